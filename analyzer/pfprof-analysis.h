@@ -1,0 +1,111 @@
+/* pfprof-analysis.h: what the analyzer concludes from one or more traces.
+ *
+ * pfprof_analysis_run() builds timelines, metrics, steps and findings; the
+ * report formats, the renderer and the GUI only read the result. GLib only.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pfprof-trace.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PFPROF_SEVERITY_INFO = 0,
+  PFPROF_SEVERITY_WARNING = 1,
+  PFPROF_SEVERITY_ERROR = 2,
+} PfprofSeverity;
+
+/* "info", "warning", "error". */
+const char *pfprof_severity_to_string (PfprofSeverity severity);
+
+/* Parses the above; FALSE when @s is none of them. */
+gboolean pfprof_severity_from_string (const char *s, PfprofSeverity *out);
+
+/* One occurrence of a finding: a time range on one row of the timeline. */
+typedef struct
+{
+  guint trace_index;    /* into PfprofAnalysis.traces */
+  gint64 start_ns;
+  gint64 end_ns;
+  guint32 device_id;    /* PFPROF_NONE for host-side evidence */
+  guint32 stream_id;    /* PFPROF_NONE for host-side evidence */
+  guint32 tid;          /* host thread, 0 if GPU-side */
+  PfprofTableId table;  /* the example event's table */
+  guint index;          /* and its index in that table */
+} PfprofEvidence;
+
+typedef struct
+{
+  const char *rule;       /* stable kebab-case id, static string */
+  PfprofSeverity severity;
+  char *title;
+  char *message;          /* with the measured numbers */
+  char *fix;              /* concrete PyTorch code */
+  guint64 count;          /* occurrences */
+  gint64 time_ns;         /* total time affected */
+  gint64 est_savings_ns;  /* estimated time saved per step if fixed */
+  gint64 first_ns;
+  gint64 last_ns;
+  gint64 pid;
+  guint32 device_id;      /* PFPROF_NONE if not device-specific */
+  guint32 stream_id;      /* PFPROF_NONE if not stream-specific */
+  GArray *evidence;       /* PfprofEvidence, in time order */
+} PfprofFinding;
+
+void pfprof_finding_free (PfprofFinding *finding);
+
+/* One training step of one trace. */
+typedef struct
+{
+  guint trace_index;
+  gint64 start_ns;
+  gint64 end_ns;
+  gint64 data_wait_ns;    /* host waited for the DataLoader */
+  gint64 copy_hidden_ns;  /* HtoD copy overlapped by kernels */
+  gint64 copy_exposed_ns; /* HtoD copy with no kernel beside it */
+  gint64 compute_ns;      /* kernel busy time */
+  gint64 sync_wait_ns;    /* host blocked in synchronizing calls */
+  gint64 idle_ns;         /* GPU neither computing nor copying */
+  gboolean warmup;        /* detected as warm-up, excluded from medians */
+} PfprofStep;
+
+/* Per-device metrics over the steady state. */
+typedef struct
+{
+  guint trace_index;
+  guint32 device_id;
+  gint64 kernel_ns;
+  guint64 htod_bytes;
+  gint64 htod_ns;
+  guint64 htod_pageable_bytes;
+  gint64 htod_pageable_ns;
+  guint64 htod_pinned_bytes;
+  gint64 htod_pinned_ns;
+  guint64 dtoh_bytes;
+  gint64 dtoh_ns;
+  double overlap_fraction;  /* |C ∩ K| / |C| for HtoD copies C, kernels K */
+  gint64 exposed_copy_ns;   /* |C \ K| */
+  gint64 idle_ns;
+  gint64 sync_wait_ns;      /* host time in blocking synchronizing calls */
+  gint64 data_wait_ns;      /* host time waiting for the DataLoader */
+} PfprofDeviceSummary;
+
+typedef struct _PfprofAnalysisOptions PfprofAnalysisOptions;
+
+typedef struct
+{
+  GPtrArray *traces;      /* PfprofTrace*, owned */
+  GArray *devices;        /* PfprofDeviceSummary */
+  GArray *steps;          /* PfprofStep, all traces, in time order */
+  gint64 step_median_ns;  /* over non-warm-up steps, 0 if no steps */
+  GPtrArray *findings;    /* PfprofFinding*, by est_savings_ns descending */
+} PfprofAnalysis;
+
+void pfprof_analysis_free (PfprofAnalysis *analysis);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofAnalysis, pfprof_analysis_free)
+
+G_END_DECLS

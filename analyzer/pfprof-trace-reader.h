@@ -1,0 +1,40 @@
+/* pfprof-trace-reader.h: loads and validates a trace file.
+ *
+ * Every way a file can be wrong ends in one GError in PFPROF_TRACE_ERROR
+ * whose message names the file and the problem in one line; the CLI turns
+ * it into exit code 2.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pfprof-trace.h"
+
+G_BEGIN_DECLS
+
+#define PFPROF_TRACE_ERROR (pfprof_trace_error_quark ())
+
+typedef enum
+{
+  PFPROF_TRACE_ERROR_NOT_FOUND,    /* no such file, or not a regular file */
+  PFPROF_TRACE_ERROR_EMPTY,        /* zero bytes */
+  PFPROF_TRACE_ERROR_NOT_A_TRACE,  /* not SQLite, or SQLite of another app */
+  PFPROF_TRACE_ERROR_NEWER,        /* major format version newer than ours */
+  PFPROF_TRACE_ERROR_CORRUPT,      /* truncated, malformed, bad values */
+  PFPROF_TRACE_ERROR_CANCELLED,    /* the progress callback asked to stop */
+} PfprofTraceError;
+
+GQuark pfprof_trace_error_quark (void);
+
+/* Called now and then while loading with the fraction done (0..1); return
+ * FALSE to cancel. */
+typedef gboolean (*PfprofTraceProgressFunc) (double fraction, gpointer user_data);
+
+/* Loads the trace at @path. Opens it read-only (never writes, never
+ * creates a WAL), checks the application id, the format version and every
+ * row (end >= start, ids and kinds in range), and returns a sorted
+ * PfprofTrace, or NULL with @error set. @progress may be NULL. */
+PfprofTrace *pfprof_trace_reader_load (const char *path, PfprofTraceProgressFunc progress,
+                                       gpointer user_data, GError **error);
+
+G_END_DECLS

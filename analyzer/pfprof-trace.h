@@ -1,0 +1,68 @@
+/* pfprof-trace.h: one trace loaded into memory (one profiled process).
+ *
+ * The reader (pfprof-trace-reader.h) fills it; the analyzer, the renderer
+ * and the GUI read it. Event arrays hold the record structs of
+ * trace/pfprof-trace-schema.h, sorted by start time (ts_ns for memory),
+ * so code can binary-search them. Nothing here knows about GTK or cairo.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pfprof-trace-schema.h"
+
+G_BEGIN_DECLS
+
+typedef struct _PfprofTrace PfprofTrace;
+
+struct _PfprofTrace
+{
+  char *path;           /* file it was loaded from */
+  GHashTable *meta;     /* char* key -> char* value (the meta table) */
+  GPtrArray *strings;   /* id -> const char* (owned); NULL entries allowed */
+  gint64 pid;           /* meta "pid", 0 if absent */
+  gint64 rank;          /* meta "rank", -1 if absent */
+  gint64 start_ns;      /* earliest timestamp of any event, 0 if none */
+  gint64 end_ns;        /* latest end of any event */
+  GArray *tables[PFPROF_N_TABLES]; /* element type: the table's record struct */
+};
+
+/* Typed views of tables[] for readability at call sites. */
+#define pfprof_trace_kernels(t) ((PfprofKernelRecord *) (t)->tables[PFPROF_TABLE_KERNELS]->data)
+#define pfprof_trace_memcpys(t) ((PfprofMemcpyRecord *) (t)->tables[PFPROF_TABLE_MEMCPYS]->data)
+#define pfprof_trace_memsets(t) ((PfprofMemsetRecord *) (t)->tables[PFPROF_TABLE_MEMSETS]->data)
+#define pfprof_trace_syncs(t) ((PfprofSyncRecord *) (t)->tables[PFPROF_TABLE_SYNCS]->data)
+#define pfprof_trace_cuda_events(t) ((PfprofCudaEventRecord *) (t)->tables[PFPROF_TABLE_CUDA_EVENTS]->data)
+#define pfprof_trace_api_calls(t) ((PfprofApiRecord *) (t)->tables[PFPROF_TABLE_API_CALLS]->data)
+#define pfprof_trace_nvtx(t) ((PfprofNvtxRecord *) (t)->tables[PFPROF_TABLE_NVTX]->data)
+#define pfprof_trace_memory(t) ((PfprofMemoryRecord *) (t)->tables[PFPROF_TABLE_MEMORY]->data)
+#define pfprof_trace_overhead(t) ((PfprofOverheadRecord *) (t)->tables[PFPROF_TABLE_OVERHEAD]->data)
+#define pfprof_trace_devices(t) ((PfprofDeviceRecord *) (t)->tables[PFPROF_TABLE_DEVICES]->data)
+#define pfprof_trace_contexts(t) ((PfprofContextRecord *) (t)->tables[PFPROF_TABLE_CONTEXTS]->data)
+#define pfprof_trace_streams(t) ((PfprofStreamRecord *) (t)->tables[PFPROF_TABLE_STREAMS]->data)
+#define pfprof_trace_threads(t) ((PfprofThreadRecord *) (t)->tables[PFPROF_TABLE_THREADS]->data)
+#define pfprof_trace_n(t, table) ((t)->tables[(table)]->len)
+
+/* An empty trace (all tables empty), for tests and generators. */
+PfprofTrace *pfprof_trace_new (void);
+
+void pfprof_trace_free (PfprofTrace *trace);
+
+/* The string with id @id, or "" when the id is PFPROF_NONE or unknown;
+ * never NULL. The text is untrusted (it came from the profiled program):
+ * escape it for the output format. */
+const char *pfprof_trace_string (const PfprofTrace *trace, guint32 id);
+
+/* The metadata value for @key, or NULL. */
+const char *pfprof_trace_meta (const PfprofTrace *trace, const char *key);
+
+/* Total number of events (all event tables, not devices/streams/...). */
+guint64 pfprof_trace_n_events (const PfprofTrace *trace);
+
+/* Sorts every event table by time and recomputes start_ns/end_ns. The
+ * reader calls it; code that builds a trace in memory calls it too. */
+void pfprof_trace_sort (PfprofTrace *trace);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofTrace, pfprof_trace_free)
+
+G_END_DECLS

@@ -1,0 +1,329 @@
+/* pfprof-trace-schema.h: the one definition of the trace file format (v1).
+ *
+ * A trace is one SQLite database. Every event table holds integer columns
+ * only; strings live in the `strings` table and are referenced by id. The
+ * tables below are described once, as arrays of PfprofTraceColumn, and
+ * everything else derives from that description: the CREATE TABLE
+ * statements, the writer's INSERTs (trace/pfprof-trace-writer.c), the
+ * reader's SELECTs (analyzer/pfprof-trace-reader.c), and the test that
+ * checks docs/trace-format.md names every column. So writer, reader and
+ * documentation cannot drift.
+ *
+ * In memory a row is a plain C struct (PfprofKernelRecord, ...). A column
+ * names the struct field by offset and width. Durations are stored on disk
+ * as `dur_ns` (small varints) and held in memory as `end_ns`.
+ *
+ * Plain C11, no GLib: the collector uses this header.
+ *
+ * How to add a column: add the field to the record struct, add one line to
+ * its table's column array in pfprof-trace-schema.c, document it in
+ * docs/trace-format.md, and bump PFPROF_TRACE_FORMAT_MINOR (readers of the
+ * same major version ignore columns they do not know). Removing or
+ * changing the meaning of a column bumps the major version.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Readers refuse a file whose major version is newer than theirs. */
+#define PFPROF_TRACE_FORMAT_MAJOR 1
+#define PFPROF_TRACE_FORMAT_MINOR 0
+
+/* Stored in SQLite's header (PRAGMA application_id) so a foreign SQLite
+ * database is told apart from a trace before any table is read: "PFPF". */
+#define PFPROF_TRACE_APPLICATION_ID 0x50465046
+
+/* Id of "no such object" in id columns (a stream-less sync, an unknown
+ * string). */
+#define PFPROF_NONE UINT32_MAX
+
+/* Enum values follow CUPTI 13.0's numbering so that a value in a trace can
+ * be looked up in cupti_activity.h. Only the values the analyzer names are
+ * repeated here. */
+typedef enum
+{
+  PFPROF_COPY_KIND_UNKNOWN = 0, /* CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN */
+  PFPROF_COPY_KIND_HTOD = 1,    /* CUPTI_ACTIVITY_MEMCPY_KIND_HTOD */
+  PFPROF_COPY_KIND_DTOH = 2,    /* CUPTI_ACTIVITY_MEMCPY_KIND_DTOH */
+  PFPROF_COPY_KIND_DTOD = 8,    /* CUPTI_ACTIVITY_MEMCPY_KIND_DTOD */
+  PFPROF_COPY_KIND_HTOH = 9,    /* CUPTI_ACTIVITY_MEMCPY_KIND_HTOH */
+  PFPROF_COPY_KIND_PTOP = 10,   /* CUPTI_ACTIVITY_MEMCPY_KIND_PTOP */
+} PfprofCopyKind;
+
+typedef enum
+{
+  PFPROF_MEMORY_KIND_UNKNOWN = 0,  /* CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN */
+  PFPROF_MEMORY_KIND_PAGEABLE = 1, /* CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE */
+  PFPROF_MEMORY_KIND_PINNED = 2,   /* CUPTI_ACTIVITY_MEMORY_KIND_PINNED */
+  PFPROF_MEMORY_KIND_DEVICE = 3,   /* CUPTI_ACTIVITY_MEMORY_KIND_DEVICE */
+  PFPROF_MEMORY_KIND_ARRAY = 4,    /* CUPTI_ACTIVITY_MEMORY_KIND_ARRAY */
+  PFPROF_MEMORY_KIND_MANAGED = 5,  /* CUPTI_ACTIVITY_MEMORY_KIND_MANAGED */
+  PFPROF_MEMORY_KIND_DEVICE_STATIC = 6,
+  PFPROF_MEMORY_KIND_MANAGED_STATIC = 7,
+} PfprofMemoryKind;
+
+/* CUPTI_ACTIVITY_MEMCPY_FLAG_ASYNC */
+#define PFPROF_MEMCPY_FLAG_ASYNC 1
+
+typedef enum
+{
+  PFPROF_SYNC_UNKNOWN = 0,
+  PFPROF_SYNC_EVENT_SYNCHRONIZE = 1,   /* also emitted for cudaEventQuery */
+  PFPROF_SYNC_STREAM_WAIT_EVENT = 2,
+  PFPROF_SYNC_STREAM_SYNCHRONIZE = 3,
+  PFPROF_SYNC_CONTEXT_SYNCHRONIZE = 4,
+} PfprofSyncType;
+
+/* CUpti_ActivityKind values of API records. */
+typedef enum
+{
+  PFPROF_API_DRIVER = 4,  /* CUPTI_ACTIVITY_KIND_DRIVER */
+  PFPROF_API_RUNTIME = 5, /* CUPTI_ACTIVITY_KIND_RUNTIME */
+} PfprofApiDomain;
+
+/* CUpti_ActivityMemoryOperationType */
+typedef enum
+{
+  PFPROF_MEMORY_OP_ALLOCATION = 1,
+  PFPROF_MEMORY_OP_RELEASE = 2,
+} PfprofMemoryOp;
+
+/* pfprof's own numbering: NVTX has no activity-kind for these. */
+typedef enum
+{
+  PFPROF_NVTX_RANGE = 1, /* push/pop or start/end range */
+  PFPROF_NVTX_MARK = 2,  /* instantaneous mark, dur_ns = 0 */
+} PfprofNvtxKind;
+
+/* NVTX domain and range names written by the launcher's Python hook
+ * (cli/pfprof_sitecustomize.py); the analyzer keys on them. */
+#define PFPROF_NVTX_DOMAIN_PFPROF "pfprof"
+#define PFPROF_NVTX_DATALOADER_WAIT "DataLoader.next"
+
+/* ---- Records: one struct per event table ---------------------------- */
+
+typedef struct
+{
+  int64_t start_ns;        /* CUPTI timestamp, ns */
+  int64_t end_ns;          /* stored as dur_ns */
+  uint32_t device_id;      /* CUPTI device id */
+  uint32_t context_id;     /* CUPTI context id */
+  uint32_t stream_id;      /* CUPTI stream id */
+  uint32_t correlation_id; /* joins the launching API record */
+  uint32_t name_id;        /* strings.id of the (mangled) kernel name */
+  int32_t grid_x, grid_y, grid_z;
+  int32_t block_x, block_y, block_z;
+  int32_t shared_mem_bytes; /* static + dynamic */
+  int32_t registers;        /* per thread */
+} PfprofKernelRecord;
+
+typedef struct
+{
+  int64_t start_ns;
+  int64_t end_ns;
+  uint64_t bytes;
+  uint32_t device_id;
+  uint32_t context_id;
+  uint32_t stream_id;
+  uint32_t correlation_id;         /* driver or runtime API record */
+  uint32_t runtime_correlation_id; /* runtime record, 0 if none */
+  uint8_t copy_kind;               /* PfprofCopyKind */
+  uint8_t src_kind;                /* PfprofMemoryKind */
+  uint8_t dst_kind;                /* PfprofMemoryKind */
+  uint8_t flags;                   /* CUpti_ActivityFlag bits */
+  uint8_t channel_type;            /* CUpti_ChannelType */
+} PfprofMemcpyRecord;
+
+typedef struct
+{
+  int64_t start_ns;
+  int64_t end_ns;
+  uint64_t bytes;
+  uint32_t device_id;
+  uint32_t context_id;
+  uint32_t stream_id;
+  uint32_t correlation_id;
+  uint32_t value;      /* byte value written */
+  uint8_t memory_kind; /* PfprofMemoryKind */
+  uint8_t flags;
+} PfprofMemsetRecord;
+
+typedef struct
+{
+  int64_t start_ns;
+  int64_t end_ns;
+  uint32_t context_id;
+  uint32_t stream_id;      /* PFPROF_NONE for context/event syncs */
+  uint32_t correlation_id; /* joins the API record (cudaEventQuery vs ...) */
+  uint32_t event_id;       /* CUPTI event id, PFPROF_NONE if none */
+  uint64_t event_sync_id;  /* joins cuda_events.event_sync_id */
+  uint8_t type;            /* PfprofSyncType */
+} PfprofSyncRecord;
+
+typedef struct
+{
+  int64_t device_ts_ns;    /* when the GPU reached the event, 0 if unknown */
+  uint64_t event_sync_id;  /* joins syncs.event_sync_id */
+  uint32_t device_id;
+  uint32_t context_id;
+  uint32_t stream_id;      /* stream the event was recorded on */
+  uint32_t event_id;
+  uint32_t correlation_id; /* the cudaEventRecord call */
+} PfprofCudaEventRecord;
+
+typedef struct
+{
+  int64_t start_ns;
+  int64_t end_ns;
+  uint32_t tid;            /* system thread id (gettid) */
+  uint32_t correlation_id;
+  uint32_t cbid;           /* CUPTI callback id within the domain */
+  uint32_t name_id;        /* strings.id of e.g. "cudaMemcpyAsync" */
+  int32_t return_value;    /* cudaError_t / CUresult */
+  uint8_t domain;          /* PfprofApiDomain */
+} PfprofApiRecord;
+
+typedef struct
+{
+  int64_t start_ns;
+  int64_t end_ns;          /* == start_ns for marks */
+  uint32_t tid;
+  uint32_t domain_id;      /* strings.id; PFPROF_NONE = default domain */
+  uint32_t name_id;
+  uint32_t category;
+  uint32_t color;          /* ARGB, 0 if none */
+  uint16_t depth;          /* push/pop nesting level, 0 = outermost */
+  uint8_t kind;            /* PfprofNvtxKind */
+} PfprofNvtxRecord;
+
+typedef struct
+{
+  int64_t ts_ns;
+  uint64_t address;
+  uint64_t bytes;
+  uint32_t device_id;
+  uint32_t context_id;
+  uint32_t stream_id;      /* PFPROF_NONE unless stream-ordered */
+  uint32_t correlation_id;
+  uint8_t operation;       /* PfprofMemoryOp */
+  uint8_t memory_kind;     /* PfprofMemoryKind */
+  uint8_t pool_type;       /* CUpti_ActivityMemoryPoolType */
+} PfprofMemoryRecord;
+
+typedef struct
+{
+  int64_t start_ns;
+  int64_t end_ns;
+  uint32_t object_id;      /* thread id or device id, by object_kind */
+  uint8_t overhead_kind;   /* CUpti_ActivityOverheadKind */
+  uint8_t object_kind;     /* CUpti_ActivityObjectKind */
+} PfprofOverheadRecord;
+
+typedef struct
+{
+  uint32_t device_id;
+  uint32_t name_id;        /* strings.id, e.g. "NVIDIA H200" */
+  uint32_t uuid_id;        /* strings.id, "GPU-xxxxxxxx-..." */
+  int32_t cc_major;
+  int32_t cc_minor;
+  int32_t sm_count;
+  uint64_t global_memory_bytes;
+} PfprofDeviceRecord;
+
+typedef struct
+{
+  uint32_t context_id;
+  uint32_t device_id;
+  uint32_t null_stream_id;
+} PfprofContextRecord;
+
+typedef struct
+{
+  uint32_t stream_id;
+  uint32_t context_id;
+  uint32_t device_id;
+  uint32_t flags;          /* cudaStreamNonBlocking = 1 */
+  int32_t priority;
+  uint32_t correlation_id;
+} PfprofStreamRecord;
+
+typedef struct
+{
+  uint32_t tid;
+  uint32_t name_id;
+} PfprofThreadRecord;
+
+/* ---- Table description ---------------------------------------------- */
+
+typedef enum
+{
+  PFPROF_TABLE_KERNELS,
+  PFPROF_TABLE_MEMCPYS,
+  PFPROF_TABLE_MEMSETS,
+  PFPROF_TABLE_SYNCS,
+  PFPROF_TABLE_CUDA_EVENTS,
+  PFPROF_TABLE_API_CALLS,
+  PFPROF_TABLE_NVTX,
+  PFPROF_TABLE_MEMORY,
+  PFPROF_TABLE_OVERHEAD,
+  PFPROF_TABLE_DEVICES,
+  PFPROF_TABLE_CONTEXTS,
+  PFPROF_TABLE_STREAMS,
+  PFPROF_TABLE_THREADS,
+  PFPROF_N_TABLES
+} PfprofTableId;
+
+typedef enum
+{
+  PFPROF_COLUMN_INT,      /* signed or unsigned integer of `width` bytes */
+  PFPROF_COLUMN_DURATION, /* on disk: value - start_ns; `offset` is end_ns */
+} PfprofColumnKind;
+
+typedef struct
+{
+  const char *name;      /* SQL column name */
+  uint16_t offset;       /* of the field in the record struct */
+  uint8_t width;         /* 1, 2, 4 or 8 bytes */
+  uint8_t is_signed;     /* sign-extend on read */
+  uint8_t kind;          /* PfprofColumnKind */
+} PfprofTraceColumn;
+
+typedef struct
+{
+  const char *name;                 /* SQL table name */
+  size_t record_size;               /* sizeof the record struct */
+  const PfprofTraceColumn *columns; /* in on-disk order */
+  unsigned n_columns;
+  const char *time_column;          /* indexed at finish, NULL if none */
+} PfprofTraceTable;
+
+/* The description of table @id; never NULL for id < PFPROF_N_TABLES. */
+const PfprofTraceTable *pfprof_trace_schema_table (PfprofTableId id);
+
+/* Writes the CREATE TABLE statement of every table (meta, strings and the
+ * event tables) into @buf of @len bytes, NUL-terminated. Returns the length
+ * needed without the NUL, like snprintf; a caller retries with a larger
+ * buffer when the return value is >= @len. */
+size_t pfprof_trace_schema_create_sql (char *buf, size_t len);
+
+/* Writes the statements that create the time indexes, built once when a
+ * recording ends rather than on every insert. Same contract as above. */
+size_t pfprof_trace_schema_index_sql (char *buf, size_t len);
+
+/* Reads field @col of @record as a 64-bit integer (end_ns for a duration
+ * column; the caller subtracts). */
+int64_t pfprof_trace_column_get (const PfprofTraceColumn *col, const void *record);
+
+/* Stores @value into field @col of @record, truncating to the field's
+ * width. Returns 0, or -1 when @value does not fit the field (the reader
+ * uses this to refuse overflowing numbers). */
+int pfprof_trace_column_set (const PfprofTraceColumn *col, void *record, int64_t value);
+
+#ifdef __cplusplus
+}
+#endif
