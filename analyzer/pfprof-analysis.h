@@ -104,6 +104,12 @@ typedef struct
   GPtrArray *findings;    /* PfprofFinding*, by est_savings_ns descending */
 } PfprofAnalysis;
 
+/* Runs every enabled rule over @traces (PfprofTrace*, taken over by the
+ * result). @options may be NULL for the defaults. Returns NULL with @error
+ * set only for invalid options. */
+PfprofAnalysis *pfprof_analysis_run (GPtrArray *traces, const PfprofAnalysisOptions *options,
+                                     GError **error);
+
 void pfprof_analysis_free (PfprofAnalysis *analysis);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofAnalysis, pfprof_analysis_free)
