@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what pfprof needs to build and test on Debian 12 or Ubuntu 22.04+.
+# Run as root or with sudo. CUDA/CUPTI is not installed here: the collector
+# is built when /usr/local/cuda has CUPTI, and skipped otherwise.
+set -euo pipefail
+
+packages=(
+  gcc meson ninja-build pkg-config
+  libglib2.0-dev libsqlite3-dev libcairo2-dev libgtk-4-dev
+  sqlite3 python3 xvfb xauth
+  clang libclang-rt-14-dev
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO="sudo"
+  else
+    echo "install-deps: run as root or install sudo" >&2
+    exit 2
+  fi
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Enforces DESIGN.md's dependency rules on the sources and on the built
+# binaries, and checks that DESIGN.md describes exactly the folders in the
+# tree. Usage: check-design.sh SOURCE_ROOT BUILD_ROOT
+set -u
+src=$1
+build=$2
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# 1. Includes: what each folder may use.
+check_includes() {
+  local folder=$1 pattern=$2 why=$3
+  local hits
+  hits=$(grep -rnE "#[[:space:]]*include[[:space:]]*<($pattern)" "$src/$folder" --include='*.c' --include='*.h' 2>/dev/null)
+  [ -z "$hits" ] || bad "$folder/ must not include $why:"$'\n'"$hits"
+}
+check_includes trace 'glib|gio|gtk|gdk|cairo' 'GLib, GTK or cairo'
+check_includes collector 'glib|gio|gtk|gdk|cairo' 'GLib, GTK or cairo'
+check_includes analyzer 'gtk|gdk|cairo' 'GTK or cairo'
+check_includes render 'gtk|gdk' 'GTK'
+check_includes cli 'gtk|gdk' 'GTK'
+
+# 2. Linkage of what was built.
+needed() { readelf -d "$1" 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'; }
+pfprof="$build/cli/pfprof"
+if [ -x "$pfprof" ]; then
+  needed "$pfprof" | grep -qE '^libgtk|^libgdk' && bad "cli/pfprof links GTK: pfprof report must run without a display"
+  ldd "$pfprof" 2>/dev/null | grep -qE 'libgtk|libgdk' && bad "cli/pfprof pulls in GTK through a dependency"
+  echo "ok: pfprof links: $(needed "$pfprof" | tr '\n' ' ')"
+else
+  bad "no $pfprof"
+fi
+collector="$build/collector/libpfprof-collector.so"
+if [ -f "$collector" ]; then
+  needed "$collector" | grep -qE '^libglib|^libgio|^libgobject|^libgtk|^libcairo' \
+    && bad "the collector links GLib/GTK/cairo"
+  echo "ok: collector links: $(needed "$collector" | tr '\n' ' ')"
+else
+  echo "note: collector not built (no CUPTI): its linkage is not checked"
+fi
+
+# 3. DESIGN.md has one "## folder/" section per top-level folder, and no
+#    section for a folder that does not exist.
+design="$src/DESIGN.md"
+[ -f "$design" ] || { bad "no DESIGN.md"; exit 1; }
+documented=$(sed -n 's/^## \([a-z._-]*\)\/.*/\1/p' "$design" | sort -u)
+# Folders git tracks (a clean checkout); outside git, what is on disk.
+actual=$(cd "$src" && git ls-files 2>/dev/null | sed -n 's|^\([^./][^/]*\)/.*|\1|p' | sort -u)
+[ -n "$actual" ] || actual=$(cd "$src" && find . -mindepth 1 -maxdepth 1 -type d ! -name '.*' ! -name 'build*' -printf '%f\n' | sort)
+for d in $actual; do
+  echo "$documented" | grep -qx "$d" || bad "folder $d/ is not described in DESIGN.md"
+done
+for d in $documented; do
+  [ -d "$src/$d" ] || bad "DESIGN.md describes $d/, which does not exist"
+done
+
+[ "$fail" -eq 0 ] && echo "design rules hold"
+exit "$fail"
