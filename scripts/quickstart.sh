@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# README's first command: install dependencies, build, and run pfprof's
+# main job. With an NVIDIA GPU and PyTorch, it profiles a bundled sample
+# training script; without, it reports on a trace recorded from that same
+# script on an H200 (samples/traces/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+if [ ! -d build ]; then
+  meson setup build >/dev/null
+fi
+ninja -C build >/dev/null
+pfprof=build/cli/pfprof
+
+sample=samples/pageable.py
+trace=samples/traces/pageable.pfprof
+
+if [ -f build/collector/libpfprof-collector.so ] && command -v nvidia-smi >/dev/null 2>&1 \
+   && nvidia-smi -L >/dev/null 2>&1 \
+   && python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  echo "==> GPU found: pfprof -- python3 $sample"
+  exec "$pfprof" --force -o pfprof-quickstart.pfprof -- python3 "$sample"
+fi
+
+if [ -f "$trace" ]; then
+  echo "==> no GPU here: pfprof report $trace (recorded on an H200 from $sample)"
+  exec "$pfprof" report "$trace"
+fi
+
+# A checkout without recorded samples: a synthetic trace with a planted
+# pageable-copy problem.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$pfprof" generate --plant pageable -o "$tmp/synthetic.pfprof"
+echo "==> no GPU and no recorded sample: pfprof report on a synthetic trace"
+"$pfprof" report "$tmp/synthetic.pfprof"
