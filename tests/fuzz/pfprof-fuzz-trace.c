@@ -1,0 +1,54 @@
+/* pfprof-fuzz-trace.c: libFuzzer harness over the trace reader and the
+ * analyzer. Each input is written to a file and loaded as a trace; what
+ * loads is analyzed. Any crash, sanitizer report, leak or hang is a bug:
+ * bad input must end in a GError, never anything else.
+ *
+ * Built only with -Dfuzz=true and clang (see tests/fuzz/run-fuzz.sh).
+ */
+#include <fcntl.h>
+#include <glib.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "pfprof-analysis.h"
+#include "pfprof-trace-reader.h"
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+static char *path;
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) traces = NULL;
+  PfprofTrace *trace;
+  PfprofAnalysis *analysis;
+  FILE *f;
+
+  if (path == NULL)
+    path = g_strdup_printf ("%s/pfprof-fuzz-%d.pfprof", g_get_tmp_dir (), (int) getpid ());
+  f = fopen (path, "wb");
+  if (f == NULL)
+    abort ();
+  if (size > 0 && fwrite (data, 1, size, f) != size)
+    abort ();
+  fclose (f);
+
+  trace = pfprof_trace_reader_load (path, NULL, NULL, &error);
+  if (trace == NULL)
+    {
+      /* Every failure names the problem. */
+      if (error == NULL || error->message == NULL || error->message[0] == '\0')
+        abort ();
+      return 0;
+    }
+  traces = g_ptr_array_new ();
+  g_ptr_array_add (traces, trace);
+  analysis = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
+  if (analysis != NULL)
+    pfprof_analysis_free (analysis);
+  return 0;
+}

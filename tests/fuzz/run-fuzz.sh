@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Fuzzes the trace reader and the analyzer for a bounded time.
+#   tests/fuzz/run-fuzz.sh [SECONDS]     (default 60)
+# Builds build-fuzz with clang, libFuzzer, ASan and UBSan; seeds the corpus
+# with a small generated trace and the recorded samples; fails when the
+# fuzzer finds a crash, a leak, a sanitizer report or a hang.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+secs=${1:-60}
+dir=build-fuzz
+
+if ! command -v clang >/dev/null 2>&1; then
+  echo "run-fuzz: clang not installed (scripts/install-deps.sh installs it)" >&2
+  exit 2
+fi
+if [ ! -d "$dir" ]; then
+  CC=clang meson setup "$dir" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dcollector=disabled -Dgui=disabled -Dbuildtype=debugoptimized >/dev/null
+fi
+ninja -C "$dir" >/dev/null
+
+corpus="$dir/fuzz-corpus"
+mkdir -p "$corpus" "$dir/fuzz-artifacts"
+if [ -z "$(ls -A "$corpus")" ]; then
+  "$dir/cli/pfprof" generate --events 300 --steps 6 --plant pageable -o "$corpus/generated.pfprof" --force
+  for t in samples/traces/*.pfprof; do
+    [ -f "$t" ] || continue
+    # Large seeds slow every execution; keep the small ones.
+    [ "$(stat -c %s "$t")" -le 2000000 ] && cp "$t" "$corpus/"
+  done
+fi
+echo "==> fuzzing the trace reader and analyzer for ${secs}s ($(ls "$corpus" | wc -l) seeds)"
+"$dir/tests/fuzz/pfprof-fuzz-trace" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
+  -max_len=4000000 -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" "$corpus" 2>"$dir/fuzz.log" \
+  || { tail -40 "$dir/fuzz.log"; echo "run-fuzz: the fuzzer found a problem; see $dir/fuzz-artifacts" >&2; exit 1; }
+grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$dir/fuzz.log" | tail -3
+echo "run-fuzz: no crash in ${secs}s"
