@@ -1,0 +1,713 @@
+/* pfprof-trace-reader.c: loads a trace file into a PfprofTrace.
+ *
+ * The file is never modified and nothing is created beside it. A finished
+ * trace is in rollback-journal mode and is opened with `immutable=1`, which
+ * makes SQLite take no locks and create no -wal or -shm file. A trace whose
+ * writer was killed is still in WAL mode, and its committed batches may
+ * live only in the -wal file; SQLite cannot read those without a writable
+ * -shm beside the database, so the reader copies the database and its -wal
+ * into a private temporary folder and reads the copy.
+ *
+ * Columns are selected by name from the schema description, so a file of
+ * another minor version (extra columns, or missing newer ones) still reads.
+ * Every value is checked against the struct field it goes into; anything
+ * that does not fit, a NULL, a negative duration, or an SQLite corruption
+ * error ends the load with one PFPROF_TRACE_ERROR_CORRUPT line naming the
+ * file, the table and the row.
+ */
+#include "pfprof-trace-reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+G_DEFINE_QUARK (pfprof-trace-error-quark, pfprof_trace_error)
+
+/* Progress is reported (and cancellation checked) this often. */
+#define PROGRESS_ROWS 65536
+
+/* Sparse string ids are allowed, but a bogus huge id must not make us
+ * allocate gigabytes. */
+#define MAX_STRING_ID_SLACK 65536
+
+#define SQLITE_MAGIC "SQLite format 3"
+#define HEADER_SIZE 100
+
+typedef struct
+{
+  const char *path;          /* as given, for messages */
+  sqlite3 *db;
+  char *tmp_dir;             /* private copy of a WAL-mode trace, or NULL */
+  int file_major;
+  int file_minor;
+  guint64 rows_total;        /* estimate, for progress */
+  guint64 rows_done;
+  PfprofTraceProgressFunc progress;
+  gpointer user_data;
+} Reader;
+
+static guint32
+be32 (const guchar *p)
+{
+  return ((guint32) p[0] << 24) | ((guint32) p[1] << 16) | ((guint32) p[2] << 8) | p[3];
+}
+
+/* Sets a CORRUPT error quoting SQLite's message. */
+static void
+set_sqlite_error (Reader *r, GError **error, const char *what)
+{
+  g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+               "%s: corrupt or truncated trace (%s: %s)", r->path, what,
+               r->db ? sqlite3_errmsg (r->db) : "cannot open");
+}
+
+/* Copies @src to @dst (which must not exist). */
+static gboolean
+copy_file (const char *src, const char *dst)
+{
+  char buf[1 << 16];
+  gboolean ok = FALSE;
+  int in = open (src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  int out = -1;
+
+  if (in < 0)
+    return FALSE;
+  out = open (dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (out < 0)
+    goto done;
+  for (;;)
+    {
+      ssize_t n = read (in, buf, sizeof buf);
+      ssize_t off = 0;
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        goto done;
+      if (n == 0)
+        break;
+      while (off < n)
+        {
+          ssize_t m = write (out, buf + off, (size_t) (n - off));
+
+          if (m < 0 && errno == EINTR)
+            continue;
+          if (m <= 0)
+            goto done;
+          off += m;
+        }
+    }
+  ok = TRUE;
+done:
+  if (out >= 0 && close (out) != 0)
+    ok = FALSE;
+  close (in);
+  return ok;
+}
+
+static void
+remove_tmp_dir (Reader *r)
+{
+  static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+
+  if (r->tmp_dir == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *p = g_strconcat (r->tmp_dir, "/trace.pfprof", suffixes[i], NULL);
+
+      g_unlink (p);
+    }
+  g_rmdir (r->tmp_dir);
+  g_clear_pointer (&r->tmp_dir, g_free);
+}
+
+/* A file: URI for @path, so that `immutable=1` can be passed; every byte
+ * that is not plainly safe is percent-encoded. */
+static char *
+file_uri (const char *path, const char *query)
+{
+  GString *s = g_string_new ("file:");
+
+  for (const guchar *p = (const guchar *) path; *p; p++)
+    {
+      if (g_ascii_isalnum (*p) || strchr ("/-_.~", *p) != NULL)
+        g_string_append_c (s, (char) *p);
+      else
+        g_string_append_printf (s, "%%%02X", *p);
+    }
+  g_string_append_printf (s, "?%s", query);
+  return g_string_free (s, FALSE);
+}
+
+/* Checks the file itself before SQLite sees it, and opens it. */
+static gboolean
+open_file (Reader *r, GError **error)
+{
+  g_autofree char *wal_path = g_strconcat (r->path, "-wal", NULL);
+  guchar header[HEADER_SIZE];
+  struct stat st, wal_st;
+  gboolean have_wal;
+  gboolean wal_mode;
+  ssize_t n = 0;
+  int fd;
+  int rc;
+
+  if (stat (r->path, &st) != 0)
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_FOUND, "%s: %s", r->path,
+                   g_strerror (errno));
+      return FALSE;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_FOUND,
+                   "%s: not a regular file", r->path);
+      return FALSE;
+    }
+  have_wal = stat (wal_path, &wal_st) == 0 && S_ISREG (wal_st.st_mode) && wal_st.st_size > 0;
+  if (st.st_size == 0 && !have_wal)
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_EMPTY,
+                   "%s: empty file (0 bytes), not a trace", r->path);
+      return FALSE;
+    }
+
+  memset (header, 0, sizeof header);
+  if (st.st_size > 0)
+    {
+      fd = open (r->path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+        {
+          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_FOUND, "%s: %s", r->path,
+                       g_strerror (errno));
+          return FALSE;
+        }
+      while (n < HEADER_SIZE)
+        {
+          ssize_t m = read (fd, header + n, (size_t) (HEADER_SIZE - n));
+
+          if (m < 0 && errno == EINTR)
+            continue;
+          if (m <= 0)
+            break;
+          n += m;
+        }
+      close (fd);
+      if (n < (ssize_t) sizeof SQLITE_MAGIC || memcmp (header, SQLITE_MAGIC, sizeof SQLITE_MAGIC) != 0)
+        {
+          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_A_TRACE,
+                       "%s: not a pfprof trace (not an SQLite database)", r->path);
+          return FALSE;
+        }
+      if (n < HEADER_SIZE)
+        {
+          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                       "%s: truncated trace (%zd bytes, shorter than the SQLite header)", r->path,
+                       n);
+          return FALSE;
+        }
+    }
+
+  /* Header bytes 18 and 19 are the write/read format versions: 2 = WAL. */
+  wal_mode = st.st_size == 0 || header[18] == 2 || header[19] == 2;
+  if (!wal_mode && !have_wal)
+    {
+      guint32 page_size = ((guint32) header[16] << 8) | header[17];
+      guint32 n_pages = be32 (header + 28);
+      g_autofree char *uri = NULL;
+
+      if (page_size == 1)
+        page_size = 65536;
+      /* The in-header page count is valid when the change counter matches
+       * the version-valid-for number; a file shorter than it was cut. */
+      if (n_pages > 0 && be32 (header + 24) == be32 (header + 92)
+          && (guint64) st.st_size < (guint64) n_pages * page_size)
+        {
+          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                       "%s: truncated trace (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes)",
+                       r->path, (guint64) st.st_size, (guint64) n_pages * page_size);
+          return FALSE;
+        }
+      uri = file_uri (r->path, "immutable=1");
+      rc = sqlite3_open_v2 (uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW,
+                            NULL);
+    }
+  else
+    {
+      g_autoptr (GError) tmp_error = NULL;
+      g_autofree char *copy = NULL;
+      g_autofree char *copy_wal = NULL;
+
+      r->tmp_dir = g_dir_make_tmp ("pfprof-read-XXXXXX", &tmp_error);
+      if (r->tmp_dir == NULL)
+        {
+          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                       "%s: cannot read an unfinished (WAL-mode) trace: %s", r->path,
+                       tmp_error->message);
+          return FALSE;
+        }
+      copy = g_strconcat (r->tmp_dir, "/trace.pfprof", NULL);
+      copy_wal = g_strconcat (copy, "-wal", NULL);
+      /* Database first: a concurrent checkpoint only moves pages from the
+       * WAL into the database, so WAL-after-database sees them in one of
+       * the two. */
+      if (!copy_file (r->path, copy) || (have_wal && !copy_file (wal_path, copy_wal)))
+        {
+          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                       "%s: cannot copy an unfinished (WAL-mode) trace to %s: %s", r->path,
+                       r->tmp_dir, g_strerror (errno));
+          return FALSE;
+        }
+      rc = sqlite3_open_v2 (copy, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
+    }
+  if (rc != SQLITE_OK)
+    {
+      set_sqlite_error (r, error, "open");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Runs @sql, which yields one integer, into *@out. */
+static gboolean
+query_int (Reader *r, const char *sql, gint64 *out, GError **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  if (sqlite3_prepare_v2 (r->db, sql, -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sqlite_error (r, error, sql);
+      return FALSE;
+    }
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    *out = sqlite3_column_int64 (stmt, 0);
+  else if (rc == SQLITE_DONE)
+    *out = 0;
+  else
+    set_sqlite_error (r, error, sql);
+  sqlite3_finalize (stmt);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE;
+}
+
+/* Whether @table exists, and fills @names with its column names. */
+static gboolean
+table_columns (Reader *r, const char *table, GHashTable *names, GError **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  if (sqlite3_prepare_v2 (r->db, "SELECT name FROM pragma_table_info(?1)", -1, &stmt, NULL)
+      != SQLITE_OK)
+    {
+      set_sqlite_error (r, error, "table_info");
+      return FALSE;
+    }
+  sqlite3_bind_text (stmt, 1, table, -1, SQLITE_STATIC);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *name = (const char *) sqlite3_column_text (stmt, 0);
+
+      if (name != NULL)
+        g_hash_table_add (names, g_strdup (name));
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sqlite_error (r, error, "table_info");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_identity (Reader *r, GError **error)
+{
+  g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gint64 app_id = 0;
+
+  if (!query_int (r, "PRAGMA application_id", &app_id, error))
+    return FALSE;
+  if (!table_columns (r, "meta", names, error))
+    return FALSE;
+  if (app_id != PFPROF_TRACE_APPLICATION_ID || !g_hash_table_contains (names, "key")
+      || !g_hash_table_contains (names, "value"))
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_A_TRACE,
+                   "%s: not a pfprof trace (an SQLite database of another application)", r->path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+load_meta (Reader *r, PfprofTrace *trace, GError **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  const char *version;
+  const char *v;
+  char *end = NULL;
+  guint64 major, minor;
+  int rc;
+
+  if (sqlite3_prepare_v2 (r->db, "SELECT key, value FROM meta", -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sqlite_error (r, error, "meta");
+      return FALSE;
+    }
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *key = (const char *) sqlite3_column_text (stmt, 0);
+      const char *value = (const char *) sqlite3_column_text (stmt, 1);
+
+      if (key == NULL)
+        {
+          sqlite3_finalize (stmt);
+          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                       "%s: corrupt trace: table meta has a NULL key", r->path);
+          return FALSE;
+        }
+      g_hash_table_replace (trace->meta, g_strdup (key), g_strdup (value ? value : ""));
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sqlite_error (r, error, "meta");
+      return FALSE;
+    }
+
+  version = g_hash_table_lookup (trace->meta, "format_version");
+  if (version == NULL)
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                   "%s: corrupt trace: no format_version in table meta", r->path);
+      return FALSE;
+    }
+  major = g_ascii_strtoull (version, &end, 10);
+  minor = 0;
+  if (end != version && *end == '.')
+    {
+      const char *m = end + 1;
+
+      minor = g_ascii_strtoull (m, &end, 10);
+      if (end == m)
+        end = (char *) version;
+    }
+  if (end == version || *end != '\0' || major > G_MAXINT || minor > G_MAXINT)
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                   "%s: corrupt trace: format_version '%s' is not MAJOR.MINOR", r->path, version);
+      return FALSE;
+    }
+  r->file_major = (int) major;
+  r->file_minor = (int) minor;
+  if (r->file_major > PFPROF_TRACE_FORMAT_MAJOR)
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NEWER,
+                   "%s: trace format %s is newer than this pfprof reads (%d.x); update pfprof",
+                   r->path, version, PFPROF_TRACE_FORMAT_MAJOR);
+      return FALSE;
+    }
+  if (r->file_major < 1)
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                   "%s: corrupt trace: format_version '%s' does not exist", r->path, version);
+      return FALSE;
+    }
+
+  if ((v = g_hash_table_lookup (trace->meta, "pid")) != NULL)
+    {
+      gint64 pid;
+
+      if (g_ascii_string_to_signed (v, 10, 0, G_MAXINT64, &pid, NULL))
+        trace->pid = pid;
+    }
+  if ((v = g_hash_table_lookup (trace->meta, "rank")) != NULL)
+    {
+      gint64 rank;
+
+      if (g_ascii_string_to_signed (v, 10, 0, G_MAXINT64, &rank, NULL))
+        trace->rank = rank;
+    }
+  return TRUE;
+}
+
+static gboolean
+report_progress (Reader *r, GError **error)
+{
+  double fraction;
+
+  if (r->progress == NULL)
+    return TRUE;
+  fraction = r->rows_total ? (double) r->rows_done / (double) r->rows_total : 0.0;
+  if (!r->progress (MIN (fraction, 1.0), r->user_data))
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CANCELLED,
+                   "%s: loading cancelled", r->path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+load_strings (Reader *r, PfprofTrace *trace, GError **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  gint64 count = 0, max_id = -1;
+  int rc;
+
+  if (sqlite3_prepare_v2 (r->db, "SELECT count(*), max(id) FROM strings", -1, &stmt, NULL)
+      != SQLITE_OK)
+    {
+      set_sqlite_error (r, error, "strings");
+      return FALSE;
+    }
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    {
+      count = sqlite3_column_int64 (stmt, 0);
+      max_id = sqlite3_column_type (stmt, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64 (stmt, 1);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_ROW)
+    {
+      set_sqlite_error (r, error, "strings");
+      return FALSE;
+    }
+  if (max_id >= (gint64) PFPROF_NONE || max_id >= count * 16 + MAX_STRING_ID_SLACK)
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                   "%s: corrupt trace: table strings: id %" G_GINT64_FORMAT
+                   " is out of range for %" G_GINT64_FORMAT " strings",
+                   r->path, max_id, count);
+      return FALSE;
+    }
+  g_ptr_array_set_size (trace->strings, (guint) (max_id + 1));
+
+  if (sqlite3_prepare_v2 (r->db, "SELECT id, value FROM strings", -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sqlite_error (r, error, "strings");
+      return FALSE;
+    }
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      gint64 id = sqlite3_column_int64 (stmt, 0);
+      const char *value = (const char *) sqlite3_column_text (stmt, 1);
+
+      /* INTEGER PRIMARY KEY: id is the rowid, never NULL; but a foreign
+       * schema may have let a NULL value or a negative id in. */
+      if (value == NULL || id < 0 || id > max_id)
+        {
+          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                       "%s: corrupt trace: table strings row %" G_GINT64_FORMAT ": %s", r->path,
+                       id, value == NULL ? "value is NULL" : "id out of range");
+          sqlite3_finalize (stmt);
+          return FALSE;
+        }
+      g_free (g_ptr_array_index (trace->strings, (guint) id));
+      g_ptr_array_index (trace->strings, (guint) id) = g_strdup (value);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sqlite_error (r, error, "strings");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Builds "SELECT rowid, c1, c2, ... FROM t"; a column the file lacks reads
+ * as 0 (allowed only for files of an older minor version). */
+static char *
+select_sql (Reader *r, const PfprofTraceTable *table, GHashTable *names, GError **error)
+{
+  GString *sql = g_string_new ("SELECT rowid");
+
+  for (unsigned c = 0; c < table->n_columns; c++)
+    {
+      const char *name = table->columns[c].name;
+
+      if (g_hash_table_contains (names, name))
+        g_string_append_printf (sql, ", \"%s\"", name);
+      else if (r->file_major == PFPROF_TRACE_FORMAT_MAJOR && r->file_minor < PFPROF_TRACE_FORMAT_MINOR)
+        g_string_append (sql, ", 0");
+      else
+        {
+          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                       "%s: corrupt trace: table %s has no column %s", r->path, table->name, name);
+          g_string_free (sql, TRUE);
+          return NULL;
+        }
+    }
+  g_string_append_printf (sql, " FROM \"%s\"", table->name);
+  return g_string_free (sql, FALSE);
+}
+
+static gboolean
+row_error (Reader *r, GError **error, const PfprofTraceTable *table, gint64 rowid,
+           const char *column, const char *problem)
+{
+  g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+               "%s: corrupt trace: table %s row %" G_GINT64_FORMAT ": %s %s", r->path, table->name,
+               rowid, column, problem);
+  return FALSE;
+}
+
+/* Reads one row of @stmt into @record. */
+static gboolean
+read_row (Reader *r, sqlite3_stmt *stmt, const PfprofTraceTable *table, void *record,
+          GError **error)
+{
+  gint64 rowid = sqlite3_column_int64 (stmt, 0);
+  gint64 start = 0;
+
+  for (unsigned c = 0; c < table->n_columns; c++)
+    {
+      const PfprofTraceColumn *col = &table->columns[c];
+      int type = sqlite3_column_type (stmt, (int) c + 1);
+      gint64 v;
+
+      if (type != SQLITE_INTEGER)
+        return row_error (r, error, table, rowid, col->name,
+                          type == SQLITE_NULL ? "is NULL" : "is not an integer");
+      v = sqlite3_column_int64 (stmt, (int) c + 1);
+      if (c == 0)
+        start = v;
+      if (col->kind == PFPROF_COLUMN_DURATION)
+        {
+          g_autofree char *msg = NULL;
+
+          if (v < 0)
+            {
+              msg = g_strdup_printf ("is negative (%" G_GINT64_FORMAT ")", v);
+              return row_error (r, error, table, rowid, col->name, msg);
+            }
+          if (start > G_MAXINT64 - v)
+            return row_error (r, error, table, rowid, col->name, "overflows the end time");
+          v += start;
+        }
+      if (pfprof_trace_column_set (col, record, v) != 0)
+        {
+          g_autofree char *msg = g_strdup_printf ("value %" G_GINT64_FORMAT " does not fit its %u-byte %s field",
+                                                  v, col->width, col->is_signed ? "signed" : "unsigned");
+
+          return row_error (r, error, table, rowid, col->name, msg);
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+load_table (Reader *r, PfprofTrace *trace, PfprofTableId id, GError **error)
+{
+  const PfprofTraceTable *table = pfprof_trace_schema_table (id);
+  g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *sql = NULL;
+  g_autofree guchar *record = g_malloc0 (table->record_size);
+  GArray *array = trace->tables[id];
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  if (!table_columns (r, table->name, names, error))
+    return FALSE;
+  if (g_hash_table_size (names) == 0)
+    {
+      if (r->file_major == PFPROF_TRACE_FORMAT_MAJOR && r->file_minor < PFPROF_TRACE_FORMAT_MINOR)
+        return TRUE;
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                   "%s: corrupt trace: no table %s", r->path, table->name);
+      return FALSE;
+    }
+  if ((sql = select_sql (r, table, names, error)) == NULL)
+    return FALSE;
+  if (sqlite3_prepare_v2 (r->db, sql, -1, &stmt, NULL) != SQLITE_OK)
+    {
+      set_sqlite_error (r, error, table->name);
+      return FALSE;
+    }
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      memset (record, 0, table->record_size);
+      if (!read_row (r, stmt, table, record, error))
+        {
+          sqlite3_finalize (stmt);
+          return FALSE;
+        }
+      g_array_append_vals (array, record, 1);
+      if (++r->rows_done % PROGRESS_ROWS == 0 && !report_progress (r, error))
+        {
+          sqlite3_finalize (stmt);
+          return FALSE;
+        }
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sqlite_error (r, error, table->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Sums max(rowid) over the tables, a cheap estimate of the row count
+ * (rows are only ever appended), for the progress fraction. */
+static void
+estimate_rows (Reader *r)
+{
+  r->rows_total = 0;
+  for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
+    {
+      g_autofree char *sql = g_strdup_printf ("SELECT max(rowid) FROM \"%s\"",
+                                              pfprof_trace_schema_table ((PfprofTableId) t)->name);
+      gint64 n = 0;
+
+      if (query_int (r, sql, &n, NULL) && n > 0)
+        r->rows_total += (guint64) n;
+    }
+}
+
+PfprofTrace *
+pfprof_trace_reader_load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data,
+                          GError **error)
+{
+  g_autoptr (PfprofTrace) trace = NULL;
+  Reader r = { 0 };
+  gboolean ok;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  r.path = path;
+  r.progress = progress;
+  r.user_data = user_data;
+  trace = pfprof_trace_new ();
+  trace->path = g_strdup (path);
+
+  ok = open_file (&r, error) && check_identity (&r, error) && load_meta (&r, trace, error)
+       && load_strings (&r, trace, error);
+  if (ok)
+    {
+      estimate_rows (&r);
+      ok = report_progress (&r, error);
+    }
+  for (unsigned t = 0; ok && t < PFPROF_N_TABLES; t++)
+    ok = load_table (&r, trace, (PfprofTableId) t, error);
+
+  if (r.db != NULL)
+    sqlite3_close (r.db);
+  remove_tmp_dir (&r);
+  if (!ok)
+    return NULL;
+
+  pfprof_trace_sort (trace);
+  r.rows_done = r.rows_total;
+  if (!report_progress (&r, error))
+    return NULL;
+  return g_steal_pointer (&trace);
+}
