@@ -220,7 +220,7 @@ typedef struct
   int64_t start_ns;
   int64_t end_ns;
   uint32_t object_id;      /* thread id or device id, by object_kind */
-  uint8_t overhead_kind;   /* CUpti_ActivityOverheadKind */
+  uint32_t overhead_kind;  /* CUpti_ActivityOverheadKind (1<<16 and up: no uint8) */
   uint8_t object_kind;     /* CUpti_ActivityObjectKind */
 } PfprofOverheadRecord;
 
