@@ -1,0 +1,31 @@
+/* pfprof-render-text.h: text the renderer draws: untrusted names made
+ * safe to draw literally, and times in readable units. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* A copy of @s that is valid UTF-8 with every control character replaced
+ * by U+FFFD and at most @max_chars characters (an ellipsis marks a cut).
+ * Trace text comes from the profiled program: it is drawn exactly as
+ * written, never interpreted. Never NULL. */
+char *pfprof_render_sanitize (const char *s, guint max_chars);
+
+/* Formats the duration @ns as "1.25 ms", "830 µs", "12 ns", "3.5 s" with
+ * three significant digits. */
+char *pfprof_render_format_duration (gint64 ns);
+
+/* Formats a ruler tick at @ns from the origin when ticks are @step_ns
+ * apart: the unit follows the step so consecutive labels read alike
+ * ("1.20 s", "1.25 s"). */
+char *pfprof_render_format_tick (gint64 ns, gint64 step_ns);
+
+/* The smallest "nice" step (1, 2 or 5 times a power of ten, in ns) that
+ * is at least @min_ns. */
+gint64 pfprof_render_nice_step (double min_ns);
+
+/* Formats a byte count ("64.0 MiB"). */
+char *pfprof_render_format_bytes (guint64 bytes);
+
+G_END_DECLS

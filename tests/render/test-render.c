@@ -1,0 +1,492 @@
+/* test-render.c: the timeline model and the cairo renderer, checked on
+ * images of the planted trace (render-test-util.h) for what a user must
+ * see: rows, copies in their colour at their time, findings marked. */
+#include <cairo.h>
+#include <math.h>
+#include <string.h>
+
+#include "pfprof-render-text.h"
+#include "pfprof-renderer.h"
+#include "pfprof-timeline.h"
+#include "render-test-util.h"
+
+#define W 1200
+#define H 520
+
+typedef struct
+{
+  PfprofAnalysis *analysis;
+  PfprofTimeline *tl;
+} Fixture;
+
+static void
+fixture_set_up (Fixture *fx, gconstpointer data)
+{
+  fx->analysis = rt_analysis_new (rt_trace_new (data != NULL, NULL));
+  fx->tl = pfprof_timeline_new (fx->analysis, NULL, NULL);
+}
+
+static void
+fixture_tear_down (Fixture *fx, gconstpointer data)
+{
+  pfprof_timeline_free (fx->tl);
+  rt_analysis_free (fx->analysis);
+}
+
+static int
+find_row (PfprofTimeline *tl, PfprofRowType type, guint32 stream, guint32 tid)
+{
+  for (guint i = 0; i < tl->rows->len; i++)
+    {
+      const PfprofTimelineRow *r = pfprof_timeline_get_row (tl, i);
+
+      if (r->type == type && r->sub_lane == 0 && (stream == PFPROF_NONE || r->stream_id == stream)
+          && (tid == 0 || r->tid == tid))
+        return (int) i;
+    }
+  return -1;
+}
+
+/* RGB of pixel (x, y) of an ARGB32 surface, 0..1. */
+static void
+pixel (cairo_surface_t *s, int x, int y, double rgb[3])
+{
+  const guint8 *data = cairo_image_surface_get_data (s);
+  guint32 p = *(const guint32 *) (data + y * cairo_image_surface_get_stride (s) + x * 4);
+
+  rgb[0] = ((p >> 16) & 0xff) / 255.0;
+  rgb[1] = ((p >> 8) & 0xff) / 255.0;
+  rgb[2] = (p & 0xff) / 255.0;
+}
+
+static gboolean
+near (const double a[3], const double b[3], double tol)
+{
+  return fabs (a[0] - b[0]) < tol && fabs (a[1] - b[1]) < tol && fabs (a[2] - b[2]) < tol;
+}
+
+/* Fraction of the pixels in [x0, x1) x [y0, y1) that have colour @rgb. */
+static double
+fraction_of (cairo_surface_t *s, int x0, int x1, int y0, int y1, const double rgb[3])
+{
+  int hit = 0, n = 0;
+
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        double p[3];
+
+        pixel (s, x, y, p);
+        hit += near (p, rgb, 0.06);
+        n++;
+      }
+  return n ? (double) hit / n : 0;
+}
+
+static cairo_surface_t *
+draw (PfprofTimeline *tl, const PfprofRenderView *view, PfprofRenderStats *stats)
+{
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) view->width,
+                                                   (int) view->height);
+  cairo_t *cr = cairo_create (s);
+
+  pfprof_renderer_draw (cr, tl, view, stats);
+  g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  if (g_getenv ("RENDER_TEST_SAVE"))
+    {
+      static int n_saved;
+      g_autofree char *name = g_strdup_printf ("%s/render-%02d.png", g_getenv ("RENDER_TEST_SAVE"), n_saved++);
+
+      cairo_surface_write_to_png (s, name);
+    }
+  return s;
+}
+
+static void
+test_rows (Fixture *fx, gconstpointer data)
+{
+  GString *labels = g_string_new ("");
+  int s7, s13, s21, sync, api, nvtx;
+
+  for (guint i = 0; i < fx->tl->rows->len; i++)
+    g_string_append_printf (labels, "%s|", pfprof_timeline_get_row (fx->tl, i)->label);
+  g_test_message ("rows: %s", labels->str);
+  /* Process group, GPU group with streams and sync lane, host threads. */
+  g_assert_true (g_str_has_prefix (labels->str, "Process 4242 planted.pfprof|GPU 0 NVIDIA H200|"));
+  s7 = find_row (fx->tl, PFPROF_ROW_STREAM, 7, 0);
+  s13 = find_row (fx->tl, PFPROF_ROW_STREAM, 13, 0);
+  s21 = find_row (fx->tl, PFPROF_ROW_STREAM, 21, 0);
+  sync = find_row (fx->tl, PFPROF_ROW_DEVICE_SYNC, PFPROF_NONE, 0);
+  api = find_row (fx->tl, PFPROF_ROW_THREAD_API, PFPROF_NONE, 100);
+  nvtx = find_row (fx->tl, PFPROF_ROW_THREAD_NVTX, PFPROF_NONE, 100);
+  g_assert_cmpint (s7, >, 1);
+  g_assert_cmpint (s13, >, s7);
+  g_assert_cmpint (sync, >, s13);
+  g_assert_cmpint (api, >, sync);
+  g_assert_cmpint (nvtx, >, api);
+  if (data != NULL)
+    g_assert_cmpint (s21, >, s13);
+  else
+    g_assert_cmpint (s21, ==, -1);
+  g_assert_cmpstr (pfprof_timeline_get_row (fx->tl, (guint) s7)->label, ==, "Stream 7");
+  g_assert_cmpstr (pfprof_timeline_get_row (fx->tl, (guint) api)->label, ==, "python 100 CUDA API");
+  /* Stream 7 holds its copies and kernels: 7 per step. */
+  g_assert_cmpuint (pfprof_timeline_get_row (fx->tl, (guint) s7)->n_refs, ==, 7 * RT_STEPS);
+  g_assert_cmpuint (fx->tl->n_gpu_events, >, 0);
+  g_string_free (labels, TRUE);
+}
+
+static void
+test_copies_coloured (Fixture *fx, gconstpointer data)
+{
+  PfprofRenderView view;
+  cairo_surface_t *s;
+  int s7 = find_row (fx->tl, PFPROF_ROW_STREAM, 7, 0);
+  int s13 = find_row (fx->tl, PFPROF_ROW_STREAM, 13, 0);
+  double y7, y13, h, rgb[3];
+  gint64 step2 = RT_ORIGIN + 20 * RT_MS;
+  int x0, x1;
+
+  pfprof_render_view_init (&view, fx->tl, W, H);
+  s = draw (fx->tl, &view, NULL);
+  y7 = pfprof_renderer_row_y (fx->tl, &view, (guint) s7);
+  y13 = pfprof_renderer_row_y (fx->tl, &view, (guint) s13);
+  h = pfprof_renderer_row_height (fx->tl, &view, (guint) s7);
+  g_assert_cmpfloat (y7, >, view.ruler_height);
+
+  /* Pageable HtoD [s, s+3ms] on stream 7: orange, striped. */
+  x0 = (int) ceil (pfprof_renderer_x_of (&view, step2)) + 2;
+  x1 = (int) floor (pfprof_renderer_x_of (&view, step2 + 3 * RT_MS)) - 2;
+  pfprof_renderer_item_color (PFPROF_ITEM_HTOD_PAGEABLE, FALSE, rgb);
+  g_assert_cmpfloat (fraction_of (s, x0, x1, (int) y7 + 8, (int) (y7 + h) - 5, rgb), >, 0.5);
+  /* ... and no orange right after it, where kernels run (blue). */
+  g_assert_cmpfloat (fraction_of (s, x1 + 6, x1 + 30, (int) y7 + 8, (int) (y7 + h) - 5, rgb), <, 0.01);
+  pfprof_renderer_item_color (PFPROF_ITEM_KERNEL, FALSE, rgb);
+  /* (1 ms kernels are 10 px boxes with a 1 px gap between them.) */
+  g_assert_cmpfloat (fraction_of (s, x1 + 6, x1 + 30, (int) y7 + 8, (int) (y7 + h) - 5, rgb), >, 0.8);
+  /* The pinned HtoD copy of stream 13 [s+1ms, s+2ms]: green, no stripes. */
+  x0 = (int) ceil (pfprof_renderer_x_of (&view, step2 + RT_MS)) + 1;
+  x1 = (int) floor (pfprof_renderer_x_of (&view, step2 + 2 * RT_MS)) - 1;
+  pfprof_renderer_item_color (PFPROF_ITEM_HTOD_PINNED, FALSE, rgb);
+  g_assert_cmpfloat (fraction_of (s, x0, x1, (int) y13 + 3, (int) (y13 + h) - 3, rgb), >, 0.95);
+  /* Nothing green before it on that row. */
+  g_assert_cmpfloat (fraction_of (s, x0 - 8, x0 - 2, (int) y13 + 3, (int) (y13 + h) - 3, rgb), <, 0.01);
+  /* DtoH pinned [s+8ms, s+8.5ms] on stream 7: purple. */
+  x0 = (int) ceil (pfprof_renderer_x_of (&view, step2 + 8 * RT_MS)) + 1;
+  x1 = (int) floor (pfprof_renderer_x_of (&view, step2 + 8 * RT_MS + RT_MS / 2)) - 1;
+  pfprof_renderer_item_color (PFPROF_ITEM_DTOH_PINNED, FALSE, rgb);
+  g_assert_cmpfloat (fraction_of (s, x0, x1, (int) y7 + 3, (int) (y7 + h) - 5, rgb), >, 0.9);
+  cairo_surface_destroy (s);
+}
+
+static void
+test_findings_marked (Fixture *fx, gconstpointer data)
+{
+  PfprofRenderView view;
+  cairo_surface_t *s;
+  int s7 = find_row (fx->tl, PFPROF_ROW_STREAM, 7, 0);
+  int s13 = find_row (fx->tl, PFPROF_ROW_STREAM, 13, 0);
+  double y7, y13, h, sev[3], p[3];
+  gint64 step4 = RT_ORIGIN + 40 * RT_MS;
+  int x;
+  const int *rows = pfprof_timeline_finding_rows (fx->tl, 0);
+
+  g_assert_nonnull (rows);
+  g_assert_cmpint (rows[0], ==, s7);
+  pfprof_render_view_init (&view, fx->tl, W, H);
+  s = draw (fx->tl, &view, NULL);
+  y7 = pfprof_renderer_row_y (fx->tl, &view, (guint) s7);
+  y13 = pfprof_renderer_row_y (fx->tl, &view, (guint) s13);
+  h = pfprof_renderer_row_height (fx->tl, &view, (guint) s7);
+  pfprof_renderer_severity_color (PFPROF_SEVERITY_WARNING, sev);
+  /* The underline at the bottom of stream 7 over the pageable copy. */
+  x = (int) pfprof_renderer_x_of (&view, step4 + RT_MS);
+  pixel (s, x, (int) (y7 + h) - 2, p);
+  g_assert_true (near (p, sev, 0.08));
+  /* The flag at the copy's start. */
+  x = (int) ceil (pfprof_renderer_x_of (&view, step4)) + 1;
+  pixel (s, x, (int) y7 + 1, p);
+  g_assert_true (near (p, sev, 0.08));
+  /* Not on the row without evidence, nor where no copy is. */
+  pixel (s, (int) pfprof_renderer_x_of (&view, step4 + RT_MS), (int) (y13 + h) - 2, p);
+  g_assert_false (near (p, sev, 0.08));
+  pixel (s, (int) pfprof_renderer_x_of (&view, step4 + 5 * RT_MS), (int) (y7 + h) - 2, p);
+  g_assert_false (near (p, sev, 0.08));
+  cairo_surface_destroy (s);
+
+  /* Selecting the finding outlines its evidence on the row. */
+  view.selected_finding = 0;
+  view.selected_evidence = 4;
+  s = draw (fx->tl, &view, NULL);
+  x = (int) pfprof_renderer_x_of (&view, step4 + RT_MS);
+  pixel (s, x, (int) y7 + 1, p);
+  g_assert_true (near (p, sev, 0.08));
+  cairo_surface_destroy (s);
+}
+
+static void
+test_level_of_detail (Fixture *fx, gconstpointer data)
+{
+  PfprofRenderView view;
+  PfprofRenderStats full, deep;
+  cairo_surface_t *s;
+  int s21 = find_row (fx->tl, PFPROF_ROW_STREAM, 21, 0);
+  const PfprofTimelineRow *row = pfprof_timeline_get_row (fx->tl, (guint) s21);
+  double y, h, blue[3];
+  int painted = 0;
+
+  g_assert_cmpuint (row->n_refs, ==, (guint) (RT_STEPS * 10 * RT_MS / RT_DENSE_PERIOD));
+  pfprof_render_view_init (&view, fx->tl, W, H);
+  s = draw (fx->tl, &view, &full);
+  /* 200k kernels of 200 ns on ~1000 columns of 100 us: folded into
+   * columns, not drawn one by one. */
+  g_test_message ("full: %" G_GUINT64_FORMAT " boxes, %" G_GUINT64_FORMAT " columns, %" G_GUINT64_FORMAT " folded",
+                  full.n_boxes, full.n_columns, full.n_events_covered);
+  g_assert_cmpuint (full.n_columns, <, 20 * (guint64) W);
+  g_assert_cmpuint (full.n_events_covered, >=, row->n_refs);
+  g_assert_cmpuint (full.n_boxes, <, 1000);
+  /* Every column of the dense row shows activity, in the kernel hue at
+   * the 40 % busy shade. */
+  y = pfprof_renderer_row_y (fx->tl, &view, (guint) s21);
+  h = pfprof_renderer_row_height (fx->tl, &view, (guint) s21);
+  pfprof_renderer_item_color (PFPROF_ITEM_KERNEL, FALSE, blue);
+  for (int x = (int) view.label_width + 2; x < W - 2; x++)
+    {
+      double p[3];
+
+      pixel (s, x, (int) (y + h / 2), p);
+      /* Blue over white: blue channel stays high, red drops. */
+      painted += p[2] > 0.9 && p[0] < 0.8 && p[0] > blue[0] - 0.02;
+    }
+  g_assert_cmpint (painted, >, (W - (int) view.label_width - 4) * 95 / 100);
+  cairo_surface_destroy (s);
+
+  /* Deep zoom: 20 us over 1000 px; the 200 ns kernels are 10 px boxes
+   * with gaps between them. */
+  view.t0 = RT_ORIGIN + 50 * RT_MS + 100;
+  view.t1 = view.t0 + 20000;
+  s = draw (fx->tl, &view, &deep);
+  g_assert_cmpuint (deep.n_columns, ==, 0);
+  g_assert_cmpuint (deep.n_boxes, >=, 40);
+  {
+    double p[3];
+    gint64 k = ((view.t0 - RT_ORIGIN) / RT_DENSE_PERIOD + 2) * RT_DENSE_PERIOD + RT_ORIGIN;
+    int xin = (int) pfprof_renderer_x_of (&view, k + RT_DENSE_LEN / 2);
+    int xgap = (int) pfprof_renderer_x_of (&view, k + RT_DENSE_LEN + 150);
+
+    pixel (s, xin, (int) (y + h / 2), p);
+    g_assert_true (near (p, blue, 0.03));
+    pixel (s, xgap, (int) (y + h / 2), p);
+    g_assert_false (near (p, blue, 0.2));
+  }
+  cairo_surface_destroy (s);
+}
+
+static void
+test_search (Fixture *fx, gconstpointer data)
+{
+  int s21 = find_row (fx->tl, PFPROF_ROW_STREAM, 21, 0);
+  const PfprofTimelineRow *row = pfprof_timeline_get_row (fx->tl, (guint) s21);
+  GRand *rand = g_rand_new_with_seed (7);
+
+  for (int k = 0; k < 2000; k++)
+    {
+      gint64 t = RT_ORIGIN - 1000 + g_rand_int_range (rand, 0, (gint32) (RT_STEPS * 10 * RT_MS + 2000));
+      guint from = (guint) g_rand_int_range (rand, 0, (gint32) row->n_refs);
+      guint lb = pfprof_timeline_row_lower_bound (row, from, t);
+      guint fa = pfprof_timeline_row_first_after (row, t);
+      gint64 s, e;
+
+      /* Brute-force definitions. */
+      if (lb < row->n_refs)
+        {
+          pfprof_timeline_event_range (row->trace, row->refs[lb], &s, NULL);
+          g_assert_cmpint (s, >=, t);
+        }
+      if (lb > from)
+        {
+          pfprof_timeline_event_range (row->trace, row->refs[lb - 1], &s, NULL);
+          g_assert_cmpint (s, <, t);
+        }
+      if (fa < row->n_refs)
+        {
+          pfprof_timeline_event_range (row->trace, row->refs[fa], NULL, &e);
+          g_assert_cmpint (e, >, t);
+        }
+      if (fa > 0)
+        {
+          pfprof_timeline_event_range (row->trace, row->refs[fa - 1], NULL, &e);
+          g_assert_cmpint (e, <=, t);
+        }
+    }
+  /* Hits: inside a kernel, in a gap (with and without slop). */
+  {
+    gint64 k0 = RT_ORIGIN + 1000 * RT_DENSE_PERIOD;
+    PfprofEventRef hit = pfprof_timeline_row_hit (row, k0 + 50, 0);
+    gint64 s;
+
+    g_assert_cmpuint (hit, !=, PFPROF_EVENT_REF_NONE);
+    pfprof_timeline_event_range (row->trace, hit, &s, NULL);
+    g_assert_cmpint (s, ==, k0);
+    g_assert_cmpuint (pfprof_timeline_row_hit (row, k0 + 350, 10), ==, PFPROF_EVENT_REF_NONE);
+    g_assert_cmpuint (pfprof_timeline_row_hit (row, k0 + 350, 200), !=, PFPROF_EVENT_REF_NONE);
+    g_assert_cmpint (pfprof_timeline_find_row (fx->tl, 0, hit), ==, s21);
+  }
+  g_rand_free (rand);
+}
+
+static void
+test_launch_link (Fixture *fx, gconstpointer data)
+{
+  int s7 = find_row (fx->tl, PFPROF_ROW_STREAM, 7, 0);
+  int api = find_row (fx->tl, PFPROF_ROW_THREAD_API, PFPROF_NONE, 100);
+  const PfprofTimelineRow *row = pfprof_timeline_get_row (fx->tl, (guint) s7);
+  const PfprofTrace *t = row->trace;
+  PfprofEventRef copy_ref = row->refs[7 * 3]; /* step 3's pageable copy */
+  gint64 call;
+  int call_row;
+
+  g_assert_cmpint (PFPROF_EVENT_REF_TABLE (copy_ref), ==, PFPROF_TABLE_MEMCPYS);
+  call = pfprof_timeline_launching_call (fx->tl, 0, copy_ref);
+  g_assert_cmpint (call, >=, 0);
+  g_assert_cmpstr (pfprof_trace_string (t, pfprof_trace_api_calls (t)[call].name_id), ==, "cudaMemcpyAsync");
+  g_assert_cmpuint (pfprof_trace_api_calls (t)[call].correlation_id, ==,
+                    pfprof_trace_memcpys (t)[PFPROF_EVENT_REF_INDEX (copy_ref)].correlation_id);
+  call_row = pfprof_timeline_find_row (fx->tl, 0, PFPROF_EVENT_REF (PFPROF_TABLE_API_CALLS, call));
+  g_assert_cmpint (call_row, ==, api);
+  /* Host events have no launching call. */
+  g_assert_cmpint (pfprof_timeline_launching_call (fx->tl, 0, PFPROF_EVENT_REF (PFPROF_TABLE_NVTX, 0)), ==, -1);
+}
+
+static void
+test_collapse (Fixture *fx, gconstpointer data)
+{
+  PfprofRenderView view;
+  int s7 = find_row (fx->tl, PFPROF_ROW_STREAM, 7, 0);
+  int api = find_row (fx->tl, PFPROF_ROW_THREAD_API, PFPROF_NONE, 100);
+  double before, after;
+  guint gpu = (guint) pfprof_timeline_get_row (fx->tl, (guint) s7)->parent;
+
+  pfprof_render_view_init (&view, fx->tl, W, H);
+  before = pfprof_renderer_row_y (fx->tl, &view, (guint) api);
+  pfprof_timeline_set_expanded (fx->tl, gpu, FALSE);
+  g_assert_false (pfprof_renderer_row_shown (fx->tl, &view, (guint) s7));
+  g_assert_cmpfloat (pfprof_renderer_row_y (fx->tl, &view, (guint) s7), <, 0);
+  after = pfprof_renderer_row_y (fx->tl, &view, (guint) api);
+  g_assert_cmpfloat (after, <, before);
+  g_assert_cmpint (pfprof_renderer_row_at (fx->tl, &view, after + 5), ==, api);
+  pfprof_timeline_set_expanded (fx->tl, gpu, TRUE);
+  g_assert_cmpfloat (pfprof_renderer_row_y (fx->tl, &view, (guint) api), ==, before);
+}
+
+/* Kernel names come from the profiled program: invalid UTF-8, control
+ * and bidi characters and huge names must be drawn literally without
+ * breaking the drawing. */
+static void
+test_hostile_text (void)
+{
+  static const char *names[] = {
+    "bad\xff\xfe utf8", "new\nline\tand\x1b[31m escape", "\u202eevil bidi", "<svg onload=alert(1)>&amp;",
+  };
+
+  for (guint n = 0; n < G_N_ELEMENTS (names); n++)
+    {
+      PfprofAnalysis *a = rt_analysis_new (rt_trace_new (FALSE, names[n]));
+      PfprofTimeline *tl = pfprof_timeline_new (a, NULL, NULL);
+      PfprofRenderView view;
+      cairo_surface_t *s;
+      g_autofree char *clean = pfprof_render_sanitize (names[n], 100);
+
+      g_assert_true (g_utf8_validate (clean, -1, NULL));
+      g_assert_null (strchr (clean, '\n'));
+      g_assert_null (strchr (clean, '\x1b'));
+      g_assert_null (strstr (clean, "\u202e"));
+      pfprof_render_view_init (&view, tl, W, H);
+      /* Zoom so the kernels are wide enough to carry their names. */
+      view.t0 = RT_ORIGIN + 3 * RT_MS;
+      view.t1 = RT_ORIGIN + 5 * RT_MS;
+      s = draw (tl, &view, NULL);
+      g_assert_cmpint (cairo_surface_status (s), ==, CAIRO_STATUS_SUCCESS);
+      cairo_surface_destroy (s);
+      pfprof_timeline_free (tl);
+      rt_analysis_free (a);
+    }
+  {
+    g_autofree char *cut = pfprof_render_sanitize ("abcdefghij", 4);
+
+    g_assert_cmpstr (cut, ==, "abcd\u2026");
+  }
+}
+
+static void
+test_empty_trace (void)
+{
+  PfprofTrace *t = pfprof_trace_new ();
+  PfprofAnalysis *a = rt_analysis_new (t);
+  PfprofTimeline *tl = pfprof_timeline_new (a, NULL, NULL);
+  PfprofRenderView view;
+  cairo_surface_t *s;
+
+  g_assert_cmpuint (tl->n_gpu_events, ==, 0);
+  g_assert_cmpint (tl->end_ns, >, tl->start_ns);
+  pfprof_render_view_init (&view, tl, 400, 200);
+  s = draw (tl, &view, NULL);
+  cairo_surface_destroy (s);
+  pfprof_timeline_free (tl);
+  rt_analysis_free (a);
+}
+
+static void
+test_units (void)
+{
+  struct
+  {
+    gint64 ns;
+    const char *text;
+  } d[] = {
+    { 12, "12 ns" }, { 1500, "1.50 \u00b5s" }, { 830000, "830 \u00b5s" }, { 1250000, "1.25 ms" },
+    { 42500000, "42.5 ms" }, { 3500000000, "3.50 s" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (d); i++)
+    {
+      g_autofree char *s = pfprof_render_format_duration (d[i].ns);
+
+      g_assert_cmpstr (s, ==, d[i].text);
+    }
+  g_assert_cmpint (pfprof_render_nice_step (7), ==, 10);
+  g_assert_cmpint (pfprof_render_nice_step (130), ==, 200);
+  g_assert_cmpint (pfprof_render_nice_step (4000001), ==, 5000000);
+  {
+    g_autofree char *a = pfprof_render_format_tick (20000000, 5000000);
+    g_autofree char *b = pfprof_render_format_tick (1500, 500);
+    g_autofree char *c = pfprof_render_format_bytes (64u << 20);
+
+    g_autofree char *tick = pfprof_render_format_tick (3200000, 200000);
+
+    g_assert_cmpstr (a, ==, "20 ms");
+    g_assert_cmpstr (tick, ==, "3.2 ms");
+    g_assert_cmpstr (b, ==, "1.5 \u00b5s");
+    g_assert_cmpstr (c, ==, "64.0 MiB");
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/render/rows", Fixture, NULL, fixture_set_up, test_rows, fixture_tear_down);
+  g_test_add ("/render/rows-dense", Fixture, "dense", fixture_set_up, test_rows, fixture_tear_down);
+  g_test_add ("/render/copies-coloured", Fixture, NULL, fixture_set_up, test_copies_coloured, fixture_tear_down);
+  g_test_add ("/render/findings-marked", Fixture, NULL, fixture_set_up, test_findings_marked, fixture_tear_down);
+  g_test_add ("/render/level-of-detail", Fixture, "dense", fixture_set_up, test_level_of_detail, fixture_tear_down);
+  g_test_add ("/render/search", Fixture, "dense", fixture_set_up, test_search, fixture_tear_down);
+  g_test_add ("/render/launch-link", Fixture, NULL, fixture_set_up, test_launch_link, fixture_tear_down);
+  g_test_add ("/render/collapse", Fixture, NULL, fixture_set_up, test_collapse, fixture_tear_down);
+  g_test_add_func ("/render/hostile-text", test_hostile_text);
+  g_test_add_func ("/render/empty-trace", test_empty_trace);
+  g_test_add_func ("/render/units", test_units);
+  return g_test_run ();
+}
