@@ -1,9 +1,457 @@
-/* pfprof-cmd-record.c: `pfprof record`. Placeholder until its issue lands. */
+/* pfprof-cmd-record.c: `pfprof record [OPTIONS] -- PROGRAM [ARGS...]`.
+ *
+ * Runs PROGRAM directly (fork + execvp, no shell) with the collector
+ * injected through CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH, and
+ * the Python hook first on PYTHONPATH. Every process of PROGRAM that
+ * initializes CUDA writes its own trace and a status file into a private
+ * folder; afterwards the launcher lists what was written, and returns
+ * PROGRAM's exit code (128+N if it died of signal N).
+ */
+#include "pfprof-config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "pfprof-cli.h"
+#include "pfprof-record.h"
+
+static volatile sig_atomic_t child_pid; /* 0 until the program runs */
+
+/* Forward SIGINT/SIGTERM sent to us (kill, torchrun, a job scheduler) to
+ * the program. A terminal's Ctrl-C already reached the whole foreground
+ * process group (si_code SI_KERNEL): sending it again would make Python
+ * raise KeyboardInterrupt twice. */
+static void
+forward_signal (int sig, siginfo_t *info, void *context)
+{
+  int saved = errno;
+
+  if (child_pid > 0 && (info == NULL || info->si_code != SI_KERNEL))
+    kill ((pid_t) child_pid, sig);
+  errno = saved;
+}
+
+static void
+install_forwarding (void)
+{
+  struct sigaction sa;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_sigaction = forward_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGHUP, &sa, NULL);
+}
+
+/* The collector next to this binary: build tree (build/cli/pfprof ->
+ * build/collector/) or an install (bin/ -> lib/...). */
+static char *
+find_collector (void)
+{
+  static const char *const candidates[] = {
+    "../collector/libpfprof-collector.so",
+    "../lib/x86_64-linux-gnu/libpfprof-collector.so",
+    "../lib64/libpfprof-collector.so",
+    "../lib/libpfprof-collector.so",
+    "../lib/pfprof/libpfprof-collector.so",
+  };
+  const char *env = g_getenv ("PFPROF_COLLECTOR");
+  g_autofree char *exe = NULL;
+  g_autofree char *dir = NULL;
+
+  if (env != NULL && *env != '\0')
+    return g_canonicalize_filename (env, NULL);
+  exe = g_file_read_link ("/proc/self/exe", NULL);
+  if (exe == NULL)
+    return NULL;
+  dir = g_path_get_dirname (exe);
+  for (gsize i = 0; i < G_N_ELEMENTS (candidates); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, candidates[i], NULL);
+      char *canonical = g_canonicalize_filename (path, NULL);
+
+      if (g_file_test (canonical, G_FILE_TEST_IS_REGULAR))
+        return canonical;
+      g_free (canonical);
+    }
+  return NULL;
+}
+
+/* -o without %-escapes names one file: refuse to replace it unless
+ * --force, and never through a symlink. With escapes each process checks
+ * its own name (the collector never clobbers without PFPROF_FORCE). */
+static gboolean
+check_output (const char *path, gboolean force)
+{
+  struct stat st;
+
+  if (strchr (path, '%') != NULL)
+    return TRUE;
+  if (lstat (path, &st) != 0)
+    return TRUE;
+  if (S_ISLNK (st.st_mode))
+    {
+      pfprof_cli_error ("%s is a symbolic link; refusing to write a trace through it", path);
+      return FALSE;
+    }
+  if (!force)
+    {
+      pfprof_cli_error ("%s exists; use --force to replace it, or choose another -o", path);
+      return FALSE;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      pfprof_cli_error ("%s exists and is not a regular file", path);
+      return FALSE;
+    }
+  if (g_unlink (path) != 0)
+    {
+      pfprof_cli_error ("cannot replace %s: %s", path, g_strerror (errno));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_seconds (const char *name, const char *value, double *out)
+{
+  char *end = NULL;
+  double d;
+
+  if (value == NULL)
+    return TRUE;
+  d = g_ascii_strtod (value, &end);
+  if (end == value || *end != '\0' || !(d >= 0) || d > 1e9)
+    {
+      pfprof_cli_error ("--%s expects a number of seconds, not '%s'", name, value);
+      return FALSE;
+    }
+  *out = d;
+  return TRUE;
+}
+
+/* Recursively removes our private folder (status files and the hook). */
+static void
+remove_tree (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (d != NULL)
+    while ((name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (dir, name, NULL);
+
+        if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+          remove_tree (path);
+        else
+          g_unlink (path);
+      }
+  g_rmdir (dir);
+}
+
+/* fork + execvp. An exec failure comes back through a close-on-exec
+ * pipe, so "command not found" is told apart from the program's own 127. */
+static pid_t
+spawn (char **command, int *exec_errno)
+{
+  int fds[2];
+  pid_t pid;
+  ssize_t n;
+  int err = 0;
+
+  *exec_errno = 0;
+  if (pipe2 (fds, O_CLOEXEC) != 0)
+    {
+      *exec_errno = errno;
+      return -1;
+    }
+  pid = fork ();
+  if (pid < 0)
+    {
+      *exec_errno = errno;
+      close (fds[0]);
+      close (fds[1]);
+      return -1;
+    }
+  if (pid == 0)
+    {
+      struct sigaction dfl;
+
+      memset (&dfl, 0, sizeof dfl);
+      dfl.sa_handler = SIG_DFL;
+      sigemptyset (&dfl.sa_mask);
+      sigaction (SIGINT, &dfl, NULL);
+      sigaction (SIGTERM, &dfl, NULL);
+      sigaction (SIGHUP, &dfl, NULL);
+      close (fds[0]);
+      execvp (command[0], command);
+      err = errno;
+      if (write (fds[1], &err, sizeof err) < 0)
+        _exit (127);
+      _exit (127);
+    }
+  close (fds[1]);
+  do
+    n = read (fds[0], &err, sizeof err);
+  while (n < 0 && errno == EINTR);
+  close (fds[0]);
+  if (n == (ssize_t) sizeof err)
+    {
+      *exec_errno = err;
+      waitpid (pid, NULL, 0);
+      return -1;
+    }
+  return pid;
+}
+
+static const char description[] =
+  "Runs PROGRAM with the pfprof collector injected (no change to its code) and\n"
+  "writes one trace per process that initializes CUDA. PROGRAM's exit code is\n"
+  "returned (128+N if it died of signal N); SIGINT and SIGTERM sent to pfprof\n"
+  "are passed on to it.\n"
+  "\n"
+  "-o PATH may contain %p (process id), %h (host name), %r ($RANK, else 0)\n"
+  "and %%. Without %p, a second process that initializes CUDA writes\n"
+  "NAME.PID.pfprof. Default: pfprof-%h-%p.pfprof in the current folder.\n"
+  "\n"
+  "Environment (set by pfprof record for PROGRAM; can be set by hand to\n"
+  "use the collector without the launcher):\n"
+  "  CUDA_INJECTION64_PATH  the collector library (the CUDA driver loads it)\n"
+  "  NVTX_INJECTION64_PATH  the same library (NVTX ranges, e.g. torch.cuda.nvtx)\n"
+  "  PFPROF_OUTPUT          trace path template (as -o)\n"
+  "  PFPROF_FORCE=1         replace existing files (as --force)\n"
+  "  PFPROF_DELAY, PFPROF_DURATION  seconds (as --delay, --duration)\n"
+  "  PFPROF_QUIET=1         the collector prints nothing\n"
+  "  PFPROF_REDACT_ARGS=1   store only the program name (as --redact-args)\n"
+  "  PFPROF_STATUS_DIR      where each process reports what it wrote\n"
+  "  PFPROF_PYTHON_HOOKS=0  the Python hook does nothing (as --no-python-hooks)\n"
+  "Read by pfprof record itself:\n"
+  "  PFPROF_COLLECTOR       path of libpfprof-collector.so (default: next to pfprof)\n"
+  "\n"
+  "Example:\n"
+  "  pfprof record -o run-%p.pfprof -- python train.py --epochs 1\n";
 
 int
 pfprof_cmd_record (int argc, char **argv)
 {
-  pfprof_cli_error ("'record' is not implemented in this build yet");
-  return PFPROF_EXIT_USAGE;
+  g_autofree char *output = NULL;
+  g_autofree char *delay = NULL;
+  g_autofree char *duration = NULL;
+  gboolean force = FALSE, quiet = FALSE, no_hooks = FALSE, redact = FALSE, no_report = FALSE, help = FALSE;
+  GOptionEntry entries[] = {
+    { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help", NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Trace path (%p %h %r expand)", "PATH" },
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace an existing trace file", NULL },
+    { "delay", 0, 0, G_OPTION_ARG_STRING, &delay, "Start recording S seconds after CUDA starts", "S" },
+    { "duration", 0, 0, G_OPTION_ARG_STRING, &duration, "Record for S seconds only", "S" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
+    { "no-python-hooks", 0, 0, G_OPTION_ARG_NONE, &no_hooks, "Do not wrap DataLoader iteration in NVTX ranges",
+      NULL },
+    { "redact-args", 0, 0, G_OPTION_ARG_NONE, &redact, "Do not store PROGRAM's arguments in the trace", NULL },
+    { "no-report", 0, 0, G_OPTION_ARG_NONE, &no_report, "Do not print the findings at the end", NULL },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) context = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) statuses = NULL;
+  g_autofree char **opts = NULL;
+  g_autofree char *collector = NULL;
+  g_autofree char *tmpdir = NULL;
+  g_autofree char *hook_dir = NULL;
+  g_autofree char *template = NULL;
+  char **command = NULL;
+  double delay_s = 0, duration_s = 0;
+  int n_opts = 0, exec_errno = 0, status = 0, code;
+  pid_t pid;
+
+  /* Options end at the first "--"; everything after is PROGRAM's. */
+  opts = g_new0 (char *, (gsize) argc + 1);
+  for (int i = 0; i < argc; i++)
+    {
+      if (i > 0 && strcmp (argv[i], "--") == 0)
+        {
+          command = argv + i + 1;
+          break;
+        }
+      opts[n_opts++] = argv[i];
+    }
+
+  context = g_option_context_new ("-- PROGRAM [ARGS...]");
+  g_option_context_set_summary (context, "Run PROGRAM with the collector injected and write traces.");
+  g_option_context_set_description (context, description);
+  g_option_context_add_main_entries (context, entries, NULL);
+  /* GOption's own --help calls exit(); answer it ourselves. */
+  g_option_context_set_help_enabled (context, FALSE);
+  if (!g_option_context_parse (context, &n_opts, &opts, &error))
+    {
+      pfprof_cli_error ("%s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (help)
+    {
+      g_autofree char *text = g_option_context_get_help (context, TRUE, NULL);
+
+      fputs (text, stdout);
+      return PFPROF_EXIT_OK;
+    }
+  if (n_opts > 1)
+    {
+      pfprof_cli_error ("unexpected argument '%s'; put the program after '--' (pfprof record -- PROGRAM ...)",
+                        opts[1]);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (command == NULL || command[0] == NULL)
+    {
+      pfprof_cli_error ("no program given; usage: pfprof record [OPTIONS] -- PROGRAM [ARGS...]");
+      return PFPROF_EXIT_USAGE;
+    }
+  if (!parse_seconds ("delay", delay, &delay_s) || !parse_seconds ("duration", duration, &duration_s))
+    return PFPROF_EXIT_USAGE;
+  if (output != NULL && *output == '\0')
+    {
+      pfprof_cli_error ("-o needs a path");
+      return PFPROF_EXIT_USAGE;
+    }
+
+  template = g_canonicalize_filename (output ? output : "pfprof-%h-%p.pfprof", NULL);
+  if (!check_output (template, force))
+    return PFPROF_EXIT_USAGE;
+
+  collector = find_collector ();
+  if (collector == NULL)
+    {
+      pfprof_cli_error ("cannot find libpfprof-collector.so next to pfprof; set PFPROF_COLLECTOR to its path");
+      return PFPROF_EXIT_USAGE;
+    }
+  /* The CUDA driver skips an injection it cannot load without a word
+   * (shared/GPU.md); try it here so the user hears why. RTLD_LAZY runs no
+   * code of ours: the library has no constructors. */
+  {
+    void *handle = dlopen (collector, RTLD_LAZY | RTLD_LOCAL);
+
+    if (handle == NULL)
+      {
+        const char *why = dlerror ();
+
+        pfprof_cli_error ("the collector %s cannot be loaded (%s); the program would run untraced", collector,
+                          why ? why : "unknown error");
+        return PFPROF_EXIT_USAGE;
+      }
+    dlclose (handle);
+  }
+
+  tmpdir = g_dir_make_tmp ("pfprof-XXXXXX", &error);
+  if (tmpdir == NULL)
+    {
+      pfprof_cli_error ("cannot create a temporary folder: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+
+  if (g_getenv ("CUDA_INJECTION64_PATH") != NULL && !quiet)
+    pfprof_cli_error ("CUDA_INJECTION64_PATH was set (%s); pfprof replaces it for this run",
+                      g_getenv ("CUDA_INJECTION64_PATH"));
+  g_setenv ("CUDA_INJECTION64_PATH", collector, TRUE);
+  g_setenv ("NVTX_INJECTION64_PATH", collector, TRUE);
+  g_setenv ("PFPROF_OUTPUT", template, TRUE);
+  g_setenv ("PFPROF_STATUS_DIR", tmpdir, TRUE);
+  if (force)
+    g_setenv ("PFPROF_FORCE", "1", TRUE);
+  if (quiet)
+    g_setenv ("PFPROF_QUIET", "1", TRUE);
+  if (redact)
+    g_setenv ("PFPROF_REDACT_ARGS", "1", TRUE);
+  if (delay != NULL)
+    g_setenv ("PFPROF_DELAY", delay, TRUE);
+  if (duration != NULL)
+    g_setenv ("PFPROF_DURATION", duration, TRUE);
+  if (!no_hooks)
+    {
+      g_autofree char *hook = NULL;
+      const char *pythonpath = g_getenv ("PYTHONPATH");
+
+      hook_dir = g_build_filename (tmpdir, "python", NULL);
+      hook = g_build_filename (hook_dir, "sitecustomize.py", NULL);
+      if (g_mkdir (hook_dir, 0700) != 0 || !g_file_set_contents (hook, pfprof_record_hook_py, -1, &error))
+        {
+          pfprof_cli_error ("cannot write the Python hook: %s", error ? error->message : g_strerror (errno));
+          remove_tree (tmpdir);
+          return PFPROF_EXIT_USAGE;
+        }
+      g_setenv ("PFPROF_HOOK_DIR", hook_dir, TRUE);
+      g_setenv ("PFPROF_PYTHON_HOOKS", "1", TRUE);
+      if (pythonpath != NULL && *pythonpath != '\0')
+        {
+          g_autofree char *joined = g_strconcat (hook_dir, ":", pythonpath, NULL);
+
+          g_setenv ("PYTHONPATH", joined, TRUE);
+        }
+      else
+        g_setenv ("PYTHONPATH", hook_dir, TRUE);
+    }
+  else
+    g_setenv ("PFPROF_PYTHON_HOOKS", "0", TRUE);
+
+  install_forwarding ();
+  pid = spawn (command, &exec_errno);
+  if (pid < 0)
+    {
+      pfprof_cli_error ("cannot run '%s': %s", command[0], g_strerror (exec_errno));
+      remove_tree (tmpdir);
+      return exec_errno == ENOENT ? 127 : 126;
+    }
+  child_pid = pid;
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      {
+        status = 0;
+        break;
+      }
+  child_pid = 0;
+  if (WIFSIGNALED (status))
+    code = 128 + WTERMSIG (status);
+  else
+    code = WEXITSTATUS (status);
+
+  statuses = pfprof_record_status_read_dir (tmpdir);
+  remove_tree (tmpdir);
+  if (statuses->len == 0)
+    {
+      if (!quiet)
+        pfprof_cli_error ("no CUDA process was traced (the program never initialized CUDA)");
+      return code;
+    }
+  if (!quiet)
+    {
+      guint readable = pfprof_record_summary_print (statuses);
+
+      if (readable > 0 && !no_report)
+        {
+          g_autoptr (GPtrArray) report_argv = g_ptr_array_new ();
+
+          g_ptr_array_add (report_argv, (char *) "report");
+          for (guint i = 0; i < statuses->len; i++)
+            {
+              PfprofRecordStatus *s = g_ptr_array_index (statuses, i);
+
+              if (s->trace != NULL && !g_str_equal (s->state, "failed"))
+                g_ptr_array_add (report_argv, s->trace);
+            }
+          g_ptr_array_add (report_argv, NULL);
+          fflush (stdout);
+          /* The report's exit code (findings) is not the program's. */
+          pfprof_cmd_report ((int) report_argv->len - 1, (char **) report_argv->pdata);
+        }
+    }
+  return code;
 }

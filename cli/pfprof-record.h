@@ -1,0 +1,37 @@
+/* pfprof-record.h: the parts of `pfprof record` (cli/pfprof-cmd-record.c)
+ * that live in their own files. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The Python startup hook (sitecustomize.py) the launcher writes into a
+ * private folder put first on PYTHONPATH: it wraps DataLoader iteration
+ * in NVTX ranges and chains to any sitecustomize it shadows. */
+extern const char pfprof_record_hook_py[];
+
+/* What one traced process reported through its status file. */
+typedef struct
+{
+  long pid;
+  char *trace;   /* path written, NULL if none */
+  char *state;   /* "tracing" (died before finishing), "complete", "failed" */
+  char *error;   /* the collector's one-line reason, or NULL */
+  guint64 records;
+  guint64 dropped;
+  guint64 invalid;
+} PfprofRecordStatus;
+
+void pfprof_record_status_free (PfprofRecordStatus *status);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofRecordStatus, pfprof_record_status_free)
+
+/* Reads every PID.status file in @dir, ordered by pid. Returns a
+ * GPtrArray of PfprofRecordStatus (never NULL). */
+GPtrArray *pfprof_record_status_read_dir (const char *dir);
+
+/* Prints the traces written, their event counts per table and dropped
+ * records, to stderr. Returns the number of readable traces. */
+guint pfprof_record_summary_print (GPtrArray *statuses);
+
+G_END_DECLS

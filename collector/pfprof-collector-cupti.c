@@ -1,0 +1,569 @@
+/* pfprof-collector-cupti.c: CUPTI subscription, activity buffers, and the
+ * conversion of CUPTI records into trace records.
+ *
+ * Program threads only ever run the two buffer callbacks, which allocate
+ * or hand over a buffer. Parsing happens on the writer thread.
+ */
+#include "pfprof-collector-private.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+static CUpti_SubscriberHandle subscriber;
+static _Atomic int cupti_up;            /* activity API usable */
+static _Atomic uint64_t dropped_records;
+static uint32_t cupti_loaded_version;
+
+/* Kinds switched by the --delay/--duration window. DEVICE and CONTEXT are
+ * enabled once and stay on: they describe, they do not time. Never
+ * CUPTI_ACTIVITY_KIND_KERNEL, which serializes kernels. */
+static const CUpti_ActivityKind timed_kinds[] = {
+  CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+  CUPTI_ACTIVITY_KIND_MEMCPY,
+  CUPTI_ACTIVITY_KIND_MEMSET,
+  CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+  CUPTI_ACTIVITY_KIND_RUNTIME,
+  CUPTI_ACTIVITY_KIND_DRIVER,
+  CUPTI_ACTIVITY_KIND_CUDA_EVENT,
+  CUPTI_ACTIVITY_KIND_STREAM,
+  CUPTI_ACTIVITY_KIND_MEMORY2,
+  CUPTI_ACTIVITY_KIND_OVERHEAD,
+};
+#define N_TIMED_KINDS (sizeof timed_kinds / sizeof timed_kinds[0])
+static const CUpti_ActivityKind info_kinds[] = {
+  CUPTI_ACTIVITY_KIND_DEVICE,
+  CUPTI_ACTIVITY_KIND_CONTEXT,
+};
+static unsigned char timed_enabled[N_TIMED_KINDS]; /* enable succeeded */
+static char kinds_unavailable[256];                /* for meta */
+
+static void CUPTIAPI
+buffer_requested (uint8_t **buffer, size_t *size, size_t *max_records)
+{
+  /* CUPTI wants 8-byte alignment. On failure CUPTI drops records and
+   * counts them, which we report. */
+  *buffer = aligned_alloc (8, PFPROF_COLLECTOR_BUFFER_SIZE);
+  *size = *buffer ? PFPROF_COLLECTOR_BUFFER_SIZE : 0;
+  *max_records = 0;
+}
+
+static void CUPTIAPI
+buffer_completed (CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t size, size_t valid)
+{
+  size_t dropped = 0;
+
+  if (cuptiActivityGetNumDroppedRecords (ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0)
+    atomic_fetch_add (&dropped_records, (uint64_t) dropped);
+  if (buffer == NULL)
+    return;
+  if (valid == 0 || atomic_load (&pfprof_collector.child))
+    {
+      free (buffer);
+      return;
+    }
+  pfprof_collector_writer_push_buffer (buffer, valid);
+}
+
+/* A subscriber needs a callback; we enable no callback domain, so it is
+ * never called. */
+static void CUPTIAPI
+callback (void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
+{
+}
+
+static const char *
+result_string (CUptiResult r)
+{
+  const char *s = NULL;
+
+  if (cuptiGetResultString (r, &s) != CUPTI_SUCCESS || s == NULL)
+    s = "unknown CUPTI error";
+  return s;
+}
+
+int
+pfprof_collector_cupti_start (void)
+{
+  CUptiResult r;
+  size_t pos = 0;
+  int any = 0;
+
+  /* Subscribe before anything else so that we learn at once whether
+   * another tool (torch.profiler, Nsight) holds CUPTI. */
+  r = cuptiSubscribe (&subscriber, (CUpti_CallbackFunc) callback, NULL);
+  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+    {
+      pfprof_collector_fail ("another profiler already uses CUPTI in process %ld; not tracing it",
+                             (long) getpid ());
+      return -1;
+    }
+  if (r != CUPTI_SUCCESS)
+    {
+      pfprof_collector_fail ("cannot subscribe to CUPTI (%s); not tracing process %ld",
+                             result_string (r), (long) getpid ());
+      return -1;
+    }
+  if (cuptiGetVersion (&cupti_loaded_version) != CUPTI_SUCCESS
+      || cupti_loaded_version / 10000 != CUPTI_API_VERSION / 10000
+      || cupti_loaded_version < CUPTI_API_VERSION)
+    {
+      cuptiUnsubscribe (subscriber);
+      pfprof_collector_fail ("CUPTI API version %u does not match the %u pfprof was built for; not tracing",
+                             cupti_loaded_version, (unsigned) CUPTI_API_VERSION);
+      return -1;
+    }
+  /* gettid() ids, so host rows match `top` and our NVTX records. */
+  cuptiSetThreadIdType (CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  r = cuptiActivityRegisterCallbacks (buffer_requested, buffer_completed);
+  if (r != CUPTI_SUCCESS)
+    {
+      cuptiUnsubscribe (subscriber);
+      pfprof_collector_fail ("cannot register CUPTI buffers (%s); not tracing", result_string (r));
+      return -1;
+    }
+  atomic_store (&cupti_up, 1);
+  for (size_t i = 0; i < sizeof info_kinds / sizeof info_kinds[0]; i++)
+    if (cuptiActivityEnable (info_kinds[i]) != CUPTI_SUCCESS)
+      pos += (size_t) snprintf (kinds_unavailable + pos, sizeof kinds_unavailable - pos, "%s%d",
+                                pos ? "," : "", (int) info_kinds[i]);
+  for (size_t i = 0; i < N_TIMED_KINDS && pos < sizeof kinds_unavailable; i++)
+    {
+      timed_enabled[i] = cuptiActivityEnable (timed_kinds[i]) == CUPTI_SUCCESS;
+      if (timed_enabled[i])
+        any = 1;
+      else
+        pos += (size_t) snprintf (kinds_unavailable + pos, sizeof kinds_unavailable - pos, "%s%d",
+                                  pos ? "," : "", (int) timed_kinds[i]);
+    }
+  if (!any)
+    {
+      pfprof_collector_cupti_stop ();
+      pfprof_collector_fail ("CUPTI refused every activity kind; not tracing");
+      return -1;
+    }
+  /* Started disabled when --delay asks for it; the writer enables later. */
+  if (!atomic_load (&pfprof_collector.tracing))
+    pfprof_collector_cupti_enable (0);
+  return 0;
+}
+
+void
+pfprof_collector_cupti_enable (int enable)
+{
+  if (!atomic_load (&cupti_up))
+    return;
+  for (size_t i = 0; i < N_TIMED_KINDS; i++)
+    if (timed_enabled[i])
+      {
+        if (enable)
+          cuptiActivityEnable (timed_kinds[i]);
+        else
+          cuptiActivityDisable (timed_kinds[i]);
+      }
+}
+
+void
+pfprof_collector_cupti_flush (int forced)
+{
+  if (atomic_load (&cupti_up))
+    cuptiActivityFlushAll (forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+void
+pfprof_collector_cupti_stop (void)
+{
+  if (!atomic_exchange (&cupti_up, 0))
+    return;
+  for (size_t i = 0; i < N_TIMED_KINDS; i++)
+    if (timed_enabled[i])
+      cuptiActivityDisable (timed_kinds[i]);
+  cuptiUnsubscribe (subscriber);
+}
+
+int64_t
+pfprof_collector_cupti_timestamp (void)
+{
+  uint64_t ts;
+  struct timespec t;
+
+  if (atomic_load (&cupti_up) && cuptiGetTimestamp (&ts) == CUPTI_SUCCESS)
+    return (int64_t) ts;
+  /* Before CUPTI is up (an NVTX call before cuInit): CUPTI's clock on
+   * Linux is CLOCK_REALTIME based; the clock triples in meta let a reader
+   * check that. */
+  clock_gettime (CLOCK_REALTIME, &t);
+  return (int64_t) t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+uint64_t
+pfprof_collector_cupti_dropped (void)
+{
+  return atomic_load (&dropped_records);
+}
+
+/* ---- Conversion (writer thread only) --------------------------------- */
+
+/* cbid -> strings.id caches, one per API domain. */
+typedef struct
+{
+  uint32_t *ids;
+  uint32_t n;
+} NameCache;
+
+static NameCache api_names[2]; /* [0] driver, [1] runtime */
+static PfprofTraceWriter *cache_owner;
+
+/* Context -> device, for stream records, which carry no device. */
+static struct
+{
+  uint32_t context_id;
+  uint32_t device_id;
+} ctx_devices[64];
+static unsigned n_ctx_devices;
+
+static uint32_t
+api_name_id (PfprofTraceWriter *w, int runtime, uint32_t cbid)
+{
+  NameCache *c = &api_names[runtime ? 1 : 0];
+  const char *name = NULL;
+  char fallback[32];
+
+  if (cache_owner != w)
+    {
+      /* String ids belong to one writer. */
+      for (int i = 0; i < 2; i++)
+        {
+          free (api_names[i].ids);
+          api_names[i].ids = NULL;
+          api_names[i].n = 0;
+        }
+      cache_owner = w;
+    }
+  if (cbid >= c->n)
+    {
+      uint32_t n = cbid + 256;
+      uint32_t *ids = realloc (c->ids, n * sizeof *ids);
+
+      if (ids == NULL)
+        return PFPROF_NONE;
+      for (uint32_t i = c->n; i < n; i++)
+        ids[i] = PFPROF_NONE;
+      c->ids = ids;
+      c->n = n;
+    }
+  if (c->ids[cbid] != PFPROF_NONE)
+    return c->ids[cbid];
+  if (cuptiGetCallbackName (runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name)
+        != CUPTI_SUCCESS
+      || name == NULL)
+    {
+      snprintf (fallback, sizeof fallback, "%s#%u", runtime ? "runtime" : "driver", cbid);
+      name = fallback;
+    }
+  c->ids[cbid] = pfprof_trace_writer_intern (w, name);
+  return c->ids[cbid];
+}
+
+static uint32_t
+device_of_context (uint32_t context_id)
+{
+  for (unsigned i = 0; i < n_ctx_devices; i++)
+    if (ctx_devices[i].context_id == context_id)
+      return ctx_devices[i].device_id;
+  return PFPROF_NONE;
+}
+
+/* start/end valid: both set and in order. */
+static int
+valid_span (uint64_t start, uint64_t end)
+{
+  if (start == 0 || end == 0 || end < start)
+    {
+      atomic_fetch_add (&pfprof_collector.records_invalid, 1);
+      return 0;
+    }
+  return 1;
+}
+
+static void
+append (PfprofTraceWriter *w, PfprofTableId table, const void *record)
+{
+  if (pfprof_trace_writer_append (w, table, record) == PFPROF_WRITER_OK)
+    atomic_fetch_add (&pfprof_collector.records_written, 1);
+}
+
+static void
+convert_one (PfprofTraceWriter *w, CUpti_Activity *a)
+{
+  switch (a->kind)
+    {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      {
+        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *) a;
+        PfprofKernelRecord r = { 0 };
+
+        if (!valid_span (k->start, k->end))
+          return;
+        r.start_ns = (int64_t) k->start;
+        r.end_ns = (int64_t) k->end;
+        r.device_id = k->deviceId;
+        r.context_id = k->contextId;
+        r.stream_id = k->streamId;
+        r.correlation_id = k->correlationId;
+        r.name_id = pfprof_trace_writer_intern (w, k->name ? k->name : "?");
+        r.grid_x = k->gridX;
+        r.grid_y = k->gridY;
+        r.grid_z = k->gridZ;
+        r.block_x = k->blockX;
+        r.block_y = k->blockY;
+        r.block_z = k->blockZ;
+        r.shared_mem_bytes = k->staticSharedMemory + k->dynamicSharedMemory;
+        r.registers = k->registersPerThread;
+        append (w, PFPROF_TABLE_KERNELS, &r);
+        break;
+      }
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      {
+        const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *) a;
+        PfprofMemcpyRecord r = { 0 };
+
+        if (!valid_span (m->start, m->end))
+          return;
+        r.start_ns = (int64_t) m->start;
+        r.end_ns = (int64_t) m->end;
+        r.bytes = m->bytes;
+        r.device_id = m->deviceId;
+        r.context_id = m->contextId;
+        r.stream_id = m->streamId;
+        r.correlation_id = m->correlationId;
+        r.runtime_correlation_id = m->runtimeCorrelationId;
+        r.copy_kind = m->copyKind;
+        r.src_kind = m->srcKind;
+        r.dst_kind = m->dstKind;
+        r.flags = m->flags;
+        r.channel_type = (uint8_t) m->channelType;
+        append (w, PFPROF_TABLE_MEMCPYS, &r);
+        break;
+      }
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      {
+        const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *) a;
+        PfprofMemsetRecord r = { 0 };
+
+        if (!valid_span (m->start, m->end))
+          return;
+        r.start_ns = (int64_t) m->start;
+        r.end_ns = (int64_t) m->end;
+        r.bytes = m->bytes;
+        r.device_id = m->deviceId;
+        r.context_id = m->contextId;
+        r.stream_id = m->streamId;
+        r.correlation_id = m->correlationId;
+        r.value = m->value;
+        r.memory_kind = (uint8_t) m->memoryKind;
+        r.flags = (uint8_t) m->flags;
+        append (w, PFPROF_TABLE_MEMSETS, &r);
+        break;
+      }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      {
+        const CUpti_ActivitySynchronization2 *s = (const CUpti_ActivitySynchronization2 *) a;
+        PfprofSyncRecord r = { 0 };
+
+        if (!valid_span (s->start, s->end))
+          return;
+        r.start_ns = (int64_t) s->start;
+        r.end_ns = (int64_t) s->end;
+        r.context_id = s->contextId;
+        /* CUPTI's "invalid" is all ones, which is PFPROF_NONE. */
+        r.stream_id = s->streamId;
+        r.correlation_id = s->correlationId;
+        r.event_id = s->cudaEventId;
+        r.event_sync_id = s->cudaEventSyncId;
+        r.type = (uint8_t) s->type;
+        append (w, PFPROF_TABLE_SYNCS, &r);
+        break;
+      }
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+      {
+        const CUpti_ActivityCudaEvent2 *e = (const CUpti_ActivityCudaEvent2 *) a;
+        PfprofCudaEventRecord r = { 0 };
+
+        r.device_ts_ns = (int64_t) e->deviceTimestamp;
+        r.event_sync_id = e->cudaEventSyncId;
+        r.device_id = e->deviceId;
+        r.context_id = e->contextId;
+        r.stream_id = e->streamId;
+        r.event_id = e->eventId;
+        r.correlation_id = e->correlationId;
+        append (w, PFPROF_TABLE_CUDA_EVENTS, &r);
+        break;
+      }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+      {
+        const CUpti_ActivityAPI *api = (const CUpti_ActivityAPI *) a;
+        int runtime = a->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+        PfprofApiRecord r = { 0 };
+
+        if (!valid_span (api->start, api->end))
+          return;
+        r.start_ns = (int64_t) api->start;
+        r.end_ns = (int64_t) api->end;
+        r.tid = api->threadId;
+        r.correlation_id = api->correlationId;
+        r.cbid = api->cbid;
+        r.name_id = api_name_id (w, runtime, api->cbid);
+        r.return_value = (int32_t) api->returnValue;
+        r.domain = runtime ? PFPROF_API_RUNTIME : PFPROF_API_DRIVER;
+        append (w, PFPROF_TABLE_API_CALLS, &r);
+        pfprof_collector_writer_note_thread (w, api->threadId);
+        break;
+      }
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      {
+        const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *) a;
+        PfprofMemoryRecord r = { 0 };
+
+        if (m->timestamp == 0)
+          {
+            atomic_fetch_add (&pfprof_collector.records_invalid, 1);
+            return;
+          }
+        r.ts_ns = (int64_t) m->timestamp;
+        r.address = m->address;
+        r.bytes = m->bytes;
+        r.device_id = m->deviceId;
+        r.context_id = m->contextId;
+        r.stream_id = m->streamId;
+        r.correlation_id = m->correlationId;
+        r.operation = (uint8_t) m->memoryOperationType;
+        r.memory_kind = (uint8_t) m->memoryKind;
+        r.pool_type = (uint8_t) m->memoryPoolConfig.memoryPoolType;
+        append (w, PFPROF_TABLE_MEMORY, &r);
+        break;
+      }
+    case CUPTI_ACTIVITY_KIND_OVERHEAD:
+      {
+        CUpti_ActivityOverhead3 *o = (CUpti_ActivityOverhead3 *) a;
+        PfprofOverheadRecord r = { 0 };
+
+        /* The header makes the client free it. */
+        free (o->overheadData);
+        o->overheadData = NULL;
+        if (!valid_span (o->start, o->end))
+          return;
+        r.start_ns = (int64_t) o->start;
+        r.end_ns = (int64_t) o->end;
+        r.object_id = o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS
+                        ? o->objectId.pt.threadId
+                        : o->objectId.dcs.deviceId;
+        r.overhead_kind = (uint8_t) o->overheadKind;
+        r.object_kind = (uint8_t) o->objectKind;
+        append (w, PFPROF_TABLE_OVERHEAD, &r);
+        break;
+      }
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+      {
+        const CUpti_ActivityDevice5 *d = (const CUpti_ActivityDevice5 *) a;
+        PfprofDeviceRecord r = { 0 };
+        const unsigned char *u = (const unsigned char *) d->uuid.bytes;
+        char uuid[64];
+
+        snprintf (uuid, sizeof uuid,
+                  "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                  u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+                  u[14], u[15]);
+        r.device_id = d->id;
+        r.name_id = pfprof_trace_writer_intern (w, d->name ? d->name : "?");
+        r.uuid_id = pfprof_trace_writer_intern (w, uuid);
+        r.cc_major = (int32_t) d->computeCapabilityMajor;
+        r.cc_minor = (int32_t) d->computeCapabilityMinor;
+        r.sm_count = (int32_t) d->numMultiprocessors;
+        r.global_memory_bytes = d->globalMemorySize;
+        append (w, PFPROF_TABLE_DEVICES, &r);
+        break;
+      }
+    case CUPTI_ACTIVITY_KIND_CONTEXT:
+      {
+        const CUpti_ActivityContext3 *c = (const CUpti_ActivityContext3 *) a;
+        PfprofContextRecord r = { 0 };
+
+        r.context_id = c->contextId;
+        r.device_id = c->deviceId;
+        r.null_stream_id = c->nullStreamId;
+        if (n_ctx_devices < sizeof ctx_devices / sizeof ctx_devices[0] && device_of_context (c->contextId) == PFPROF_NONE)
+          {
+            ctx_devices[n_ctx_devices].context_id = c->contextId;
+            ctx_devices[n_ctx_devices].device_id = c->deviceId;
+            n_ctx_devices++;
+          }
+        append (w, PFPROF_TABLE_CONTEXTS, &r);
+        break;
+      }
+    case CUPTI_ACTIVITY_KIND_STREAM:
+      {
+        const CUpti_ActivityStream *s = (const CUpti_ActivityStream *) a;
+        PfprofStreamRecord r = { 0 };
+
+        r.stream_id = s->streamId;
+        r.context_id = s->contextId;
+        r.device_id = device_of_context (s->contextId);
+        r.flags = (uint32_t) s->flag;
+        r.priority = (int32_t) s->priority;
+        r.correlation_id = s->correlationId;
+        append (w, PFPROF_TABLE_STREAMS, &r);
+        break;
+      }
+    default:
+      break;
+    }
+}
+
+void
+pfprof_collector_cupti_convert (PfprofTraceWriter *w, uint8_t *buffer, size_t valid)
+{
+  CUpti_Activity *record = NULL;
+
+  while (cuptiActivityGetNextRecord (buffer, valid, &record) == CUPTI_SUCCESS)
+    convert_one (w, record);
+}
+
+void
+pfprof_collector_cupti_write_meta (PfprofTraceWriter *w)
+{
+  void *sym = dlsym (RTLD_DEFAULT, "cuDriverGetVersion");
+  int (*driver_get_version) (int *) = NULL;
+  int driver_api = 0;
+  char line[256];
+  FILE *f;
+
+  /* POSIX guarantees data and function pointers convert; ISO C does not. */
+  memcpy (&driver_get_version, &sym, sizeof sym);
+  pfprof_trace_writer_set_meta_int (w, "cupti_version", cupti_loaded_version);
+  pfprof_trace_writer_set_meta_int (w, "cupti_build_version", CUPTI_API_VERSION);
+  if (driver_get_version != NULL && driver_get_version (&driver_api) == 0)
+    pfprof_trace_writer_set_meta_int (w, "cuda_driver_version", driver_api);
+  /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." */
+  if ((f = fopen ("/proc/driver/nvidia/version", "re")) != NULL)
+    {
+      if (fgets (line, sizeof line, f) != NULL)
+        {
+          char *p = strstr (line, "Module");
+          char ver[64];
+
+          if (p != NULL && sscanf (p + 6, " %63s", ver) == 1)
+            pfprof_trace_writer_set_meta (w, "nvidia_driver_version", ver);
+        }
+      fclose (f);
+    }
+  pfprof_trace_writer_set_meta (w, "activity_kinds_unavailable", kinds_unavailable);
+}

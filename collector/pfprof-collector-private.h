@@ -1,0 +1,154 @@
+/* pfprof-collector-private.h: what the collector's files share.
+ *
+ * The collector is loaded into the profiled program twice over: by the
+ * CUDA driver (CUDA_INJECTION64_PATH -> InitializeInjection) and by the
+ * NVTX library (NVTX_INJECTION64_PATH -> InitializeInjectionNvtx2). Both
+ * paths name the same file, so dlopen gives one instance and one state.
+ *
+ * Threads:
+ *   - program threads run CUPTI's buffer callbacks and our NVTX callbacks;
+ *     they only append to queues under short mutexes;
+ *   - the writer thread (pfprof-collector-writer.c) owns the trace file,
+ *     flushes CUPTI every PFPROF_COLLECTOR_FLUSH_MS, converts records and
+ *     commits one transaction per round;
+ *   - a signal handler only sets a flag, posts a semaphore and waits
+ *     (bounded) on a pipe; it never calls CUPTI or SQLite.
+ *
+ * Rules: never exit(), abort() or block the program for more than a
+ * bounded time; on any failure print one "pfprof: ..." line and stop.
+ */
+#pragma once
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pfprof-trace-schema.h"
+#include "pfprof-trace-writer.h"
+
+#define PFPROF_EXPORT __attribute__ ((visibility ("default")))
+
+/* How often the writer asks CUPTI for completed buffers and commits: a
+ * SIGKILL loses at most about this much. */
+#define PFPROF_COLLECTOR_FLUSH_MS 500
+
+/* Bytes per CUPTI activity buffer. */
+#define PFPROF_COLLECTOR_BUFFER_SIZE (4u << 20)
+
+typedef enum
+{
+  PFPROF_COLLECTOR_IDLE = 0,    /* not initialized (or NVTX only so far) */
+  PFPROF_COLLECTOR_RUNNING = 1, /* subscribed, writer thread running */
+  PFPROF_COLLECTOR_STOPPED = 2, /* finished, failed, or a forked child */
+} PfprofCollectorState;
+
+/* One NVTX range or mark waiting for the writer. */
+typedef struct _PfprofNvtxPending PfprofNvtxPending;
+struct _PfprofNvtxPending
+{
+  PfprofNvtxPending *next;
+  PfprofNvtxRecord record; /* name_id and domain_id unset */
+  const char *domain;      /* domain name (lives forever), NULL = default */
+  char name[];             /* the message, NUL-terminated */
+};
+
+/* Process-wide state. Fields written once before the writer starts are
+ * plain; the rest are atomics. */
+typedef struct
+{
+  _Atomic int state;            /* PfprofCollectorState */
+  _Atomic int tracing;          /* 1 inside the --delay/--duration window */
+  _Atomic int child;            /* 1 in a forked child: do nothing */
+  _Atomic uint64_t records_invalid; /* zero or reversed timestamps */
+  _Atomic uint64_t records_written;
+  _Atomic uint64_t buffers_lost;    /* buffers that arrived after finish */
+  int quiet;                    /* PFPROF_QUIET=1: no stderr lines at all */
+  double delay_s;               /* PFPROF_DELAY */
+  double duration_s;            /* PFPROF_DURATION, 0 = until exit */
+  char output[4096];            /* expanded trace path */
+  char status_path[4096];       /* launcher's status file, "" if none */
+} PfprofCollector;
+
+extern PfprofCollector pfprof_collector;
+
+/* pfprof-collector.c */
+
+/* Reads the PFPROF_* environment once; both entry points call it. */
+void pfprof_collector_configure (void);
+
+/* Prints "pfprof: MESSAGE" on one line to stderr unless quiet. */
+void pfprof_collector_warn (const char *format, ...) __attribute__ ((format (printf, 1, 2)));
+
+/* Appends "KEY=VALUE\n" to the launcher's status file, if any. */
+void pfprof_collector_status (const char *key, const char *format, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+/* Stops tracing for good after an error: says why once, tells the
+ * launcher. Safe from any thread except a signal handler. */
+void pfprof_collector_fail (const char *format, ...) __attribute__ ((format (printf, 1, 2)));
+
+/* Expands %p (pid), %h (host name), %r (RANK or 0) and %% in @tmpl into
+ * @out of @len bytes. Returns 0, or -1 when the result does not fit. */
+int pfprof_collector_expand_path (const char *tmpl, char *out, size_t len);
+
+/* Monotonic nanoseconds. */
+int64_t pfprof_collector_now_monotonic (void);
+
+/* pfprof-collector-cupti.c */
+
+/* Subscribes, checks the version, registers buffers and enables the
+ * activity kinds. Returns 0, or -1 after saying why (one line). */
+int pfprof_collector_cupti_start (void);
+
+/* Enables or disables the activity kinds (the --delay/--duration window). */
+void pfprof_collector_cupti_enable (int enable);
+
+/* cuptiActivityFlushAll with @forced; never from a signal handler. */
+void pfprof_collector_cupti_flush (int forced);
+
+/* Unsubscribes and disables everything (end of recording). */
+void pfprof_collector_cupti_stop (void);
+
+/* CUPTI's timestamp, or CLOCK_REALTIME before CUPTI is up. */
+int64_t pfprof_collector_cupti_timestamp (void);
+
+/* Dropped-record count over all contexts so far. */
+uint64_t pfprof_collector_cupti_dropped (void);
+
+/* Writes every record of @buffer (@valid bytes) through @w. Runs on the
+ * writer thread, inside a transaction. */
+void pfprof_collector_cupti_convert (PfprofTraceWriter *w, uint8_t *buffer, size_t valid);
+
+/* Writes versions and device information into the trace's meta. */
+void pfprof_collector_cupti_write_meta (PfprofTraceWriter *w);
+
+/* pfprof-collector-nvtx.c */
+
+/* Takes the whole list of pending NVTX records (oldest first); the caller
+ * frees each with free(). */
+PfprofNvtxPending *pfprof_collector_nvtx_take (void);
+
+/* NVTX records not kept (queue full). */
+uint64_t pfprof_collector_nvtx_dropped (void);
+
+/* pfprof-collector-writer.c */
+
+/* Opens the trace and starts the writer thread. Returns 0 or -1. */
+int pfprof_collector_writer_start (void);
+
+/* Adds a threads row the first time @tid is seen (name from /proc).
+ * Writer thread only. */
+void pfprof_collector_writer_note_thread (PfprofTraceWriter *w, uint32_t tid);
+
+/* Hands a completed CUPTI buffer to the writer (takes ownership). */
+void pfprof_collector_writer_push_buffer (uint8_t *buffer, size_t valid);
+
+/* Wakes the writer early (new NVTX records, a signal). Async-signal-safe. */
+void pfprof_collector_writer_wake (void);
+
+/* Forced flush, final commit, finish, join. Waits at most @timeout_ms. */
+void pfprof_collector_writer_stop (int timeout_ms);
+
+/* Called in a signal handler: asks the writer to finish the trace and
+ * waits at most @timeout_ms for it. Async-signal-safe. */
+void pfprof_collector_writer_stop_from_signal (int timeout_ms);

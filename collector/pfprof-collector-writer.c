@@ -1,0 +1,520 @@
+/* pfprof-collector-writer.c: the writer thread, sole owner of the trace.
+ *
+ * Every PFPROF_COLLECTOR_FLUSH_MS it asks CUPTI for completed buffers,
+ * converts what was queued (CUPTI buffers and NVTX ranges) and commits one
+ * transaction, so the file on disk is never more than about a second
+ * behind. At exit or on a fatal signal it force-flushes, commits, writes
+ * the closing metadata and finishes the file.
+ *
+ * It runs with every signal blocked, so a process-directed SIGTERM is
+ * handled by a program thread, which then waits for this one.
+ */
+#include "pfprof-collector-private.h"
+#include "pfprof-config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct _Buffer Buffer;
+struct _Buffer
+{
+  Buffer *next;
+  uint8_t *data;
+  size_t valid;
+};
+
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static Buffer *queue_head, *queue_tail;
+
+static PfprofTraceWriter *writer;  /* writer thread only, once started */
+static pthread_t thread;
+static sem_t wake;
+static int done_pipe[2] = { -1, -1 };
+static _Atomic int thread_running;
+static _Atomic int stop_requested;
+static _Atomic int finished;
+static int64_t start_monotonic;
+
+/* tids already in the threads table. */
+static uint32_t known_tids[4096];
+static unsigned n_known_tids;
+
+static void
+clock_triple (PfprofTraceWriter *w, const char *when)
+{
+  struct timespec rt, mono;
+  char key[64];
+  int64_t cupti = pfprof_collector_cupti_timestamp ();
+
+  clock_gettime (CLOCK_REALTIME, &rt);
+  clock_gettime (CLOCK_MONOTONIC, &mono);
+  snprintf (key, sizeof key, "clock_%s_cupti_ns", when);
+  pfprof_trace_writer_set_meta_int (w, key, cupti);
+  snprintf (key, sizeof key, "clock_%s_realtime_ns", when);
+  pfprof_trace_writer_set_meta_int (w, key, (int64_t) rt.tv_sec * 1000000000 + rt.tv_nsec);
+  snprintf (key, sizeof key, "clock_%s_monotonic_ns", when);
+  pfprof_trace_writer_set_meta_int (w, key, (int64_t) mono.tv_sec * 1000000000 + mono.tv_nsec);
+}
+
+/* /proc/self/cmdline with arguments separated by spaces; arguments with
+ * spaces or quotes are single-quoted so the line can be pasted back. */
+static void
+command_line (char *out, size_t len)
+{
+  char buf[8192];
+  const char *redact = getenv ("PFPROF_REDACT_ARGS");
+  ssize_t n = 0;
+  size_t pos = 0;
+  int fd = open ("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+  out[0] = '\0';
+  if (fd >= 0)
+    {
+      n = read (fd, buf, sizeof buf - 1);
+      close (fd);
+    }
+  if (n <= 0)
+    return;
+  buf[n] = '\0';
+  for (ssize_t i = 0; i < n && pos + 4 < len;)
+    {
+      const char *arg = buf + i;
+      size_t alen = strlen (arg);
+      int quote = alen == 0 || strpbrk (arg, " \t'\"\\$") != NULL;
+
+      if (pos)
+        out[pos++] = ' ';
+      if (quote)
+        out[pos++] = '\'';
+      for (const char *c = arg; *c && pos + 6 < len; c++)
+        {
+          if (*c == '\'')
+            {
+              memcpy (out + pos, "'\\''", 4);
+              pos += 4;
+            }
+          else
+            out[pos++] = *c;
+        }
+      if (quote)
+        out[pos++] = '\'';
+      i += (ssize_t) alen + 1;
+      if (redact && strcmp (redact, "1") == 0)
+        {
+          snprintf (out + pos, len - pos, " [arguments redacted]");
+          return;
+        }
+    }
+  out[pos < len ? pos : len - 1] = '\0';
+}
+
+static void
+env_meta (PfprofTraceWriter *w, const char *key, const char *var)
+{
+  const char *v = getenv (var);
+
+  if (v != NULL && *v != '\0')
+    pfprof_trace_writer_set_meta (w, key, v);
+}
+
+static int
+write_start_meta (PfprofTraceWriter *w)
+{
+  char buf[8192];
+
+  pfprof_trace_writer_set_meta (w, "pfprof_version", PFPROF_VERSION);
+  if (gethostname (buf, 256) == 0)
+    {
+      buf[255] = '\0';
+      pfprof_trace_writer_set_meta (w, "host", buf);
+    }
+  pfprof_trace_writer_set_meta_int (w, "pid", getpid ());
+  command_line (buf, sizeof buf);
+  pfprof_trace_writer_set_meta (w, "command_line", buf);
+  env_meta (w, "rank", "RANK");
+  env_meta (w, "local_rank", "LOCAL_RANK");
+  env_meta (w, "world_size", "WORLD_SIZE");
+  env_meta (w, "cuda_visible_devices", "CUDA_VISIBLE_DEVICES");
+  if (pfprof_collector.delay_s > 0)
+    {
+      snprintf (buf, sizeof buf, "%g", pfprof_collector.delay_s);
+      pfprof_trace_writer_set_meta (w, "record_delay_s", buf);
+    }
+  if (pfprof_collector.duration_s > 0)
+    {
+      snprintf (buf, sizeof buf, "%g", pfprof_collector.duration_s);
+      pfprof_trace_writer_set_meta (w, "record_duration_s", buf);
+    }
+  pfprof_collector_cupti_write_meta (w);
+  clock_triple (w, "start");
+  return pfprof_trace_writer_commit (w);
+}
+
+static void
+write_end_meta (PfprofTraceWriter *w)
+{
+  clock_triple (w, "end");
+  pfprof_trace_writer_set_meta_int (w, "dropped_records", (int64_t) pfprof_collector_cupti_dropped ());
+  pfprof_trace_writer_set_meta_int (w, "records_invalid", (int64_t) atomic_load (&pfprof_collector.records_invalid));
+  pfprof_trace_writer_set_meta_int (w, "nvtx_dropped", (int64_t) pfprof_collector_nvtx_dropped ());
+  pfprof_trace_writer_set_meta_int (w, "records_written", (int64_t) atomic_load (&pfprof_collector.records_written));
+}
+
+void
+pfprof_collector_writer_note_thread (PfprofTraceWriter *w, uint32_t tid)
+{
+  PfprofThreadRecord r;
+  char path[64], name[64] = "";
+  ssize_t n = 0;
+  int fd;
+
+  for (unsigned i = 0; i < n_known_tids; i++)
+    if (known_tids[i] == tid)
+      return;
+  if (n_known_tids == sizeof known_tids / sizeof known_tids[0])
+    return;
+  known_tids[n_known_tids++] = tid;
+  snprintf (path, sizeof path, "/proc/self/task/%u/comm", tid);
+  if ((fd = open (path, O_RDONLY | O_CLOEXEC)) >= 0)
+    {
+      n = read (fd, name, sizeof name - 1);
+      close (fd);
+    }
+  if (n < 0)
+    n = 0;
+  name[n] = '\0';
+  if (n > 0 && name[n - 1] == '\n')
+    name[n - 1] = '\0';
+  r.tid = tid;
+  r.name_id = pfprof_trace_writer_intern (w, name[0] ? name : "?");
+  if (pfprof_trace_writer_append (w, PFPROF_TABLE_THREADS, &r) == PFPROF_WRITER_OK)
+    atomic_fetch_add (&pfprof_collector.records_written, 1);
+}
+
+void
+pfprof_collector_writer_push_buffer (uint8_t *data, size_t valid)
+{
+  Buffer *b;
+
+  if (atomic_load (&finished) || atomic_load (&pfprof_collector.state) == PFPROF_COLLECTOR_STOPPED
+      || (b = malloc (sizeof *b)) == NULL)
+    {
+      atomic_fetch_add (&pfprof_collector.buffers_lost, 1);
+      free (data);
+      return;
+    }
+  b->next = NULL;
+  b->data = data;
+  b->valid = valid;
+  pthread_mutex_lock (&queue_lock);
+  if (queue_tail)
+    queue_tail->next = b;
+  else
+    queue_head = b;
+  queue_tail = b;
+  pthread_mutex_unlock (&queue_lock);
+}
+
+void
+pfprof_collector_writer_wake (void)
+{
+  if (atomic_load (&thread_running))
+    sem_post (&wake);
+}
+
+static void
+free_queue (Buffer *b)
+{
+  while (b != NULL)
+    {
+      Buffer *next = b->next;
+
+      free (b->data);
+      free (b);
+      b = next;
+    }
+}
+
+/* One transaction: everything queued so far. Returns 0, or -1 when the
+ * trace cannot be written (then tracing has stopped). */
+static int
+write_round (void)
+{
+  Buffer *b;
+  PfprofNvtxPending *p;
+  int status;
+
+  pthread_mutex_lock (&queue_lock);
+  b = queue_head;
+  queue_head = queue_tail = NULL;
+  pthread_mutex_unlock (&queue_lock);
+  p = pfprof_collector_nvtx_take ();
+  if (b == NULL && p == NULL)
+    return 0;
+
+  status = pfprof_trace_writer_begin (writer);
+  for (Buffer *i = b; i != NULL && status == PFPROF_WRITER_OK; i = i->next)
+    pfprof_collector_cupti_convert (writer, i->data, i->valid);
+  free_queue (b);
+  while (p != NULL)
+    {
+      PfprofNvtxPending *next = p->next;
+
+      if (status == PFPROF_WRITER_OK)
+        {
+          p->record.domain_id = p->domain ? pfprof_trace_writer_intern (writer, p->domain) : PFPROF_NONE;
+          p->record.name_id = pfprof_trace_writer_intern (writer, p->name);
+          if (p->record.start_ns <= 0 || p->record.end_ns < p->record.start_ns)
+            atomic_fetch_add (&pfprof_collector.records_invalid, 1);
+          else if (pfprof_trace_writer_append (writer, PFPROF_TABLE_NVTX, &p->record) == PFPROF_WRITER_OK)
+            atomic_fetch_add (&pfprof_collector.records_written, 1);
+          pfprof_collector_writer_note_thread (writer, p->record.tid);
+        }
+      free (p);
+      p = next;
+    }
+  if (status == PFPROF_WRITER_OK)
+    status = pfprof_trace_writer_commit (writer);
+  if (status != PFPROF_WRITER_OK)
+    {
+      pfprof_collector_fail ("cannot write %s (%s); tracing stopped, the program goes on",
+                             pfprof_collector.output, pfprof_trace_writer_errmsg (writer));
+      return -1;
+    }
+  return 0;
+}
+
+/* The --delay/--duration window, in monotonic time since start. */
+static void
+update_window (void)
+{
+  double elapsed = (double) (pfprof_collector_now_monotonic () - start_monotonic) / 1e9;
+  int want = elapsed >= pfprof_collector.delay_s
+             && (pfprof_collector.duration_s <= 0 || elapsed < pfprof_collector.delay_s + pfprof_collector.duration_s);
+
+  if (want != atomic_load (&pfprof_collector.tracing))
+    {
+      atomic_store (&pfprof_collector.tracing, want);
+      pfprof_collector_cupti_enable (want);
+    }
+}
+
+static void
+signal_done (void)
+{
+  char c = 1;
+
+  atomic_store (&finished, 1);
+  if (done_pipe[1] >= 0 && write (done_pipe[1], &c, 1) < 0)
+    {
+      /* Waiters time out instead. */
+    }
+}
+
+static void *
+writer_thread (void *data)
+{
+  int64_t last_flush = pfprof_collector_now_monotonic ();
+  int ok = 1;
+
+  for (;;)
+    {
+      struct timespec deadline;
+      int stop;
+
+      clock_gettime (CLOCK_REALTIME, &deadline);
+      deadline.tv_nsec += (long) PFPROF_COLLECTOR_FLUSH_MS * 1000000L;
+      deadline.tv_sec += deadline.tv_nsec / 1000000000L;
+      deadline.tv_nsec %= 1000000000L;
+      while (sem_timedwait (&wake, &deadline) != 0 && errno == EINTR)
+        ;
+      while (sem_trywait (&wake) == 0)
+        ;
+      stop = atomic_load (&stop_requested);
+      if (!stop && (pfprof_collector.delay_s > 0 || pfprof_collector.duration_s > 0))
+        update_window ();
+      if (stop || pfprof_collector_now_monotonic () - last_flush >= (int64_t) PFPROF_COLLECTOR_FLUSH_MS * 1000000)
+        {
+          /* Buffers come back through buffer_completed, on this thread. */
+          pfprof_collector_cupti_flush (stop);
+          last_flush = pfprof_collector_now_monotonic ();
+        }
+      if (write_round () != 0)
+        {
+          ok = 0;
+          break;
+        }
+      if (stop)
+        break;
+    }
+
+  if (ok)
+    {
+      int status;
+      uint64_t records = pfprof_trace_writer_n_records (writer);
+
+      write_end_meta (writer);
+      status = pfprof_trace_writer_finish (writer);
+      writer = NULL;
+      atomic_store (&pfprof_collector.state, PFPROF_COLLECTOR_STOPPED);
+      if (status != PFPROF_WRITER_OK)
+        pfprof_collector_fail ("cannot finish %s (%s)", pfprof_collector.output,
+                               pfprof_trace_writer_status_string (status));
+      else
+        {
+          pfprof_collector_status ("records", "%llu", (unsigned long long) records);
+          pfprof_collector_status ("dropped", "%llu", (unsigned long long) pfprof_collector_cupti_dropped ());
+          pfprof_collector_status ("invalid", "%llu",
+                                   (unsigned long long) atomic_load (&pfprof_collector.records_invalid));
+          pfprof_collector_status ("state", "complete");
+        }
+    }
+  else
+    {
+      /* What was committed stays readable. */
+      pfprof_trace_writer_close (writer);
+      writer = NULL;
+      pfprof_collector_cupti_stop ();
+    }
+  pthread_mutex_lock (&queue_lock);
+  free_queue (queue_head);
+  queue_head = queue_tail = NULL;
+  pthread_mutex_unlock (&queue_lock);
+  signal_done ();
+  return NULL;
+}
+
+/* "dir/name.pfprof" -> "dir/name.PID.pfprof" */
+static int
+pid_variant (const char *path, char *out, size_t len)
+{
+  const char *slash = strrchr (path, '/');
+  const char *dot = strrchr (path, '.');
+  int n;
+
+  if (dot == NULL || (slash != NULL && dot < slash) || dot == (slash ? slash + 1 : path))
+    n = snprintf (out, len, "%s.%ld", path, (long) getpid ());
+  else
+    n = snprintf (out, len, "%.*s.%ld%s", (int) (dot - path), path, (long) getpid (), dot);
+  return n > 0 && (size_t) n < len ? 0 : -1;
+}
+
+int
+pfprof_collector_writer_start (void)
+{
+  const char *tmpl = getenv ("PFPROF_OUTPUT");
+  const char *force = getenv ("PFPROF_FORCE");
+  unsigned flags = 0;
+  sigset_t all, old;
+  int status;
+
+  if (force && strcmp (force, "1") == 0 && tmpl && strchr (tmpl, '%'))
+    flags |= PFPROF_WRITER_OVERWRITE;
+  status = pfprof_trace_writer_open (pfprof_collector.output, flags, &writer);
+  if (status == PFPROF_WRITER_ERR_EXISTS && (tmpl == NULL || strstr (tmpl, "%p") == NULL))
+    {
+      /* Another process of the same command (or an earlier run) has the
+       * name: never clobber, add our pid. */
+      char alt[sizeof pfprof_collector.output];
+
+      if (pid_variant (pfprof_collector.output, alt, sizeof alt) == 0)
+        {
+          status = pfprof_trace_writer_open (alt, 0, &writer);
+          if (status == PFPROF_WRITER_OK)
+            memcpy (pfprof_collector.output, alt, sizeof alt);
+        }
+    }
+  if (status != PFPROF_WRITER_OK)
+    {
+      pfprof_collector_fail ("cannot create trace %s (%s); not tracing process %ld", pfprof_collector.output,
+                             pfprof_trace_writer_status_string (status), (long) getpid ());
+      return -1;
+    }
+  if (write_start_meta (writer) != PFPROF_WRITER_OK)
+    {
+      pfprof_collector_fail ("cannot write trace %s (%s); not tracing", pfprof_collector.output,
+                             pfprof_trace_writer_errmsg (writer));
+      pfprof_trace_writer_close (writer);
+      writer = NULL;
+      unlink (pfprof_collector.output);
+      return -1;
+    }
+  start_monotonic = pfprof_collector_now_monotonic ();
+  if (sem_init (&wake, 0, 0) != 0 || pipe2 (done_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+    {
+      pfprof_collector_fail ("cannot start the writer thread; not tracing");
+      pfprof_trace_writer_close (writer);
+      writer = NULL;
+      return -1;
+    }
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  status = pthread_create (&thread, NULL, writer_thread, NULL);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  if (status != 0)
+    {
+      pfprof_collector_fail ("cannot start the writer thread; not tracing");
+      pfprof_trace_writer_close (writer);
+      writer = NULL;
+      return -1;
+    }
+  atomic_store (&thread_running, 1);
+  return 0;
+}
+
+/* Waits until the writer says it is done, at most @timeout_ms. Only
+ * async-signal-safe calls. Returns 1 when done. */
+static int
+wait_done (int timeout_ms)
+{
+  struct pollfd pfd = { .fd = done_pipe[0], .events = POLLIN };
+
+  while (!atomic_load (&finished))
+    {
+      int r = poll (&pfd, 1, timeout_ms);
+
+      if (r == 0)
+        return 0;
+      if (r < 0 && errno != EINTR)
+        return 0;
+      if (r > 0)
+        break;
+    }
+  return 1;
+}
+
+void
+pfprof_collector_writer_stop (int timeout_ms)
+{
+  if (!atomic_load (&thread_running))
+    return;
+  atomic_store (&stop_requested, 1);
+  sem_post (&wake);
+  if (wait_done (timeout_ms))
+    {
+      if (atomic_exchange (&thread_running, 0))
+        pthread_join (thread, NULL);
+    }
+  else
+    pfprof_collector_warn ("the trace writer did not finish in %d ms; %s may be incomplete", timeout_ms,
+                           pfprof_collector.output);
+}
+
+void
+pfprof_collector_writer_stop_from_signal (int timeout_ms)
+{
+  if (!atomic_load (&thread_running))
+    return;
+  atomic_store (&stop_requested, 1);
+  sem_post (&wake);
+  wait_done (timeout_ms);
+}

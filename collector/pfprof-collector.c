@@ -1,0 +1,319 @@
+/* pfprof-collector.c: the injection entry point, configuration, exit,
+ * signals and fork.
+ *
+ * The CUDA driver calls InitializeInjection() at cuInit in every process
+ * that initializes CUDA. Configuration comes from the environment, set by
+ * `pfprof record` (see its --help for the list):
+ *
+ *   PFPROF_OUTPUT      trace path template; %p pid, %h host, %r RANK, %%
+ *   PFPROF_FORCE=1     replace an existing file (templates with % only)
+ *   PFPROF_STATUS_DIR  folder where each process writes PID.status
+ *   PFPROF_DELAY       seconds after CUDA starts before recording
+ *   PFPROF_DURATION    seconds to record (0 or unset: until exit)
+ *   PFPROF_QUIET=1     no stderr lines
+ *   PFPROF_REDACT_ARGS=1  store only the program name as command_line
+ */
+#include "pfprof-collector-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+PfprofCollector pfprof_collector;
+
+static pthread_once_t configure_once = PTHREAD_ONCE_INIT;
+static _Atomic int failed_said; /* one line per process */
+
+void
+pfprof_collector_warn (const char *format, ...)
+{
+  char msg[1024];
+  va_list ap;
+  int n;
+
+  if (pfprof_collector.quiet)
+    return;
+  va_start (ap, format);
+  n = vsnprintf (msg, sizeof msg, format, ap);
+  va_end (ap);
+  if (n < 0)
+    return;
+  for (char *p = msg; *p; p++)
+    if (*p == '\n' || *p == '\r')
+      *p = ' ';
+  /* One write: lines from several processes do not interleave. */
+  {
+    char line[1100];
+    int len = snprintf (line, sizeof line, "pfprof: %s\n", msg);
+
+    if (len > 0 && write (STDERR_FILENO, line, (size_t) (len < (int) sizeof line ? len : (int) sizeof line - 1)) < 0)
+      return;
+  }
+}
+
+void
+pfprof_collector_status (const char *key, const char *format, ...)
+{
+  char line[4200];
+  va_list ap;
+  int n, fd;
+
+  if (pfprof_collector.status_path[0] == '\0' || atomic_load (&pfprof_collector.child))
+    return;
+  n = snprintf (line, sizeof line, "%s=", key);
+  va_start (ap, format);
+  n += vsnprintf (line + n, sizeof line - (size_t) n - 1, format, ap);
+  va_end (ap);
+  if (n >= (int) sizeof line - 1)
+    n = (int) sizeof line - 2;
+  for (int i = 0; i < n; i++)
+    if (line[i] == '\n')
+      line[i] = ' ';
+  line[n++] = '\n';
+  fd = open (pfprof_collector.status_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    return;
+  if (write (fd, line, (size_t) n) < 0)
+    {
+      /* Nothing to do: the launcher then says the process left no status. */
+    }
+  close (fd);
+}
+
+void
+pfprof_collector_fail (const char *format, ...)
+{
+  char msg[1024];
+  va_list ap;
+
+  va_start (ap, format);
+  vsnprintf (msg, sizeof msg, format, ap);
+  va_end (ap);
+  atomic_store (&pfprof_collector.state, PFPROF_COLLECTOR_STOPPED);
+  atomic_store (&pfprof_collector.tracing, 0);
+  if (atomic_exchange (&failed_said, 1))
+    return;
+  pfprof_collector_warn ("%s", msg);
+  pfprof_collector_status ("error", "%s", msg);
+  pfprof_collector_status ("state", "failed");
+}
+
+int64_t
+pfprof_collector_now_monotonic (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (int64_t) t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+int
+pfprof_collector_expand_path (const char *tmpl, char *out, size_t len)
+{
+  size_t pos = 0;
+
+  for (const char *s = tmpl; *s; s++)
+    {
+      char buf[256];
+      const char *piece = buf;
+
+      if (*s != '%' || s[1] == '\0')
+        {
+          buf[0] = *s;
+          buf[1] = '\0';
+        }
+      else
+        {
+          s++;
+          switch (*s)
+            {
+            case 'p': snprintf (buf, sizeof buf, "%ld", (long) getpid ()); break;
+            case 'h':
+              if (gethostname (buf, sizeof buf) != 0)
+                snprintf (buf, sizeof buf, "host");
+              buf[sizeof buf - 1] = '\0';
+              /* A host name is one path component. */
+              for (char *c = buf; *c; c++)
+                if (*c == '/')
+                  *c = '_';
+              break;
+            case 'r':
+              {
+                const char *rank = getenv ("RANK");
+
+                snprintf (buf, sizeof buf, "%s", rank && *rank && !strchr (rank, '/') ? rank : "0");
+                break;
+              }
+            case '%': snprintf (buf, sizeof buf, "%%"); break;
+            default: snprintf (buf, sizeof buf, "%%%c", *s); break;
+            }
+        }
+      for (; *piece; piece++)
+        {
+          if (pos + 1 >= len)
+            return -1;
+          out[pos++] = *piece;
+        }
+    }
+  if (pos >= len)
+    return -1;
+  out[pos] = '\0';
+  return 0;
+}
+
+static double
+env_seconds (const char *name)
+{
+  const char *v = getenv (name);
+  char *end = NULL;
+  double d;
+
+  if (v == NULL || *v == '\0')
+    return 0;
+  d = strtod (v, &end);
+  if (end == v || *end != '\0' || !(d >= 0) || d > 1e9)
+    {
+      pfprof_collector_warn ("ignoring %s=%s (not a number of seconds)", name, v);
+      return 0;
+    }
+  return d;
+}
+
+/* A forked child shares its parent's trace handle and CUPTI state; it
+ * must never write through them. A child forked before the parent
+ * started tracing may start its own trace when it initializes CUDA. */
+static void
+atfork_child (void)
+{
+  if (atomic_load (&pfprof_collector.state) != PFPROF_COLLECTOR_IDLE)
+    {
+      atomic_store (&pfprof_collector.child, 1);
+      atomic_store (&pfprof_collector.tracing, 0);
+    }
+  else
+    {
+      /* Pending NVTX records are the parent's. */
+      PfprofNvtxPending *p = pfprof_collector_nvtx_take ();
+
+      while (p != NULL)
+        {
+          PfprofNvtxPending *next = p->next;
+
+          free (p);
+          p = next;
+        }
+    }
+}
+
+static void
+configure (void)
+{
+  const char *quiet = getenv ("PFPROF_QUIET");
+
+  pfprof_collector.quiet = quiet != NULL && strcmp (quiet, "1") == 0;
+  pfprof_collector.delay_s = env_seconds ("PFPROF_DELAY");
+  pfprof_collector.duration_s = env_seconds ("PFPROF_DURATION");
+  atomic_store (&pfprof_collector.tracing, pfprof_collector.delay_s <= 0);
+  pthread_atfork (NULL, NULL, atfork_child);
+}
+
+void
+pfprof_collector_configure (void)
+{
+  pthread_once (&configure_once, configure);
+}
+
+static void
+at_exit (void)
+{
+  if (atomic_load (&pfprof_collector.child) || atomic_load (&pfprof_collector.state) != PFPROF_COLLECTOR_RUNNING)
+    return;
+  pfprof_collector_writer_stop (30000);
+}
+
+/* SIGTERM (and SIGINT) with the default disposition kill the process
+ * without atexit. Finish the trace from the writer thread (bounded wait,
+ * nothing but async-signal-safe calls here), then die of the same signal
+ * so the parent sees the same status. */
+static void
+on_fatal_signal (int sig)
+{
+  struct sigaction dfl;
+  int saved = errno;
+
+  if (!atomic_load (&pfprof_collector.child))
+    pfprof_collector_writer_stop_from_signal (5000);
+  memset (&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset (&dfl.sa_mask);
+  sigaction (sig, &dfl, NULL);
+  /* Blocked while we run; delivered with the default action on return. */
+  raise (sig);
+  errno = saved;
+}
+
+static void
+install_signal_handler (int sig)
+{
+  struct sigaction old, sa;
+
+  /* Only where nobody installed one: a program's own handler (Python's
+   * SIGINT -> KeyboardInterrupt) ends in a normal exit and our atexit. A
+   * handler the program installs later replaces ours, as it expects. */
+  if (sigaction (sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+    return;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_fatal_signal;
+  sigemptyset (&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction (sig, &sa, NULL);
+}
+
+PFPROF_EXPORT int InitializeInjection (void);
+
+PFPROF_EXPORT int
+InitializeInjection (void)
+{
+  const char *tmpl = getenv ("PFPROF_OUTPUT");
+  const char *status_dir = getenv ("PFPROF_STATUS_DIR");
+  int expected = PFPROF_COLLECTOR_IDLE;
+
+  pfprof_collector_configure ();
+  if (atomic_load (&pfprof_collector.child)
+      || !atomic_compare_exchange_strong (&pfprof_collector.state, &expected, PFPROF_COLLECTOR_RUNNING))
+    return 1;
+  if (status_dir != NULL && *status_dir == '/')
+    snprintf (pfprof_collector.status_path, sizeof pfprof_collector.status_path, "%s/%ld.status",
+              status_dir, (long) getpid ());
+  pfprof_collector_status ("pid", "%ld", (long) getpid ());
+  if (tmpl == NULL || *tmpl == '\0')
+    tmpl = "pfprof-%h-%p.pfprof";
+  if (pfprof_collector_expand_path (tmpl, pfprof_collector.output, sizeof pfprof_collector.output) != 0)
+    {
+      pfprof_collector_fail ("output path too long; not tracing process %ld", (long) getpid ());
+      return 1;
+    }
+  /* Subscribe first: if another profiler holds CUPTI, create no file. */
+  if (pfprof_collector_cupti_start () != 0)
+    return 1;
+  if (pfprof_collector_writer_start () != 0)
+    {
+      pfprof_collector_cupti_stop ();
+      return 1;
+    }
+  /* Registered after CUPTI's own set-up, so it runs before CUPTI's
+   * handlers (atexit runs in reverse order). */
+  atexit (at_exit);
+  install_signal_handler (SIGTERM);
+  install_signal_handler (SIGINT);
+  pfprof_collector_status ("trace", "%s", pfprof_collector.output);
+  pfprof_collector_status ("state", "tracing");
+  return 1;
+}
