@@ -91,7 +91,26 @@ typedef struct
   gint64 idle_ns;
   gint64 sync_wait_ns;      /* host time in blocking synchronizing calls */
   gint64 data_wait_ns;      /* host time waiting for the DataLoader */
+  /* Added by the analyzer work: */
+  gint64 steady_start_ns;   /* the window the figures above cover */
+  gint64 steady_end_ns;
+  guint64 htod_count;       /* HtoD copies starting in the window */
+  guint32 compute_stream;   /* stream with the most kernel time */
 } PfprofDeviceSummary;
+
+/* How the steps of one trace were found (added by the analyzer work). */
+typedef struct
+{
+  guint trace_index;
+  const char *step_source;  /* "nvtx", "dataloader", "periodic" or "none" */
+  char *step_name;          /* NVTX range or kernel name used; untrusted; may be NULL */
+  guint n_steps;            /* warm-up included */
+  guint n_warmup_steps;
+  gint64 step_median_ns;    /* over this trace's steady steps */
+  gint64 steady_start_ns;   /* the window the rules judged */
+  gint64 steady_end_ns;
+  guint32 main_tid;         /* thread that launched most kernels, 0 if unknown */
+} PfprofTraceSummary;
 
 typedef struct _PfprofAnalysisOptions PfprofAnalysisOptions;
 
@@ -102,6 +121,12 @@ typedef struct
   GArray *steps;          /* PfprofStep, all traces, in time order */
   gint64 step_median_ns;  /* over non-warm-up steps, 0 if no steps */
   GPtrArray *findings;    /* PfprofFinding*, by est_savings_ns descending */
+  /* Added by the analyzer work: */
+  GArray *trace_summaries; /* PfprofTraceSummary, one per trace */
+  GPtrArray *rules_run;    /* const char* ids of the rules that ran, table order */
+  guint n_steady_steps;    /* steps the median is over */
+  gint64 step_p10_ns;      /* spread of steady steps (nearest rank) */
+  gint64 step_p90_ns;
 } PfprofAnalysis;
 
 /* Runs every enabled rule over @traces (PfprofTrace*, taken over by the
@@ -111,6 +136,18 @@ PfprofAnalysis *pfprof_analysis_run (GPtrArray *traces, const PfprofAnalysisOpti
                                      GError **error);
 
 void pfprof_analysis_free (PfprofAnalysis *analysis);
+
+/* TRUE when a finding at or above @severity fired (the CI gate). */
+gboolean pfprof_analysis_fired_at (const PfprofAnalysis *analysis, PfprofSeverity severity);
+
+/* The findings of rule @rule_id (borrowed pointers, analysis order); free
+ * the array with g_ptr_array_unref. */
+GPtrArray *pfprof_analysis_findings_of (const PfprofAnalysis *analysis, const char *rule_id);
+
+/* One line describing the example event of @evidence ("cudaMemcpyAsync
+ * HtoD 38.5 MiB from pageable memory on stream 7", "kernel NAME"). The
+ * text quotes untrusted names: escape it for the output format. */
+char *pfprof_evidence_describe (const PfprofAnalysis *analysis, const PfprofEvidence *evidence);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofAnalysis, pfprof_analysis_free)
 

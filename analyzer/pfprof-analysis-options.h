@@ -1,0 +1,90 @@
+/* pfprof-analysis-options.h: what the user can change about an analysis.
+ *
+ * Options come from `pfprof report --config FILE` (a GKeyFile, keys listed
+ * in docs/report-format.md), `--rules` and `--step-pattern`:
+ *
+ *   [analysis]
+ *   step-pattern=^(train_)?step     # NVTX range names that delimit steps
+ *   warmup-steps=auto               # or a number of leading steps
+ *
+ *   [rules]
+ *   select=pageable-transfer,input-starved   # same as --rules
+ *
+ *   [pageable-transfer]               # one group per rule id
+ *   enabled=true
+ *   severity=error
+ *   min-bytes=1048576                 # a threshold the rule declares
+ *
+ * Unknown groups, keys, rule ids and malformed values are errors, so a
+ * typo in a CI config is not silently ignored.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pfprof-analysis.h"
+
+G_BEGIN_DECLS
+
+#define PFPROF_ANALYSIS_ERROR (pfprof_analysis_error_quark ())
+
+typedef enum
+{
+  PFPROF_ANALYSIS_ERROR_INVALID_OPTION, /* bad key, value, rule id or regex */
+  PFPROF_ANALYSIS_ERROR_CONFIG_FILE,    /* the config file cannot be read or parsed */
+} PfprofAnalysisError;
+
+GQuark pfprof_analysis_error_quark (void);
+
+/* The default NVTX step pattern (case-insensitive regular expression). */
+#define PFPROF_DEFAULT_STEP_PATTERN                                                                \
+  "^(train[_ .-]?|training[_ .-]?|val[_ .-]?)?(step|iteration|iter|batch)([^[:alpha:]].*)?$"
+
+typedef struct _PfprofRule PfprofRule;
+
+PfprofAnalysisOptions *pfprof_analysis_options_new (void);
+
+void pfprof_analysis_options_free (PfprofAnalysisOptions *options);
+
+/* Reads a config file (format above). */
+gboolean pfprof_analysis_options_load_file (PfprofAnalysisOptions *options, const char *path,
+                                            GError **error);
+
+/* Same from memory (tests). */
+gboolean pfprof_analysis_options_load_data (PfprofAnalysisOptions *options, const char *data,
+                                            GError **error);
+
+/* Enables only the rules in @list ("a,b,c"); an id prefixed with '-'
+ * disables that rule and keeps the others. */
+gboolean pfprof_analysis_options_select_rules (PfprofAnalysisOptions *options, const char *list,
+                                               GError **error);
+
+/* Sets the NVTX step pattern (checked as a regular expression). */
+gboolean pfprof_analysis_options_set_step_pattern (PfprofAnalysisOptions *options,
+                                                   const char *pattern, GError **error);
+
+/* Sets threshold @key of rule @rule_id. */
+gboolean pfprof_analysis_options_set_param (PfprofAnalysisOptions *options, const char *rule_id,
+                                            const char *key, double value, GError **error);
+
+/* The step pattern in effect. */
+const char *pfprof_analysis_options_get_step_pattern (const PfprofAnalysisOptions *options);
+
+/* Leading steps to treat as warm-up, or -1 to detect them. */
+int pfprof_analysis_options_get_warmup_steps (const PfprofAnalysisOptions *options);
+
+/* Whether @rule runs. */
+gboolean pfprof_analysis_options_rule_enabled (const PfprofAnalysisOptions *options,
+                                               const PfprofRule *rule);
+
+/* The severity @rule's findings get. */
+PfprofSeverity pfprof_analysis_options_rule_severity (const PfprofAnalysisOptions *options,
+                                                      const PfprofRule *rule);
+
+/* Threshold @key of @rule: configured or default. */
+double pfprof_analysis_options_get_param (const PfprofAnalysisOptions *options,
+                                          const PfprofRule *rule, const char *key);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofAnalysisOptions, pfprof_analysis_options_free)
+
+G_END_DECLS

@@ -1,0 +1,362 @@
+/* pfprof-analysis.c: pfprof_analysis_run() and the result's accessors.
+ *
+ * Order of work: index each trace (joins, interval sets), find its steps
+ * and warm-up, measure each device over the steady window, run the
+ * enabled rules on it; then order steps by time and findings by
+ * estimated savings.
+ */
+#include "pfprof-analysis.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pfprof-format.h"
+#include "pfprof-rules.h"
+#include "pfprof-steps.h"
+#include "pfprof-trace-index.h"
+
+static const char *const severity_names[] = { "info", "warning", "error" };
+
+const char *
+pfprof_severity_to_string (PfprofSeverity severity)
+{
+  if ((guint) severity < G_N_ELEMENTS (severity_names))
+    return severity_names[severity];
+  return "unknown";
+}
+
+gboolean
+pfprof_severity_from_string (const char *s, PfprofSeverity *out)
+{
+  for (guint i = 0; s != NULL && i < G_N_ELEMENTS (severity_names); i++)
+    if (g_ascii_strcasecmp (s, severity_names[i]) == 0)
+      {
+        *out = (PfprofSeverity) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+void
+pfprof_finding_free (PfprofFinding *f)
+{
+  if (f == NULL)
+    return;
+  g_free (f->title);
+  g_free (f->message);
+  g_free (f->fix);
+  if (f->evidence)
+    g_array_unref (f->evidence);
+  g_free (f);
+}
+
+static void
+trace_summary_clear (gpointer p)
+{
+  PfprofTraceSummary *s = p;
+
+  g_free (s->step_name);
+}
+
+/* Per-device figures over the steady window of @ix. */
+static void
+summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
+{
+  PfprofTrace *t = ix->trace;
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
+  guint nm = pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS);
+  gint64 lo = ix->steady_start, hi = ix->steady_end;
+
+  for (guint d = 0; d < ix->devices->len; d++)
+    {
+      const PfprofDeviceTimeline *dt = &g_array_index (ix->devices, PfprofDeviceTimeline, d);
+      PfprofDeviceSummary s = { 0 };
+      gint64 c, ck;
+
+      s.trace_index = ix->trace_index;
+      s.device_id = dt->device_id;
+      s.compute_stream = dt->compute_stream;
+      s.steady_start_ns = lo;
+      s.steady_end_ns = hi;
+      s.kernel_ns = pfprof_interval_set_length_in (dt->kernels, lo, hi);
+      c = pfprof_interval_set_length_in (dt->htod, lo, hi);
+      ck = pfprof_interval_set_length_in (dt->htod_kernels, lo, hi);
+      s.htod_ns = c;
+      s.overlap_fraction = c > 0 ? (double) ck / (double) c : NAN;
+      s.exposed_copy_ns = c - ck;
+      s.idle_ns = MAX (0, (hi - lo) - pfprof_interval_set_length_in (dt->busy, lo, hi));
+      s.sync_wait_ns = pfprof_interval_set_length_in (ix->sync_wait, lo, hi);
+      s.data_wait_ns = pfprof_interval_set_length_in (ix->data_wait, lo, hi);
+      for (guint i = 0; i < nm; i++)
+        {
+          gint64 dur = m[i].end_ns - m[i].start_ns;
+
+          if (m[i].device_id != dt->device_id || !pfprof_trace_index_in_steady (ix, m[i].start_ns))
+            continue;
+          if (m[i].copy_kind == PFPROF_COPY_KIND_HTOD)
+            {
+              s.htod_bytes += m[i].bytes;
+              s.htod_count++;
+              if (m[i].src_kind == PFPROF_MEMORY_KIND_PAGEABLE)
+                {
+                  s.htod_pageable_bytes += m[i].bytes;
+                  s.htod_pageable_ns += dur;
+                }
+              else if (m[i].src_kind == PFPROF_MEMORY_KIND_PINNED)
+                {
+                  s.htod_pinned_bytes += m[i].bytes;
+                  s.htod_pinned_ns += dur;
+                }
+            }
+          else if (m[i].copy_kind == PFPROF_COPY_KIND_DTOH)
+            {
+              s.dtoh_bytes += m[i].bytes;
+              s.dtoh_ns += dur;
+            }
+        }
+      g_array_append_val (a->devices, s);
+    }
+}
+
+static int
+compare_steps (gconstpointer pa, gconstpointer pb)
+{
+  const PfprofStep *x = pa, *y = pb;
+
+  if (x->start_ns != y->start_ns)
+    return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+  return (x->trace_index > y->trace_index) - (x->trace_index < y->trace_index);
+}
+
+static guint
+rule_rank (const char *id)
+{
+  guint n;
+  const PfprofRule *const *rules = pfprof_rules_get (&n);
+
+  for (guint i = 0; i < n; i++)
+    if (strcmp (rules[i]->id, id) == 0)
+      return i;
+  return n;
+}
+
+static int
+compare_findings (gconstpointer pa, gconstpointer pb)
+{
+  const PfprofFinding *x = *(PfprofFinding *const *) pa;
+  const PfprofFinding *y = *(PfprofFinding *const *) pb;
+  guint rx, ry;
+
+  if (x->est_savings_ns != y->est_savings_ns)
+    return x->est_savings_ns > y->est_savings_ns ? -1 : 1;
+  if (x->severity != y->severity)
+    return x->severity > y->severity ? -1 : 1;
+  rx = rule_rank (x->rule);
+  ry = rule_rank (y->rule);
+  if (rx != ry)
+    return rx < ry ? -1 : 1;
+  return (x->first_ns > y->first_ns) - (x->first_ns < y->first_ns);
+}
+
+static void
+overall_steps (PfprofAnalysis *a)
+{
+  g_autofree gint64 *d = g_new (gint64, a->steps->len + 1);
+  guint n = 0;
+
+  for (guint i = 0; i < a->steps->len; i++)
+    {
+      PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
+
+      if (!s->warmup)
+        d[n++] = s->end_ns - s->start_ns;
+    }
+  a->n_steady_steps = n;
+  a->step_median_ns = pfprof_median_i64 (d, n); /* sorts d */
+  a->step_p10_ns = pfprof_quantile_sorted_i64 (d, n, 0.10);
+  a->step_p90_ns = pfprof_quantile_sorted_i64 (d, n, 0.90);
+}
+
+PfprofAnalysis *
+pfprof_analysis_run (GPtrArray *traces, const PfprofAnalysisOptions *options, GError **error)
+{
+  PfprofAnalysis *a = g_new0 (PfprofAnalysis, 1);
+  guint n_rules;
+  const PfprofRule *const *rules = pfprof_rules_get (&n_rules);
+
+  /* Own the traces through an array of our own, whatever free function
+   * the caller's array had. */
+  a->traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+  for (guint i = 0; traces != NULL && i < traces->len; i++)
+    g_ptr_array_add (a->traces, g_ptr_array_index (traces, i));
+  if (traces != NULL)
+    {
+      g_ptr_array_set_free_func (traces, NULL);
+      g_ptr_array_unref (traces);
+    }
+  a->devices = g_array_new (FALSE, TRUE, sizeof (PfprofDeviceSummary));
+  a->steps = g_array_new (FALSE, TRUE, sizeof (PfprofStep));
+  a->findings = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_finding_free);
+  a->trace_summaries = g_array_new (FALSE, TRUE, sizeof (PfprofTraceSummary));
+  g_array_set_clear_func (a->trace_summaries, trace_summary_clear);
+  a->rules_run = g_ptr_array_new ();
+  for (guint r = 0; r < n_rules; r++)
+    if (pfprof_analysis_options_rule_enabled (options, rules[r]))
+      g_ptr_array_add (a->rules_run, (gpointer) rules[r]->id);
+
+  for (guint i = 0; i < a->traces->len; i++)
+    {
+      PfprofTraceIndex *ix = pfprof_trace_index_new (g_ptr_array_index (a->traces, i), i);
+      PfprofTraceSummary ts = { 0 };
+
+      pfprof_steps_detect (ix, options, a->steps);
+      summarize_devices (a, ix);
+      for (guint r = 0; r < n_rules; r++)
+        {
+          PfprofRuleContext ctx = { a, options, rules[r], ix };
+
+          if (pfprof_analysis_options_rule_enabled (options, rules[r]))
+            rules[r]->run (&ctx);
+        }
+      ts.trace_index = i;
+      ts.step_source = ix->step_source;
+      ts.step_name = g_strdup (ix->step_name);
+      ts.n_steps = ix->n_steps;
+      ts.n_warmup_steps = ix->n_warmup_steps;
+      ts.step_median_ns = ix->step_median_ns;
+      ts.steady_start_ns = ix->steady_start;
+      ts.steady_end_ns = ix->steady_end;
+      ts.main_tid = ix->main_tid;
+      g_array_append_val (a->trace_summaries, ts);
+      pfprof_trace_index_free (ix);
+    }
+  g_array_sort (a->steps, compare_steps);
+  overall_steps (a);
+  g_ptr_array_sort (a->findings, compare_findings);
+  return a;
+}
+
+void
+pfprof_analysis_free (PfprofAnalysis *a)
+{
+  if (a == NULL)
+    return;
+  g_ptr_array_unref (a->traces);
+  g_array_unref (a->devices);
+  g_array_unref (a->steps);
+  g_ptr_array_unref (a->findings);
+  g_array_unref (a->trace_summaries);
+  g_ptr_array_unref (a->rules_run);
+  g_free (a);
+}
+
+gboolean
+pfprof_analysis_fired_at (const PfprofAnalysis *a, PfprofSeverity severity)
+{
+  for (guint i = 0; i < a->findings->len; i++)
+    if (((PfprofFinding *) g_ptr_array_index (a->findings, i))->severity >= severity)
+      return TRUE;
+  return FALSE;
+}
+
+GPtrArray *
+pfprof_analysis_findings_of (const PfprofAnalysis *a, const char *rule_id)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  for (guint i = 0; i < a->findings->len; i++)
+    {
+      PfprofFinding *f = g_ptr_array_index (a->findings, i);
+
+      if (strcmp (f->rule, rule_id) == 0)
+        g_ptr_array_add (out, f);
+    }
+  return out;
+}
+
+static const char *
+memory_kind_name (guint kind)
+{
+  switch (kind)
+    {
+    case PFPROF_MEMORY_KIND_PAGEABLE: return "pageable";
+    case PFPROF_MEMORY_KIND_PINNED: return "pinned";
+    case PFPROF_MEMORY_KIND_DEVICE: return "device";
+    case PFPROF_MEMORY_KIND_MANAGED: return "managed";
+    default: return "unknown";
+    }
+}
+
+static const char *
+copy_kind_name (guint kind)
+{
+  switch (kind)
+    {
+    case PFPROF_COPY_KIND_HTOD: return "HtoD";
+    case PFPROF_COPY_KIND_DTOH: return "DtoH";
+    case PFPROF_COPY_KIND_DTOD: return "DtoD";
+    case PFPROF_COPY_KIND_HTOH: return "HtoH";
+    case PFPROF_COPY_KIND_PTOP: return "PtoP";
+    default: return "copy";
+    }
+}
+
+char *
+pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
+{
+  PfprofTrace *t;
+  g_autofree char *dur = pfprof_format_ns (e->end_ns - e->start_ns);
+
+  if (e->trace_index >= a->traces->len)
+    return g_strdup ("");
+  t = g_ptr_array_index (a->traces, e->trace_index);
+  if ((guint) e->table >= PFPROF_N_TABLES || e->index >= pfprof_trace_n (t, e->table))
+    return g_strdup_printf ("GPU idle gap of %s", dur);
+  switch (e->table)
+    {
+    case PFPROF_TABLE_KERNELS:
+      {
+        const PfprofKernelRecord *k = &pfprof_trace_kernels (t)[e->index];
+        return g_strdup_printf ("kernel %s on stream %u, %s", pfprof_trace_string (t, k->name_id),
+                                k->stream_id, dur);
+      }
+    case PFPROF_TABLE_MEMCPYS:
+      {
+        const PfprofMemcpyRecord *m = &pfprof_trace_memcpys (t)[e->index];
+        g_autofree char *bytes = pfprof_format_bytes (m->bytes);
+        return g_strdup_printf ("%s copy of %s, %s to %s memory, %s, stream %u, %s",
+                                copy_kind_name (m->copy_kind), bytes, memory_kind_name (m->src_kind),
+                                memory_kind_name (m->dst_kind),
+                                (m->flags & PFPROF_MEMCPY_FLAG_ASYNC) ? "async" : "blocking",
+                                m->stream_id, dur);
+      }
+    case PFPROF_TABLE_API_CALLS:
+      {
+        const PfprofApiRecord *c = &pfprof_trace_api_calls (t)[e->index];
+        return g_strdup_printf ("%s on thread %u, %s%s", pfprof_trace_string (t, c->name_id), c->tid,
+                                dur, c->return_value == 600 ? " (not ready)" : "");
+      }
+    case PFPROF_TABLE_NVTX:
+      {
+        const PfprofNvtxRecord *r = &pfprof_trace_nvtx (t)[e->index];
+        return g_strdup_printf ("NVTX range %s on thread %u, %s", pfprof_trace_string (t, r->name_id),
+                                r->tid, dur);
+      }
+    case PFPROF_TABLE_SYNCS:
+      {
+        const PfprofSyncRecord *s = &pfprof_trace_syncs (t)[e->index];
+        return g_strdup_printf ("synchronization type %u on stream %d, %s", s->type,
+                                s->stream_id == PFPROF_NONE ? -1 : (int) s->stream_id, dur);
+      }
+    case PFPROF_TABLE_MEMORY:
+      {
+        const PfprofMemoryRecord *m = &pfprof_trace_memory (t)[e->index];
+        g_autofree char *bytes = pfprof_format_bytes (m->bytes);
+        return g_strdup_printf ("%s %s of %s memory", bytes,
+                                m->operation == PFPROF_MEMORY_OP_RELEASE ? "release" : "allocation",
+                                memory_kind_name (m->memory_kind));
+      }
+    default:
+      return g_strdup_printf ("%s event, %s", pfprof_trace_schema_table (e->table)->name, dur);
+    }
+}

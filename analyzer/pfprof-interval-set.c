@@ -1,0 +1,273 @@
+/* pfprof-interval-set.c: sorted disjoint intervals with prefix sums. */
+#include "pfprof-interval-set.h"
+
+struct _PfprofIntervalSetBuilder
+{
+  GArray *items;   /* PfprofInterval, unsorted */
+  gboolean sorted; /* items were added in start order (the common case) */
+  gint64 last_start;
+};
+
+struct _PfprofIntervalSet
+{
+  PfprofInterval *iv; /* sorted, disjoint, non-empty, non-adjacent */
+  gint64 *cum;        /* cum[i] = total length of iv[0 .. i-1]; n + 1 entries */
+  guint n;
+};
+
+PfprofIntervalSetBuilder *
+pfprof_interval_set_builder_new (void)
+{
+  PfprofIntervalSetBuilder *b = g_new0 (PfprofIntervalSetBuilder, 1);
+
+  b->items = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  b->sorted = TRUE;
+  b->last_start = G_MININT64;
+  return b;
+}
+
+void
+pfprof_interval_set_builder_add (PfprofIntervalSetBuilder *b, gint64 start, gint64 end)
+{
+  PfprofInterval iv = { start, end };
+
+  if (end <= start)
+    return;
+  if (start < b->last_start)
+    b->sorted = FALSE;
+  b->last_start = start;
+  g_array_append_val (b->items, iv);
+}
+
+static int
+compare_interval (gconstpointer a, gconstpointer b)
+{
+  const PfprofInterval *x = a;
+  const PfprofInterval *y = b;
+
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Takes ownership of @iv (n sorted, disjoint, non-adjacent intervals). */
+static PfprofIntervalSet *
+set_new_take (PfprofInterval *iv, guint n)
+{
+  PfprofIntervalSet *set = g_new0 (PfprofIntervalSet, 1);
+
+  set->iv = iv;
+  set->n = n;
+  set->cum = g_new (gint64, (gsize) n + 1);
+  set->cum[0] = 0;
+  for (guint i = 0; i < n; i++)
+    set->cum[i + 1] = set->cum[i] + (iv[i].end - iv[i].start);
+  return set;
+}
+
+PfprofIntervalSet *
+pfprof_interval_set_build (PfprofIntervalSetBuilder *b)
+{
+  PfprofInterval *iv;
+  guint n = 0;
+  guint len = b->items->len;
+
+  if (!b->sorted)
+    g_array_sort (b->items, compare_interval);
+  iv = (PfprofInterval *) (void *) g_array_free (b->items, FALSE);
+  g_free (b);
+  /* Merge in place; touching intervals merge too, so n counts gaps. */
+  for (guint i = 0; i < len; i++)
+    {
+      if (n > 0 && iv[i].start <= iv[n - 1].end)
+        {
+          if (iv[i].end > iv[n - 1].end)
+            iv[n - 1].end = iv[i].end;
+        }
+      else
+        iv[n++] = iv[i];
+    }
+  if (n < len / 2)
+    iv = g_renew (PfprofInterval, iv, n ? n : 1);
+  return set_new_take (iv, n);
+}
+
+PfprofIntervalSet *
+pfprof_interval_set_new (void)
+{
+  return set_new_take (g_new (PfprofInterval, 1), 0);
+}
+
+void
+pfprof_interval_set_free (PfprofIntervalSet *set)
+{
+  if (set == NULL)
+    return;
+  g_free (set->iv);
+  g_free (set->cum);
+  g_free (set);
+}
+
+guint
+pfprof_interval_set_n (const PfprofIntervalSet *set)
+{
+  return set->n;
+}
+
+PfprofInterval
+pfprof_interval_set_get (const PfprofIntervalSet *set, guint i)
+{
+  PfprofInterval none = { 0, 0 };
+
+  g_return_val_if_fail (i < set->n, none);
+  return set->iv[i];
+}
+
+gint64
+pfprof_interval_set_length (const PfprofIntervalSet *set)
+{
+  return set->cum[set->n];
+}
+
+guint
+pfprof_interval_set_first_after (const PfprofIntervalSet *set, gint64 t)
+{
+  guint lo = 0, hi = set->n;
+
+  /* Ends are increasing because the intervals are disjoint and sorted. */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (set->iv[mid].end <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* Index of the first interval whose start is >= @t. */
+static guint
+first_starting_at (const PfprofIntervalSet *set, gint64 t)
+{
+  guint lo = 0, hi = set->n;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (set->iv[mid].start < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+gint64
+pfprof_interval_set_length_in (const PfprofIntervalSet *set, gint64 lo, gint64 hi)
+{
+  guint i, j;
+  gint64 len;
+
+  if (hi <= lo || set->n == 0)
+    return 0;
+  i = pfprof_interval_set_first_after (set, lo);
+  j = first_starting_at (set, hi); /* intervals [i, j) touch the window */
+  if (i >= j)
+    return 0;
+  len = set->cum[j] - set->cum[i];
+  if (set->iv[i].start < lo)
+    len -= lo - set->iv[i].start;
+  if (set->iv[j - 1].end > hi)
+    len -= set->iv[j - 1].end - hi;
+  return len;
+}
+
+gboolean
+pfprof_interval_set_contains (const PfprofIntervalSet *set, gint64 t)
+{
+  guint i = pfprof_interval_set_first_after (set, t);
+
+  return i < set->n && set->iv[i].start <= t;
+}
+
+PfprofIntervalSet *
+pfprof_interval_set_intersect (const PfprofIntervalSet *a, const PfprofIntervalSet *b)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  guint i = 0, j = 0;
+  guint n;
+
+  while (i < a->n && j < b->n)
+    {
+      gint64 s = MAX (a->iv[i].start, b->iv[j].start);
+      gint64 e = MIN (a->iv[i].end, b->iv[j].end);
+
+      if (s < e)
+        {
+          PfprofInterval iv = { s, e };
+          g_array_append_val (out, iv);
+        }
+      if (a->iv[i].end < b->iv[j].end)
+        i++;
+      else
+        j++;
+    }
+  n = out->len;
+  return set_new_take ((PfprofInterval *) (void *) g_array_free (out, FALSE), n);
+}
+
+PfprofIntervalSet *
+pfprof_interval_set_union (const PfprofIntervalSet *a, const PfprofIntervalSet *b)
+{
+  PfprofIntervalSetBuilder *builder = pfprof_interval_set_builder_new ();
+  guint i = 0, j = 0;
+
+  /* Merge the two sorted lists so the builder needs no sort. */
+  while (i < a->n || j < b->n)
+    {
+      const PfprofInterval *iv;
+
+      if (j >= b->n || (i < a->n && a->iv[i].start <= b->iv[j].start))
+        iv = &a->iv[i++];
+      else
+        iv = &b->iv[j++];
+      pfprof_interval_set_builder_add (builder, iv->start, iv->end);
+    }
+  return pfprof_interval_set_build (builder);
+}
+
+PfprofIntervalSet *
+pfprof_interval_set_subtract (const PfprofIntervalSet *a, const PfprofIntervalSet *b)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  guint j = 0;
+  guint n;
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      gint64 s = a->iv[i].start;
+      gint64 e = a->iv[i].end;
+
+      while (j < b->n && b->iv[j].end <= s)
+        j++;
+      for (guint k = j; k < b->n && b->iv[k].start < e; k++)
+        {
+          if (b->iv[k].start > s)
+            {
+              PfprofInterval iv = { s, b->iv[k].start };
+              g_array_append_val (out, iv);
+            }
+          s = MAX (s, b->iv[k].end);
+          if (s >= e)
+            break;
+        }
+      if (s < e)
+        {
+          PfprofInterval iv = { s, e };
+          g_array_append_val (out, iv);
+        }
+    }
+  n = out->len;
+  return set_new_take ((PfprofInterval *) (void *) g_array_free (out, FALSE), n);
+}

@@ -1,0 +1,178 @@
+/* pfprof-rules.c: the rule table.
+ *
+ * How to add a rule: see the recipe at the top of pfprof-rules.h (one file
+ * in analyzer/rules/, one line in the table below, docs, three tests).
+ * The table order is the order of `--list-rules`, of JUnit test cases and
+ * the tie-break when two findings promise the same savings.
+ */
+#include "pfprof-rules.h"
+
+#include <string.h>
+
+static const PfprofRule *const rule_table[] = {
+  &pfprof_rule_input_starved,
+  &pfprof_rule_pageable_transfer,
+  &pfprof_rule_serialized_copy,
+  &pfprof_rule_record_stream_stall,
+  &pfprof_rule_late_prefetch,
+  &pfprof_rule_sync_in_loop,
+  &pfprof_rule_small_transfers,
+  &pfprof_rule_pinned_alloc_in_loop,
+};
+
+const PfprofRule *const *
+pfprof_rules_get (guint *n_rules)
+{
+  *n_rules = G_N_ELEMENTS (rule_table);
+  return rule_table;
+}
+
+const PfprofRule *
+pfprof_rules_lookup (const char *id)
+{
+  for (guint i = 0; id != NULL && i < G_N_ELEMENTS (rule_table); i++)
+    if (strcmp (rule_table[i]->id, id) == 0)
+      return rule_table[i];
+  return NULL;
+}
+
+double
+pfprof_rule_param (const PfprofRuleContext *ctx, const char *key)
+{
+  return pfprof_analysis_options_get_param (ctx->options, ctx->rule, key);
+}
+
+PfprofFinding *
+pfprof_rule_finding_new (const PfprofRuleContext *ctx)
+{
+  PfprofFinding *f = g_new0 (PfprofFinding, 1);
+
+  f->rule = ctx->rule->id;
+  f->severity = pfprof_analysis_options_rule_severity (ctx->options, ctx->rule);
+  f->pid = ctx->ix->trace->pid;
+  f->device_id = PFPROF_NONE;
+  f->stream_id = PFPROF_NONE;
+  f->first_ns = G_MAXINT64;
+  f->last_ns = G_MININT64;
+  f->evidence = g_array_new (FALSE, TRUE, sizeof (PfprofEvidence));
+  return f;
+}
+
+void
+pfprof_rule_emit (const PfprofRuleContext *ctx, PfprofFinding *f)
+{
+  if (f->first_ns == G_MAXINT64)
+    f->first_ns = f->last_ns = 0;
+  if (f->est_savings_ns < 0)
+    f->est_savings_ns = 0;
+  g_ptr_array_add (ctx->analysis->findings, f);
+}
+
+void
+pfprof_finding_add_evidence (PfprofFinding *f, const PfprofEvidence *e, guint max)
+{
+  f->first_ns = MIN (f->first_ns, e->start_ns);
+  f->last_ns = MAX (f->last_ns, e->end_ns);
+  if (f->evidence->len < max)
+    g_array_append_val (f->evidence, *e);
+}
+
+double
+pfprof_rule_step_coverage (const PfprofRuleContext *ctx, const gint64 *times, guint n)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  guint n_steady = pfprof_trace_index_n_steady_steps (ix);
+  guint hit = 0, j = 0;
+
+  if (n == 0)
+    return 0.0;
+  if (n_steady == 0)
+    return 1.0;
+  for (guint s = ix->first_step + ix->n_warmup_steps; s < ix->first_step + ix->n_steps; s++)
+    {
+      const PfprofStep *st = &g_array_index (ctx->analysis->steps, PfprofStep, s);
+
+      while (j < n && times[j] < st->start_ns)
+        j++;
+      if (j < n && times[j] < st->end_ns)
+        hit++;
+    }
+  return (double) hit / (double) n_steady;
+}
+
+static int
+compare_guint (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+
+  return (x > y) - (x < y);
+}
+
+void
+pfprof_rule_collect_calls (const PfprofRuleContext *ctx, const PfprofApiClass *classes,
+                           guint n_classes, guint32 tid, GArray *out)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofApiRecord *api = pfprof_trace_api_calls (ix->trace);
+  g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GHashTable) open_until = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+
+  for (guint c = 0; c < n_classes; c++)
+    {
+      GArray *l = ix->api_of_class[classes[c]];
+
+      g_array_append_vals (all, l->data, l->len);
+    }
+  /* The API table is sorted by start, so index order is time order. */
+  g_array_sort (all, compare_guint);
+  for (guint i = 0; i < all->len; i++)
+    {
+      guint k = g_array_index (all, guint, i);
+      const PfprofApiRecord *r = &api[k];
+      gint64 *until;
+
+      if (!pfprof_trace_index_in_steady (ix, r->start_ns) || (tid != 0 && r->tid != tid))
+        continue;
+      until = g_hash_table_lookup (open_until, GUINT_TO_POINTER (r->tid));
+      if (until != NULL && r->start_ns < *until)
+        continue; /* nested in the call we kept */
+      if (until == NULL)
+        {
+          until = g_new (gint64, 1);
+          g_hash_table_insert (open_until, GUINT_TO_POINTER (r->tid), until);
+        }
+      *until = r->end_ns;
+      g_array_append_val (out, k);
+    }
+}
+
+gint64
+pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total)
+{
+  return (gint64) ((double) total / pfprof_trace_index_per_step_divisor (ctx->ix));
+}
+
+double
+pfprof_rule_share (const PfprofRuleContext *ctx, gint64 ns)
+{
+  gint64 len = ctx->ix->steady_end - ctx->ix->steady_start;
+
+  return len > 0 ? 100.0 * (double) ns / (double) len : 0.0;
+}
+
+PfprofEvidence
+pfprof_rule_evidence (const PfprofRuleContext *ctx, PfprofTableId table, guint index, gint64 start,
+                      gint64 end, guint32 device_id, guint32 stream_id, guint32 tid)
+{
+  PfprofEvidence e = { 0 };
+
+  e.trace_index = ctx->ix->trace_index;
+  e.table = table;
+  e.index = index;
+  e.start_ns = start;
+  e.end_ns = end;
+  e.device_id = device_id;
+  e.stream_id = stream_id;
+  e.tid = tid;
+  return e;
+}

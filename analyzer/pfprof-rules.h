@@ -1,0 +1,116 @@
+/* pfprof-rules.h: the detection rules and the table that registers them.
+ *
+ * How to add a rule:
+ *   1. Write analyzer/rules/pfprof-rule-NAME.c defining
+ *        const PfprofRule pfprof_rule_NAME = { "name", ... };
+ *      with a stable kebab-case id, a default severity, a one-line
+ *      summary, its thresholds (PfprofRuleParam: key, default, meaning)
+ *      and a run function. The run function is called once per trace
+ *      with ctx->ix describing it; it judges the steady state only
+ *      (pfprof_trace_index_in_steady), says nothing when the pattern is
+ *      absent, and otherwise emits one finding per device (or trace) with
+ *      pfprof_rule_finding_new() + pfprof_rule_emit(): measured numbers in
+ *      the message, evidence, estimated savings per step, and fix text
+ *      with concrete PyTorch code.
+ *   2. Declare it below and add it to the table in pfprof-rules.c.
+ *   3. Add the file to analyzer/meson.build, its thresholds to
+ *      docs/report-format.md, and a positive, a negative and a
+ *      borderline test to tests/analyzer/.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pfprof-analysis.h"
+#include "pfprof-analysis-options.h"
+#include "pfprof-trace-index.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  const char *key;         /* kebab-case, the key in the config file */
+  double default_value;
+  const char *description; /* one line, with the unit */
+} PfprofRuleParam;
+
+typedef struct _PfprofRule PfprofRule;
+
+typedef struct
+{
+  PfprofAnalysis *analysis;
+  const PfprofAnalysisOptions *options;
+  const PfprofRule *rule;
+  PfprofTraceIndex *ix;    /* the trace being judged */
+} PfprofRuleContext;
+
+struct _PfprofRule
+{
+  const char *id;               /* stable kebab-case id */
+  PfprofSeverity severity;      /* default severity */
+  const char *summary;          /* one line: what it detects */
+  const PfprofRuleParam *params;
+  guint n_params;
+  void (*run) (PfprofRuleContext *ctx);
+};
+
+extern const PfprofRule pfprof_rule_input_starved;
+extern const PfprofRule pfprof_rule_pageable_transfer;
+extern const PfprofRule pfprof_rule_serialized_copy;
+extern const PfprofRule pfprof_rule_record_stream_stall;
+extern const PfprofRule pfprof_rule_late_prefetch;
+extern const PfprofRule pfprof_rule_sync_in_loop;
+extern const PfprofRule pfprof_rule_small_transfers;
+extern const PfprofRule pfprof_rule_pinned_alloc_in_loop;
+
+/* Every rule, in table order; @n_rules receives the count. */
+const PfprofRule *const *pfprof_rules_get (guint *n_rules);
+
+/* The rule with id @id, or NULL. */
+const PfprofRule *pfprof_rules_lookup (const char *id);
+
+/* The value of threshold @key of the context's rule: the config file's,
+ * else the default. Asking for a key the rule does not declare is a
+ * programming error (returns 0 with a critical). */
+double pfprof_rule_param (const PfprofRuleContext *ctx, const char *key);
+
+/* A new finding of the context's rule for its trace: rule id, severity
+ * (as configured), pid; device and stream PFPROF_NONE, evidence empty.
+ * Fill it in and pass it to pfprof_rule_emit(). */
+PfprofFinding *pfprof_rule_finding_new (const PfprofRuleContext *ctx);
+
+/* Adds @finding to the analysis (takes it over). */
+void pfprof_rule_emit (const PfprofRuleContext *ctx, PfprofFinding *finding);
+
+/* Appends one piece of evidence; first_ns/last_ns of @finding are widened
+ * to cover it. At most @max pieces are kept (the count is separate). */
+void pfprof_finding_add_evidence (PfprofFinding *finding, const PfprofEvidence *evidence, guint max);
+
+/* Fraction of the trace's steady steps that contain at least one of the
+ * @n times (sorted ascending); 1.0 when the trace has no steps and @n > 0,
+ * 0.0 when @n is 0. Rules use it to tell a per-step pattern from a
+ * one-off. */
+double pfprof_rule_step_coverage (const PfprofRuleContext *ctx, const gint64 *times, guint n);
+
+/* Appends to @out (guint API indices, time order) the calls of any of the
+ * @n_classes classes that start in the steady window, made by thread @tid
+ * (0: any thread), leaving out calls nested in an earlier kept call of the
+ * same thread (a runtime call and the driver call it makes count once). */
+void pfprof_rule_collect_calls (const PfprofRuleContext *ctx, const PfprofApiClass *classes,
+                                guint n_classes, guint32 tid, GArray *out);
+
+/* @total spread over the steady steps (or the whole window when none). */
+gint64 pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total);
+
+/* @ns as a percentage of the steady window's length. */
+double pfprof_rule_share (const PfprofRuleContext *ctx, gint64 ns);
+
+/* Evidence for row @index of @table in the context's trace. */
+PfprofEvidence pfprof_rule_evidence (const PfprofRuleContext *ctx, PfprofTableId table, guint index,
+                                     gint64 start, gint64 end, guint32 device_id,
+                                     guint32 stream_id, guint32 tid);
+
+/* How many pieces of evidence rules keep per finding. */
+#define PFPROF_RULE_MAX_EVIDENCE 8
+
+G_END_DECLS

@@ -1,0 +1,379 @@
+/* pfprof-steps.c: step and warm-up detection, per-step breakdown. */
+#include "pfprof-steps.h"
+
+#include <math.h>
+#include <string.h>
+
+static int
+compare_i64 (const void *a, const void *b)
+{
+  gint64 x = *(const gint64 *) a;
+  gint64 y = *(const gint64 *) b;
+
+  return (x > y) - (x < y);
+}
+
+gint64
+pfprof_median_i64 (gint64 *values, guint n)
+{
+  if (n == 0)
+    return 0;
+  qsort (values, n, sizeof (gint64), compare_i64);
+  if (n % 2)
+    return values[n / 2];
+  return values[n / 2 - 1] + (values[n / 2] - values[n / 2 - 1]) / 2;
+}
+
+gint64
+pfprof_quantile_sorted_i64 (const gint64 *values, guint n, double q)
+{
+  guint i;
+
+  if (n == 0)
+    return 0;
+  i = (guint) ceil (q * n);
+  i = i == 0 ? 0 : i - 1;
+  return values[MIN (i, n - 1)];
+}
+
+const PfprofDeviceTimeline *
+pfprof_steps_primary_device (const PfprofTraceIndex *ix)
+{
+  const PfprofDeviceTimeline *best = NULL;
+
+  for (guint i = 0; i < ix->devices->len; i++)
+    {
+      const PfprofDeviceTimeline *d = &g_array_index (ix->devices, PfprofDeviceTimeline, i);
+
+      if (best == NULL || d->n_kernels > best->n_kernels)
+        best = d;
+    }
+  return best;
+}
+
+static void
+add_step (GArray *steps, guint trace_index, gint64 start, gint64 end)
+{
+  PfprofStep s = { 0 };
+
+  if (end <= start)
+    return;
+  s.trace_index = trace_index;
+  s.start_ns = start;
+  s.end_ns = end;
+  g_array_append_val (steps, s);
+}
+
+/* 1. NVTX ranges matching the pattern. */
+static gboolean
+steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GArray *out)
+{
+  PfprofTrace *t = ix->trace;
+  const PfprofNvtxRecord *nv = pfprof_trace_nvtx (t);
+  guint n = pfprof_trace_n (t, PFPROF_TABLE_NVTX);
+  g_autoptr (GRegex) re = NULL;
+  g_autofree gint8 *match = NULL; /* per string id: -1 unknown, 0 no, 1 yes */
+  g_autoptr (GHashTable) per_tid = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint32 tid = 0;
+  guint best = 0;
+  gint64 covered_until = G_MININT64;
+  guint32 name_id = PFPROF_NONE;
+  GHashTableIter it;
+  gpointer k, v;
+
+  if (n == 0)
+    return FALSE;
+  re = g_regex_new (pfprof_analysis_options_get_step_pattern (options),
+                    G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0, NULL);
+  if (re == NULL)
+    return FALSE;
+  match = g_new (gint8, t->strings->len + 1);
+  memset (match, -1, t->strings->len + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      guint32 id = nv[i].name_id;
+      gpointer key = GUINT_TO_POINTER (nv[i].tid);
+
+      if (nv[i].kind != PFPROF_NVTX_RANGE || id >= t->strings->len)
+        continue;
+      if (match[id] < 0)
+        {
+          const char *s = pfprof_trace_string (t, id);
+
+          match[id] = g_utf8_validate (s, -1, NULL) && g_regex_match (re, s, 0, NULL) ? 1 : 0;
+        }
+      if (match[id])
+        g_hash_table_insert (per_tid, key,
+                             GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (per_tid, key)) + 1));
+    }
+  g_hash_table_iter_init (&it, per_tid);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    if (GPOINTER_TO_UINT (v) > best || (GPOINTER_TO_UINT (v) == best && GPOINTER_TO_UINT (k) < tid))
+      {
+        best = GPOINTER_TO_UINT (v);
+        tid = GPOINTER_TO_UINT (k);
+      }
+  if (best < 2)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      guint32 id = nv[i].name_id;
+
+      if (nv[i].kind != PFPROF_NVTX_RANGE || id >= t->strings->len || match[id] != 1
+          || nv[i].tid != tid)
+        continue;
+      /* Outermost only: a "step" inside a "train_step" is part of it. */
+      if (nv[i].start_ns < covered_until)
+        continue;
+      add_step (out, ix->trace_index, nv[i].start_ns, nv[i].end_ns);
+      covered_until = nv[i].end_ns;
+      if (name_id == PFPROF_NONE)
+        name_id = id;
+    }
+  ix->step_source = "nvtx";
+  ix->step_name = g_strdup (pfprof_trace_string (t, name_id));
+  return TRUE;
+}
+
+/* End of the last step when only its start is known: one median period
+ * later, or the end of the trace if that comes first. */
+static gint64
+last_step_end (PfprofTraceIndex *ix, const gint64 *starts, guint n)
+{
+  g_autofree gint64 *d = g_new (gint64, n);
+  gint64 med;
+
+  for (guint i = 0; i + 1 < n; i++)
+    d[i] = starts[i + 1] - starts[i];
+  med = pfprof_median_i64 (d, n - 1);
+  return MIN (ix->trace->end_ns, starts[n - 1] + med);
+}
+
+/* A step with no kernel at all (the wait that ended the loop). */
+static gboolean
+has_gpu_work (const PfprofTraceIndex *ix, gint64 start, gint64 end)
+{
+  for (guint i = 0; i < ix->devices->len; i++)
+    if (pfprof_interval_set_length_in (g_array_index (ix->devices, PfprofDeviceTimeline, i).kernels,
+                                       start, end) > 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+steps_from_starts (PfprofTraceIndex *ix, const gint64 *starts, guint n, GArray *out)
+{
+  guint before = out->len;
+
+  if (n < 2)
+    return FALSE;
+  for (guint i = 0; i + 1 < n; i++)
+    add_step (out, ix->trace_index, starts[i], starts[i + 1]);
+  add_step (out, ix->trace_index, starts[n - 1], last_step_end (ix, starts, n));
+  if (out->len > before)
+    {
+      PfprofStep *last = &g_array_index (out, PfprofStep, out->len - 1);
+
+      if (!has_gpu_work (ix, last->start_ns, last->end_ns))
+        g_array_set_size (out, out->len - 1);
+    }
+  return out->len - before >= 2;
+}
+
+/* 2. Each DataLoader wait begins a step. */
+static gboolean
+steps_from_dataloader (PfprofTraceIndex *ix, GArray *out)
+{
+  guint n = ix->data_waits->len;
+  g_autofree gint64 *starts = g_new (gint64, n + 1);
+  guint before = out->len;
+
+  for (guint i = 0; i < n; i++)
+    starts[i] = g_array_index (ix->data_waits, PfprofInterval, i).start;
+  if (!steps_from_starts (ix, starts, n, out))
+    {
+      g_array_set_size (out, before);
+      return FALSE;
+    }
+  ix->step_source = "dataloader";
+  ix->step_name = g_strdup (PFPROF_NVTX_DATALOADER_WAIT);
+  return TRUE;
+}
+
+typedef struct
+{
+  guint count;
+  gint64 first;
+  gint64 last;
+  double sum;  /* of inter-arrival times */
+  double sum2;
+} Recurrence;
+
+/* 3. The kernel that recurs most often at a regular interval. */
+static gboolean
+steps_from_period (PfprofTraceIndex *ix, GArray *out)
+{
+  PfprofTrace *t = ix->trace;
+  const PfprofKernelRecord *k = pfprof_trace_kernels (t);
+  guint nk = pfprof_trace_n (t, PFPROF_TABLE_KERNELS);
+  const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
+  guint ns = t->strings->len + 1;
+  g_autofree Recurrence *r = NULL;
+  guint32 best = PFPROF_NONE;
+  g_autoptr (GArray) starts = NULL;
+  guint before = out->len;
+
+  if (dev == NULL || nk < 8)
+    return FALSE;
+  r = g_new0 (Recurrence, ns);
+  for (guint i = 0; i < nk; i++)
+    {
+      Recurrence *x;
+
+      if (k[i].device_id != dev->device_id || k[i].name_id >= ns - 1)
+        continue;
+      x = &r[k[i].name_id];
+      if (x->count == 0)
+        x->first = k[i].start_ns;
+      else
+        {
+          double d = (double) (k[i].start_ns - x->last);
+
+          x->sum += d;
+          x->sum2 += d * d;
+        }
+      x->last = k[i].start_ns;
+      x->count++;
+    }
+  for (guint32 id = 0; id < ns - 1; id++)
+    {
+      Recurrence *x = &r[id];
+      double mean, var;
+
+      if (x->count < 4)
+        continue;
+      mean = x->sum / (x->count - 1);
+      var = x->sum2 / (x->count - 1) - mean * mean;
+      /* Regular: the interval varies by at most a quarter of its mean. */
+      if (mean <= 0 || sqrt (MAX (var, 0.0)) > 0.25 * mean)
+        continue;
+      if (best == PFPROF_NONE || x->count > r[best].count
+          || (x->count == r[best].count && x->first < r[best].first))
+        best = id;
+    }
+  if (best == PFPROF_NONE)
+    return FALSE;
+  starts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (guint i = 0; i < nk; i++)
+    if (k[i].device_id == dev->device_id && k[i].name_id == best)
+      g_array_append_val (starts, k[i].start_ns);
+  if (!steps_from_starts (ix, (gint64 *) (void *) starts->data, starts->len, out))
+    {
+      g_array_set_size (out, before);
+      return FALSE;
+    }
+  ix->step_source = "periodic";
+  ix->step_name = g_strdup (pfprof_trace_string (t, best));
+  return TRUE;
+}
+
+static guint
+detect_warmup (GArray *steps, guint first, guint n, int fixed)
+{
+  g_autofree gint64 *d = NULL;
+  gint64 med;
+  guint w;
+
+  if (fixed >= 0)
+    return MIN ((guint) fixed, n);
+  if (n < 3)
+    return 0;
+  d = g_new (gint64, n - n / 2);
+  for (guint i = n / 2; i < n; i++)
+    {
+      PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
+      d[i - n / 2] = s->end_ns - s->start_ns;
+    }
+  med = pfprof_median_i64 (d, n - n / 2);
+  w = 1;
+  while (w < n / 2)
+    {
+      PfprofStep *s = &g_array_index (steps, PfprofStep, first + w);
+
+      if ((double) (s->end_ns - s->start_ns) <= 1.5 * (double) med)
+        break;
+      w++;
+    }
+  return w;
+}
+
+void
+pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GArray *steps)
+{
+  guint first = steps->len;
+  guint n;
+
+  if (!steps_from_nvtx (ix, options, steps) && !steps_from_dataloader (ix, steps)
+      && !steps_from_period (ix, steps))
+    ix->step_source = "none";
+  n = steps->len - first;
+  ix->first_step = first;
+  ix->n_steps = n;
+  ix->n_warmup_steps = detect_warmup (steps, first, n,
+                                      pfprof_analysis_options_get_warmup_steps (options));
+  for (guint i = 0; i < n; i++)
+    g_array_index (steps, PfprofStep, first + i).warmup = i < ix->n_warmup_steps;
+
+  if (n > ix->n_warmup_steps)
+    {
+      g_autofree gint64 *d = g_new (gint64, n - ix->n_warmup_steps);
+
+      ix->steady_start = g_array_index (steps, PfprofStep, first + ix->n_warmup_steps).start_ns;
+      ix->steady_end = ix->steady_start;
+      for (guint i = ix->n_warmup_steps; i < n; i++)
+        {
+          PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
+
+          ix->steady_end = MAX (ix->steady_end, s->end_ns);
+          d[i - ix->n_warmup_steps] = s->end_ns - s->start_ns;
+        }
+      ix->step_median_ns = pfprof_median_i64 (d, n - ix->n_warmup_steps);
+    }
+  else
+    {
+      /* No steps: skip the first tenth of the GPU work, where set-up
+       * (weight copies, autotuning) happens. */
+      const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
+      gint64 lo = ix->trace->start_ns, hi = ix->trace->end_ns;
+
+      if (dev != NULL && pfprof_interval_set_n (dev->busy) > 0)
+        {
+          lo = pfprof_interval_set_get (dev->busy, 0).start;
+          hi = pfprof_interval_set_get (dev->busy, pfprof_interval_set_n (dev->busy) - 1).end;
+        }
+      ix->steady_start = lo + (hi - lo) / 10;
+      ix->steady_end = hi;
+      ix->step_median_ns = 0;
+    }
+  for (guint i = 0; i < n; i++)
+    pfprof_steps_breakdown (ix, &g_array_index (steps, PfprofStep, first + i));
+}
+
+void
+pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
+{
+  const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
+  gint64 a = s->start_ns, b = s->end_ns;
+
+  s->data_wait_ns = pfprof_interval_set_length_in (ix->data_wait, a, b);
+  s->sync_wait_ns = pfprof_interval_set_length_in (ix->sync_wait, a, b);
+  if (dev == NULL)
+    {
+      s->idle_ns = b - a;
+      return;
+    }
+  s->compute_ns = pfprof_interval_set_length_in (dev->kernels, a, b);
+  s->copy_hidden_ns = pfprof_interval_set_length_in (dev->htod_kernels, a, b);
+  s->copy_exposed_ns = pfprof_interval_set_length_in (dev->htod, a, b) - s->copy_hidden_ns;
+  s->idle_ns = (b - a) - pfprof_interval_set_length_in (dev->busy, a, b);
+}

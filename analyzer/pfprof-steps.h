@@ -1,0 +1,44 @@
+/* pfprof-steps.h: finding training steps and warm-up in one trace.
+ *
+ * Steps come from, in order of preference:
+ *   1. NVTX ranges whose name matches the step pattern (outermost ones,
+ *      on the thread that has most of them);
+ *   2. the launcher's DataLoader waits (NVTX domain "pfprof", range
+ *      "DataLoader.next"): each wait begins a step;
+ *   3. the periodic structure of the GPU work: the kernel name that
+ *      recurs most often at a regular interval marks each step's start.
+ * Warm-up: the first step (allocator pools, autotuning, lazy module
+ * loading) and any following steps longer than 1.5 times the median of
+ * the second half, up to half the steps; or a fixed number from the
+ * options. The steady window rules judge runs from the first step after
+ * warm-up to the end of the last step; with no steps, from 10% into the
+ * span of GPU work to its end.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pfprof-analysis-options.h"
+#include "pfprof-trace-index.h"
+
+G_BEGIN_DECLS
+
+/* Appends the steps of @ix's trace to @steps (PfprofStep, time order),
+ * marks warm-up, and fills @ix's step fields and steady window. */
+void pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GArray *steps);
+
+/* Fills the breakdown fields (data wait, copy, compute, sync, idle) of
+ * @step from @ix's interval sets. */
+void pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *step);
+
+/* The device whose work the step breakdown measures: the one with the
+ * most kernels, or NULL when the trace has no GPU work. */
+const PfprofDeviceTimeline *pfprof_steps_primary_device (const PfprofTraceIndex *ix);
+
+/* Median of @n values (sorted in place); 0 when @n is 0. */
+gint64 pfprof_median_i64 (gint64 *values, guint n);
+
+/* The @q quantile (0..1, nearest rank) of @n sorted values. */
+gint64 pfprof_quantile_sorted_i64 (const gint64 *values, guint n, double q);
+
+G_END_DECLS

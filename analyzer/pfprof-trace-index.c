@@ -1,0 +1,436 @@
+/* pfprof-trace-index.c: joins and interval sets built once per trace. */
+#include "pfprof-trace-index.h"
+
+#include <string.h>
+
+static const struct
+{
+  const char *name;
+  PfprofApiClass klass;
+} api_names[] = {
+  { "cudaEventSynchronize", PFPROF_API_CLASS_EVENT_SYNC },
+  { "cuEventSynchronize", PFPROF_API_CLASS_EVENT_SYNC },
+  { "cudaEventQuery", PFPROF_API_CLASS_EVENT_QUERY },
+  { "cuEventQuery", PFPROF_API_CLASS_EVENT_QUERY },
+  { "cudaStreamSynchronize", PFPROF_API_CLASS_STREAM_SYNC },
+  { "cuStreamSynchronize", PFPROF_API_CLASS_STREAM_SYNC },
+  { "cudaDeviceSynchronize", PFPROF_API_CLASS_DEVICE_SYNC },
+  { "cudaThreadSynchronize", PFPROF_API_CLASS_DEVICE_SYNC },
+  { "cuCtxSynchronize", PFPROF_API_CLASS_DEVICE_SYNC },
+  { "cudaMalloc", PFPROF_API_CLASS_MALLOC },
+  { "cuMemAlloc", PFPROF_API_CLASS_MALLOC },
+  { "cudaFree", PFPROF_API_CLASS_FREE },
+  { "cuMemFree", PFPROF_API_CLASS_FREE },
+  { "cudaHostAlloc", PFPROF_API_CLASS_HOST_ALLOC },
+  { "cudaMallocHost", PFPROF_API_CLASS_HOST_ALLOC },
+  { "cudaHostRegister", PFPROF_API_CLASS_HOST_ALLOC },
+  { "cuMemHostAlloc", PFPROF_API_CLASS_HOST_ALLOC },
+  { "cuMemAllocHost", PFPROF_API_CLASS_HOST_ALLOC },
+  { "cuMemHostRegister", PFPROF_API_CLASS_HOST_ALLOC },
+  { "cuMemCreate", PFPROF_API_CLASS_VMM_MAP },
+  { "cuMemMap", PFPROF_API_CLASS_VMM_MAP },
+  { "cuMemUnmap", PFPROF_API_CLASS_VMM_UNMAP },
+  { "cuMemRelease", PFPROF_API_CLASS_VMM_UNMAP },
+  { "cudaStreamWaitEvent", PFPROF_API_CLASS_STREAM_WAIT },
+  { "cuStreamWaitEvent", PFPROF_API_CLASS_STREAM_WAIT },
+};
+
+PfprofApiClass
+pfprof_api_class_for_name (const char *name)
+{
+  if (name == NULL || name[0] != 'c')
+    return PFPROF_API_CLASS_OTHER;
+  for (guint i = 0; i < G_N_ELEMENTS (api_names); i++)
+    {
+      gsize n = strlen (api_names[i].name);
+
+      /* "cuMemAlloc_v2", "cudaStreamSynchronize_ptsz", but not
+       * "cudaMallocHost" for "cudaMalloc". */
+      if (strncmp (name, api_names[i].name, n) == 0 && (name[n] == '\0' || name[n] == '_'))
+        return api_names[i].klass;
+    }
+  if (g_str_has_prefix (name, "cudaMemcpy") || g_str_has_prefix (name, "cuMemcpy"))
+    return PFPROF_API_CLASS_MEMCPY;
+  return PFPROF_API_CLASS_OTHER;
+}
+
+static void
+device_timeline_clear (gpointer p)
+{
+  PfprofDeviceTimeline *d = p;
+
+  pfprof_interval_set_free (d->kernels);
+  pfprof_interval_set_free (d->htod);
+  pfprof_interval_set_free (d->htod_kernels);
+  pfprof_interval_set_free (d->busy);
+}
+
+/* Scratch state per device while the index is built. */
+typedef struct
+{
+  guint32 device_id;
+  PfprofIntervalSetBuilder *k, *c;
+  GArray *stream_ns; /* StreamTime */
+  guint64 n_kernels;
+  gint64 kernel_sum_ns;
+} DeviceScratch;
+
+typedef struct
+{
+  guint32 stream_id;
+  gint64 ns;
+} StreamTime;
+
+static DeviceScratch *
+scratch_for (GArray *scratch, guint32 device_id, guint *cache)
+{
+  DeviceScratch *d;
+
+  if (*cache < scratch->len && g_array_index (scratch, DeviceScratch, *cache).device_id == device_id)
+    return &g_array_index (scratch, DeviceScratch, *cache);
+  for (guint i = 0; i < scratch->len; i++)
+    if (g_array_index (scratch, DeviceScratch, i).device_id == device_id)
+      {
+        *cache = i;
+        return &g_array_index (scratch, DeviceScratch, i);
+      }
+  g_array_set_size (scratch, scratch->len + 1);
+  d = &g_array_index (scratch, DeviceScratch, scratch->len - 1);
+  d->device_id = device_id;
+  d->k = pfprof_interval_set_builder_new ();
+  d->c = pfprof_interval_set_builder_new ();
+  d->stream_ns = g_array_new (FALSE, FALSE, sizeof (StreamTime));
+  *cache = scratch->len - 1;
+  return d;
+}
+
+static void
+add_stream_time (DeviceScratch *d, guint32 stream_id, gint64 ns)
+{
+  StreamTime st = { stream_id, ns };
+
+  /* Few streams per device: a linear scan beats hashing here. */
+  for (guint i = 0; i < d->stream_ns->len; i++)
+    if (g_array_index (d->stream_ns, StreamTime, i).stream_id == stream_id)
+      {
+        g_array_index (d->stream_ns, StreamTime, i).ns += ns;
+        return;
+      }
+  g_array_append_val (d->stream_ns, st);
+}
+
+static void
+build_corr_index (PfprofTraceIndex *ix)
+{
+  PfprofTrace *t = ix->trace;
+  const PfprofApiRecord *api = pfprof_trace_api_calls (t);
+  guint n = pfprof_trace_n (t, PFPROF_TABLE_API_CALLS);
+  guint32 max = 0;
+
+  for (guint i = 0; i < n; i++)
+    max = MAX (max, api[i].correlation_id);
+  if (n == 0)
+    return;
+  /* Correlation ids count up from 1 in one process: a direct table is
+   * the common case; fall back to a hash for sparse ids. */
+  if ((guint64) max <= 4 * (guint64) n + 4096)
+    {
+      ix->api_by_corr_len = max + 1;
+      ix->api_by_corr = g_new (guint32, ix->api_by_corr_len);
+      memset (ix->api_by_corr, 0xff, sizeof (guint32) * ix->api_by_corr_len);
+      for (guint i = 0; i < n; i++)
+        {
+          guint32 c = api[i].correlation_id;
+          guint32 prev = ix->api_by_corr[c];
+
+          /* Should ids ever collide, keep the runtime call: it is the one
+           * the user wrote. */
+          if (prev == PFPROF_NONE || api[prev].domain != PFPROF_API_RUNTIME)
+            ix->api_by_corr[c] = i;
+        }
+    }
+  else
+    {
+      ix->api_by_corr_sparse = g_hash_table_new (g_direct_hash, g_direct_equal);
+      for (guint i = 0; i < n; i++)
+        {
+          gpointer key = GUINT_TO_POINTER (api[i].correlation_id);
+
+          if (!g_hash_table_contains (ix->api_by_corr_sparse, key))
+            g_hash_table_insert (ix->api_by_corr_sparse, key, GUINT_TO_POINTER (i));
+        }
+    }
+}
+
+const PfprofApiRecord *
+pfprof_trace_index_api (const PfprofTraceIndex *ix, guint32 corr)
+{
+  const PfprofApiRecord *api = pfprof_trace_api_calls (ix->trace);
+  gpointer v;
+
+  if (ix->api_by_corr != NULL)
+    {
+      if (corr >= ix->api_by_corr_len || ix->api_by_corr[corr] == PFPROF_NONE)
+        return NULL;
+      return &api[ix->api_by_corr[corr]];
+    }
+  if (ix->api_by_corr_sparse != NULL
+      && g_hash_table_lookup_extended (ix->api_by_corr_sparse, GUINT_TO_POINTER (corr), NULL, &v))
+    return &api[GPOINTER_TO_UINT (v)];
+  return NULL;
+}
+
+PfprofApiClass
+pfprof_trace_index_api_class (const PfprofTraceIndex *ix, const PfprofApiRecord *api)
+{
+  if (api == NULL || api->name_id >= ix->trace->strings->len)
+    return PFPROF_API_CLASS_OTHER;
+  return (PfprofApiClass) ix->class_of_name[api->name_id];
+}
+
+static guint32
+find_string (const PfprofTrace *t, const char *s)
+{
+  for (guint i = 0; i < t->strings->len; i++)
+    {
+      const char *v = g_ptr_array_index (t->strings, i);
+
+      if (v != NULL && strcmp (v, s) == 0)
+        return i;
+    }
+  return PFPROF_NONE;
+}
+
+static void
+build_host_sets (PfprofTraceIndex *ix)
+{
+  PfprofTrace *t = ix->trace;
+  const PfprofApiRecord *api = pfprof_trace_api_calls (t);
+  const PfprofNvtxRecord *nvtx = pfprof_trace_nvtx (t);
+  guint n_api = pfprof_trace_n (t, PFPROF_TABLE_API_CALLS);
+  guint n_nvtx = pfprof_trace_n (t, PFPROF_TABLE_NVTX);
+  guint32 dom = find_string (t, PFPROF_NVTX_DOMAIN_PFPROF);
+  guint32 wait = find_string (t, PFPROF_NVTX_DATALOADER_WAIT);
+  PfprofIntervalSetBuilder *wb = pfprof_interval_set_builder_new ();
+  PfprofIntervalSetBuilder *sb = pfprof_interval_set_builder_new ();
+
+  ix->class_of_name = g_new0 (guint8, t->strings->len + 1);
+  for (guint i = 0; i < t->strings->len; i++)
+    ix->class_of_name[i] = (guint8) pfprof_api_class_for_name (g_ptr_array_index (t->strings, i));
+  for (guint c = 0; c < PFPROF_N_API_CLASSES; c++)
+    ix->api_of_class[c] = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  ix->has_api = n_api > 0;
+  for (guint i = 0; i < n_api; i++)
+    {
+      PfprofApiClass c = pfprof_trace_index_api_class (ix, &api[i]);
+
+      if (c == PFPROF_API_CLASS_OTHER)
+        continue;
+      g_array_append_val (ix->api_of_class[c], i);
+      /* The poll (cudaEventQuery) never blocks; the same CUPTI sync type
+       * covers both, which is why the API name decides. */
+      if (c == PFPROF_API_CLASS_EVENT_SYNC || c == PFPROF_API_CLASS_STREAM_SYNC
+          || c == PFPROF_API_CLASS_DEVICE_SYNC)
+        pfprof_interval_set_builder_add (sb, api[i].start_ns, api[i].end_ns);
+    }
+  if (!ix->has_api)
+    {
+      /* Without API records only stream and context synchronizations are
+       * known to block; an event "synchronize" may have been a poll. */
+      const PfprofSyncRecord *sy = pfprof_trace_syncs (t);
+
+      for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_SYNCS); i++)
+        if (sy[i].type == PFPROF_SYNC_STREAM_SYNCHRONIZE
+            || sy[i].type == PFPROF_SYNC_CONTEXT_SYNCHRONIZE)
+          pfprof_interval_set_builder_add (sb, sy[i].start_ns, sy[i].end_ns);
+    }
+
+  ix->data_waits = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  ix->data_wait_nvtx = g_array_new (FALSE, FALSE, sizeof (guint));
+  if (dom != PFPROF_NONE && wait != PFPROF_NONE)
+    for (guint i = 0; i < n_nvtx; i++)
+      if (nvtx[i].kind == PFPROF_NVTX_RANGE && nvtx[i].domain_id == dom && nvtx[i].name_id == wait)
+        {
+          PfprofInterval iv = { nvtx[i].start_ns, nvtx[i].end_ns };
+
+          g_array_append_val (ix->data_waits, iv);
+          g_array_append_val (ix->data_wait_nvtx, i);
+          pfprof_interval_set_builder_add (wb, iv.start, iv.end);
+        }
+  ix->data_wait = pfprof_interval_set_build (wb);
+  ix->sync_wait = pfprof_interval_set_build (sb);
+}
+
+static void
+build_devices (PfprofTraceIndex *ix)
+{
+  PfprofTrace *t = ix->trace;
+  const PfprofKernelRecord *k = pfprof_trace_kernels (t);
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
+  const PfprofMemsetRecord *ms = pfprof_trace_memsets (t);
+  guint nk = pfprof_trace_n (t, PFPROF_TABLE_KERNELS);
+  guint nm = pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS);
+  guint nms = pfprof_trace_n (t, PFPROF_TABLE_MEMSETS);
+  GArray *scratch = g_array_new (FALSE, TRUE, sizeof (DeviceScratch));
+  guint cache = 0;
+
+  for (guint i = 0; i < nk; i++)
+    {
+      DeviceScratch *d = scratch_for (scratch, k[i].device_id, &cache);
+
+      pfprof_interval_set_builder_add (d->k, k[i].start_ns, k[i].end_ns);
+      d->n_kernels++;
+      d->kernel_sum_ns += k[i].end_ns - k[i].start_ns;
+      add_stream_time (d, k[i].stream_id, k[i].end_ns - k[i].start_ns);
+    }
+  for (guint i = 0; i < nm; i++)
+    {
+      DeviceScratch *d = scratch_for (scratch, m[i].device_id, &cache);
+
+      if (m[i].copy_kind == PFPROF_COPY_KIND_HTOD)
+        pfprof_interval_set_builder_add (d->c, m[i].start_ns, m[i].end_ns);
+    }
+
+  ix->devices = g_array_new (FALSE, TRUE, sizeof (PfprofDeviceTimeline));
+  g_array_set_clear_func (ix->devices, device_timeline_clear);
+  for (guint i = 0; i < scratch->len; i++)
+    {
+      DeviceScratch *d = &g_array_index (scratch, DeviceScratch, i);
+      PfprofDeviceTimeline dt = { 0 };
+      PfprofIntervalSetBuilder *bb = pfprof_interval_set_builder_new ();
+      PfprofIntervalSet *kc;
+      gint64 best = -1;
+
+      dt.device_id = d->device_id;
+      dt.n_kernels = d->n_kernels;
+      dt.kernel_sum_ns = d->kernel_sum_ns;
+      dt.compute_stream = PFPROF_NONE;
+      for (guint s = 0; s < d->stream_ns->len; s++)
+        {
+          StreamTime *st = &g_array_index (d->stream_ns, StreamTime, s);
+
+          if (st->ns > best)
+            {
+              best = st->ns;
+              dt.compute_stream = st->stream_id;
+            }
+        }
+      dt.kernels = pfprof_interval_set_build (d->k);
+      dt.htod = pfprof_interval_set_build (d->c);
+      dt.htod_kernels = pfprof_interval_set_intersect (dt.htod, dt.kernels);
+      /* Busy: kernels, every copy and memset of this device. */
+      for (guint j = 0; j < nm; j++)
+        if (m[j].device_id == d->device_id)
+          pfprof_interval_set_builder_add (bb, m[j].start_ns, m[j].end_ns);
+      for (guint j = 0; j < nms; j++)
+        if (ms[j].device_id == d->device_id)
+          pfprof_interval_set_builder_add (bb, ms[j].start_ns, ms[j].end_ns);
+      kc = pfprof_interval_set_build (bb);
+      dt.busy = pfprof_interval_set_union (dt.kernels, kc);
+      pfprof_interval_set_free (kc);
+      g_array_unref (d->stream_ns);
+      g_array_append_val (ix->devices, dt);
+    }
+  g_array_unref (scratch);
+}
+
+static void
+find_main_thread (PfprofTraceIndex *ix)
+{
+  PfprofTrace *t = ix->trace;
+  const PfprofKernelRecord *k = pfprof_trace_kernels (t);
+  guint nk = pfprof_trace_n (t, PFPROF_TABLE_KERNELS);
+  g_autoptr (GHashTable) counts = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint step = MAX (1u, nk / 100000); /* a sample is enough to find the launcher */
+  guint best = 0;
+  GHashTableIter it;
+  gpointer key, value;
+
+  for (guint i = 0; i < nk; i += step)
+    {
+      const PfprofApiRecord *api = pfprof_trace_index_api (ix, k[i].correlation_id);
+      gpointer tid;
+
+      if (api == NULL)
+        continue;
+      tid = GUINT_TO_POINTER (api->tid);
+      g_hash_table_insert (counts, tid,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, tid)) + 1));
+    }
+  g_hash_table_iter_init (&it, counts);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    if (GPOINTER_TO_UINT (value) > best
+        || (GPOINTER_TO_UINT (value) == best && GPOINTER_TO_UINT (key) < ix->main_tid))
+      {
+        best = GPOINTER_TO_UINT (value);
+        ix->main_tid = GPOINTER_TO_UINT (key);
+      }
+}
+
+PfprofTraceIndex *
+pfprof_trace_index_new (PfprofTrace *trace, guint trace_index)
+{
+  PfprofTraceIndex *ix = g_new0 (PfprofTraceIndex, 1);
+
+  ix->trace = trace;
+  ix->trace_index = trace_index;
+  ix->step_source = "none";
+  ix->steady_start = trace->start_ns;
+  ix->steady_end = trace->end_ns;
+  build_corr_index (ix);
+  build_host_sets (ix);
+  build_devices (ix);
+  find_main_thread (ix);
+  return ix;
+}
+
+void
+pfprof_trace_index_free (PfprofTraceIndex *ix)
+{
+  if (ix == NULL)
+    return;
+  g_free (ix->api_by_corr);
+  if (ix->api_by_corr_sparse)
+    g_hash_table_unref (ix->api_by_corr_sparse);
+  g_free (ix->class_of_name);
+  for (guint c = 0; c < PFPROF_N_API_CLASSES; c++)
+    if (ix->api_of_class[c])
+      g_array_unref (ix->api_of_class[c]);
+  g_array_unref (ix->devices);
+  g_array_unref (ix->data_waits);
+  g_array_unref (ix->data_wait_nvtx);
+  pfprof_interval_set_free (ix->data_wait);
+  pfprof_interval_set_free (ix->sync_wait);
+  g_free (ix->step_name);
+  g_free (ix);
+}
+
+const PfprofDeviceTimeline *
+pfprof_trace_index_device (const PfprofTraceIndex *ix, guint32 device_id)
+{
+  for (guint i = 0; i < ix->devices->len; i++)
+    if (g_array_index (ix->devices, PfprofDeviceTimeline, i).device_id == device_id)
+      return &g_array_index (ix->devices, PfprofDeviceTimeline, i);
+  return NULL;
+}
+
+guint
+pfprof_trace_index_n_steady_steps (const PfprofTraceIndex *ix)
+{
+  return ix->n_steps - ix->n_warmup_steps;
+}
+
+double
+pfprof_trace_index_per_step_divisor (const PfprofTraceIndex *ix)
+{
+  guint n = pfprof_trace_index_n_steady_steps (ix);
+
+  return n > 0 ? (double) n : 1.0;
+}
+
+gboolean
+pfprof_trace_index_in_steady (const PfprofTraceIndex *ix, gint64 start)
+{
+  return start >= ix->steady_start && start < ix->steady_end;
+}

@@ -1,0 +1,120 @@
+/* pfprof-trace-index.h: what the analyzer derives from one loaded trace
+ * before any rule runs.
+ *
+ * - API calls joined by correlation id (kernels, copies and
+ *   synchronization records point at the runtime or driver call that made
+ *   them; kernels launched by libraries point at driver calls), and each
+ *   API name sorted into a class (blocking event synchronize vs
+ *   non-blocking event query, allocation, free, ...), with the calls of
+ *   each class listed so rules need not scan every call.
+ * - Per device: interval sets of kernels (K), host-to-device copies (C),
+ *   C ∩ K, and everything the GPU does (B), plus the compute stream (the
+ *   stream with the most kernel time).
+ * - Host side: DataLoader waits (NVTX domain "pfprof", range
+ *   "DataLoader.next") and blocking synchronizing calls, as interval sets;
+ *   the thread that launches most kernels.
+ * - The steady state: steps found by pfprof-steps.c and the window after
+ *   warm-up that rules judge.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pfprof-interval-set.h"
+#include "pfprof-trace.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PFPROF_API_CLASS_OTHER = 0,
+  PFPROF_API_CLASS_EVENT_SYNC,   /* cudaEventSynchronize: blocks the host */
+  PFPROF_API_CLASS_EVENT_QUERY,  /* cudaEventQuery: a poll, never blocks */
+  PFPROF_API_CLASS_STREAM_SYNC,  /* cudaStreamSynchronize */
+  PFPROF_API_CLASS_DEVICE_SYNC,  /* cudaDeviceSynchronize, cuCtxSynchronize */
+  PFPROF_API_CLASS_MEMCPY,       /* cudaMemcpy*, cuMemcpy* */
+  PFPROF_API_CLASS_MALLOC,       /* cudaMalloc, cuMemAlloc */
+  PFPROF_API_CLASS_FREE,         /* cudaFree, cuMemFree */
+  PFPROF_API_CLASS_HOST_ALLOC,   /* cudaHostAlloc, cudaMallocHost, cudaHostRegister, cuMem* */
+  PFPROF_API_CLASS_VMM_MAP,      /* cuMemCreate, cuMemMap (expandable segments) */
+  PFPROF_API_CLASS_VMM_UNMAP,    /* cuMemUnmap, cuMemRelease */
+  PFPROF_API_CLASS_STREAM_WAIT,  /* cudaStreamWaitEvent */
+  PFPROF_N_API_CLASSES
+} PfprofApiClass;
+
+/* cudaErrorNotReady and CUDA_ERROR_NOT_READY share the value 600. */
+#define PFPROF_CUDA_NOT_READY 600
+
+/* The class of API function @name (runtime or driver; suffixes such as
+ * _v2 or _ptsz are ignored). */
+PfprofApiClass pfprof_api_class_for_name (const char *name);
+
+typedef struct
+{
+  guint32 device_id;
+  guint32 compute_stream;      /* stream with the most kernel time */
+  guint64 n_kernels;
+  gint64 kernel_sum_ns;        /* sum of kernel durations (not the union) */
+  PfprofIntervalSet *kernels;  /* K */
+  PfprofIntervalSet *htod;     /* C: host-to-device copies, all sizes */
+  PfprofIntervalSet *htod_kernels; /* C ∩ K */
+  PfprofIntervalSet *busy;     /* B: kernels, copies and memsets */
+} PfprofDeviceTimeline;
+
+typedef struct
+{
+  PfprofTrace *trace;          /* not owned */
+  guint trace_index;           /* in PfprofAnalysis.traces */
+
+  guint32 *api_by_corr;        /* correlation id -> api_calls index, or NULL */
+  guint32 api_by_corr_len;
+  GHashTable *api_by_corr_sparse; /* used instead when ids are sparse */
+  guint8 *class_of_name;       /* strings id -> PfprofApiClass */
+  GArray *api_of_class[PFPROF_N_API_CLASSES]; /* guint api indices, time order */
+  gboolean has_api;            /* the trace holds API records at all */
+
+  GArray *devices;             /* PfprofDeviceTimeline */
+  guint32 main_tid;            /* thread that launched most kernels, 0 if unknown */
+
+  GArray *data_waits;          /* PfprofInterval, DataLoader.next ranges, time order */
+  GArray *data_wait_nvtx;      /* guint, their indices in the NVTX table */
+  PfprofIntervalSet *data_wait;  /* their union */
+  PfprofIntervalSet *sync_wait;  /* blocking synchronizing calls, all threads */
+
+  /* Filled by pfprof_steps_detect(). */
+  const char *step_source;     /* "nvtx", "dataloader", "periodic" or "none" */
+  char *step_name;             /* NVTX range or kernel name used, untrusted; may be NULL */
+  guint first_step;            /* index of this trace's first step in the analysis */
+  guint n_steps;               /* steps of this trace, warm-up included */
+  guint n_warmup_steps;
+  gint64 steady_start;         /* the window rules judge */
+  gint64 steady_end;
+  gint64 step_median_ns;       /* over this trace's steady steps, 0 if none */
+} PfprofTraceIndex;
+
+/* Builds the index of @trace (sorted). */
+PfprofTraceIndex *pfprof_trace_index_new (PfprofTrace *trace, guint trace_index);
+
+void pfprof_trace_index_free (PfprofTraceIndex *ix);
+
+/* The API record with correlation id @corr, or NULL. */
+const PfprofApiRecord *pfprof_trace_index_api (const PfprofTraceIndex *ix, guint32 corr);
+
+/* The class of @api. */
+PfprofApiClass pfprof_trace_index_api_class (const PfprofTraceIndex *ix, const PfprofApiRecord *api);
+
+/* The timeline of device @device_id, or NULL. */
+const PfprofDeviceTimeline *pfprof_trace_index_device (const PfprofTraceIndex *ix, guint32 device_id);
+
+/* Number of steady-state (non-warm-up) steps; 0 when no steps were found. */
+guint pfprof_trace_index_n_steady_steps (const PfprofTraceIndex *ix);
+
+/* The divisor that turns a steady-state total into a per-step figure:
+ * the number of steady steps, or 1 when there are none (then figures are
+ * totals over the steady window). */
+double pfprof_trace_index_per_step_divisor (const PfprofTraceIndex *ix);
+
+/* TRUE when [@start, @end) lies in the steady window (starts inside it). */
+gboolean pfprof_trace_index_in_steady (const PfprofTraceIndex *ix, gint64 start);
+
+G_END_DECLS

@@ -1,0 +1,183 @@
+/* pfprof-rule-input-starved.c: the GPU waits for the DataLoader.
+ *
+ * CUPTI cannot see Python; the launcher's hook wraps the DataLoader's
+ * next() in an NVTX range (domain "pfprof", "DataLoader.next"). Time in
+ * that range during which the GPU had nothing to do is time the input
+ * pipeline cost. Without those ranges the rule falls back to the GPU's
+ * idle time while the launching thread was outside every CUDA call (so
+ * not blocked on the GPU): the host was busy elsewhere, most often
+ * producing the next batch, and the message says it could not confirm.
+ */
+#include "pfprof-rules.h"
+
+#include "pfprof-format.h"
+#include "pfprof-steps.h"
+
+static const PfprofRuleParam params[] = {
+  { "min-idle-share", 0.10, "fire when the GPU idled during DataLoader waits for at least this share of the steady state" },
+  { "min-idle-share-without-nvtx", 0.5, "without DataLoader ranges: GPU idle share of the steady state needed to fire" },
+  { "min-host-outside-share", 0.8, "without DataLoader ranges: share of that idle time the launching thread spent outside CUDA calls" },
+};
+
+static const char fix[] =
+  "Make batches ready before the GPU needs them:\n"
+  "\n"
+  "    loader = DataLoader(dataset, batch_size=B,\n"
+  "                        num_workers=8,            # more workers: up to the CPU cores per GPU\n"
+  "                        persistent_workers=True,  # no worker restart every epoch\n"
+  "                        prefetch_factor=4,        # batches queued per worker\n"
+  "                        pin_memory=True)\n"
+  "\n"
+  "If the workers are already busy, make each batch cheaper: decode faster\n"
+  "(torchvision.io.decode_jpeg(data, device=\"cuda\"), Pillow-SIMD, DALI), store\n"
+  "pre-resized data, and move augmentation to the GPU after the copy:\n"
+  "\n"
+  "    x = x.to(device, non_blocking=True).float().div_(255)\n"
+  "    x = torchvision.transforms.v2.functional.normalize(x, mean, std)\n";
+
+static void
+judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  gint64 lo = ix->steady_start, hi = ix->steady_end;
+  g_autoptr (PfprofIntervalSet) wb = pfprof_interval_set_intersect (ix->data_wait, dev->busy);
+  gint64 wait = pfprof_interval_set_length_in (ix->data_wait, lo, hi);
+  gint64 idle_wait = wait - pfprof_interval_set_length_in (wb, lo, hi);
+  gint64 busy = pfprof_interval_set_length_in (dev->busy, lo, hi);
+  guint n_waits = 0;
+  PfprofFinding *f;
+
+  if (pfprof_rule_share (ctx, idle_wait) / 100.0 < pfprof_rule_param (ctx, "min-idle-share"))
+    return;
+  f = pfprof_rule_finding_new (ctx);
+  f->device_id = dev->device_id;
+  for (guint i = 0; i < ix->data_waits->len; i++)
+    {
+      PfprofInterval w = g_array_index (ix->data_waits, PfprofInterval, i);
+      guint k = g_array_index (ix->data_wait_nvtx, guint, i);
+      const PfprofNvtxRecord *r = &pfprof_trace_nvtx (ix->trace)[k];
+      PfprofEvidence e;
+
+      if (!pfprof_trace_index_in_steady (ix, w.start))
+        continue;
+      n_waits++;
+      e = pfprof_rule_evidence (ctx, PFPROF_TABLE_NVTX, k, w.start, w.end, PFPROF_NONE, PFPROF_NONE,
+                                r->tid);
+      pfprof_finding_add_evidence (f, &e, PFPROF_RULE_MAX_EVIDENCE);
+    }
+  f->count = n_waits;
+  f->time_ns = idle_wait;
+  f->est_savings_ns = pfprof_rule_per_step (ctx, idle_wait);
+  {
+    g_autofree char *s_idle = pfprof_format_ns (pfprof_rule_per_step (ctx, idle_wait));
+    g_autofree char *s_wait = pfprof_format_ns (pfprof_rule_per_step (ctx, wait));
+    g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, idle_wait), 1);
+    g_autofree char *s_busy = pfprof_format_double (pfprof_rule_share (ctx, busy), 1);
+    g_autofree char *s_step = pfprof_format_ns (ix->step_median_ns);
+
+    f->title = g_strdup_printf ("GPU starved of input: idle %s%% of the steady state waiting for the DataLoader",
+                                s_share);
+    f->message = g_strdup_printf (
+      "Device %u had no work queued for %s per step (%s%% of the steady state) while the "
+      "launching thread waited in DataLoader.next(); the thread waited %s per step in all, "
+      "over %u waits. The GPU was busy %s%% of the steady state (median step %s).",
+      dev->device_id, s_idle, s_share, s_wait, n_waits, s_busy, s_step);
+  }
+  f->fix = g_strdup (fix);
+  pfprof_rule_emit (ctx, f);
+}
+
+/* Idle time of @dev in the steady window while the launching thread was
+ * in no CUDA call. */
+static void
+judge_without_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofApiRecord *api = pfprof_trace_api_calls (ix->trace);
+  guint n_api = pfprof_trace_n (ix->trace, PFPROF_TABLE_API_CALLS);
+  gint64 lo = ix->steady_start, hi = ix->steady_end;
+  gint64 idle, idle_in_cuda, outside;
+  g_autoptr (PfprofIntervalSet) window = NULL;
+  g_autoptr (PfprofIntervalSet) idle_set = NULL;
+  g_autoptr (PfprofIntervalSet) host = NULL;
+  g_autoptr (PfprofIntervalSet) both = NULL;
+  PfprofIntervalSetBuilder *b;
+  PfprofFinding *f;
+  guint n_gaps = 0;
+
+  if (ix->main_tid == 0 || hi <= lo)
+    return;
+  b = pfprof_interval_set_builder_new ();
+  pfprof_interval_set_builder_add (b, lo, hi);
+  window = pfprof_interval_set_build (b);
+  idle_set = pfprof_interval_set_subtract (window, dev->busy);
+  idle = pfprof_interval_set_length (idle_set);
+  if (pfprof_rule_share (ctx, idle) / 100.0 < pfprof_rule_param (ctx, "min-idle-share-without-nvtx"))
+    return;
+  b = pfprof_interval_set_builder_new ();
+  for (guint i = 0; i < n_api; i++)
+    if (api[i].tid == ix->main_tid && api[i].end_ns > lo && api[i].start_ns < hi)
+      pfprof_interval_set_builder_add (b, api[i].start_ns, api[i].end_ns);
+  host = pfprof_interval_set_build (b);
+  both = pfprof_interval_set_intersect (idle_set, host);
+  idle_in_cuda = pfprof_interval_set_length (both);
+  outside = idle - idle_in_cuda;
+  if ((double) outside < pfprof_rule_param (ctx, "min-host-outside-share") * (double) idle)
+    return;
+
+  f = pfprof_rule_finding_new (ctx);
+  f->device_id = dev->device_id;
+  /* The longest idle gaps are the evidence. */
+  for (guint i = 0; i < pfprof_interval_set_n (idle_set); i++)
+    {
+      PfprofInterval g = pfprof_interval_set_get (idle_set, i);
+      PfprofEvidence e;
+
+      if (g.end - g.start < ix->step_median_ns / 10 && ix->step_median_ns > 0)
+        continue;
+      n_gaps++;
+      e = pfprof_rule_evidence (ctx, PFPROF_TABLE_KERNELS, G_MAXUINT, g.start, g.end, dev->device_id,
+                                PFPROF_NONE, ix->main_tid);
+      pfprof_finding_add_evidence (f, &e, PFPROF_RULE_MAX_EVIDENCE);
+    }
+  f->count = n_gaps;
+  f->time_ns = outside;
+  f->est_savings_ns = pfprof_rule_per_step (ctx, outside);
+  {
+    g_autofree char *s_idle = pfprof_format_double (pfprof_rule_share (ctx, idle), 1);
+    g_autofree char *s_out = pfprof_format_ns (pfprof_rule_per_step (ctx, outside));
+    g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, outside), 1);
+
+    f->title = g_strdup_printf ("GPU idle %s%% of the steady state while the host prepared work", s_idle);
+    f->message = g_strdup_printf (
+      "Device %u was idle %s%% of the steady state; for %s per step (%s%% of it) the launching "
+      "thread %u was in no CUDA call, so it was busy elsewhere: most often producing the next "
+      "batch. The trace has no DataLoader ranges to confirm it (record with `pfprof record` to "
+      "get them).",
+      dev->device_id, s_idle, s_out, s_share, ix->main_tid);
+  }
+  f->fix = g_strdup (fix);
+  pfprof_rule_emit (ctx, f);
+}
+
+static void
+run (PfprofRuleContext *ctx)
+{
+  const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ctx->ix);
+
+  if (dev == NULL)
+    return;
+  if (ctx->ix->data_waits->len > 0)
+    judge_with_waits (ctx, dev);
+  else
+    judge_without_waits (ctx, dev);
+}
+
+const PfprofRule pfprof_rule_input_starved = {
+  "input-starved",
+  PFPROF_SEVERITY_ERROR,
+  "The GPU idles while the launching thread waits for the DataLoader",
+  params,
+  G_N_ELEMENTS (params),
+  run,
+};

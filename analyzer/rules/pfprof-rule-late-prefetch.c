@@ -1,0 +1,160 @@
+/* pfprof-rule-late-prefetch.c: a side-stream copy the compute stream
+ * waits for every step (zero prefetch depth).
+ *
+ * The copy runs on its own stream, yet the batch is copied only when the
+ * step that needs it starts: the compute stream sits idle (it waits on
+ * the copy's event, cudaStreamWaitEvent) and its next kernel starts right
+ * after the copy ends. Prefetching one batch ahead hides the copy behind
+ * the previous step's kernels.
+ */
+#include "pfprof-rules.h"
+
+#include "pfprof-format.h"
+
+static const PfprofRuleParam params[] = {
+  { "min-bytes", 65536, "copies smaller than this many bytes are ignored" },
+  { "slack-us", 100, "the compute stream's next kernel must start within this long after the copy ends (µs)" },
+  { "min-step-fraction", 0.5, "fire only when this fraction of steady steps has such a wait" },
+  { "min-wait-share", 0.02, "fire only when the waits add up to this share of the steady state" },
+};
+
+static const char fix[] =
+  "Start the copy of batch i+1 before running step i, so it overlaps that step's\n"
+  "kernels; wait for it only when step i+1 begins:\n"
+  "\n"
+  "    copy_stream = torch.cuda.Stream()\n"
+  "\n"
+  "    def to_gpu(cpu):                                  # cpu: pinned\n"
+  "        gpu = torch.empty_like(cpu, device=\"cuda\")\n"
+  "        copy_stream.wait_stream(torch.cuda.current_stream())\n"
+  "        with torch.cuda.stream(copy_stream):\n"
+  "            gpu.copy_(cpu, non_blocking=True)\n"
+  "        return gpu\n"
+  "\n"
+  "    it = iter(loader)\n"
+  "    nxt = to_gpu(next(it))\n"
+  "    for cpu in it:\n"
+  "        torch.cuda.current_stream().wait_stream(copy_stream)\n"
+  "        x, nxt = nxt, to_gpu(cpu)    # issue the next copy first ...\n"
+  "        loss = model(x) ...          # ... then this step's kernels\n";
+
+static void
+judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofKernelRecord *k = pfprof_trace_kernels (ix->trace);
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
+  const PfprofSyncRecord *sy = pfprof_trace_syncs (ix->trace);
+  guint nk = pfprof_trace_n (ix->trace, PFPROF_TABLE_KERNELS);
+  guint nm = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
+  guint ns = pfprof_trace_n (ix->trace, PFPROF_TABLE_SYNCS);
+  guint64 min_bytes = (guint64) pfprof_rule_param (ctx, "min-bytes");
+  gint64 slack = (gint64) (pfprof_rule_param (ctx, "slack-us") * 1e3);
+  g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) max_end = g_array_new (FALSE, FALSE, sizeof (gint64)); /* prefix max of ends */
+  g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gint64 waited = 0, run_max = G_MININT64, compute;
+  guint n_side = 0, n_stream_waits = 0;
+  guint32 copy_stream = PFPROF_NONE;
+  PfprofFinding *f;
+
+  if (dev->compute_stream == PFPROF_NONE)
+    return;
+  for (guint i = 0; i < nk; i++)
+    if (k[i].device_id == dev->device_id && k[i].stream_id == dev->compute_stream)
+      {
+        run_max = MAX (run_max, k[i].end_ns);
+        g_array_append_val (starts, k[i].start_ns);
+        g_array_append_val (max_end, run_max);
+      }
+  for (guint i = 0; i < nm; i++)
+    {
+      const gint64 *s = (const gint64 *) (void *) starts->data;
+      guint lo = 0, hi = starts->len;
+      gint64 prev_end, wait;
+
+      if (m[i].device_id != dev->device_id || m[i].copy_kind != PFPROF_COPY_KIND_HTOD
+          || m[i].stream_id == dev->compute_stream || m[i].bytes < min_bytes
+          || !pfprof_trace_index_in_steady (ix, m[i].start_ns))
+        continue;
+      n_side++;
+      while (lo < hi) /* first compute kernel starting at or after the copy */
+        {
+          guint mid = lo + (hi - lo) / 2;
+          if (s[mid] < m[i].start_ns)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      if (lo >= starts->len || s[lo] < m[i].end_ns || s[lo] - m[i].end_ns > slack)
+        continue;
+      prev_end = lo > 0 ? g_array_index (max_end, gint64, lo - 1) : G_MININT64;
+      if (prev_end >= m[i].end_ns)
+        continue; /* the compute stream was still busy: nothing waited */
+      wait = s[lo] - MAX (prev_end, m[i].start_ns);
+      if (wait <= 0)
+        continue;
+      waited += wait;
+      copy_stream = m[i].stream_id;
+      g_array_append_val (hits, i);
+      g_array_append_val (times, m[i].start_ns);
+    }
+  if (hits->len == 0
+      || pfprof_rule_step_coverage (ctx, (gint64 *) (void *) times->data, times->len)
+           < pfprof_rule_param (ctx, "min-step-fraction")
+      || pfprof_rule_share (ctx, waited) / 100.0 < pfprof_rule_param (ctx, "min-wait-share"))
+    return;
+  for (guint i = 0; i < ns; i++)
+    if (sy[i].type == PFPROF_SYNC_STREAM_WAIT_EVENT && sy[i].stream_id == dev->compute_stream
+        && pfprof_trace_index_in_steady (ix, sy[i].start_ns))
+      n_stream_waits++;
+
+  compute = pfprof_interval_set_length_in (dev->kernels, ix->steady_start, ix->steady_end);
+  f = pfprof_rule_finding_new (ctx);
+  f->device_id = dev->device_id;
+  f->stream_id = copy_stream;
+  f->count = hits->len;
+  f->time_ns = waited;
+  f->est_savings_ns = MIN (pfprof_rule_per_step (ctx, waited), pfprof_rule_per_step (ctx, compute));
+  for (guint i = 0; i < hits->len; i++)
+    {
+      guint c = g_array_index (hits, guint, i);
+      PfprofEvidence e = pfprof_rule_evidence (ctx, PFPROF_TABLE_MEMCPYS, c, m[c].start_ns,
+                                               m[c].end_ns, m[c].device_id, m[c].stream_id, 0);
+
+      pfprof_finding_add_evidence (f, &e, PFPROF_RULE_MAX_EVIDENCE);
+    }
+  {
+    g_autofree char *s_wait = pfprof_format_ns (waited);
+    g_autofree char *s_step = pfprof_format_ns (pfprof_rule_per_step (ctx, waited));
+    g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, waited), 1);
+
+    f->title = g_strdup_printf ("Prefetch too late: compute waits for the side-stream copy (%s per step)",
+                                s_step);
+    f->message = g_strdup_printf (
+      "%u of %u host-to-device copies on side stream %u were waited for by compute stream %u: "
+      "it had nothing to run while the copy was in flight and its next kernel started right "
+      "after the copy ended. The compute stream waited %s in all (%s per step, %s%% of the "
+      "steady state); %u cudaStreamWaitEvent waits on the compute stream were recorded.",
+      hits->len, n_side, copy_stream, dev->compute_stream, s_wait, s_step, s_share, n_stream_waits);
+  }
+  f->fix = g_strdup (fix);
+  pfprof_rule_emit (ctx, f);
+}
+
+static void
+run (PfprofRuleContext *ctx)
+{
+  for (guint d = 0; d < ctx->ix->devices->len; d++)
+    judge_device (ctx, &g_array_index (ctx->ix->devices, PfprofDeviceTimeline, d));
+}
+
+const PfprofRule pfprof_rule_late_prefetch = {
+  "late-prefetch",
+  PFPROF_SEVERITY_WARNING,
+  "Side-stream copy that the compute stream waits for every step (zero prefetch depth)",
+  params,
+  G_N_ELEMENTS (params),
+  run,
+};

@@ -1,0 +1,189 @@
+/* pfprof-rule-pageable-transfer.c: copies from or to pageable memory.
+ *
+ * A host-to-device copy from pageable memory is staged by the driver
+ * through a pinned bounce buffer: it runs at a fraction of the pinned
+ * bandwidth, and the cudaMemcpyAsync call blocks the host for about as
+ * long as the copy, so the host cannot queue the next kernels (the ASYNC
+ * flag is still set). Only recurring copies of the steady state count:
+ * the model's weights are copied from pageable memory once at start-up,
+ * which is not an input-pipeline problem.
+ */
+#include "pfprof-rules.h"
+
+#include "pfprof-format.h"
+
+static const PfprofRuleParam params[] = {
+  { "min-bytes", 65536, "copies smaller than this many bytes are ignored" },
+  { "min-count", 3, "fire only with at least this many such copies in the steady state" },
+  { "min-step-fraction", 0.5, "fire only when this fraction of steady steps has such a copy" },
+  { "pinned-gbps", 20, "pinned HtoD bandwidth (GB/s) assumed when the trace has no pinned copy" },
+};
+
+static const char fix[] =
+  "Copy from page-locked (pinned) memory, then the copy runs at full bandwidth and can\n"
+  "overlap compute:\n"
+  "\n"
+  "    loader = DataLoader(dataset, batch_size=B, num_workers=N, pin_memory=True)\n"
+  "    for x, y in loader:\n"
+  "        x = x.to(device, non_blocking=True)\n"
+  "        y = y.to(device, non_blocking=True)\n"
+  "\n"
+  "A custom batch type stays pageable unless it has a pin_memory() method:\n"
+  "\n"
+  "    class Batch:\n"
+  "        def pin_memory(self):\n"
+  "            self.x = self.x.pin_memory()\n"
+  "            self.y = self.y.pin_memory()\n"
+  "            return self\n"
+  "\n"
+  "For tensors built by hand, allocate a pinned staging buffer once and reuse it every\n"
+  "step (pinning on every call is slow as well):\n"
+  "\n"
+  "    staging = torch.empty(shape, dtype=dtype, pin_memory=True)   # once\n"
+  "    staging.copy_(cpu_batch)                                     # every step\n"
+  "    gpu_batch = staging.to(device, non_blocking=True)\n"
+  "    # keep two staging buffers, or wait for the copy, before refilling one\n"
+  "\n"
+  "For device-to-host copies (.cpu()), copy into a pinned tensor:\n"
+  "\n"
+  "    out = torch.empty(t.shape, dtype=t.dtype, pin_memory=True)\n"
+  "    out.copy_(t, non_blocking=True)\n";
+
+/* Pinned HtoD bandwidth in bytes per ns (= GB/s) measured on @device in
+ * the whole trace, or 0 when it saw no sizeable pinned copy. */
+static double
+measured_pinned_bandwidth (const PfprofTraceIndex *ix, guint32 device)
+{
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
+  guint n = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
+  guint64 bytes = 0;
+  gint64 ns = 0;
+
+  for (guint i = 0; i < n; i++)
+    if (m[i].device_id == device && m[i].copy_kind == PFPROF_COPY_KIND_HTOD
+        && m[i].src_kind == PFPROF_MEMORY_KIND_PINNED && m[i].bytes >= (1u << 20))
+      {
+        bytes += m[i].bytes;
+        ns += m[i].end_ns - m[i].start_ns;
+      }
+  return ns > 0 && bytes >= (8u << 20) ? (double) bytes / (double) ns : 0.0;
+}
+
+static gboolean
+is_pageable (const PfprofMemcpyRecord *m)
+{
+  return (m->copy_kind == PFPROF_COPY_KIND_HTOD && m->src_kind == PFPROF_MEMORY_KIND_PAGEABLE)
+         || (m->copy_kind == PFPROF_COPY_KIND_DTOH && m->dst_kind == PFPROF_MEMORY_KIND_PAGEABLE);
+}
+
+static void
+judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
+  guint n = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
+  guint64 min_bytes = (guint64) pfprof_rule_param (ctx, "min-bytes");
+  g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint64 bytes = 0, n_htod = 0, n_dtoh = 0;
+  gint64 time = 0, host_ns = 0, ideal;
+  double pinned = measured_pinned_bandwidth (ix, dev->device_id);
+  gboolean measured = pinned > 0;
+  guint32 stream = PFPROF_NONE;
+  guint best_count = 0;
+  g_autoptr (GHashTable) per_stream = g_hash_table_new (g_direct_hash, g_direct_equal);
+  PfprofFinding *f;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const PfprofApiRecord *api;
+
+      if (m[i].device_id != dev->device_id || !is_pageable (&m[i]) || m[i].bytes < min_bytes
+          || !pfprof_trace_index_in_steady (ix, m[i].start_ns))
+        continue;
+      g_array_append_val (hits, i);
+      g_array_append_val (times, m[i].start_ns);
+      bytes += m[i].bytes;
+      time += m[i].end_ns - m[i].start_ns;
+      if (m[i].copy_kind == PFPROF_COPY_KIND_HTOD)
+        n_htod++;
+      else
+        n_dtoh++;
+      api = pfprof_trace_index_api (ix, m[i].correlation_id);
+      if (api != NULL)
+        host_ns += api->end_ns - api->start_ns;
+      {
+        gpointer key = GUINT_TO_POINTER (m[i].stream_id);
+        guint c = GPOINTER_TO_UINT (g_hash_table_lookup (per_stream, key)) + 1;
+
+        g_hash_table_insert (per_stream, key, GUINT_TO_POINTER (c));
+        if (c > best_count)
+          {
+            best_count = c;
+            stream = m[i].stream_id;
+          }
+      }
+    }
+  if (hits->len == 0 || hits->len < (guint) pfprof_rule_param (ctx, "min-count")
+      || pfprof_rule_step_coverage (ctx, (gint64 *) (void *) times->data, times->len)
+           < pfprof_rule_param (ctx, "min-step-fraction"))
+    return;
+
+  if (!measured)
+    pinned = pfprof_rule_param (ctx, "pinned-gbps");
+  ideal = pinned > 0 ? (gint64) ((double) bytes / pinned) : 0;
+
+  f = pfprof_rule_finding_new (ctx);
+  f->device_id = dev->device_id;
+  f->stream_id = stream;
+  f->count = hits->len;
+  f->time_ns = time;
+  f->est_savings_ns = pfprof_rule_per_step (ctx, MAX (0, time - ideal));
+  for (guint i = 0; i < hits->len; i++)
+    {
+      guint k = g_array_index (hits, guint, i);
+      PfprofEvidence e = pfprof_rule_evidence (ctx, PFPROF_TABLE_MEMCPYS, k, m[k].start_ns,
+                                               m[k].end_ns, m[k].device_id, m[k].stream_id, 0);
+
+      pfprof_finding_add_evidence (f, &e, PFPROF_RULE_MAX_EVIDENCE);
+    }
+  {
+    g_autofree char *s_bytes = pfprof_format_bytes (bytes);
+    g_autofree char *s_avg = pfprof_format_bytes (bytes / hits->len);
+    g_autofree char *s_time = pfprof_format_ns (time);
+    g_autofree char *s_step = pfprof_format_ns (pfprof_rule_per_step (ctx, time));
+    g_autofree char *s_bw = pfprof_format_bandwidth (bytes, time);
+    g_autofree char *s_pin = pfprof_format_double (pinned, 1);
+    g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, time), 1);
+    g_autofree char *s_host = pfprof_format_ns (host_ns);
+
+    f->title = g_strdup_printf ("%" G_GUINT64_FORMAT " copies from/to pageable memory in the steady state",
+                                (guint64) hits->len);
+    f->message = g_strdup_printf (
+      "%" G_GUINT64_FORMAT " host-to-device and %" G_GUINT64_FORMAT " device-to-host copies used "
+      "pageable host memory on device %u: %s in all (%s each on average), %s of copy time "
+      "(%s per step, %s%% of the steady state) at %s, where pinned copies run at about %s GB/s "
+      "(%s). The host thread was blocked %s in these copy calls, so it could not queue work "
+      "ahead of the GPU.",
+      n_htod, n_dtoh, dev->device_id, s_bytes, s_avg, s_time, s_step, s_share, s_bw, s_pin,
+      measured ? "measured in this trace" : "assumed", s_host);
+  }
+  f->fix = g_strdup (fix);
+  pfprof_rule_emit (ctx, f);
+}
+
+static void
+run (PfprofRuleContext *ctx)
+{
+  for (guint d = 0; d < ctx->ix->devices->len; d++)
+    judge_device (ctx, &g_array_index (ctx->ix->devices, PfprofDeviceTimeline, d));
+}
+
+const PfprofRule pfprof_rule_pageable_transfer = {
+  "pageable-transfer",
+  PFPROF_SEVERITY_WARNING,
+  "Recurring host<->device copies from pageable memory (no pin_memory)",
+  params,
+  G_N_ELEMENTS (params),
+  run,
+};

@@ -1,0 +1,143 @@
+/* pfprof-rule-serialized-copy.c: input copies that no kernel ran beside.
+ *
+ * A host-to-device copy issued on the stream that runs the compute
+ * kernels, or a blocking (non-async) copy, is ordered with the kernels:
+ * the GPU computes, then copies, then computes again. The copy time is
+ * exposed in every step even though the copy engine could have run it
+ * during the previous step's kernels.
+ */
+#include "pfprof-rules.h"
+
+#include "pfprof-format.h"
+
+static const PfprofRuleParam params[] = {
+  { "min-bytes", 65536, "copies smaller than this many bytes are ignored (see small-transfers)" },
+  { "max-overlap", 0.1, "a copy counts as serialized when kernels overlapped less than this fraction of it" },
+  { "min-step-fraction", 0.5, "fire only when this fraction of steady steps has such a copy" },
+  { "min-exposed-share", 0.02, "fire only when the exposed copy time is at least this share of the steady state" },
+};
+
+static const char fix[] =
+  "Copy the next batch on a side stream from pinned memory while the current step\n"
+  "computes, and make the compute stream wait just before it uses the batch:\n"
+  "\n"
+  "    copy_stream = torch.cuda.Stream()                  # create once\n"
+  "\n"
+  "    def to_gpu(cpu):                                   # cpu: pinned (pin_memory=True)\n"
+  "        gpu = torch.empty_like(cpu, device=\"cuda\")     # allocated on the compute stream\n"
+  "        copy_stream.wait_stream(torch.cuda.current_stream())\n"
+  "        with torch.cuda.stream(copy_stream):\n"
+  "            gpu.copy_(cpu, non_blocking=True)\n"
+  "        return gpu\n"
+  "\n"
+  "    def prefetched(loader):\n"
+  "        it = iter(loader)\n"
+  "        nxt = to_gpu(next(it))\n"
+  "        for cpu in it:\n"
+  "            torch.cuda.current_stream().wait_stream(copy_stream)   # just before use\n"
+  "            cur, nxt = nxt, to_gpu(cpu)        # the next copy overlaps this step\n"
+  "            yield cur\n"
+  "        torch.cuda.current_stream().wait_stream(copy_stream)\n"
+  "        yield nxt\n"
+  "\n"
+  "    for x in prefetched(loader):\n"
+  "        loss = model(x) ...\n";
+
+static void
+judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
+  guint n = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
+  guint64 min_bytes = (guint64) pfprof_rule_param (ctx, "min-bytes");
+  double max_overlap = pfprof_rule_param (ctx, "max-overlap");
+  g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gint64 exposed = 0, time = 0, compute, saving;
+  guint64 bytes = 0, n_same_stream = 0, n_blocking = 0;
+  PfprofFinding *f;
+
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 dur = m[i].end_ns - m[i].start_ns;
+      gint64 ov;
+      gboolean same = m[i].stream_id == dev->compute_stream;
+      gboolean blocking = !(m[i].flags & PFPROF_MEMCPY_FLAG_ASYNC);
+
+      if (m[i].device_id != dev->device_id || m[i].copy_kind != PFPROF_COPY_KIND_HTOD
+          || m[i].bytes < min_bytes || dur <= 0 || !pfprof_trace_index_in_steady (ix, m[i].start_ns)
+          || !(same || blocking))
+        continue;
+      ov = pfprof_interval_set_length_in (dev->kernels, m[i].start_ns, m[i].end_ns);
+      if ((double) ov > max_overlap * (double) dur)
+        continue;
+      g_array_append_val (hits, i);
+      g_array_append_val (times, m[i].start_ns);
+      exposed += dur - ov;
+      time += dur;
+      bytes += m[i].bytes;
+      n_same_stream += same;
+      n_blocking += blocking;
+    }
+  if (hits->len == 0
+      || pfprof_rule_step_coverage (ctx, (gint64 *) (void *) times->data, times->len)
+           < pfprof_rule_param (ctx, "min-step-fraction")
+      || pfprof_rule_share (ctx, exposed) / 100.0 < pfprof_rule_param (ctx, "min-exposed-share"))
+    return;
+
+  /* A prefetched copy can hide behind at most one step of compute. */
+  compute = pfprof_interval_set_length_in (dev->kernels, ix->steady_start, ix->steady_end);
+  saving = MIN (pfprof_rule_per_step (ctx, exposed), pfprof_rule_per_step (ctx, compute));
+
+  f = pfprof_rule_finding_new (ctx);
+  f->device_id = dev->device_id;
+  f->stream_id = n_same_stream ? dev->compute_stream : m[g_array_index (hits, guint, 0)].stream_id;
+  f->count = hits->len;
+  f->time_ns = exposed;
+  f->est_savings_ns = saving;
+  for (guint i = 0; i < hits->len; i++)
+    {
+      guint k = g_array_index (hits, guint, i);
+      PfprofEvidence e = pfprof_rule_evidence (ctx, PFPROF_TABLE_MEMCPYS, k, m[k].start_ns,
+                                               m[k].end_ns, m[k].device_id, m[k].stream_id, 0);
+
+      pfprof_finding_add_evidence (f, &e, PFPROF_RULE_MAX_EVIDENCE);
+    }
+  {
+    g_autofree char *s_exp = pfprof_format_ns (exposed);
+    g_autofree char *s_step = pfprof_format_ns (pfprof_rule_per_step (ctx, exposed));
+    g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, exposed), 1);
+    g_autofree char *s_bytes = pfprof_format_bytes (bytes);
+    gint64 c = pfprof_interval_set_length_in (dev->htod, ix->steady_start, ix->steady_end);
+    gint64 ck = pfprof_interval_set_length_in (dev->htod_kernels, ix->steady_start, ix->steady_end);
+    g_autofree char *s_max = pfprof_format_double (max_overlap * 100, 0);
+    g_autofree char *s_ov = pfprof_format_double (c > 0 ? 100.0 * (double) ck / (double) c : 0.0, 1);
+
+    f->title = g_strdup_printf ("Input copies ran with no kernel beside them (%s exposed per step)", s_step);
+    f->message = g_strdup_printf (
+      "%u host-to-device copies (%s) on device %u ran with kernels beside them for less than "
+      "%s%% of their time: %" G_GUINT64_FORMAT " were on the compute stream %u and %" G_GUINT64_FORMAT
+      " were blocking copies. That left %s of copy time exposed (%s per step, %s%% of the steady "
+      "state); overall only %s%% of the device's HtoD copy time overlapped kernels.",
+      hits->len, s_bytes, dev->device_id, s_max, n_same_stream,
+      dev->compute_stream, n_blocking, s_exp, s_step, s_share, s_ov);
+  }
+  f->fix = g_strdup (fix);
+  pfprof_rule_emit (ctx, f);
+}
+
+static void
+run (PfprofRuleContext *ctx)
+{
+  for (guint d = 0; d < ctx->ix->devices->len; d++)
+    judge_device (ctx, &g_array_index (ctx->ix->devices, PfprofDeviceTimeline, d));
+}
+
+const PfprofRule pfprof_rule_serialized_copy = {
+  "serialized-copy",
+  PFPROF_SEVERITY_WARNING,
+  "Input copies on the compute stream or blocking, with no kernel beside them",
+  params,
+  G_N_ELEMENTS (params),
+  run,
+};

@@ -1,0 +1,118 @@
+/* pfprof-rule-small-transfers.c: many tiny host-to-device copies a step.
+ *
+ * Each copy costs a launch on the host (a few microseconds) and a fixed
+ * setup on the copy engine, whatever its size; per-sample copies or a
+ * dict of small tensors multiply that by the batch. One collated, pinned
+ * batch costs it once.
+ */
+#include "pfprof-rules.h"
+
+#include "pfprof-format.h"
+
+static const PfprofRuleParam params[] = {
+  { "max-bytes", 65536, "copies below this many bytes count as small" },
+  { "min-per-step", 16, "small HtoD copies per steady step needed to fire" },
+  { "min-step-fraction", 0.5, "fire only when this fraction of steady steps has small copies" },
+};
+
+static const char fix[] =
+  "Copy one collated batch instead of many small tensors. Let the DataLoader stack\n"
+  "samples into one pinned tensor per field, then move it once:\n"
+  "\n"
+  "    loader = DataLoader(dataset, batch_size=B, pin_memory=True)   # default_collate stacks\n"
+  "    x = x.to(device, non_blocking=True)\n"
+  "\n"
+  "For a dict of small tensors, pack them into one buffer and split on the GPU:\n"
+  "\n"
+  "    flat = torch.cat([t.reshape(-1) for t in parts]).pin_memory()\n"
+  "    gpu = flat.to(device, non_blocking=True)\n"
+  "    parts = [p.view(t.shape) for p, t in zip(gpu.split([t.numel() for t in parts]), parts)]\n"
+  "\n"
+  "(parts of different dtypes: one buffer per dtype.)\n";
+
+static void
+judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
+  guint nm = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
+  guint64 max_bytes = (guint64) pfprof_rule_param (ctx, "max-bytes");
+  g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gint64 copy_ns = 0, host_ns = 0, exposed = 0, one;
+  guint64 bytes = 0;
+  double per_step, divisor = pfprof_trace_index_per_step_divisor (ix);
+  PfprofFinding *f;
+
+  for (guint i = 0; i < nm; i++)
+    {
+      const PfprofApiRecord *api;
+      gint64 dur = m[i].end_ns - m[i].start_ns;
+
+      if (m[i].device_id != dev->device_id || m[i].copy_kind != PFPROF_COPY_KIND_HTOD
+          || m[i].bytes >= max_bytes || !pfprof_trace_index_in_steady (ix, m[i].start_ns))
+        continue;
+      g_array_append_val (hits, i);
+      g_array_append_val (times, m[i].start_ns);
+      copy_ns += dur;
+      bytes += m[i].bytes;
+      exposed += dur - pfprof_interval_set_length_in (dev->kernels, m[i].start_ns, m[i].end_ns);
+      api = pfprof_trace_index_api (ix, m[i].correlation_id);
+      if (api != NULL)
+        host_ns += api->end_ns - api->start_ns;
+    }
+  per_step = (double) hits->len / divisor;
+  if (hits->len == 0 || per_step < pfprof_rule_param (ctx, "min-per-step")
+      || pfprof_rule_step_coverage (ctx, (gint64 *) (void *) times->data, times->len)
+           < pfprof_rule_param (ctx, "min-step-fraction"))
+    return;
+
+  /* One batched copy per step would cost about one call and one copy. */
+  one = (gint64) ((double) (host_ns + copy_ns) / (double) hits->len);
+  f = pfprof_rule_finding_new (ctx);
+  f->device_id = dev->device_id;
+  f->stream_id = m[g_array_index (hits, guint, 0)].stream_id;
+  f->count = hits->len;
+  f->time_ns = copy_ns;
+  f->est_savings_ns = MAX (0, pfprof_rule_per_step (ctx, host_ns + exposed) - one);
+  for (guint i = 0; i < hits->len; i++)
+    {
+      guint k = g_array_index (hits, guint, i);
+      PfprofEvidence e = pfprof_rule_evidence (ctx, PFPROF_TABLE_MEMCPYS, k, m[k].start_ns,
+                                               m[k].end_ns, m[k].device_id, m[k].stream_id, 0);
+
+      pfprof_finding_add_evidence (f, &e, PFPROF_RULE_MAX_EVIDENCE);
+    }
+  {
+    g_autofree char *s_per = pfprof_format_double (per_step, 1);
+    g_autofree char *s_avg = pfprof_format_bytes (bytes / hits->len);
+    g_autofree char *s_copy = pfprof_format_ns (pfprof_rule_per_step (ctx, copy_ns));
+    g_autofree char *s_host = pfprof_format_ns (pfprof_rule_per_step (ctx, host_ns));
+    g_autofree char *s_exp = pfprof_format_ns (pfprof_rule_per_step (ctx, exposed));
+
+    f->title = g_strdup_printf ("%s small host-to-device copies per step", s_per);
+    f->message = g_strdup_printf (
+      "Device %u received %u host-to-device copies smaller than %" G_GUINT64_FORMAT " bytes after "
+      "warm-up, %s per step, %s on average. Per step they took %s of copy-engine time (%s of it "
+      "with no kernel beside) and %s of host time in the copy calls.",
+      dev->device_id, hits->len, max_bytes, s_per, s_avg, s_copy, s_exp, s_host);
+  }
+  f->fix = g_strdup (fix);
+  pfprof_rule_emit (ctx, f);
+}
+
+static void
+run (PfprofRuleContext *ctx)
+{
+  for (guint d = 0; d < ctx->ix->devices->len; d++)
+    judge_device (ctx, &g_array_index (ctx->ix->devices, PfprofDeviceTimeline, d));
+}
+
+const PfprofRule pfprof_rule_small_transfers = {
+  "small-transfers",
+  PFPROF_SEVERITY_INFO,
+  "Many tiny host-to-device copies per step instead of one collated batch",
+  params,
+  G_N_ELEMENTS (params),
+  run,
+};
