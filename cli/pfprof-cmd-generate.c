@@ -1,9 +1,169 @@
-/* pfprof-cmd-generate.c: `pfprof generate`. Placeholder until its issue lands. */
+/* pfprof-cmd-generate.c: `pfprof generate`, a hidden developer command
+ * that writes a synthetic trace (trace/pfprof-trace-generator.h) for
+ * tests, benchmarks and demos without a GPU. */
+#include "pfprof-config.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+
 #include "pfprof-cli.h"
+#include "pfprof-trace-generator.h"
+
+/* Parses @s as an unsigned decimal in [min, max] into *@out. */
+static gboolean
+parse_number (const char *option, const char *s, guint64 min, guint64 max, guint64 *out)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!g_ascii_string_to_unsigned (s, 10, min, max, out, &error))
+    {
+      pfprof_cli_error ("generate: %s: %s", option, error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
 
 int
 pfprof_cmd_generate (int argc, char **argv)
 {
-  pfprof_cli_error ("'generate' is not implemented in this build yet");
-  return PFPROF_EXIT_USAGE;
+  g_autofree char *output = NULL;
+  g_autofree char *events = NULL;
+  g_autofree char *steps = NULL;
+  g_autofree char *seed = NULL;
+  g_autofree char *plants = NULL;
+  g_autofree char *streams = NULL;
+  g_autofree char *rank = NULL;
+  g_autofree char *plant_names = NULL;
+  gboolean force = FALSE;
+  g_autoptr (GOptionContext) context = NULL;
+  g_autoptr (GError) error = NULL;
+  PfprofTraceGenerator gen;
+  PfprofTraceGeneratorResult result;
+  char errbuf[512];
+  char names[256];
+  GStatBuf st;
+  gint64 t0, t1;
+  guint64 n;
+  int status;
+  const GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Trace file to write (required)", "PATH" },
+    { "events", 0, 0, G_OPTION_ARG_STRING, &events,
+      "Write steps until about N event records (instead of --steps)", "N" },
+    { "steps", 0, 0, G_OPTION_ARG_STRING, &steps, "Number of training steps (default 200)", "N" },
+    { "seed", 0, 0, G_OPTION_ARG_STRING, &seed, "Random seed (default 1)", "N" },
+    { "plant", 0, 0, G_OPTION_ARG_STRING, &plants,
+      "Comma-separated patterns to plant, 'all' or 'none' (default none)", "LIST" },
+    { "streams", 0, 0, G_OPTION_ARG_STRING, &streams, "GPU streams, 2 to 64 (default 4)", "N" },
+    { "rank", 0, 0, G_OPTION_ARG_STRING, &rank, "Rank recorded in the metadata (default 0)", "N" },
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Overwrite PATH if it is a regular file", NULL },
+    { NULL }
+  };
+
+  pfprof_trace_generator_init (&gen);
+  plant_names = g_strjoin (", ", pfprof_trace_generator_plant_name (PFPROF_PLANT_PAGEABLE),
+                           pfprof_trace_generator_plant_name (PFPROF_PLANT_SERIALIZED),
+                           pfprof_trace_generator_plant_name (PFPROF_PLANT_RECORD_STREAM),
+                           pfprof_trace_generator_plant_name (PFPROF_PLANT_INPUT_STARVED),
+                           pfprof_trace_generator_plant_name (PFPROF_PLANT_LATE_PREFETCH),
+                           pfprof_trace_generator_plant_name (PFPROF_PLANT_SYNC_IN_LOOP),
+                           pfprof_trace_generator_plant_name (PFPROF_PLANT_SMALL_TRANSFERS),
+                           pfprof_trace_generator_plant_name (PFPROF_PLANT_PINNED_ALLOC), NULL);
+  context = g_option_context_new ("- write a synthetic trace");
+  g_option_context_set_help_enabled (context, TRUE);
+  g_option_context_add_main_entries (context, entries, NULL);
+  {
+    g_autofree char *description = g_strdup_printf (
+      "Simulates one PyTorch training process on one GPU (warm-up, then steps of\n"
+      "DataLoader wait, copies, kernels, events) and writes it as a pfprof trace.\n"
+      "Patterns: %s.\n"
+      "The same options always give the same trace.",
+      plant_names);
+
+    g_option_context_set_description (context, description);
+  }
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      pfprof_cli_error ("generate: %s (see 'pfprof generate --help')", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (argc > 1)
+    {
+      pfprof_cli_error ("generate: unexpected argument '%s'", argv[1]);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (output == NULL || *output == '\0')
+    {
+      pfprof_cli_error ("generate: -o PATH is required");
+      return PFPROF_EXIT_USAGE;
+    }
+  if (events != NULL && steps != NULL)
+    {
+      pfprof_cli_error ("generate: give --events or --steps, not both");
+      return PFPROF_EXIT_USAGE;
+    }
+  if (events != NULL)
+    {
+      if (!parse_number ("--events", events, 1, G_GUINT64_CONSTANT (1000000000000), &n))
+        return PFPROF_EXIT_USAGE;
+      gen.events = n;
+      gen.steps = 0;
+    }
+  if (steps != NULL)
+    {
+      if (!parse_number ("--steps", steps, 1, G_MAXUINT32, &n))
+        return PFPROF_EXIT_USAGE;
+      gen.steps = (guint32) n;
+    }
+  if (seed != NULL)
+    {
+      if (!parse_number ("--seed", seed, 0, G_MAXUINT64, &n))
+        return PFPROF_EXIT_USAGE;
+      gen.seed = n;
+    }
+  if (streams != NULL)
+    {
+      if (!parse_number ("--streams", streams, 2, 64, &n))
+        return PFPROF_EXIT_USAGE;
+      gen.streams = (guint32) n;
+    }
+  if (rank != NULL)
+    {
+      if (!parse_number ("--rank", rank, 0, 65535, &n))
+        return PFPROF_EXIT_USAGE;
+      gen.rank = (gint32) n;
+      gen.world_size = gen.rank + 1;
+    }
+  if (plants != NULL && pfprof_trace_generator_parse_plants (plants, &gen.plants) != 0)
+    {
+      pfprof_cli_error ("generate: --plant: '%s' is not a list of: all, none, %s", plants,
+                        plant_names);
+      return PFPROF_EXIT_USAGE;
+    }
+  gen.pfprof_version = PFPROF_VERSION;
+
+  t0 = g_get_monotonic_time ();
+  status = pfprof_trace_generator_write (&gen, output, force ? PFPROF_WRITER_OVERWRITE : 0, &result,
+                                         errbuf, sizeof errbuf);
+  t1 = g_get_monotonic_time ();
+  if (status == PFPROF_WRITER_ERR_EXISTS)
+    {
+      pfprof_cli_error ("generate: %s exists%s", output,
+                        force ? " and is not a regular file" : "; use --force to overwrite it");
+      return PFPROF_EXIT_USAGE;
+    }
+  if (status != PFPROF_WRITER_OK)
+    {
+      pfprof_cli_error ("generate: cannot write %s: %s", output, errbuf);
+      return PFPROF_EXIT_USAGE;
+    }
+  pfprof_trace_generator_format_plants (gen.plants, names, sizeof names);
+  if (g_stat (output, &st) != 0)
+    st.st_size = 0;
+  printf ("%s: %" G_GUINT64_FORMAT " events, %u steps, plants %s, %" G_GINT64_FORMAT
+          " bytes (%.1f bytes/event), %.2f s\n",
+          output, result.n_events, result.n_steps, names, (gint64) st.st_size,
+          result.n_events ? (double) st.st_size / (double) result.n_events : 0.0,
+          (double) (t1 - t0) / 1e6);
+  return PFPROF_EXIT_OK;
 }

@@ -1,0 +1,175 @@
+/* pfprof-trace-generator.h: writes synthetic traces of any size.
+ *
+ * Tests and benchmarks need traces without a GPU: the generator simulates
+ * one PyTorch training process on one GPU (device 0, context 1) and writes
+ * what the collector would record, through the same writer. Plain C11 +
+ * SQLite like the rest of trace/. Deterministic: the same options give a
+ * byte-identical trace.
+ *
+ * What every trace holds (the "good" baseline):
+ *
+ *   Threads: main thread tid = pid (launches all GPU work), pin-memory
+ *   thread tid = pid + 1. Streams: null stream 7 (legacy default), compute
+ *   stream 13, copy stream 14, and streams 15, 16, ... up to `streams` in
+ *   all (collective-style kernels during the backward pass). Meta: every
+ *   key of docs/trace-format.md plus generator_* keys.
+ *
+ *   Warm-up, before the first step (everything before
+ *   PfprofTraceGeneratorResult.first_step_ns): cudaStreamCreateWithPriority
+ *   and cudaEventCreateWithFlags calls; 60 cudaMalloc calls with MEMORY
+ *   allocation records (device); 60 synchronous cudaMemcpy copies of
+ *   weights from PAGEABLE memory, 64 KiB to 32 MiB each, on the null
+ *   stream; 20 benchmark kernels; 3 cudaDeviceSynchronize calls (sync type
+ *   4); 4 cudaHostAlloc calls on the pin-memory thread with MEMORY
+ *   allocation records (pinned); and the prefetch of batch 0. Rules must
+ *   not flag any of it.
+ *
+ *   Each step, on the main thread:
+ *     - NVTX range "DataLoader.next" (domain "pfprof", depth 0): 50-300 us.
+ *     - NVTX range "train_step" (domain "pfprof", depth 0) from the end of
+ *       DataLoader.next to the end of the step, with nested ranges
+ *       "forward", "backward", "optimizer" (default domain, depth 1).
+ *     - cudaStreamWaitEvent: compute stream waits (sync type 2) on the
+ *       event recorded on the copy stream after this batch's copies; those
+ *       copies ran during the previous step, so the wait costs nothing.
+ *     - 12-16 forward kernels on the compute stream, each launched by
+ *       cudaLaunchKernel (correlation ids join API and kernel records).
+ *     - Prefetch of the next batch on the copy stream: cudaMemcpyAsync of
+ *       48 MiB and 2 KiB HtoD from PINNED memory (async flag), overlapping
+ *       the compute kernels, then cudaEventRecord on the copy stream (a
+ *       cuda_events record whose device_ts_ns is when the copy ended).
+ *     - cudaMemsetAsync of 4 MiB on the compute stream.
+ *     - 16-20 backward kernels; midway, the compute stream records an
+ *       event and each extra stream waits on it (sync type 2) and runs one
+ *       collective kernel that ends before the backward pass does.
+ *     - 4 optimizer kernels.
+ *     - Every 10th step: a 4-byte DtoH copy into pinned memory on the
+ *       compute stream, an event recorded after it, and one cudaEventQuery
+ *       (returns 0, sync type 1) on that event in the next step. No
+ *       blocking synchronization.
+ *     - Every 20th step: one CUPTI buffer-flush overhead record.
+ *   The host runs ahead of the GPU by at most 2 ms (a launch blocks in
+ *   cudaLaunchKernel when the queue is that far ahead), so the GPU is busy
+ *   and copies are hidden behind kernels.
+ *
+ * Planted patterns (PfprofTraceGeneratorPlant), each changing every step
+ * unless said otherwise; combinations are allowed:
+ *
+ *   PAGEABLE: the batch copies (48 MiB + 2 KiB HtoD) come from PAGEABLE
+ *     memory (src_kind 1, async flag still set) at 12 GB/s, and each
+ *     cudaMemcpyAsync call lasts until its copy ends (the host is blocked).
+ *   SERIALIZED: the batch copies are PINNED but issued on the compute
+ *     stream at the start of the step, right before the forward kernels:
+ *     no kernel runs during the copy and the forward kernels wait for it.
+ *     No prefetch, no copy-stream event for the batch.
+ *   RECORD_STREAM: after every second backward launch, the allocator
+ *     records an event on the compute stream (a block freed after
+ *     record_stream()) and polls the event it recorded before with
+ *     cudaEventQuery (sync type 1 record), which returns 600 (not ready)
+ *     because the GPU runs 2 ms behind: 8-10 polls a step, nearly all not
+ *     ready. Each step also ends with such an event. From step 4 on, every
+ *     8th step (4, 12, 20, ...) ends with a burst: 16 cudaEventSynchronize
+ *     calls (sync type 1) on the newest events, the first blocking until
+ *     the GPU drains, then 6 cudaFree (MEMORY release, device, 64 MiB) and
+ *     6 cudaMalloc (MEMORY allocation) calls of 0.2-0.5 ms each while
+ *     every stream is idle.
+ *   INPUT_STARVED: DataLoader.next lasts 20-35 ms, far longer than the
+ *     2 ms of queued GPU work, so the GPU idles while the host waits.
+ *   LATE_PREFETCH: no look-ahead: the batch (96 MiB, pinned, ~2 ms) is
+ *     copied on the copy stream in its own step, after DataLoader.next
+ *     returned once the compute stream had drained; the compute stream
+ *     waits on the copy stream's event (sync type 2 joined by
+ *     event_sync_id to a cuda_events record on stream 14) and the first
+ *     forward kernel starts 2-6 us after the copy ends, after a gap of
+ *     about the copy's length. (SERIALIZED wins when both are given.)
+ *   SYNC_IN_LOOP: each step ends with `.item()`: a 4-byte DtoH copy into
+ *     PINNED memory on the compute stream, then cudaStreamSynchronize on
+ *     the compute stream (sync type 3) that blocks until the GPU drains.
+ *   SMALL_TRANSFERS: with the prefetch, 48 extra HtoD copies of 512 B to
+ *     16 KiB from PINNED memory on the copy stream, each with its own
+ *     cudaMemcpyAsync call.
+ *   PINNED_ALLOC: each step, on the pin-memory thread, cudaHostAlloc of
+ *     48 MiB (2-4 ms, MEMORY allocation, memory_kind PINNED) and
+ *     cudaFreeHost of the previous step's buffer (MEMORY release, PINNED).
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pfprof-trace-writer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  PFPROF_PLANT_PAGEABLE = 1 << 0,
+  PFPROF_PLANT_SERIALIZED = 1 << 1,
+  PFPROF_PLANT_RECORD_STREAM = 1 << 2,
+  PFPROF_PLANT_INPUT_STARVED = 1 << 3,
+  PFPROF_PLANT_LATE_PREFETCH = 1 << 4,
+  PFPROF_PLANT_SYNC_IN_LOOP = 1 << 5,
+  PFPROF_PLANT_SMALL_TRANSFERS = 1 << 6,
+  PFPROF_PLANT_PINNED_ALLOC = 1 << 7,
+  PFPROF_PLANT_ALL = (1 << 8) - 1,
+} PfprofTraceGeneratorPlant;
+
+/* NVTX range that spans one training step (domain "pfprof"). */
+#define PFPROF_TRACE_GENERATOR_STEP_RANGE "train_step"
+
+/* Stream ids the generator uses. */
+#define PFPROF_TRACE_GENERATOR_NULL_STREAM 7
+#define PFPROF_TRACE_GENERATOR_COMPUTE_STREAM 13
+#define PFPROF_TRACE_GENERATOR_COPY_STREAM 14
+
+typedef struct
+{
+  uint64_t events;            /* stop after the first step that reaches this many
+                                 records (all event tables); used when steps == 0 */
+  uint32_t steps;             /* training steps; 0 = as many as `events` needs */
+  uint32_t streams;           /* GPU streams with work besides the null stream,
+                                 2..64: compute, copy, then extra streams */
+  uint64_t seed;              /* varies durations, sizes and ids */
+  unsigned plants;            /* PfprofTraceGeneratorPlant bits */
+  int32_t rank;               /* meta rank; pid is 4242 + rank */
+  int32_t world_size;         /* meta world_size */
+  const char *pfprof_version; /* meta pfprof_version, NULL = not written */
+} PfprofTraceGenerator;
+
+typedef struct
+{
+  uint64_t n_events;     /* records in event tables */
+  uint32_t n_steps;
+  int64_t first_step_ns; /* start of step 0's DataLoader.next: warm-up is before */
+  int64_t end_ns;        /* latest host or GPU time */
+} PfprofTraceGeneratorResult;
+
+/* Fills @gen with the defaults: 200 steps, 4 streams, seed 1, no plants,
+ * rank 0 of 1. */
+void pfprof_trace_generator_init (PfprofTraceGenerator *gen);
+
+/* Writes the trace described by @gen to @path (PfprofTraceWriterFlags in
+ * @writer_flags) and finishes it. Returns a PfprofTraceWriterStatus;
+ * on failure @errbuf (may be NULL) holds a message and no file is left
+ * at @path when the writer could not be opened. @result may be NULL. */
+int pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
+                                  unsigned writer_flags, PfprofTraceGeneratorResult *result,
+                                  char *errbuf, size_t errlen);
+
+/* The name of one plant bit ("pageable", "serialized", "record-stream",
+ * "input-starved", "late-prefetch", "sync-in-loop", "small-transfers",
+ * "pinned-alloc"), or NULL. */
+const char *pfprof_trace_generator_plant_name (unsigned plant);
+
+/* Parses a comma-separated list of plant names, "all" or "none" into
+ * *@plants. Returns 0, or -1 naming nothing (the caller reports @list). */
+int pfprof_trace_generator_parse_plants (const char *list, unsigned *plants);
+
+/* Writes the names of @plants, comma-separated ("none" when 0), into @buf. */
+void pfprof_trace_generator_format_plants (unsigned plants, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
