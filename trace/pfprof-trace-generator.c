@@ -726,10 +726,12 @@ warmup (Gen *g)
   for (int i = 0; i < 8; i++)
     device_alloc (g, 64 * MIB);
   device_synchronize (g);
-  g->h += rand_range (g, 1 * MS, 5 * MS);
 
   if (!planted (g, PFPROF_PLANT_SERIALIZED) && !planted (g, PFPROF_PLANT_LATE_PREFETCH))
     prefetch (g, 48 * MIB);
+  /* Model and optimizer setup in Python: all warm-up GPU work is done
+   * before the first step starts. */
+  g->h = max64 (g->h, g->stream_free[1]) + rand_range (g, 1 * MS, 5 * MS);
 }
 
 /* The allocator under memory pressure: wait for every outstanding event,
@@ -786,12 +788,6 @@ step (Gen *g, uint32_t n)
       g->pinned_buffer = addr;
     }
 
-  if (g->have_loss_event)
-    {
-      event_query (g, &g->loss_event);
-      g->have_loss_event = 0;
-    }
-
   /* This step's batch. */
   if (planted (g, PFPROF_PLANT_SERIALIZED))
     {
@@ -813,6 +809,13 @@ step (Gen *g, uint32_t n)
   for (int i = 0; i < n_forward; i++)
     launch (g, 0, PHASE_FORWARD);
   nvtx (g, PFPROF_NONE, g->str_forward, phase_start, g->h, 1, PFPROF_NVTX_RANGE);
+
+  /* By now the GPU has long passed last step's logging event. */
+  if (g->have_loss_event)
+    {
+      event_query (g, &g->loss_event);
+      g->have_loss_event = 0;
+    }
 
   /* Look-ahead: the next batch's copies run beside this step's kernels. */
   if (!planted (g, PFPROF_PLANT_SERIALIZED) && !planted (g, PFPROF_PLANT_LATE_PREFETCH))

@@ -45,8 +45,8 @@
  *     - 4 optimizer kernels.
  *     - Every 10th step: a 4-byte DtoH copy into pinned memory on the
  *       compute stream, an event recorded after it, and one cudaEventQuery
- *       (returns 0, sync type 1) on that event in the next step. No
- *       blocking synchronization.
+ *       (returns 0, sync type 1) on that event after the next step's
+ *       forward launches. No blocking synchronization.
  *     - Every 20th step: one CUPTI buffer-flush overhead record.
  *   The host runs ahead of the GPU by at most 2 ms (a launch blocks in
  *   cudaLaunchKernel when the queue is that far ahead), so the GPU is busy
