@@ -78,6 +78,7 @@ steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GAr
   guint best = 0;
   gint64 covered_until = G_MININT64;
   guint32 name_id = PFPROF_NONE;
+  guint w = 0, before = out->len;
   GHashTableIter it;
   gpointer k, v;
 
@@ -118,6 +119,7 @@ steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GAr
   for (guint i = 0; i < n; i++)
     {
       guint32 id = nv[i].name_id;
+      gint64 start = nv[i].start_ns;
 
       if (nv[i].kind != PFPROF_NVTX_RANGE || id >= t->strings->len || match[id] != 1
           || nv[i].tid != tid)
@@ -125,7 +127,25 @@ steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GAr
       /* Outermost only: a "step" inside a "train_step" is part of it. */
       if (nv[i].start_ns < covered_until)
         continue;
-      add_step (out, ix->trace_index, nv[i].start_ns, nv[i].end_ns);
+      /* A range often covers only the compute; the DataLoader wait right
+       * before it belongs to the same iteration. */
+      while (w < ix->data_waits->len
+             && g_array_index (ix->data_waits, PfprofInterval, w).start < nv[i].start_ns)
+        {
+          PfprofInterval iv = g_array_index (ix->data_waits, PfprofInterval, w);
+
+          if (iv.start >= covered_until && iv.end <= nv[i].start_ns + 1000)
+            start = MIN (start, iv.start);
+          w++;
+        }
+      /* Steps are contiguous: a step runs until the next one starts. */
+      if (out->len > before)
+        {
+          PfprofStep *prev = &g_array_index (out, PfprofStep, out->len - 1);
+
+          prev->end_ns = MAX (prev->end_ns, start);
+        }
+      add_step (out, ix->trace_index, start, nv[i].end_ns);
       covered_until = nv[i].end_ns;
       if (name_id == PFPROF_NONE)
         name_id = id;

@@ -1,9 +1,298 @@
-/* pfprof-cmd-report.c: `pfprof report`. Placeholder until its issue lands. */
+/* pfprof-cmd-report.c: `pfprof report [OPTIONS] TRACE...`.
+ *
+ * Loads the traces, runs the analysis, renders the report and turns the
+ * findings into the exit code: 1 when --fail-on is given and a finding
+ * at or above it fired, else 0; 2 for usage errors and unreadable input,
+ * with one "pfprof: ..." line. `pfprof record` calls this function with
+ * its traces to print the end-of-run report.
+ */
+#include "pfprof-config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pfprof-analysis-options.h"
+#include "pfprof-analysis.h"
 #include "pfprof-cli.h"
+#include "pfprof-report.h"
+#include "pfprof-rules.h"
+#include "pfprof-trace-reader.h"
+
+typedef struct
+{
+  const char *name;   /* file being loaded */
+  gint64 started;     /* monotonic µs */
+  gint64 last_shown;
+  gboolean shown;
+} Progress;
+
+/* Shown only on a terminal, and only once a load has taken a moment, so
+ * short loads and pipes stay quiet. */
+static gboolean
+progress_cb (double fraction, gpointer data)
+{
+  Progress *p = data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (now - p->started < 300000 || now - p->last_shown < 100000)
+    return TRUE;
+  p->last_shown = now;
+  p->shown = TRUE;
+  fprintf (stderr, "\rpfprof: loading %s: %3d%%", p->name, (int) (CLAMP (fraction, 0.0, 1.0) * 100));
+  fflush (stderr);
+  return TRUE;
+}
+
+static guint
+terminal_width (void)
+{
+  struct winsize ws;
+  const char *columns = g_getenv ("COLUMNS");
+  guint64 n;
+
+  if (isatty (STDOUT_FILENO) && ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return ws.ws_col;
+  if (columns && g_ascii_string_to_unsigned (columns, 10, 20, 1000, &n, NULL))
+    return (guint) n;
+  return 80;
+}
+
+static void
+list_rules (void)
+{
+  guint n;
+  const PfprofRule *const *rules = pfprof_rules_get (&n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      printf ("%-22s %-8s %s\n", rules[i]->id, pfprof_severity_to_string (rules[i]->severity),
+              rules[i]->summary);
+      for (guint p = 0; p < rules[i]->n_params; p++)
+        {
+          char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+          printf ("    %s = %s  (%s)\n", rules[i]->params[p].key,
+                  g_ascii_dtostr (buf, sizeof buf, rules[i]->params[p].default_value),
+                  rules[i]->params[p].description);
+        }
+    }
+}
+
+/* Writes @data to @path through a temporary file in the same folder and
+ * a rename, so a reader never sees half a report; never through a
+ * symlink, and only over a regular file. */
+static gboolean
+write_output (const char *path, const GString *data)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *tmp = g_build_filename (dir, ".pfprof-report-XXXXXX", NULL);
+  struct stat st;
+  mode_t mask;
+  gsize off = 0;
+  int fd;
+
+  if (lstat (path, &st) == 0)
+    {
+      if (S_ISLNK (st.st_mode))
+        {
+          pfprof_cli_error ("%s: is a symbolic link; refusing to write the report through it", path);
+          return FALSE;
+        }
+      if (!S_ISREG (st.st_mode))
+        {
+          pfprof_cli_error ("%s: exists and is not a regular file", path);
+          return FALSE;
+        }
+    }
+  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0)
+    {
+      pfprof_cli_error ("%s: cannot create a file in %s: %s", path, dir, g_strerror (errno));
+      return FALSE;
+    }
+  mask = umask (0);
+  umask (mask);
+  (void) fchmod (fd, 0666 & ~mask);
+  while (off < data->len)
+    {
+      ssize_t w = write (fd, data->str + off, data->len - off);
+
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        {
+          pfprof_cli_error ("%s: write failed: %s", path, g_strerror (errno));
+          close (fd);
+          g_unlink (tmp);
+          return FALSE;
+        }
+      off += (gsize) w;
+    }
+  if (close (fd) != 0 || rename (tmp, path) != 0)
+    {
+      pfprof_cli_error ("%s: cannot write: %s", path, g_strerror (errno));
+      g_unlink (tmp);
+      return FALSE;
+    }
+  return TRUE;
+}
 
 int
 pfprof_cmd_report (int argc, char **argv)
 {
-  pfprof_cli_error ("'report' is not implemented in this build yet");
-  return PFPROF_EXIT_USAGE;
+  g_autofree char *format = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *fail_on = NULL;
+  g_autofree char *rules = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *step_pattern = NULL;
+  g_autofree char *color = NULL;
+  g_auto (GStrv) traces = NULL;
+  gboolean do_list = FALSE, summary = FALSE, quiet = FALSE;
+  gint width = 0, top = 0;
+  g_autoptr (GOptionContext) context = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
+  g_autoptr (PfprofAnalysis) analysis = NULL;
+  g_autoptr (GString) out = g_string_new (NULL);
+  GPtrArray *loaded;
+  PfprofReportOptions ro;
+  gboolean show_progress;
+  const GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "text (default), json, markdown or junit", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE (replaced atomically)", "FILE" },
+    { "fail-on", 0, 0, G_OPTION_ARG_STRING, &fail_on,
+      "Exit with 1 when a finding at or above this severity fired (info, warning, error)", "LEVEL" },
+    { "rules", 0, 0, G_OPTION_ARG_STRING, &rules, "Rules to run: id,id,... or -id to leave one out", "LIST" },
+    { "config", 0, 0, G_OPTION_ARG_FILENAME, &config, "Thresholds and options (docs/report-format.md)", "FILE" },
+    { "step-pattern", 0, 0, G_OPTION_ARG_STRING, &step_pattern,
+      "Regular expression for NVTX step range names", "REGEX" },
+    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show at most N findings", "N" },
+    { "summary", 0, 0, G_OPTION_ARG_NONE, &summary, "Short text: headline, steps, one line per finding", NULL },
+    { "color", 0, 0, G_OPTION_ARG_STRING, &color, "auto (default), always or never", "WHEN" },
+    { "width", 0, 0, G_OPTION_ARG_INT, &width, "Wrap text at N columns (default: terminal width)", "N" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr", NULL },
+    { "list-rules", 0, 0, G_OPTION_ARG_NONE, &do_list, "List the rules and their thresholds", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &traces, NULL, "TRACE..." },
+    { NULL }
+  };
+
+  context = g_option_context_new ("TRACE... - find why the GPU waits on the input pipeline");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Exit status: 0 ok, 1 a finding at or above --fail-on fired, 2 usage error or\n"
+    "unreadable trace. The JSON layout and the config keys are in docs/report-format.md.\n");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      pfprof_cli_error ("report: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (do_list)
+    {
+      list_rules ();
+      return PFPROF_EXIT_OK;
+    }
+
+  pfprof_report_options_init (&ro);
+  if (format && !pfprof_report_format_from_string (format, &ro.format))
+    {
+      pfprof_cli_error ("report: unknown format '%s' (text, json, markdown, junit)", format);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (fail_on)
+    {
+      if (!pfprof_severity_from_string (fail_on, &ro.fail_on))
+        {
+          pfprof_cli_error ("report: --fail-on takes info, warning or error, not '%s'", fail_on);
+          return PFPROF_EXIT_USAGE;
+        }
+      ro.has_fail_on = TRUE;
+    }
+  if (top < 0 || width < 0 || (width > 0 && width < 20))
+    {
+      pfprof_cli_error ("report: --top and --width take a positive number (width >= 20)");
+      return PFPROF_EXIT_USAGE;
+    }
+  ro.top = (guint) top;
+  ro.summary = summary;
+  ro.width = width > 0 ? (guint) width : (output ? 100 : terminal_width ());
+  if (color == NULL || strcmp (color, "auto") == 0)
+    ro.color = output == NULL && isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL
+               && g_strcmp0 (g_getenv ("TERM"), "dumb") != 0;
+  else if (strcmp (color, "always") == 0 || strcmp (color, "never") == 0)
+    ro.color = strcmp (color, "always") == 0;
+  else
+    {
+      pfprof_cli_error ("report: --color takes auto, always or never, not '%s'", color);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (ro.format != PFPROF_REPORT_TEXT)
+    ro.color = FALSE;
+  if (config && !pfprof_analysis_options_load_file (options, config, &error))
+    {
+      pfprof_cli_error ("%s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (rules && !pfprof_analysis_options_select_rules (options, rules, &error))
+    {
+      pfprof_cli_error ("report: --rules: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (step_pattern && !pfprof_analysis_options_set_step_pattern (options, step_pattern, &error))
+    {
+      pfprof_cli_error ("report: --step-pattern: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (traces == NULL || traces[0] == NULL)
+    {
+      pfprof_cli_error ("report: no trace given; usage: pfprof report [OPTIONS] TRACE...");
+      return PFPROF_EXIT_USAGE;
+    }
+
+  show_progress = !quiet && isatty (STDERR_FILENO);
+  loaded = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+  for (guint i = 0; traces[i]; i++)
+    {
+      Progress p = { traces[i], g_get_monotonic_time (), 0, FALSE };
+      PfprofTrace *t = pfprof_trace_reader_load (traces[i], show_progress ? progress_cb : NULL, &p, &error);
+
+      if (p.shown)
+        fprintf (stderr, "\r\033[K");
+      if (t == NULL)
+        {
+          /* The reader's message starts with the file name. */
+          pfprof_cli_error ("%s", error->message);
+          g_ptr_array_unref (loaded);
+          return PFPROF_EXIT_USAGE;
+        }
+      g_ptr_array_add (loaded, t);
+    }
+
+  analysis = pfprof_analysis_run (loaded, options, &error);
+  if (analysis == NULL)
+    {
+      pfprof_cli_error ("report: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  pfprof_report_render (analysis, &ro, out);
+  if (output)
+    {
+      if (!write_output (output, out))
+        return PFPROF_EXIT_USAGE;
+    }
+  else if (fwrite (out->str, 1, out->len, stdout) != out->len || fflush (stdout) != 0)
+    {
+      pfprof_cli_error ("report: cannot write to standard output: %s", g_strerror (errno));
+      return PFPROF_EXIT_USAGE;
+    }
+  if (ro.has_fail_on && pfprof_analysis_fired_at (analysis, ro.fail_on))
+    return PFPROF_EXIT_FINDINGS;
+  return PFPROF_EXIT_OK;
 }

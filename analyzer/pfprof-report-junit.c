@@ -1,0 +1,111 @@
+/* pfprof-report-junit.c: one JUnit test case per rule that ran.
+ *
+ * A case fails when its rule fired at or above the gate (--fail-on,
+ * warning when none was given), so CI systems that read JUnit show which
+ * input-pipeline check broke. Findings below the gate are reported in
+ * <system-out> of a passing case.
+ */
+#include "pfprof-format.h"
+#include "pfprof-report.h"
+#include "pfprof-rules.h"
+
+#include <string.h>
+
+static void
+xml (GString *out, const char *s)
+{
+  pfprof_escape_xml (out, s);
+}
+
+static void
+finding_text (GString *body, const PfprofAnalysis *a, const PfprofFinding *f)
+{
+  g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
+
+  g_string_append_printf (body, "[%s] %s\n%s\nEstimated saving per step: %s\n",
+                          pfprof_severity_to_string (f->severity), f->title, f->message, s_save);
+  for (guint e = 0; f->evidence && e < f->evidence->len; e++)
+    {
+      g_autofree char *what = pfprof_evidence_describe (a, &g_array_index (f->evidence, PfprofEvidence, e));
+      g_string_append_printf (body, "  - %s\n", what);
+    }
+  g_string_append_printf (body, "Fix:\n%s\n", f->fix);
+}
+
+void
+pfprof_report_junit (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
+{
+  PfprofSeverity gate = o->has_fail_on ? o->fail_on : PFPROF_SEVERITY_WARNING;
+  guint failures = 0;
+
+  for (guint r = 0; r < a->rules_run->len; r++)
+    {
+      g_autoptr (GPtrArray) fs = pfprof_analysis_findings_of (a, g_ptr_array_index (a->rules_run, r));
+
+      for (guint i = 0; i < fs->len; i++)
+        if (((PfprofFinding *) g_ptr_array_index (fs, i))->severity >= gate)
+          {
+            failures++;
+            break;
+          }
+    }
+  g_string_append (out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  g_string_append_printf (out, "<testsuites name=\"pfprof\" tests=\"%u\" failures=\"%u\" errors=\"0\">\n",
+                          a->rules_run->len, failures);
+  g_string_append_printf (out, "  <testsuite name=\"pfprof.input-pipeline\" tests=\"%u\" failures=\"%u\" "
+                               "errors=\"0\" skipped=\"0\">\n",
+                          a->rules_run->len, failures);
+  g_string_append (out, "    <properties>\n");
+  for (guint i = 0; i < a->traces->len; i++)
+    {
+      const PfprofTrace *t = g_ptr_array_index (a->traces, i);
+
+      g_string_append (out, "      <property name=\"trace\" value=\"");
+      xml (out, t->path ? t->path : "");
+      g_string_append (out, "\"/>\n");
+    }
+  g_string_append_printf (out, "      <property name=\"gate\" value=\"%s\"/>\n",
+                          pfprof_severity_to_string (gate));
+  g_string_append (out, "    </properties>\n");
+  for (guint r = 0; r < a->rules_run->len; r++)
+    {
+      const char *id = g_ptr_array_index (a->rules_run, r);
+      const PfprofRule *rule = pfprof_rules_lookup (id);
+      g_autoptr (GPtrArray) fs = pfprof_analysis_findings_of (a, id);
+      g_autoptr (GString) body = g_string_new (NULL);
+      const PfprofFinding *worst = NULL;
+
+      for (guint i = 0; i < fs->len; i++)
+        {
+          const PfprofFinding *f = g_ptr_array_index (fs, i);
+
+          finding_text (body, a, f);
+          if (worst == NULL || f->severity > worst->severity)
+            worst = f;
+        }
+      g_string_append_printf (out, "    <testcase classname=\"pfprof.rules\" name=\"%s\" time=\"0\">\n", id);
+      if (worst != NULL && worst->severity >= gate)
+        {
+          g_string_append_printf (out, "      <failure type=\"%s\" message=\"",
+                                  pfprof_severity_to_string (worst->severity));
+          xml (out, worst->title);
+          g_string_append (out, "\">");
+          xml (out, body->str);
+          g_string_append (out, "</failure>\n");
+        }
+      else if (worst != NULL)
+        {
+          g_string_append (out, "      <system-out>");
+          xml (out, body->str);
+          g_string_append (out, "</system-out>\n");
+        }
+      else if (rule != NULL)
+        {
+          g_string_append (out, "      <system-out>");
+          xml (out, rule->summary);
+          g_string_append (out, ": not found.</system-out>\n");
+        }
+      g_string_append (out, "    </testcase>\n");
+    }
+  g_string_append (out, "  </testsuite>\n</testsuites>\n");
+}

@@ -1,0 +1,115 @@
+/* pfprof-report-markdown.c: a report for a pull-request comment.
+ *
+ * GitHub renders both Markdown and HTML in comments, so untrusted text is
+ * escaped for both (pfprof_escape_markdown) and kept on one line; fix
+ * texts are ours and go into fenced code blocks.
+ */
+#include "pfprof-format.h"
+#include "pfprof-report.h"
+
+#include <math.h>
+
+static void
+md (GString *out, const char *untrusted)
+{
+  pfprof_escape_markdown (out, untrusted);
+}
+
+static void
+cell_pct (GString *out, double f)
+{
+  g_autofree char *s = NULL;
+
+  if (isnan (f))
+    {
+      g_string_append (out, "n/a");
+      return;
+    }
+  s = pfprof_format_double (f * 100.0, 1);
+  g_string_append_printf (out, "%s%%", s);
+}
+
+void
+pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
+{
+  g_autofree char *headline = pfprof_report_headline (a);
+  guint shown = pfprof_report_n_shown (a, o);
+  PfprofStep m = pfprof_report_median_step (a);
+
+  g_string_append (out, "## pfprof report\n\n");
+  if (headline)
+    g_string_append_printf (out, "**%s**\n\n", headline);
+  if (a->findings->len == 0)
+    g_string_append (out, "No input-pipeline problem found: no rule fired on the steady state.\n\n");
+  else
+    g_string_append_printf (out, "%u finding%s, by estimated time saved per step.\n\n",
+                            a->findings->len, a->findings->len == 1 ? "" : "s");
+
+  g_string_append (out, "| Trace | Device | Kernel busy | GPU idle | HtoD | Overlap | Exposed copy | Data wait | Sync wait |\n"
+                        "|---|---|---|---|---|---|---|---|---|\n");
+  for (guint i = 0; i < a->devices->len; i++)
+    {
+      const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
+      const PfprofTrace *t = g_ptr_array_index (a->traces, d->trace_index);
+      gint64 len = d->steady_end_ns - d->steady_start_ns;
+      g_autofree char *s_hb = pfprof_format_bytes (d->htod_bytes);
+      g_autofree char *s_ex = pfprof_format_ns (d->exposed_copy_ns);
+      g_autofree char *s_dw = pfprof_format_ns (d->data_wait_ns);
+      g_autofree char *s_sw = pfprof_format_ns (d->sync_wait_ns);
+      g_autofree char *base = g_path_get_basename (t->path ? t->path : "-");
+
+      g_string_append (out, "| ");
+      md (out, base);
+      g_string_append_printf (out, " | %u | ", d->device_id);
+      cell_pct (out, len > 0 ? (double) d->kernel_ns / (double) len : NAN);
+      g_string_append (out, " | ");
+      cell_pct (out, len > 0 ? (double) d->idle_ns / (double) len : NAN);
+      g_string_append_printf (out, " | %s | ", s_hb);
+      cell_pct (out, d->overlap_fraction);
+      g_string_append_printf (out, " | %s | %s | %s |\n", s_ex, s_dw, s_sw);
+    }
+  if (a->n_steady_steps > 0)
+    {
+      g_autofree char *s_med = pfprof_format_ns (a->step_median_ns);
+      g_autofree char *s_p10 = pfprof_format_ns (a->step_p10_ns);
+      g_autofree char *s_p90 = pfprof_format_ns (a->step_p90_ns);
+      g_autofree char *s_dw = pfprof_format_ns (m.data_wait_ns);
+      g_autofree char *s_ce = pfprof_format_ns (m.copy_exposed_ns);
+      g_autofree char *s_c = pfprof_format_ns (m.compute_ns);
+      g_autofree char *s_s = pfprof_format_ns (m.sync_wait_ns);
+      g_autofree char *s_i = pfprof_format_ns (m.idle_ns);
+
+      g_string_append_printf (out, "\nSteps after warm-up: %u, median %s (p10 %s, p90 %s). Median "
+                                   "step: data wait %s, exposed copy %s, compute %s, sync wait %s, "
+                                   "GPU idle %s.\n",
+                              a->n_steady_steps, s_med, s_p10, s_p90, s_dw, s_ce, s_c, s_s, s_i);
+    }
+
+  for (guint i = 0; i < shown; i++)
+    {
+      const PfprofFinding *f = g_ptr_array_index (a->findings, i);
+      g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
+
+      g_string_append_printf (out, "\n### %s `%s`: ", f->severity == PFPROF_SEVERITY_ERROR ? "Error"
+                                                      : f->severity == PFPROF_SEVERITY_WARNING ? "Warning"
+                                                                                               : "Info",
+                              f->rule);
+      md (out, f->title);
+      g_string_append_printf (out, "\n\nEstimated saving: **%s per step**. ", s_save);
+      md (out, f->message);
+      g_string_append (out, "\n\n<details><summary>Evidence</summary>\n\n");
+      for (guint e = 0; f->evidence && e < f->evidence->len; e++)
+        {
+          g_autofree char *what = pfprof_evidence_describe (a, &g_array_index (f->evidence, PfprofEvidence, e));
+
+          g_string_append (out, "- ");
+          md (out, what);
+          g_string_append_c (out, '\n');
+        }
+      g_string_append_printf (out, "\n%" G_GUINT64_FORMAT " occurrences in all.\n\n</details>\n\n"
+                                   "<details><summary>Fix</summary>\n\n```\n%s```\n\n</details>\n",
+                              f->count, f->fix);
+    }
+  if (shown < a->findings->len)
+    g_string_append_printf (out, "\n%u more findings not shown.\n", a->findings->len - shown);
+}

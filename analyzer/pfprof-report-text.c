@@ -1,0 +1,294 @@
+/* pfprof-report-text.c: the terminal report.
+ *
+ * Wrapped to the terminal width; colour only when asked (the CLI asks on
+ * a tty). Every untrusted string goes through pfprof_escape_terminal(),
+ * so a kernel or NVTX name cannot move the cursor or change colours.
+ */
+#include "pfprof-format.h"
+#include "pfprof-report.h"
+
+#include <math.h>
+#include <string.h>
+
+#define BOLD "\033[1m"
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define CYAN "\033[36m"
+#define GREEN "\033[32m"
+#define RESET "\033[0m"
+
+typedef struct
+{
+  GString *out;
+  const PfprofReportOptions *o;
+  guint width;
+} Text;
+
+static void
+style (Text *t, const char *code)
+{
+  if (t->o->color)
+    g_string_append (t->out, code);
+}
+
+/* Appends @s (trusted or already escaped, may hold newlines) wrapped at
+ * the width with @indent spaces before every line. Lines that start with
+ * spaces (code) are kept as they are, so fixes stay copyable. */
+static void
+wrap (Text *t, const char *s, guint indent)
+{
+  g_auto (GStrv) lines = g_strsplit (s, "\n", -1);
+  guint avail = t->width > indent + 20 ? t->width - indent : 20;
+
+  for (guint l = 0; lines[l]; l++)
+    {
+      const char *line = lines[l];
+      g_auto (GStrv) words = NULL;
+      guint col = 0;
+
+      if (lines[l + 1] == NULL && line[0] == '\0' && l > 0)
+        break; /* trailing newline */
+      if (line[0] == ' ' || line[0] == '\0')
+        {
+          g_string_append_printf (t->out, "%*s%s\n", line[0] ? (int) indent : 0, "", line);
+          continue;
+        }
+      words = g_strsplit (line, " ", -1);
+      for (guint w = 0; words[w]; w++)
+        {
+          guint len = (guint) g_utf8_strlen (words[w], -1);
+
+          if (len == 0)
+            continue;
+          if (col == 0)
+            g_string_append_printf (t->out, "%*s", (int) indent, "");
+          else if (col + 1 + len > avail)
+            {
+              g_string_append_printf (t->out, "\n%*s", (int) indent, "");
+              col = 0;
+            }
+          else
+            {
+              g_string_append_c (t->out, ' ');
+              col++;
+            }
+          g_string_append (t->out, words[w]);
+          col += len;
+        }
+      g_string_append_c (t->out, '\n');
+    }
+}
+
+/* @s is untrusted: strip controls, then wrap. */
+static void
+wrap_untrusted (Text *t, const char *s, guint indent)
+{
+  g_autoptr (GString) clean = g_string_new (NULL);
+
+  pfprof_escape_terminal (clean, s, TRUE);
+  wrap (t, clean->str, indent);
+}
+
+static const char *
+severity_color (PfprofSeverity s)
+{
+  return s == PFPROF_SEVERITY_ERROR ? RED : s == PFPROF_SEVERITY_WARNING ? YELLOW : CYAN;
+}
+
+static char *
+pct (double fraction)
+{
+  g_autofree char *num = NULL;
+
+  if (isnan (fraction))
+    return g_strdup ("n/a");
+  num = pfprof_format_double (fraction * 100.0, 1);
+  return g_strconcat (num, "%", NULL);
+}
+
+static void
+header (Text *t, const PfprofAnalysis *a)
+{
+  guint warm = 0;
+  const char *source = "none";
+  g_autofree char *headline = pfprof_report_headline (a);
+
+  for (guint i = 0; i < a->trace_summaries->len; i++)
+    {
+      const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
+
+      warm += ts->n_warmup_steps;
+      if (i == 0)
+        source = ts->step_source;
+    }
+  style (t, BOLD);
+  g_string_append_printf (t->out, "pfprof report: %u trace%s, %u device%s, %u steps (%u warm-up, "
+                          "steps from %s)\n",
+                          a->traces->len, a->traces->len == 1 ? "" : "s", a->devices->len,
+                          a->devices->len == 1 ? "" : "s", a->steps->len, warm, source);
+  style (t, RESET);
+  for (guint i = 0; i < a->traces->len; i++)
+    {
+      const PfprofTrace *tr = g_ptr_array_index (a->traces, i);
+      g_autofree char *line = g_strdup_printf ("  [%u] %s (pid %" G_GINT64_FORMAT ")", i,
+                                               tr->path ? tr->path : "(in memory)", tr->pid);
+
+      wrap_untrusted (t, line, 0);
+    }
+  if (headline)
+    {
+      g_string_append_c (t->out, '\n');
+      style (t, BOLD);
+      wrap (t, headline, 0);
+      style (t, RESET);
+    }
+}
+
+static void
+devices (Text *t, const PfprofAnalysis *a)
+{
+  g_string_append (t->out, "\nSteady state per device (after warm-up):\n");
+  for (guint i = 0; i < a->devices->len; i++)
+    {
+      const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
+      gint64 len = d->steady_end_ns - d->steady_start_ns;
+      g_autofree char *s_len = pfprof_format_ns (len);
+      g_autofree char *s_k = pfprof_format_ns (d->kernel_ns);
+      g_autofree char *s_busy = pct (len > 0 ? (double) d->kernel_ns / (double) len : NAN);
+      g_autofree char *s_idle = pfprof_format_ns (d->idle_ns);
+      g_autofree char *s_idlep = pct (len > 0 ? (double) d->idle_ns / (double) len : NAN);
+      g_autofree char *s_hb = pfprof_format_bytes (d->htod_bytes);
+      g_autofree char *s_hn = pfprof_format_ns (d->htod_ns);
+      g_autofree char *s_pg = pfprof_format_bytes (d->htod_pageable_bytes);
+      g_autofree char *s_ov = pct (d->overlap_fraction);
+      g_autofree char *s_ex = pfprof_format_ns (d->exposed_copy_ns);
+      g_autofree char *s_sy = pfprof_format_ns (d->sync_wait_ns);
+      g_autofree char *s_dw = pfprof_format_ns (d->data_wait_ns);
+      g_autofree char *line = g_strdup_printf (
+        "trace %u, device %u, %s window: kernels %s (%s busy), GPU idle %s (%s); HtoD %s in %s "
+        "(%" G_GUINT64_FORMAT " copies, %s pageable), copy/compute overlap %s, exposed copy %s; "
+        "host blocked in syncs %s, waiting for the DataLoader %s.",
+        d->trace_index, d->device_id, s_len, s_k, s_busy, s_idle, s_idlep, s_hb, s_hn,
+        d->htod_count, s_pg, s_ov, s_ex, s_sy, s_dw);
+
+      wrap (t, line, 2);
+    }
+  if (a->devices->len == 0)
+    g_string_append (t->out, "  no GPU work in the trace.\n");
+}
+
+static void
+steps (Text *t, const PfprofAnalysis *a)
+{
+  PfprofStep m = pfprof_report_median_step (a);
+  g_autofree char *s_med = pfprof_format_ns (a->step_median_ns);
+  g_autofree char *s_p10 = pfprof_format_ns (a->step_p10_ns);
+  g_autofree char *s_p90 = pfprof_format_ns (a->step_p90_ns);
+  g_autofree char *s_dw = pfprof_format_ns (m.data_wait_ns);
+  g_autofree char *s_ch = pfprof_format_ns (m.copy_hidden_ns);
+  g_autofree char *s_ce = pfprof_format_ns (m.copy_exposed_ns);
+  g_autofree char *s_c = pfprof_format_ns (m.compute_ns);
+  g_autofree char *s_s = pfprof_format_ns (m.sync_wait_ns);
+  g_autofree char *s_i = pfprof_format_ns (m.idle_ns);
+  g_autofree char *line = NULL;
+
+  if (a->n_steady_steps == 0)
+    {
+      g_string_append (t->out, "\nSteps: none found (no step NVTX ranges, no DataLoader waits, no "
+                               "periodic GPU work); figures cover the GPU work after its first tenth.\n");
+      return;
+    }
+  line = g_strdup_printf ("Steps: %u after warm-up, median %s (p10 %s, p90 %s). Median step: data "
+                          "wait %s, copy hidden %s, copy exposed %s, compute %s, sync wait %s, GPU "
+                          "idle %s.",
+                          a->n_steady_steps, s_med, s_p10, s_p90, s_dw, s_ch, s_ce, s_c, s_s, s_i);
+  g_string_append_c (t->out, '\n');
+  wrap (t, line, 0);
+}
+
+static void
+finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
+{
+  g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
+  const PfprofTrace *tr = NULL;
+  gint64 t0 = 0;
+  g_autofree char *s_first = NULL, *s_last = NULL;
+
+  if (f->evidence && f->evidence->len > 0)
+    {
+      guint ti = g_array_index (f->evidence, PfprofEvidence, 0).trace_index;
+
+      if (ti < a->traces->len)
+        tr = g_ptr_array_index (a->traces, ti);
+    }
+  t0 = tr ? tr->start_ns : 0;
+  s_first = pfprof_format_ns (f->first_ns - t0);
+  s_last = pfprof_format_ns (f->last_ns - t0);
+
+  g_string_append_c (t->out, '\n');
+  style (t, BOLD);
+  style (t, severity_color (f->severity));
+  g_string_append_printf (t->out, "%u. [%s] %s", n, pfprof_severity_to_string (f->severity), f->rule);
+  style (t, RESET);
+  g_string_append_printf (t->out, "  (saves ~%s per step)\n", s_save);
+  style (t, BOLD);
+  wrap_untrusted (t, f->title, 3);
+  style (t, RESET);
+  if (t->o->summary)
+    return;
+  wrap_untrusted (t, f->message, 3);
+  {
+    g_autoptr (GString) w = g_string_new (NULL);
+
+    g_string_append_printf (w, "Seen %" G_GUINT64_FORMAT " times from +%s to +%s (from trace start), "
+                            "pid %" G_GINT64_FORMAT, f->count, s_first, s_last, f->pid);
+    if (f->device_id != PFPROF_NONE)
+      g_string_append_printf (w, ", device %u", f->device_id);
+    if (f->stream_id != PFPROF_NONE)
+      g_string_append_printf (w, ", stream %u", f->stream_id);
+    g_string_append_c (w, '.');
+    wrap (t, w->str, 3);
+  }
+  for (guint i = 0; f->evidence && i < f->evidence->len && i < 3; i++)
+    {
+      const PfprofEvidence *e = &g_array_index (f->evidence, PfprofEvidence, i);
+      g_autofree char *what = pfprof_evidence_describe (a, e);
+      g_autofree char *at = pfprof_format_ns (e->start_ns - t0);
+      g_autofree char *line = g_strdup_printf ("- at +%s: %s", at, what);
+
+      wrap_untrusted (t, line, 5);
+    }
+  g_string_append (t->out, "   Fix:\n");
+  wrap (t, f->fix, 5);
+}
+
+void
+pfprof_report_text (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
+{
+  Text t = { out, o, o->width ? o->width : 80 };
+  guint shown = pfprof_report_n_shown (a, o);
+
+  header (&t, a);
+  if (!o->summary)
+    devices (&t, a);
+  steps (&t, a);
+  if (a->findings->len == 0)
+    {
+      g_string_append_c (out, '\n');
+      style (&t, GREEN);
+      wrap (&t, "No input-pipeline problem found: no rule fired on the steady state.", 0);
+      style (&t, RESET);
+      if (o->summary)
+        devices (&t, a);
+      return;
+    }
+  g_string_append_printf (out, "\n%u finding%s, by estimated time saved per step:\n",
+                          a->findings->len, a->findings->len == 1 ? "" : "s");
+  for (guint i = 0; i < shown; i++)
+    finding (&t, a, g_ptr_array_index (a->findings, i), i + 1);
+  if (shown < a->findings->len)
+    g_string_append_printf (out, "\n(%u more; run 'pfprof report' without --top to see them)\n",
+                            a->findings->len - shown);
+  if (o->summary)
+    g_string_append (out, "\nRun 'pfprof report TRACE' for the evidence and the fixes.\n");
+}

@@ -1,0 +1,139 @@
+/* pfprof-report.c: format dispatch and what every format shares. */
+#include "pfprof-report.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "pfprof-format.h"
+#include "pfprof-steps.h"
+
+void
+pfprof_report_options_init (PfprofReportOptions *o)
+{
+  memset (o, 0, sizeof *o);
+  o->format = PFPROF_REPORT_TEXT;
+  o->fail_on = PFPROF_SEVERITY_WARNING;
+  o->width = 80;
+}
+
+gboolean
+pfprof_report_format_from_string (const char *s, PfprofReportFormat *out)
+{
+  static const struct
+  {
+    const char *name;
+    PfprofReportFormat format;
+  } names[] = {
+    { "text", PFPROF_REPORT_TEXT },         { "json", PFPROF_REPORT_JSON },
+    { "markdown", PFPROF_REPORT_MARKDOWN }, { "md", PFPROF_REPORT_MARKDOWN },
+    { "junit", PFPROF_REPORT_JUNIT },
+  };
+
+  for (guint i = 0; s != NULL && i < G_N_ELEMENTS (names); i++)
+    if (strcmp (s, names[i].name) == 0)
+      {
+        *out = names[i].format;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+void
+pfprof_report_render (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
+{
+  switch (o->format)
+    {
+    case PFPROF_REPORT_JSON: pfprof_report_json (a, o, out); break;
+    case PFPROF_REPORT_MARKDOWN: pfprof_report_markdown (a, o, out); break;
+    case PFPROF_REPORT_JUNIT: pfprof_report_junit (a, o, out); break;
+    case PFPROF_REPORT_TEXT:
+    default: pfprof_report_text (a, o, out); break;
+    }
+}
+
+gboolean
+pfprof_report_write (const PfprofAnalysis *a, const PfprofReportOptions *o, FILE *file,
+                     GError **error)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  pfprof_report_render (a, o, s);
+  if (fwrite (s->str, 1, s->len, file) != s->len || fflush (file) != 0)
+    {
+      int e = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), "%s", g_strerror (e));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+double
+pfprof_report_max_idle_fraction (const PfprofAnalysis *a)
+{
+  double best = 0;
+
+  for (guint i = 0; i < a->devices->len; i++)
+    {
+      const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
+      gint64 len = d->steady_end_ns - d->steady_start_ns;
+
+      if (len > 0)
+        best = MAX (best, (double) d->idle_ns / (double) len);
+    }
+  return best;
+}
+
+char *
+pfprof_report_headline (const PfprofAnalysis *a)
+{
+  double idle = pfprof_report_max_idle_fraction (a);
+  g_autofree char *pct = NULL;
+
+  if (idle <= 0.5)
+    return NULL;
+  pct = pfprof_format_double (idle * 100.0, 0);
+  return g_strdup_printf ("The GPU idled %s%% of the steady state: it spends most of each step "
+                          "waiting, so the first fix is whatever keeps it fed; copy/compute "
+                          "overlap is secondary until then.",
+                          pct);
+}
+
+static gint64
+median_of (const PfprofAnalysis *a, gsize offset)
+{
+  g_autofree gint64 *v = g_new (gint64, a->steps->len + 1);
+  guint n = 0;
+
+  for (guint i = 0; i < a->steps->len; i++)
+    {
+      const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
+
+      if (!s->warmup)
+        v[n++] = *(const gint64 *) (const void *) ((const char *) s + offset);
+    }
+  return pfprof_median_i64 (v, n);
+}
+
+PfprofStep
+pfprof_report_median_step (const PfprofAnalysis *a)
+{
+  PfprofStep m = { 0 };
+
+  m.end_ns = a->step_median_ns;
+  m.data_wait_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, data_wait_ns));
+  m.copy_hidden_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, copy_hidden_ns));
+  m.copy_exposed_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, copy_exposed_ns));
+  m.compute_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, compute_ns));
+  m.sync_wait_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, sync_wait_ns));
+  m.idle_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, idle_ns));
+  return m;
+}
+
+guint
+pfprof_report_n_shown (const PfprofAnalysis *a, const PfprofReportOptions *o)
+{
+  guint n = a->findings->len;
+
+  return o->top > 0 ? MIN (n, o->top) : n;
+}
