@@ -116,7 +116,7 @@ pfprof_render_view_init (PfprofRenderView *view, const PfprofTimeline *timeline,
   view->width = width;
   view->height = height;
   view->label_width = MIN (200.0, width / 4);
-  view->ruler_height = 26;
+  view->ruler_height = 34;
   view->row_scale = 1.0;
   view->origin_ns = timeline->start_ns;
   view->selected_finding = -1;
@@ -494,10 +494,10 @@ draw_ruler (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, const
       cairo_line_to (cr, x, rows_bottom);
       cairo_stroke (cr);
       set_rgb (cr, fg, 0.7);
-      cairo_move_to (cr, x, h - 7);
-      cairo_line_to (cr, x, h);
+      cairo_move_to (cr, x, 2);
+      cairo_line_to (cr, x, 16);
       cairo_stroke (cr);
-      cairo_move_to (cr, x + 3, h - 10);
+      cairo_move_to (cr, x + 3, 13);
       cairo_show_text (cr, label);
       if (step <= 0)
         break;
@@ -889,6 +889,19 @@ pfprof_renderer_draw (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *v
       cairo_fill (cr);
       draw_ruler (cr, tl, view, fg, rows_bottom);
       draw_steps (cr, tl, view, fg, view->ruler_height);
+    }
+  if (tl->n_gpu_events == 0)
+    {
+      /* Say so rather than leave an empty picture. */
+      const char *msg = "No GPU activity in this trace";
+      cairo_text_extents_t ext;
+
+      cairo_set_font_size (cr, FONT_PX * 1.5);
+      cairo_text_extents (cr, msg, &ext);
+      set_rgb (cr, fg, 0.6);
+      cairo_move_to (cr, view->label_width + (view->width - view->label_width - ext.x_advance) / 2,
+                     (rows_top + rows_bottom) / 2);
+      cairo_show_text (cr, msg);
     }
   if (view->legend_height > 0)
     {

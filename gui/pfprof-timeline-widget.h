@@ -1,0 +1,61 @@
+/* pfprof-timeline-widget.h: the GTK widget that shows a PfprofTimeline.
+ *
+ * Draws through render/ (the same code as `pfprof render`) and adds the
+ * navigation people know from Perfetto and Nsight Systems: Ctrl+scroll or
+ * pinch zooms around the pointer, drag or scroll pans, W/S zoom, A/D pan,
+ * Shift+drag selects a range (Z or releasing zooms to it), F or 0 fits
+ * all; a click selects an event or toggles a group.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "pfprof-renderer.h"
+#include "pfprof-timeline.h"
+
+G_BEGIN_DECLS
+
+#define PFPROF_TYPE_TIMELINE_WIDGET (pfprof_timeline_widget_get_type ())
+G_DECLARE_FINAL_TYPE (PfprofTimelineWidget, pfprof_timeline_widget, PFPROF, TIMELINE_WIDGET, GtkWidget)
+
+/* Signals:
+ *   "event-selected" (int row, guint ref): a click selected event @ref of
+ *       row @row (row -1: the selection was cleared).
+ *   "view-changed": the visible range or scroll changed.
+ *   "first-frame": the first frame with a timeline was drawn. */
+
+GtkWidget *pfprof_timeline_widget_new (void);
+
+/* Shows @timeline (borrowed; NULL to clear) over its whole range. */
+void pfprof_timeline_widget_set_timeline (PfprofTimelineWidget *self, PfprofTimeline *timeline);
+
+/* The view state: visible range, selection, scroll. Read-only. */
+const PfprofRenderView *pfprof_timeline_widget_get_view (PfprofTimelineWidget *self);
+
+/* Shows [@t0, @t1] (clamped to something sensible) and redraws. */
+void pfprof_timeline_widget_set_range (PfprofTimelineWidget *self, gint64 t0, gint64 t1);
+
+/* Shows the whole timeline. */
+void pfprof_timeline_widget_fit_all (PfprofTimelineWidget *self);
+
+/* Zooms by @factor (< 1 zooms in) around time @center. */
+void pfprof_timeline_widget_zoom (PfprofTimelineWidget *self, double factor, gint64 center);
+
+/* Marks finding @finding (-1 for none) and its occurrence @evidence. */
+void pfprof_timeline_widget_select_finding (PfprofTimelineWidget *self, int finding, int evidence);
+
+/* Selects event @ref on @row (-1 to clear), with the link from the call
+ * that launched it; emits "event-selected". */
+void pfprof_timeline_widget_select_event (PfprofTimelineWidget *self, int row, PfprofEventRef ref);
+
+/* Scrolls so that @row is shown. */
+void pfprof_timeline_widget_scroll_to_row (PfprofTimelineWidget *self, int row);
+
+/* Whether dark colours are used. */
+void pfprof_timeline_widget_set_dark (PfprofTimelineWidget *self, gboolean dark);
+
+/* Microseconds the last pfprof_renderer_draw() took, and frames drawn. */
+gint64 pfprof_timeline_widget_last_draw_us (PfprofTimelineWidget *self);
+guint pfprof_timeline_widget_n_frames (PfprofTimelineWidget *self);
+
+G_END_DECLS

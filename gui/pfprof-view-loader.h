@@ -1,0 +1,39 @@
+/* pfprof-view-loader.h: loads traces off the main thread.
+ *
+ * Reading, analysing and laying out a trace of millions of events takes
+ * seconds; a GTask does it on a worker thread while the window shows the
+ * progress, so the app never freezes. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "pfprof-analysis.h"
+#include "pfprof-timeline.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  PfprofAnalysis *analysis;
+  PfprofTimeline *timeline;   /* over analysis */
+  gint64 load_us;             /* reading the files */
+  gint64 analysis_us;
+  gint64 layout_us;
+} PfprofViewLoaded;
+
+void pfprof_view_loaded_free (PfprofViewLoaded *loaded);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofViewLoaded, pfprof_view_loaded_free)
+
+/* Loads @paths (NULL-terminated) on a worker thread. @progress_out, an
+ * int made with g_atomic_rc_box_new0() (the load holds a reference, so it
+ * outlives a closed window), is set to the thousandths done; read it with
+ * g_atomic_int_get(). Calls @callback on the calling thread's main context. */
+void pfprof_view_loader_load_async (const char *const *paths, int *progress_out,
+                                    GCancellable *cancellable, GAsyncReadyCallback callback,
+                                    gpointer user_data);
+
+/* The result, or NULL with @error set (one line naming the file). */
+PfprofViewLoaded *pfprof_view_loader_load_finish (GAsyncResult *result, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,54 @@
+/* pfprof-view-window.h: the main window of pfprof-view.
+ *
+ * Header bar (open, recent files, fit all, menu), a summary bar, the
+ * overview strip, the timeline, and a side panel with the findings (by
+ * severity, then estimated savings), the selected finding's occurrences
+ * and fix, and the details of a clicked event. Loads off the main thread;
+ * a file that cannot be read gives an error dialog and leaves the window
+ * as it was. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "pfprof-timeline-widget.h"
+#include "pfprof-view-loader.h"
+
+G_BEGIN_DECLS
+
+#define PFPROF_TYPE_VIEW_WINDOW (pfprof_view_window_get_type ())
+G_DECLARE_FINAL_TYPE (PfprofViewWindow, pfprof_view_window, PFPROF, VIEW_WINDOW, GtkApplicationWindow)
+
+/* Signals:
+ *   "loaded" (gboolean ok): a load finished (FALSE: it failed and the
+ *       error dialog is up). */
+
+PfprofViewWindow *pfprof_view_window_new (GtkApplication *app);
+
+/* Opens @files (traces of one run, shown together). */
+void pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files);
+
+/* What is shown now; NULL before a successful load. */
+PfprofViewLoaded *pfprof_view_window_get_loaded (PfprofViewWindow *self);
+
+PfprofTimelineWidget *pfprof_view_window_get_timeline (PfprofViewWindow *self);
+
+/* Selects the @n-th finding of the panel (panel order: severity, then
+ * savings) and zooms to its first occurrence. FALSE if there is none. */
+gboolean pfprof_view_window_select_finding (PfprofViewWindow *self, guint n);
+
+/* Moves to the next (@delta 1) or previous (-1) occurrence. */
+void pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta);
+
+/* The error dialog currently shown, or NULL. */
+GtkWidget *pfprof_view_window_get_error_dialog (PfprofViewWindow *self);
+
+/* The name of the page shown: "empty", "loading", "content", "no-gpu". */
+const char *pfprof_view_window_get_page (PfprofViewWindow *self);
+
+/* The summary bar's text. */
+const char *pfprof_view_window_get_summary (PfprofViewWindow *self);
+
+/* The details panel's text (event clicked). */
+const char *pfprof_view_window_get_details (PfprofViewWindow *self);
+
+G_END_DECLS
