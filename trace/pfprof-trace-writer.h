@@ -66,7 +66,8 @@ uint32_t pfprof_trace_writer_intern (PfprofTraceWriter *w, const char *s);
 /* Starts a transaction. */
 int pfprof_trace_writer_begin (PfprofTraceWriter *w);
 
-/* Appends one record of @table (a pointer to the table's record struct). */
+/* Appends one record of @table (a pointer to the table's record struct).
+ * Starts a transaction when none is open; it lasts until the next commit. */
 int pfprof_trace_writer_append (PfprofTraceWriter *w, PfprofTableId table, const void *record);
 
 /* Writes pending strings and commits the transaction. */

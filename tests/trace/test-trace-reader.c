@@ -822,6 +822,34 @@ test_writer_bad_args (Fixture *f, gconstpointer data)
   g_assert_cmpint (pfprof_trace_writer_finish (w), ==, 0);
 }
 
+/* Appends without begin() share one transaction; close() without
+ * finish() keeps them and the strings they name. */
+static void
+test_writer_close_keeps (Fixture *f, gconstpointer data)
+{
+  g_autoptr (PfprofTrace) trace = NULL;
+  PfprofTraceWriter *w = NULL;
+
+  g_assert_cmpint (pfprof_trace_writer_open (f->path, 0, &w), ==, 0);
+  for (int i = 0; i < 5000; i++)
+    {
+      PfprofNvtxRecord r = { 0 };
+
+      r.start_ns = i;
+      r.end_ns = i + 1;
+      r.name_id = pfprof_trace_writer_intern (w, i < 2500 ? "first half" : "second half");
+      g_assert_cmpint (pfprof_trace_writer_append (w, PFPROF_TABLE_NVTX, &r), ==, 0);
+      if (i == 2499)
+        g_assert_cmpint (pfprof_trace_writer_commit (w), ==, 0);
+    }
+  pfprof_trace_writer_close (w);
+  trace = load_ok (f->path);
+  g_assert_cmpuint (pfprof_trace_n (trace, PFPROF_TABLE_NVTX), ==, 5000);
+  g_assert_cmpstr (pfprof_trace_string (trace, pfprof_trace_nvtx (trace)[4999].name_id), ==,
+                   "second half");
+  g_assert_cmpstr (pfprof_trace_meta (trace, "complete"), ==, "0");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -852,6 +880,7 @@ main (int argc, char **argv)
   ADD ("/trace/progress-cancel", test_progress_cancel);
   ADD ("/trace/writer/no-overwrite", test_writer_no_overwrite);
   ADD ("/trace/writer/bad-args", test_writer_bad_args);
+  ADD ("/trace/writer/close-keeps", test_writer_close_keeps);
 #undef ADD
   return g_test_run ();
 }
