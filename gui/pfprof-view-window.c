@@ -862,6 +862,9 @@ build_sidebar (PfprofViewWindow *self)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), self->findings_list);
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
   gtk_widget_set_vexpand (scroll, TRUE);
+  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scroll), 160);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroll), TRUE);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroll), 320);
   gtk_box_append (GTK_BOX (box), scroll);
 
   self->finding_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
@@ -1079,7 +1082,15 @@ pfprof_view_window_init (PfprofViewWindow *self)
   gtk_box_append (GTK_BOX (vbox), GTK_WIDGET (self->timeline));
   gtk_paned_set_start_child (GTK_PANED (paned), vbox);
   gtk_paned_set_resize_start_child (GTK_PANED (paned), TRUE);
-  gtk_paned_set_end_child (GTK_PANED (paned), build_sidebar (self));
+  {
+    /* Scrolled, so the wrapped texts of the panel never force the
+     * window taller than the screen. */
+    GtkWidget *side = gtk_scrolled_window_new ();
+
+    gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (side), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (side), build_sidebar (self));
+    gtk_paned_set_end_child (GTK_PANED (paned), side);
+  }
   gtk_paned_set_resize_end_child (GTK_PANED (paned), FALSE);
   gtk_paned_set_shrink_end_child (GTK_PANED (paned), FALSE);
   gtk_widget_set_vexpand (paned, TRUE);

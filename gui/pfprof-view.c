@@ -25,7 +25,7 @@ static const char shortcuts_ui[] =
   "   <child><object class='GtkShortcutsGroup'><property name='title'>Timeline</property>"
   "    <child><object class='GtkShortcutsShortcut'><property name='title'>Zoom in / out</property><property name='accelerator'>w s</property></object></child>"
   "    <child><object class='GtkShortcutsShortcut'><property name='title'>Pan left / right</property><property name='accelerator'>a d</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='title'>Zoom around the pointer</property><property name='accelerator'>&lt;Primary&gt;scroll</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='title'>Zoom around the pointer (or Ctrl+scroll)</property><property name='shortcut-type'>gesture-pinch</property></object></child>"
   "    <child><object class='GtkShortcutsShortcut'><property name='title'>Select a range (Shift+drag), then zoom to it</property><property name='accelerator'>z</property></object></child>"
   "    <child><object class='GtkShortcutsShortcut'><property name='title'>Fit all</property><property name='accelerator'>f</property></object></child>"
   "    <child><object class='GtkShortcutsShortcut'><property name='title'>Scroll rows</property><property name='accelerator'>Up Down</property></object></child>"
@@ -108,7 +108,7 @@ report_view (const char *prefix)
 
     if (!gtk_widget_compute_point (GTK_WIDGET (tw), GTK_WIDGET (test_run.window), &p, &q))
       q = p;
-    report_kv (key, "%.0f %.0f %.0f", q.x, q.y, v->label_width);
+    report_kv (key, "%.0f %.0f %.0f %.0f %.0f", q.x, q.y, v->label_width, v->width, v->height);
   }
   for (guint i = 0; i < loaded->timeline->rows->len; i++)
     {

@@ -1,0 +1,429 @@
+/* test-gui.c: pfprof-view in a real window (under Xvfb, see
+ * xvfb-run-test.sh), driven through its test mode: it opens traces,
+ * selects findings, opens a corrupt file, and reports what it shows plus
+ * a screenshot, which this program checks the way a user would look. */
+#include <cairo.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "pfprof-renderer.h"
+#include "render-test-util.h"
+
+static char *tmp_dir;
+
+typedef struct
+{
+  GHashTable *kv;   /* key -> last value */
+  GPtrArray *lines; /* all "key=value" lines */
+  int status;
+} Report;
+
+static void
+report_free (Report *r)
+{
+  g_hash_table_unref (r->kv);
+  g_ptr_array_unref (r->lines);
+  g_free (r);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Report, report_free)
+
+static const char *
+get (Report *r, const char *key)
+{
+  const char *v = g_hash_table_lookup (r->kv, key);
+
+  if (v == NULL)
+    g_error ("report has no %s", key);
+  return v;
+}
+
+static gint64
+get_i64 (Report *r, const char *key)
+{
+  return g_ascii_strtoll (get (r, key), NULL, 10);
+}
+
+static char *
+tmp_path (const char *name)
+{
+  return g_build_filename (tmp_dir, name, NULL);
+}
+
+/* Runs pfprof-view with @args plus --report; returns what it reported. */
+static Report *
+run_view (const char *first, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *report_path = tmp_path ("report.txt");
+  g_autofree char *out = NULL, *err = NULL, *text = NULL;
+  g_autoptr (GError) error = NULL;
+  Report *r = g_new0 (Report, 1);
+  g_auto (GStrv) lines = NULL;
+  va_list ap;
+
+  g_unlink (report_path);
+  g_ptr_array_add (argv, g_strdup (g_getenv ("PFPROF_VIEW")));
+  g_ptr_array_add (argv, g_strdup ("--report"));
+  g_ptr_array_add (argv, g_strdup (report_path));
+  va_start (ap, first);
+  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, g_strdup (a));
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &r->status, &error));
+  g_test_message ("pfprof-view stderr: %s", err);
+  g_assert_true (g_file_get_contents (report_path, &text, NULL, &error));
+  r->kv = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  r->lines = g_ptr_array_new_with_free_func (g_free);
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char *eq = strchr (lines[i], '=');
+
+      if (eq == NULL)
+        continue;
+      g_ptr_array_add (r->lines, g_strdup (lines[i]));
+      g_hash_table_insert (r->kv, g_strndup (lines[i], (gsize) (eq - lines[i])), g_strdup (eq + 1));
+    }
+  return r;
+}
+
+/* Where row @label is drawn in the screenshot: y range and x range of
+ * the time area, from the report's "PREFIX_origin" and "PREFIX_row". */
+static gboolean
+row_box (Report *r, const char *prefix, const char *label, int *x0, int *x1, int *y0, int *y1)
+{
+  g_autofree char *okey = g_strdup_printf ("%s_origin", prefix);
+  g_autofree char *rkey = g_strdup_printf ("%s_row=", prefix);
+  double ox, oy, lw, w, h;
+
+  if (sscanf (get (r, okey), "%lf %lf %lf %lf %lf", &ox, &oy, &lw, &w, &h) != 5)
+    return FALSE;
+  for (guint i = 0; i < r->lines->len; i++)
+    {
+      const char *line = g_ptr_array_index (r->lines, i);
+      double y, rh;
+      int n = 0;
+
+      if (!g_str_has_prefix (line, rkey))
+        continue;
+      if (sscanf (line + strlen (rkey), "%lf %lf %n", &y, &rh, &n) != 2 || strcmp (line + strlen (rkey) + n, label) != 0)
+        continue;
+      *x0 = (int) (ox + lw + 1);
+      *x1 = (int) (ox + w - 1);
+      *y0 = (int) (oy + y + 3);
+      *y1 = (int) (oy + y + rh - 3);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+pixel (cairo_surface_t *s, int x, int y, double rgb[3])
+{
+  const guint8 *data = cairo_image_surface_get_data (s);
+  guint32 p = *(const guint32 *) (data + y * cairo_image_surface_get_stride (s) + x * 4);
+
+  rgb[0] = ((p >> 16) & 0xff) / 255.0;
+  rgb[1] = ((p >> 8) & 0xff) / 255.0;
+  rgb[2] = (p & 0xff) / 255.0;
+}
+
+/* Pixels of colour @rgb (within a tolerance) in a box. */
+static int
+count_colour (cairo_surface_t *s, int x0, int x1, int y0, int y1, const double rgb[3])
+{
+  int n = 0;
+
+  x1 = MIN (x1, cairo_image_surface_get_width (s));
+  y1 = MIN (y1, cairo_image_surface_get_height (s));
+  for (int y = MAX (y0, 0); y < y1; y++)
+    for (int x = MAX (x0, 0); x < x1; x++)
+      {
+        double p[3];
+
+        pixel (s, x, y, p);
+        n += fabs (p[0] - rgb[0]) < 0.06 && fabs (p[1] - rgb[1]) < 0.06 && fabs (p[2] - rgb[2]) < 0.06;
+      }
+  return n;
+}
+
+static cairo_surface_t *
+load_png (const char *path)
+{
+  cairo_surface_t *s = cairo_image_surface_create_from_png (path);
+
+  g_assert_cmpint (cairo_surface_status (s), ==, CAIRO_STATUS_SUCCESS);
+  return s;
+}
+
+static void
+generate (const char *path, const char *plant)
+{
+  g_autofree char *err = NULL;
+  g_autoptr (GError) error = NULL;
+  int status;
+  const char *argv[] = { g_getenv ("PFPROF"), "generate", "--steps", "40", "--plant", plant, "--force", "-o", path, NULL };
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, &error));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
+static char *pageable_trace;
+
+/* The app opens a trace, draws it, and the screenshot shows the rows: the
+ * compute stream in the kernel colour, the copy stream's pageable copies
+ * in the pageable colour. */
+static void
+test_first_frame (void)
+{
+  g_autofree char *shot = tmp_path ("first.png");
+  g_autoptr (Report) r = run_view ("--screenshot", shot, pageable_trace, NULL);
+  cairo_surface_t *s;
+  double blue[3], orange[3], bg[3];
+  int x0, x1, y0, y1, colours = 0;
+  GHashTable *seen = g_hash_table_new (NULL, NULL);
+
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (get (r, "page"), ==, "content");
+  g_assert_cmpstr (get (r, "screenshot"), ==, "1");
+  g_assert_cmpint (get_i64 (r, "n_findings"), >=, 1);
+  g_assert_nonnull (strstr (get (r, "summary"), "overlap"));
+  g_assert_nonnull (strstr (get (r, "summary"), "median step"));
+  s = load_png (shot);
+  /* Not blank: many distinct colours over the window. */
+  for (int y = 0; y < cairo_image_surface_get_height (s); y += 3)
+    for (int x = 0; x < cairo_image_surface_get_width (s); x += 3)
+      {
+        double p[3];
+
+        pixel (s, x, y, p);
+        g_hash_table_add (seen, GUINT_TO_POINTER ((guint) (p[0] * 255) << 16 | (guint) (p[1] * 255) << 8 | (guint) (p[2] * 255)));
+      }
+  colours = (int) g_hash_table_size (seen);
+  g_hash_table_unref (seen);
+  g_test_message ("%d distinct colours", colours);
+  g_assert_cmpint (colours, >, 50);
+  /* Expected rows, with their events. */
+  pfprof_renderer_item_color (PFPROF_ITEM_KERNEL, FALSE, blue);
+  pfprof_renderer_item_color (PFPROF_ITEM_HTOD_PAGEABLE, FALSE, orange);
+  bg[0] = bg[1] = bg[2] = 1;
+  g_assert_true (row_box (r, "initial", "Stream 13", &x0, &x1, &y0, &y1));
+  g_assert_cmpint (count_colour (s, x0, x1, y0, y1, blue), >, (x1 - x0) * (y1 - y0) / 10);
+  g_assert_true (row_box (r, "initial", "Stream 14", &x0, &x1, &y0, &y1));
+  g_assert_cmpint (count_colour (s, x0, x1, y0, y1, orange), >, 100);
+  g_assert_cmpint (count_colour (s, x0, x1, y0, y1, blue), <, 10);
+  g_assert_true (row_box (r, "initial", "python3 4242 CUDA API", &x0, &x1, &y0, &y1));
+  g_assert_cmpint (count_colour (s, x0, x1, y0, y1, bg), <, (x1 - x0) * (y1 - y0));
+  cairo_surface_destroy (s);
+}
+
+/* Selecting a finding zooms the timeline to an occurrence that it then
+ * contains, scrolls its row into view and highlights it; the occurrence's
+ * event shows its details and the call that launched it. */
+static void
+test_select_finding (void)
+{
+  g_autofree char *shot = tmp_path ("selected.png");
+  g_autoptr (Report) r = run_view ("--screenshot", shot, "--select-finding", "0", "--next", "2",
+                                   "--select-evidence-event", pageable_trace, NULL);
+  gint64 t0 = get_i64 (r, "initial_t0"), t1 = get_i64 (r, "initial_t1");
+  gint64 s0 = get_i64 (r, "selected_t0"), s1 = get_i64 (r, "selected_t1");
+  gint64 e0, e1;
+  int index;
+  double sev[3];
+  int x0, x1, y0, y1;
+  cairo_surface_t *s;
+
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (get (r, "select_finding_ok"), ==, "1");
+  g_assert_cmpstr (get (r, "finding_rule"), ==, "pageable-transfer");
+  g_assert_cmpint (sscanf (get (r, "evidence"), "%d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &index, &e0, &e1), ==, 3);
+  g_assert_cmpint (index, ==, 2); /* the third occurrence, after two "next" */
+  /* The view changed, zoomed in, and contains the occurrence. */
+  g_assert_true (s0 != t0 || s1 != t1);
+  g_assert_cmpint (s1 - s0, <, (t1 - t0) / 10);
+  g_assert_cmpint (s0, <=, e0);
+  g_assert_cmpint (s1, >=, e1);
+  g_assert_cmpstr (get (r, "evidence_row"), ==, "Stream 14");
+  g_assert_nonnull (strstr (get (r, "details"), "HtoD pageable copy"));
+  g_assert_nonnull (strstr (get (r, "details"), "48.0 MiB"));
+  g_assert_nonnull (strstr (get (r, "details"), "launched by cudaMemcpyAsync"));
+  g_assert_cmpint (get_i64 (r, "link_row"), >=, 0);
+  /* The highlight: the severity colour outlines the copy on its row. */
+  s = load_png (shot);
+  pfprof_renderer_severity_color (PFPROF_SEVERITY_WARNING, sev);
+  g_assert_true (row_box (r, "selected", "Stream 14", &x0, &x1, &y0, &y1));
+  g_assert_cmpint (count_colour (s, x0, x1, y0 - 3, y1 + 3, sev), >, 20);
+  cairo_surface_destroy (s);
+  if (g_getenv ("PFPROF_SCREENSHOT_OUT") != NULL && get_i64 (r, "n_events") > 0)
+    g_test_message ("screenshot kept: %s", shot);
+}
+
+static char *
+write_corrupt (void)
+{
+  g_autofree char *data = NULL;
+  gsize len;
+  char *path = tmp_path ("corrupt.pfprof");
+
+  /* A real trace cut short: SQLite header intact, pages missing. */
+  g_assert_true (g_file_get_contents (pageable_trace, &data, &len, NULL));
+  g_assert_cmpuint (len, >, 20000);
+  g_assert_true (g_file_set_contents (path, data, 20000, NULL));
+  return path;
+}
+
+/* Opening a corrupt file shows an error dialog naming it; dismissed, the
+ * window still shows the previous trace and keeps drawing. */
+static void
+test_corrupt_file_survives (void)
+{
+  g_autofree char *corrupt = write_corrupt ();
+  g_autofree char *shot = tmp_path ("error.png");
+  g_autoptr (Report) r = run_view ("--then-open", corrupt, "--error-screenshot", shot, pageable_trace, NULL);
+  g_autoptr (GString) all = g_string_new ("");
+
+  for (guint i = 0; i < r->lines->len; i++)
+    g_string_append_printf (all, "%s\n", (const char *) g_ptr_array_index (r->lines, i));
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (get (r, "error_dialog_after_open"), ==, "1");
+  g_assert_nonnull (strstr (all->str, "error_text=Cannot open the trace"));
+  g_assert_nonnull (strstr (all->str, "corrupt.pfprof"));
+  g_assert_cmpstr (get (r, "alive"), ==, "1");
+  g_assert_cmpstr (get (r, "page_after"), ==, "content");
+  g_assert_cmpstr (get (r, "error_dialog_left"), ==, "0");
+  g_assert_cmpint (get_i64 (r, "frames_after"), >, get_i64 (r, "frames_before"));
+  g_assert_cmpstr (get (r, "error_screenshot"), ==, "1");
+}
+
+/* Started on a file that is not a trace: the dialog, an empty window, a
+ * clean exit. */
+static void
+test_start_on_bad_file (void)
+{
+  g_autofree char *bad = tmp_path ("notes.pfprof");
+  g_autoptr (Report) r = NULL;
+
+  g_assert_true (g_file_set_contents (bad, "just some text, not a trace\n", -1, NULL));
+  r = run_view (bad, NULL);
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (get (r, "page"), ==, "empty");
+  g_assert_cmpstr (get (r, "error_dialog"), ==, "1");
+}
+
+/* A trace with host activity only: the empty-state page, not a blank
+ * timeline. */
+static void
+test_no_gpu (void)
+{
+  g_autofree char *path = tmp_path ("host-only.pfprof");
+  PfprofTrace *t = rt_trace_new (FALSE, NULL);
+  g_autoptr (Report) r = NULL;
+
+  g_array_set_size (t->tables[PFPROF_TABLE_KERNELS], 0);
+  g_array_set_size (t->tables[PFPROF_TABLE_MEMCPYS], 0);
+  g_array_set_size (t->tables[PFPROF_TABLE_MEMSETS], 0);
+  g_assert_true (rt_trace_write (t, path));
+  pfprof_trace_free (t);
+  r = run_view (path, NULL);
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (get (r, "page"), ==, "no-gpu");
+  g_assert_cmpstr (get (r, "error_dialog"), ==, "0");
+}
+
+/* A trace recorded on the GPU (samples/traces), if the tree has one: it
+ * opens, draws and its first finding can be selected. With
+ * PFPROF_SCREENSHOT_OUT set, the screenshot is saved there (README). */
+static void
+test_recorded_sample (void)
+{
+  const char *dir = g_getenv ("PFPROF_SAMPLES");
+  g_autoptr (GDir) d = dir ? g_dir_open (dir, 0, NULL) : NULL;
+  g_autofree char *sample = NULL;
+  g_autofree char *shot = tmp_path ("sample.png");
+  g_autoptr (Report) r = NULL;
+  const char *name;
+  cairo_surface_t *s;
+  double blue[3];
+  int x0, x1, y0, y1, kernel_px = 0;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (name, ".pfprof") && (sample == NULL || strcmp (name, strrchr (sample, '/') + 1) < 0))
+      {
+        g_free (sample);
+        sample = g_build_filename (dir, name, NULL);
+      }
+  if (sample == NULL)
+    {
+      g_test_skip ("no recorded trace under samples/traces");
+      return;
+    }
+  g_test_message ("sample: %s", sample);
+  r = run_view ("--screenshot", shot, "--select-finding", "0", "--select-evidence-event", sample, NULL);
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (get (r, "page"), ==, "content");
+  /* Some stream row shows kernels. */
+  s = load_png (shot);
+  pfprof_renderer_item_color (PFPROF_ITEM_KERNEL, FALSE, blue);
+  for (guint i = 0; i < r->lines->len; i++)
+    {
+      const char *line = g_ptr_array_index (r->lines, i);
+      const char *label = strstr (line, "Stream ");
+
+      if (g_str_has_prefix (line, "initial_row=") && label != NULL
+          && row_box (r, "initial", label, &x0, &x1, &y0, &y1))
+        kernel_px += count_colour (s, x0, x1, y0, y1, blue);
+    }
+  cairo_surface_destroy (s);
+  if (get_i64 (r, "n_findings") > 0)
+    g_assert_cmpstr (get (r, "select_finding_ok"), ==, "1");
+  if (g_getenv ("PFPROF_SCREENSHOT_OUT") != NULL)
+    {
+      g_autofree char *data = NULL;
+      gsize len;
+
+      g_assert_true (g_file_get_contents (shot, &data, &len, NULL));
+      g_assert_true (g_file_set_contents (g_getenv ("PFPROF_SCREENSHOT_OUT"), data, (gssize) len, NULL));
+    }
+  /* Checked last so the screenshot is kept for a look when it fails. */
+  g_assert_cmpint (kernel_px, >, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  int rc;
+
+  g_test_init (&argc, &argv, NULL);
+  if (g_getenv ("PFPROF_VIEW") == NULL || g_getenv ("PFPROF") == NULL)
+    g_error ("PFPROF_VIEW and PFPROF must name the binaries");
+  tmp_dir = g_dir_make_tmp ("pfprof-gui-XXXXXX", NULL);
+  pageable_trace = tmp_path ("pageable.pfprof");
+  generate (pageable_trace, "pageable");
+  g_test_add_func ("/gui/first-frame", test_first_frame);
+  g_test_add_func ("/gui/select-finding", test_select_finding);
+  g_test_add_func ("/gui/corrupt-file-survives", test_corrupt_file_survives);
+  g_test_add_func ("/gui/start-on-bad-file", test_start_on_bad_file);
+  g_test_add_func ("/gui/no-gpu", test_no_gpu);
+  g_test_add_func ("/gui/recorded-sample", test_recorded_sample);
+  rc = g_test_run ();
+  {
+    g_autoptr (GDir) d = g_dir_open (tmp_dir, 0, NULL);
+    const char *n;
+
+    while (d != NULL && (n = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *p = tmp_path (n);
+
+        g_unlink (p);
+      }
+    g_rmdir (tmp_dir);
+  }
+  g_free (pageable_trace);
+  g_free (tmp_dir);
+  return rc;
+}
