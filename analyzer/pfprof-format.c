@@ -193,7 +193,7 @@ terminal_char (GString *out, gunichar c, gpointer data)
       g_string_append_unichar (out, c);
       return;
     }
-  if (c == '\t')
+  if (c == '\t' || c == '\n')
     {
       g_string_append_c (out, ' ');
       return;

@@ -39,8 +39,8 @@ void pfprof_escape_xml (GString *out, const char *s);
 void pfprof_escape_markdown (GString *out, const char *s);
 
 /* Appends @s for a terminal: escape sequences and other control
- * characters (C0, DEL, C1) are dropped, except '\n' and '\t' when
- * @keep_newlines; invalid UTF-8 is replaced. */
+ * characters (C0, DEL, C1) are dropped; '\n' and '\t' are kept when
+ * @keep_newlines, else become spaces; invalid UTF-8 is replaced. */
 void pfprof_escape_terminal (GString *out, const char *s, gboolean keep_newlines);
 
 G_END_DECLS

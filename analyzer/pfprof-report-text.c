@@ -31,52 +31,72 @@ style (Text *t, const char *code)
     g_string_append (t->out, code);
 }
 
+/* Appends one paragraph @s wrapped at the width, @indent spaces before
+ * every line. */
+static void
+wrap_paragraph (Text *t, const char *s, guint indent)
+{
+  g_auto (GStrv) words = g_strsplit (s, " ", -1);
+  guint avail = t->width > indent + 20 ? t->width - indent : 20;
+  guint col = 0;
+
+  for (guint w = 0; words[w]; w++)
+    {
+      guint len = (guint) g_utf8_strlen (words[w], -1);
+
+      if (len == 0)
+        continue;
+      if (col == 0)
+        g_string_append_printf (t->out, "%*s", (int) indent, "");
+      else if (col + 1 + len > avail)
+        {
+          g_string_append_printf (t->out, "\n%*s", (int) indent, "");
+          col = 0;
+        }
+      else
+        {
+          g_string_append_c (t->out, ' ');
+          col++;
+        }
+      g_string_append (t->out, words[w]);
+      col += len;
+    }
+  if (col > 0)
+    g_string_append_c (t->out, '\n');
+}
+
 /* Appends @s (trusted or already escaped, may hold newlines) wrapped at
- * the width with @indent spaces before every line. Lines that start with
- * spaces (code) are kept as they are, so fixes stay copyable. */
+ * the width with @indent spaces before every line. Consecutive prose
+ * lines form one paragraph; lines that start with spaces (code) are kept
+ * as they are, so fixes stay copyable. */
 static void
 wrap (Text *t, const char *s, guint indent)
 {
   g_auto (GStrv) lines = g_strsplit (s, "\n", -1);
-  guint avail = t->width > indent + 20 ? t->width - indent : 20;
+  g_autoptr (GString) para = g_string_new (NULL);
 
   for (guint l = 0; lines[l]; l++)
     {
       const char *line = lines[l];
-      g_auto (GStrv) words = NULL;
-      guint col = 0;
 
-      if (lines[l + 1] == NULL && line[0] == '\0' && l > 0)
-        break; /* trailing newline */
-      if (line[0] == ' ' || line[0] == '\0')
+      if (line[0] != ' ' && line[0] != '\0')
         {
-          g_string_append_printf (t->out, "%*s%s\n", line[0] ? (int) indent : 0, "", line);
+          if (para->len > 0)
+            g_string_append_c (para, ' ');
+          g_string_append (para, line);
           continue;
         }
-      words = g_strsplit (line, " ", -1);
-      for (guint w = 0; words[w]; w++)
+      if (para->len > 0)
         {
-          guint len = (guint) g_utf8_strlen (words[w], -1);
-
-          if (len == 0)
-            continue;
-          if (col == 0)
-            g_string_append_printf (t->out, "%*s", (int) indent, "");
-          else if (col + 1 + len > avail)
-            {
-              g_string_append_printf (t->out, "\n%*s", (int) indent, "");
-              col = 0;
-            }
-          else
-            {
-              g_string_append_c (t->out, ' ');
-              col++;
-            }
-          g_string_append (t->out, words[w]);
-          col += len;
+          wrap_paragraph (t, para->str, indent);
+          g_string_truncate (para, 0);
         }
-      g_string_append_c (t->out, '\n');
+      if (line[0] == '\0' && lines[l + 1] == NULL)
+        break; /* trailing newline */
+      g_string_append_printf (t->out, "%*s%s\n", line[0] ? (int) indent : 0, "", line);
     }
+  if (para->len > 0)
+    wrap_paragraph (t, para->str, indent);
 }
 
 /* @s is untrusted: strip controls, then wrap. */
@@ -85,7 +105,7 @@ wrap_untrusted (Text *t, const char *s, guint indent)
 {
   g_autoptr (GString) clean = g_string_new (NULL);
 
-  pfprof_escape_terminal (clean, s, TRUE);
+  pfprof_escape_terminal (clean, s, FALSE);
   wrap (t, clean->str, indent);
 }
 

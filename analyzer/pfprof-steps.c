@@ -85,7 +85,7 @@ steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GAr
   if (n == 0)
     return FALSE;
   re = g_regex_new (pfprof_analysis_options_get_step_pattern (options),
-                    G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0, NULL);
+                    G_REGEX_CASELESS | G_REGEX_DOTALL | G_REGEX_OPTIMIZE, 0, NULL);
   if (re == NULL)
     return FALSE;
   match = g_new (gint8, t->strings->len + 1);
@@ -99,9 +99,10 @@ steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GAr
         continue;
       if (match[id] < 0)
         {
-          const char *s = pfprof_trace_string (t, id);
+          /* Names are untrusted: match a valid-UTF-8 copy. */
+          g_autofree char *s = g_utf8_make_valid (pfprof_trace_string (t, id), -1);
 
-          match[id] = g_utf8_validate (s, -1, NULL) && g_regex_match (re, s, 0, NULL) ? 1 : 0;
+          match[id] = g_regex_match (re, s, 0, NULL) ? 1 : 0;
         }
       if (match[id])
         g_hash_table_insert (per_tid, key,
@@ -242,8 +243,9 @@ steps_from_period (PfprofTraceIndex *ix, GArray *out)
   guint32 best = PFPROF_NONE;
   g_autoptr (GArray) starts = NULL;
   guint before = out->len;
+  gint64 span_lo, span_hi;
 
-  if (dev == NULL || nk < 8)
+  if (dev == NULL || nk < 8 || pfprof_interval_set_n (dev->kernels) == 0)
     return FALSE;
   r = g_new0 (Recurrence, ns);
   for (guint i = 0; i < nk; i++)
@@ -265,12 +267,16 @@ steps_from_period (PfprofTraceIndex *ix, GArray *out)
       x->last = k[i].start_ns;
       x->count++;
     }
+  span_lo = pfprof_interval_set_get (dev->kernels, 0).start;
+  span_hi = pfprof_interval_set_get (dev->kernels, pfprof_interval_set_n (dev->kernels) - 1).end;
   for (guint32 id = 0; id < ns - 1; id++)
     {
       Recurrence *x = &r[id];
       double mean, var;
 
-      if (x->count < 4)
+      /* Step markers recur through the run, not only in a burst of
+       * autotuning trials at start-up. */
+      if (x->count < 4 || (double) (x->last - x->first) < 0.5 * (double) (span_hi - span_lo))
         continue;
       mean = x->sum / (x->count - 1);
       var = x->sum2 / (x->count - 1) - mean * mean;

@@ -18,7 +18,8 @@ static const PfprofRuleParam params[] = {
 static const char fix[] =
   "Allocate pinned buffers once and reuse them, instead of pinning every batch:\n"
   "\n"
-  "    pinned = torch.empty((B, C, H, W), dtype=torch.uint8, pin_memory=True)  # once\n"
+  "    pinned = torch.empty((B, C, H, W), dtype=torch.uint8,\n"
+  "                         pin_memory=True)            # once\n"
   "    for cpu_batch in batches:\n"
   "        pinned.copy_(cpu_batch)\n"
   "        gpu = pinned.to(device, non_blocking=True)\n"

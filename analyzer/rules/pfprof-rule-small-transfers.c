@@ -19,14 +19,16 @@ static const char fix[] =
   "Copy one collated batch instead of many small tensors. Let the DataLoader stack\n"
   "samples into one pinned tensor per field, then move it once:\n"
   "\n"
-  "    loader = DataLoader(dataset, batch_size=B, pin_memory=True)   # default_collate stacks\n"
+  "    # default_collate stacks the samples:\n"
+  "    loader = DataLoader(dataset, batch_size=B, pin_memory=True)\n"
   "    x = x.to(device, non_blocking=True)\n"
   "\n"
   "For a dict of small tensors, pack them into one buffer and split on the GPU:\n"
   "\n"
   "    flat = torch.cat([t.reshape(-1) for t in parts]).pin_memory()\n"
   "    gpu = flat.to(device, non_blocking=True)\n"
-  "    parts = [p.view(t.shape) for p, t in zip(gpu.split([t.numel() for t in parts]), parts)]\n"
+  "    sizes = [t.numel() for t in parts]\n"
+  "    parts = [g.view(t.shape) for g, t in zip(gpu.split(sizes), parts)]\n"
   "\n"
   "(parts of different dtypes: one buffer per dtype.)\n";
 

@@ -1,0 +1,302 @@
+/* analyzer-sim.c: see analyzer-sim.h. */
+#include "analyzer-sim.h"
+
+#include <string.h>
+
+void
+sim_options_init (SimOptions *o)
+{
+  memset (o, 0, sizeof *o);
+  o->n_steps = 30;
+  o->setup = TRUE;
+  o->step_nvtx = FALSE;
+  o->dataloader_nvtx = TRUE;
+  o->data_wait_ns = 200000;
+  o->compute_ns = 4000000;
+  o->copy_mode = SIM_COPY_PREFETCH;
+  o->batch_bytes = 48u << 20;
+  o->copy_ns = 2000000;
+  o->late_gap_ns = 3000;
+  o->small_bytes = 4096;
+  o->step_name = "train_step";
+}
+
+guint32
+sim_intern (PfprofTrace *t, const char *s)
+{
+  for (guint i = 0; i < t->strings->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (t->strings, i), s) == 0)
+      return i;
+  g_ptr_array_add (t->strings, g_strdup (s));
+  return t->strings->len - 1;
+}
+
+typedef struct
+{
+  PfprofTrace *t;
+  guint32 corr;
+} Sim;
+
+static guint32
+api (Sim *s, guint32 tid, gint64 start, gint64 end, const char *name, int ret)
+{
+  PfprofApiRecord r = { 0 };
+
+  r.start_ns = start;
+  r.end_ns = end;
+  r.tid = tid;
+  r.correlation_id = ++s->corr;
+  r.name_id = sim_intern (s->t, name);
+  r.return_value = ret;
+  r.domain = PFPROF_API_RUNTIME;
+  g_array_append_val (s->t->tables[PFPROF_TABLE_API_CALLS], r);
+  return r.correlation_id;
+}
+
+static void
+kernel (Sim *s, guint32 stream, gint64 start, gint64 end, const char *name)
+{
+  PfprofKernelRecord k = { 0 };
+
+  k.start_ns = start;
+  k.end_ns = end;
+  k.device_id = 0;
+  k.context_id = 1;
+  k.stream_id = stream;
+  /* Launched a little before it runs. */
+  k.correlation_id = api (s, SIM_MAIN_TID, start - 20000, start - 15000, "cudaLaunchKernel", 0);
+  k.name_id = sim_intern (s->t, name);
+  k.grid_x = k.grid_y = k.grid_z = 1;
+  k.block_x = 128;
+  k.block_y = k.block_z = 1;
+  g_array_append_val (s->t->tables[PFPROF_TABLE_KERNELS], k);
+}
+
+static void
+memcpy_rec (Sim *s, guint32 stream, gint64 start, gint64 end, guint64 bytes, guint8 kind,
+            guint8 src, guint8 dst, gboolean async, gboolean host_blocked)
+{
+  PfprofMemcpyRecord m = { 0 };
+
+  m.start_ns = start;
+  m.end_ns = end;
+  m.bytes = bytes;
+  m.device_id = 0;
+  m.context_id = 1;
+  m.stream_id = stream;
+  m.correlation_id = api (s, SIM_MAIN_TID, start - 10000, host_blocked ? end : start - 5000,
+                          async ? "cudaMemcpyAsync" : "cudaMemcpy", 0);
+  m.copy_kind = kind;
+  m.src_kind = src;
+  m.dst_kind = dst;
+  m.flags = async ? PFPROF_MEMCPY_FLAG_ASYNC : 0;
+  g_array_append_val (s->t->tables[PFPROF_TABLE_MEMCPYS], m);
+}
+
+static void
+nvtx (Sim *s, const char *domain, const char *name, gint64 start, gint64 end)
+{
+  PfprofNvtxRecord r = { 0 };
+
+  r.start_ns = start;
+  r.end_ns = end;
+  r.tid = SIM_MAIN_TID;
+  r.domain_id = domain ? sim_intern (s->t, domain) : PFPROF_NONE;
+  r.name_id = sim_intern (s->t, name);
+  r.kind = PFPROF_NVTX_RANGE;
+  g_array_append_val (s->t->tables[PFPROF_TABLE_NVTX], r);
+}
+
+static void
+sync_rec (Sim *s, guint32 corr, gint64 start, gint64 end, guint8 type, guint32 stream)
+{
+  PfprofSyncRecord r = { 0 };
+
+  r.start_ns = start;
+  r.end_ns = end;
+  r.context_id = 1;
+  r.stream_id = stream;
+  r.correlation_id = corr;
+  r.event_id = PFPROF_NONE;
+  r.type = type;
+  g_array_append_val (s->t->tables[PFPROF_TABLE_SYNCS], r);
+}
+
+/* Start-up: weights from pageable memory, allocations, autotuning. */
+static gint64
+setup (Sim *s, gint64 t)
+{
+  for (guint i = 0; i < 60; i++)
+    {
+      guint64 bytes = (64u << 10) << (i % 9);
+      gint64 d = 20000 + (gint64) (bytes / 7); /* ~7 GB/s */
+
+      api (s, SIM_MAIN_TID, t, t + 30000, "cudaMalloc", 0);
+      t += 40000;
+      memcpy_rec (s, SIM_NULL_STREAM, t, t + d, bytes, PFPROF_COPY_KIND_HTOD,
+                  PFPROF_MEMORY_KIND_PAGEABLE, PFPROF_MEMORY_KIND_DEVICE, FALSE, TRUE);
+      t += d + 10000;
+    }
+  for (guint i = 0; i < 4; i++)
+    {
+      api (s, SIM_PIN_TID, t, t + 500000, "cudaHostAlloc", 0);
+      t += 600000;
+    }
+  /* Autotuning: benchmark kernels, each followed by a blocking event
+   * synchronize and a device synchronize, and frees between trials. */
+  for (guint i = 0; i < 100; i++)
+    {
+      guint32 c;
+
+      kernel (s, SIM_COMPUTE_STREAM, t + 30000, t + 230000, "autotune_candidate");
+      c = api (s, SIM_MAIN_TID, t + 25000, t + 240000, "cudaEventSynchronize", 0);
+      sync_rec (s, c, t + 25000, t + 240000, PFPROF_SYNC_EVENT_SYNCHRONIZE, PFPROF_NONE);
+      api (s, SIM_MAIN_TID, t + 245000, t + 260000, "cudaFree", 0);
+      c = api (s, SIM_MAIN_TID, t + 260000, t + 270000, "cudaDeviceSynchronize", 0);
+      sync_rec (s, c, t + 260000, t + 270000, PFPROF_SYNC_CONTEXT_SYNCHRONIZE, PFPROF_NONE);
+      t += 300000;
+    }
+  return t + 1000000;
+}
+
+PfprofTrace *
+sim_build (const SimOptions *o)
+{
+  Sim s = { pfprof_trace_new (), 0 };
+  gint64 t = 1000000000;
+  guint stall_every = 0, alloc_every = 0, malloc_every = 0;
+  guint stalls = 0, allocs = 0, mallocs = 0;
+  guint warm = 2; /* the first steps the simulator makes slow */
+
+  s.t->pid = 4242;
+  s.t->path = g_strdup ("sim.pfprof");
+  g_hash_table_insert (s.t->meta, g_strdup ("pid"), g_strdup ("4242"));
+  if (o->setup)
+    t = setup (&s, t);
+  if (o->stall_episodes)
+    stall_every = MAX (1u, (o->n_steps - warm - 1) / o->stall_episodes);
+  if (o->host_allocs_total)
+    alloc_every = MAX (1u, (o->n_steps - warm - 1) / o->host_allocs_total);
+  if (o->mallocs_total)
+    malloc_every = MAX (1u, (o->n_steps - warm - 1) / o->mallocs_total);
+
+  for (guint i = 0; i < o->n_steps; i++)
+    {
+      gint64 step_start = t;
+      gint64 k0, kt;
+      gint64 compute = o->compute_ns * (i == 0 ? 4 : 1); /* step 0: lazy init */
+      gboolean steady = i >= warm;
+
+      if (o->dataloader_nvtx)
+        nvtx (&s, PFPROF_NVTX_DOMAIN_PFPROF, PFPROF_NVTX_DATALOADER_WAIT, t, t + o->data_wait_ns);
+      t += o->data_wait_ns;
+      k0 = t + 30000;
+      switch (o->copy_mode)
+        {
+        case SIM_COPY_SERIALIZED:
+          memcpy_rec (&s, SIM_COMPUTE_STREAM, k0, k0 + o->copy_ns, o->batch_bytes, PFPROF_COPY_KIND_HTOD,
+                      o->pageable ? PFPROF_MEMORY_KIND_PAGEABLE : PFPROF_MEMORY_KIND_PINNED,
+                      PFPROF_MEMORY_KIND_DEVICE, TRUE, o->pageable);
+          k0 += o->copy_ns + 5000;
+          break;
+        case SIM_COPY_LATE:
+          {
+            guint32 c;
+
+            memcpy_rec (&s, SIM_COPY_STREAM, k0, k0 + o->copy_ns, o->batch_bytes, PFPROF_COPY_KIND_HTOD,
+                        o->pageable ? PFPROF_MEMORY_KIND_PAGEABLE : PFPROF_MEMORY_KIND_PINNED,
+                        PFPROF_MEMORY_KIND_DEVICE, TRUE, o->pageable);
+            c = api (&s, SIM_MAIN_TID, k0 - 4000, k0 - 3000, "cudaStreamWaitEvent", 0);
+            sync_rec (&s, c, k0 - 4000, k0 - 3000, PFPROF_SYNC_STREAM_WAIT_EVENT, SIM_COMPUTE_STREAM);
+            k0 += o->copy_ns + o->late_gap_ns;
+          }
+          break;
+        case SIM_COPY_PREFETCH:
+          /* The next batch, copied while this step computes. */
+          memcpy_rec (&s, SIM_COPY_STREAM, k0 + 100000, k0 + 100000 + o->copy_ns, o->batch_bytes,
+                      PFPROF_COPY_KIND_HTOD,
+                      o->pageable ? PFPROF_MEMORY_KIND_PAGEABLE : PFPROF_MEMORY_KIND_PINNED,
+                      PFPROF_MEMORY_KIND_DEVICE, TRUE, o->pageable);
+          break;
+        case SIM_COPY_NONE:
+        default:
+          break;
+        }
+      for (guint j = 0; j < o->small_copies; j++)
+        {
+          gint64 st = k0 + 200000 + (gint64) j * 20000;
+          memcpy_rec (&s, SIM_COPY_STREAM, st, st + 3000, o->small_bytes, PFPROF_COPY_KIND_HTOD,
+                      PFPROF_MEMORY_KIND_PINNED, PFPROF_MEMORY_KIND_DEVICE, TRUE, FALSE);
+        }
+      kt = k0;
+      for (guint j = 0; j < 8; j++)
+        {
+          static const char *const names[] = { "conv_fwd", "relu_fwd", "conv_fwd2", "loss_fwd",
+                                               "loss_bwd", "conv_bwd", "relu_bwd", "sgd_update" };
+          gint64 d = compute / 8;
+
+          kernel (&s, SIM_COMPUTE_STREAM, kt, kt + d, names[j]);
+          kt += d;
+        }
+      for (guint j = 0; j < o->polls_per_step; j++)
+        {
+          gint64 pt = k0 + (gint64) j * 50000;
+          guint32 c = api (&s, SIM_MAIN_TID, pt, pt + 2000, "cudaEventQuery",
+                           o->polls_not_ready ? 600 : 0);
+          sync_rec (&s, c, pt, pt + 2000, PFPROF_SYNC_EVENT_SYNCHRONIZE, PFPROF_NONE);
+        }
+      t = kt;
+      if (o->sync_each_step || (o->sync_every && i % o->sync_every == 0))
+        {
+          guint32 c;
+
+          memcpy_rec (&s, SIM_COMPUTE_STREAM, t, t + 2000, 4, PFPROF_COPY_KIND_DTOH,
+                      PFPROF_MEMORY_KIND_DEVICE, PFPROF_MEMORY_KIND_PINNED, TRUE, FALSE);
+          c = api (&s, SIM_MAIN_TID, t - 1500000, t + 4000, "cudaStreamSynchronize", 0);
+          sync_rec (&s, c, t - 1500000, t + 4000, PFPROF_SYNC_STREAM_SYNCHRONIZE, SIM_COMPUTE_STREAM);
+          t += 60000; /* the host launches again only now */
+        }
+      if (steady && stall_every && stalls < o->stall_episodes && (i - warm) % stall_every == 0)
+        {
+          /* record_stream under memory pressure: sync every event, free
+           * and re-allocate, GPU idle. */
+          for (guint j = 0; j < 16; j++)
+            {
+              guint32 c = api (&s, SIM_MAIN_TID, t, t + 20000, "cudaEventSynchronize", 0);
+              sync_rec (&s, c, t, t + 20000, PFPROF_SYNC_EVENT_SYNCHRONIZE, PFPROF_NONE);
+              t += 22000;
+            }
+          for (guint j = 0; j < 6; j++)
+            {
+              api (&s, SIM_MAIN_TID, t, t + 300000, "cudaFree", 0);
+              t += 310000;
+            }
+          for (guint j = 0; j < 6; j++)
+            {
+              api (&s, SIM_MAIN_TID, t, t + 200000, "cudaMalloc", 0);
+              t += 210000;
+            }
+          stalls++;
+        }
+      if (steady && malloc_every && mallocs < o->mallocs_total && (i - warm) % malloc_every == 0)
+        {
+          api (&s, SIM_MAIN_TID, t, t + 150000, "cudaMalloc", 0);
+          mallocs++;
+        }
+      if (steady && (o->host_allocs
+                     || (alloc_every && allocs < o->host_allocs_total && (i - warm) % alloc_every == 0)))
+        {
+          guint n = o->host_allocs ? o->host_allocs : 1;
+
+          for (guint j = 0; j < n; j++)
+            api (&s, SIM_PIN_TID, step_start + 10000 + j * 100000, step_start + 90000 + j * 100000,
+                 "cudaHostAlloc", 0);
+          allocs += n;
+        }
+      t += 50000;
+      if (o->step_nvtx)
+        nvtx (&s, NULL, o->step_name, step_start + o->data_wait_ns, t);
+    }
+  pfprof_trace_sort (s.t);
+  return s.t;
+}

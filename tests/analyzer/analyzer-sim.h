@@ -1,0 +1,61 @@
+/* analyzer-sim.h: builds traces in memory for the analyzer tests.
+ *
+ * A small simulator of one training process: set-up (pageable weight
+ * copies, allocations, autotuning synchronizations), then steps of
+ * DataLoader wait, batch copy and kernels, with each problem plantable and
+ * tunable so tests can put a rule just below and just above its
+ * threshold. Times are in ns from 1e9 on.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pfprof-trace.h"
+
+#define SIM_MAIN_TID 100
+#define SIM_PIN_TID 101
+#define SIM_NULL_STREAM 7
+#define SIM_COMPUTE_STREAM 13
+#define SIM_COPY_STREAM 14
+
+typedef enum
+{
+  SIM_COPY_PREFETCH,   /* side stream, during the previous step's kernels */
+  SIM_COPY_SERIALIZED, /* compute stream, before the kernels */
+  SIM_COPY_LATE,       /* side stream, compute waits for it */
+  SIM_COPY_NONE,
+} SimCopyMode;
+
+typedef struct
+{
+  guint n_steps;              /* 30 */
+  gboolean setup;             /* start-up weight copies, allocations, autotune syncs (TRUE) */
+  gboolean step_nvtx;         /* "train_step" ranges (FALSE: DataLoader waits only) */
+  gboolean dataloader_nvtx;   /* DataLoader.next ranges (TRUE) */
+  gint64 data_wait_ns;        /* 200 µs */
+  gint64 compute_ns;          /* 4 ms in 8 kernels */
+  SimCopyMode copy_mode;      /* PREFETCH */
+  gboolean pageable;          /* batch copies from pageable memory */
+  guint64 batch_bytes;        /* 48 MiB */
+  gint64 copy_ns;             /* 2 ms */
+  gint64 late_gap_ns;         /* LATE: first kernel this long after the copy (3 µs) */
+  gboolean sync_each_step;    /* .item() at the end of every step */
+  guint sync_every;           /* or every Nth step (0: never) */
+  guint small_copies;         /* tiny HtoD copies per step */
+  guint64 small_bytes;        /* their size (4 KiB) */
+  guint host_allocs;          /* cudaHostAlloc per step after warm-up... */
+  guint host_allocs_total;    /* ...or this many in all, spread over steps */
+  guint stall_episodes;       /* record_stream stall episodes after warm-up */
+  guint polls_per_step;       /* cudaEventQuery polls per step */
+  gboolean polls_not_ready;   /* they return 600 */
+  guint mallocs_total;        /* cudaMalloc calls after warm-up (no frees) */
+  const char *step_name;      /* NVTX step range name ("train_step") */
+} SimOptions;
+
+void sim_options_init (SimOptions *o);
+
+/* Builds the trace (sorted). */
+PfprofTrace *sim_build (const SimOptions *o);
+
+/* Interns @s in @t's string table. */
+guint32 sim_intern (PfprofTrace *t, const char *s);
