@@ -1,9 +1,85 @@
-/* pfprof-cmd-view.c: `pfprof view`. Placeholder until its issue lands. */
+/* pfprof-cmd-view.c: `pfprof view [TRACE...]` runs the pfprof-view app.
+ *
+ * The pfprof binary never links GTK (so `pfprof report` works on a
+ * headless CI machine): it executes the separate pfprof-view binary,
+ * looked up next to itself (installed layout), in the build tree's gui/
+ * folder (running from a build), then in PATH. */
+#include "pfprof-config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "pfprof-cli.h"
+
+#define VIEW_NAME "pfprof-view"
+
+static char *
+find_view (void)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+
+  if (self != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (self);
+      const char *candidates[] = { VIEW_NAME, "../gui/" VIEW_NAME };
+
+      for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+        {
+          char *path = g_build_filename (dir, candidates[i], NULL);
+
+          if (g_file_test (path, G_FILE_TEST_IS_REGULAR) && access (path, X_OK) == 0)
+            return path;
+          g_free (path);
+        }
+    }
+  return g_find_program_in_path (VIEW_NAME);
+}
 
 int
 pfprof_cmd_view (int argc, char **argv)
 {
-  pfprof_cli_error ("'view' is not implemented in this build yet");
+  g_autofree char *view = NULL;
+  gboolean options_done = FALSE;
+  char **args;
+
+  for (int i = 1; i < argc; i++)
+    {
+      if (!options_done && strcmp (argv[i], "--") == 0)
+        {
+          options_done = TRUE;
+          continue;
+        }
+      if (!options_done && (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0))
+        {
+          printf ("Usage: pfprof view [TRACE...]\n\n"
+                  "Opens traces in the timeline app (pfprof-view), with the findings listed\n"
+                  "and marked. Without a trace, opens an empty window (Ctrl+O to open).\n");
+          return PFPROF_EXIT_OK;
+        }
+      if (!options_done && argv[i][0] == '-')
+        continue; /* an option of pfprof-view itself */
+      /* Say it here, on the terminal, rather than in a dialog. */
+      if (!g_file_test (argv[i], G_FILE_TEST_IS_REGULAR))
+        {
+          pfprof_cli_error ("view: %s: no such file", argv[i]);
+          return PFPROF_EXIT_USAGE;
+        }
+    }
+  view = find_view ();
+  if (view == NULL)
+    {
+      pfprof_cli_error ("view: %s was not found next to pfprof or in PATH (was pfprof built without GTK 4?)",
+                        VIEW_NAME);
+      return PFPROF_EXIT_USAGE;
+    }
+  args = g_new0 (char *, (gsize) argc + 1);
+  args[0] = (char *) VIEW_NAME;
+  for (int i = 1; i < argc; i++)
+    args[i] = argv[i];
+  execv (view, args);
+  pfprof_cli_error ("view: cannot run %s: %s", view, g_strerror (errno));
+  g_free (args);
   return PFPROF_EXIT_USAGE;
 }

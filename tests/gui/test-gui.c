@@ -51,6 +51,8 @@ tmp_path (const char *name)
   return g_build_filename (tmp_dir, name, NULL);
 }
 
+static gboolean via_pfprof_view; /* run through `pfprof view` */
+
 /* Runs pfprof-view with @args plus --report; returns what it reported. */
 static Report *
 run_view (const char *first, ...)
@@ -64,7 +66,13 @@ run_view (const char *first, ...)
   va_list ap;
 
   g_unlink (report_path);
-  g_ptr_array_add (argv, g_strdup (g_getenv ("PFPROF_VIEW")));
+  if (via_pfprof_view)
+    {
+      g_ptr_array_add (argv, g_strdup (g_getenv ("PFPROF")));
+      g_ptr_array_add (argv, g_strdup ("view"));
+    }
+  else
+    g_ptr_array_add (argv, g_strdup (g_getenv ("PFPROF_VIEW")));
   g_ptr_array_add (argv, g_strdup ("--report"));
   g_ptr_array_add (argv, g_strdup (report_path));
   va_start (ap, first);
@@ -393,6 +401,21 @@ test_recorded_sample (void)
   g_assert_cmpint (kernel_px, >, 0);
 }
 
+/* `pfprof view` runs the app (found next to pfprof in the build tree),
+ * passing its arguments on. */
+static void
+test_pfprof_view (void)
+{
+  g_autoptr (Report) r = NULL;
+
+  via_pfprof_view = TRUE;
+  r = run_view (pageable_trace, NULL);
+  via_pfprof_view = FALSE;
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (get (r, "page"), ==, "content");
+  g_assert_cmpint (get_i64 (r, "n_findings"), >=, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -409,6 +432,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/corrupt-file-survives", test_corrupt_file_survives);
   g_test_add_func ("/gui/start-on-bad-file", test_start_on_bad_file);
   g_test_add_func ("/gui/no-gpu", test_no_gpu);
+  g_test_add_func ("/gui/pfprof-view", test_pfprof_view);
   g_test_add_func ("/gui/recorded-sample", test_recorded_sample);
   rc = g_test_run ();
   {
