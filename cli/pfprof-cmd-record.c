@@ -236,6 +236,8 @@ static const char description[] =
   "  PFPROF_REDACT_ARGS=1   store only the program name (as --redact-args)\n"
   "  PFPROF_STATUS_DIR      where each process reports what it wrote\n"
   "  PFPROF_PYTHON_HOOKS=0  the Python hook does nothing (as --no-python-hooks)\n"
+  "  PFPROF_ALL_API=1       also record getter API calls (cudaGetDevice, ...),\n"
+  "                         which no rule uses and which slow PyTorch down\n"
   "Read by pfprof record itself:\n"
   "  PFPROF_COLLECTOR       path of libpfprof-collector.so (default: next to pfprof)\n"
   "\n"

@@ -43,6 +43,20 @@ static const CUpti_ActivityKind info_kinds[] = {
 };
 static unsigned char timed_enabled[N_TIMED_KINDS]; /* enable succeeded */
 static char kinds_unavailable[256];                /* for meta */
+static unsigned n_api_filtered;                    /* cbids switched off */
+
+/* API calls no rule needs and that PyTorch makes thousands of times per
+ * step (cudaGetDevice alone was over half of all records on the H200):
+ * recording them cost more step time than everything else together.
+ * Matched as name prefixes; PFPROF_ALL_API=1 keeps them. */
+static const char *const api_noise[] = {
+  "cudaGet",   "cudaPeekAtLastError", "cudaDeviceGet", "cudaFuncGet", "cudaFuncSet",
+  "cudaOccupancy", "cudaStreamIsCapturing", "cudaStreamGet", "cudaPointerGet", "cudaDriverGetVersion",
+  "cudaRuntimeGetVersion", "cudaThreadGet", "cudaChooseDevice",
+  "cuGet",     "cuDeviceGet", "cuDevicePrimaryCtxGetState", "cuCtxGet", "cuKernelGet", "cuFuncGet",
+  "cuOccupancy", "cuLibraryGet", "cuModuleGet", "cuPointerGet", "cuStreamGet", "cuDriverGetVersion",
+  "cuStreamIsCapturing", "cuDeviceCanAccessPeer", "cuDeviceTotalMem", "cuDeviceComputeCapability",
+};
 
 static void CUPTIAPI
 buffer_requested (uint8_t **buffer, size_t *size, size_t *max_records)
@@ -86,6 +100,41 @@ result_string (CUptiResult r)
   if (cuptiGetResultString (r, &s) != CUPTI_SUCCESS || s == NULL)
     s = "unknown CUPTI error";
   return s;
+}
+
+static int
+is_noise (const char *name)
+{
+  for (size_t i = 0; i < sizeof api_noise / sizeof api_noise[0]; i++)
+    if (strncmp (name, api_noise[i], strlen (api_noise[i])) == 0)
+      return 1;
+  return 0;
+}
+
+/* Per-cbid switches apply on top of the RUNTIME/DRIVER kinds. */
+static void
+filter_api (void)
+{
+  const char *all = getenv ("PFPROF_ALL_API");
+
+  if (all != NULL && strcmp (all, "1") == 0)
+    return;
+  for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+    {
+      const char *name = NULL;
+
+      if (cuptiGetCallbackName (CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && name != NULL
+          && is_noise (name) && cuptiActivityEnableRuntimeApi (cbid, 0) == CUPTI_SUCCESS)
+        n_api_filtered++;
+    }
+  for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+    {
+      const char *name = NULL;
+
+      if (cuptiGetCallbackName (CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS && name != NULL
+          && is_noise (name) && cuptiActivityEnableDriverApi (cbid, 0) == CUPTI_SUCCESS)
+        n_api_filtered++;
+    }
 }
 
 int
@@ -142,6 +191,7 @@ pfprof_collector_cupti_start (void)
         pos += (size_t) snprintf (kinds_unavailable + pos, sizeof kinds_unavailable - pos, "%s%d",
                                   pos ? "," : "", (int) timed_kinds[i]);
     }
+  filter_api ();
   if (!any)
     {
       pfprof_collector_cupti_stop ();
@@ -466,7 +516,7 @@ convert_one (PfprofTraceWriter *w, CUpti_Activity *a)
         r.object_id = o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS
                         ? o->objectId.pt.threadId
                         : o->objectId.dcs.deviceId;
-        r.overhead_kind = (uint8_t) o->overheadKind;
+        r.overhead_kind = (uint32_t) o->overheadKind;
         r.object_kind = (uint8_t) o->objectKind;
         append (w, PFPROF_TABLE_OVERHEAD, &r);
         break;
@@ -540,7 +590,9 @@ pfprof_collector_cupti_convert (PfprofTraceWriter *w, uint8_t *buffer, size_t va
 void
 pfprof_collector_cupti_write_meta (PfprofTraceWriter *w)
 {
-  void *sym = dlsym (RTLD_DEFAULT, "cuDriverGetVersion");
+  /* libcuda is loaded (it loaded us), but not necessarily globally. */
+  void *cuda = dlopen ("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  void *sym = cuda ? dlsym (cuda, "cuDriverGetVersion") : NULL;
   int (*driver_get_version) (int *) = NULL;
   int driver_api = 0;
   char line[256];
@@ -552,18 +604,25 @@ pfprof_collector_cupti_write_meta (PfprofTraceWriter *w)
   pfprof_trace_writer_set_meta_int (w, "cupti_build_version", CUPTI_API_VERSION);
   if (driver_get_version != NULL && driver_get_version (&driver_api) == 0)
     pfprof_trace_writer_set_meta_int (w, "cuda_driver_version", driver_api);
-  /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." */
+  if (cuda != NULL)
+    dlclose (cuda);
+  /* "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04
+   * Release Build ...": the first word shaped like N.N. */
   if ((f = fopen ("/proc/driver/nvidia/version", "re")) != NULL)
     {
       if (fgets (line, sizeof line, f) != NULL)
         {
-          char *p = strstr (line, "Module");
-          char ver[64];
+          char *save = NULL;
 
-          if (p != NULL && sscanf (p + 6, " %63s", ver) == 1)
-            pfprof_trace_writer_set_meta (w, "nvidia_driver_version", ver);
+          for (char *tok = strtok_r (line, " \t\n", &save); tok; tok = strtok_r (NULL, " \t\n", &save))
+            if (tok[0] >= '0' && tok[0] <= '9' && strchr (tok, '.') != NULL)
+              {
+                pfprof_trace_writer_set_meta (w, "nvidia_driver_version", tok);
+                break;
+              }
         }
       fclose (f);
     }
   pfprof_trace_writer_set_meta (w, "activity_kinds_unavailable", kinds_unavailable);
+  pfprof_trace_writer_set_meta_int (w, "api_callbacks_filtered", n_api_filtered);
 }

@@ -150,5 +150,6 @@ void pfprof_collector_writer_wake (void);
 void pfprof_collector_writer_stop (int timeout_ms);
 
 /* Called in a signal handler: asks the writer to finish the trace and
- * waits at most @timeout_ms for it. Async-signal-safe. */
-void pfprof_collector_writer_stop_from_signal (int timeout_ms);
+ * waits at most @timeout_ms for it. Returns 1 when it finished.
+ * Async-signal-safe. */
+int pfprof_collector_writer_stop_from_signal (int timeout_ms);

@@ -42,6 +42,7 @@ static int done_pipe[2] = { -1, -1 };
 static _Atomic int thread_running;
 static _Atomic int stop_requested;
 static _Atomic int finished;
+static _Atomic int ended_by_signal; /* no forced CUPTI flush then */
 static int64_t start_monotonic;
 
 /* tids already in the threads table. */
@@ -167,6 +168,7 @@ write_end_meta (PfprofTraceWriter *w)
   pfprof_trace_writer_set_meta_int (w, "records_invalid", (int64_t) atomic_load (&pfprof_collector.records_invalid));
   pfprof_trace_writer_set_meta_int (w, "nvtx_dropped", (int64_t) pfprof_collector_nvtx_dropped ());
   pfprof_trace_writer_set_meta_int (w, "records_written", (int64_t) atomic_load (&pfprof_collector.records_written));
+  pfprof_trace_writer_set_meta (w, "ended_by", atomic_load (&ended_by_signal) ? "signal" : "exit");
 }
 
 void
@@ -344,8 +346,10 @@ writer_thread (void *data)
         update_window ();
       if (stop || pfprof_collector_now_monotonic () - last_flush >= (int64_t) PFPROF_COLLECTOR_FLUSH_MS * 1000000)
         {
-          /* Buffers come back through buffer_completed, on this thread. */
-          pfprof_collector_cupti_flush (stop);
+          /* Buffers come back through buffer_completed, on this thread.
+           * After a fatal signal the interrupted thread may hold CUPTI's
+           * or the driver's locks: take only what is already complete. */
+          pfprof_collector_cupti_flush (stop && !atomic_load (&ended_by_signal));
           last_flush = pfprof_collector_now_monotonic ();
         }
       if (write_round () != 0)
@@ -509,12 +513,13 @@ pfprof_collector_writer_stop (int timeout_ms)
                            pfprof_collector.output);
 }
 
-void
+int
 pfprof_collector_writer_stop_from_signal (int timeout_ms)
 {
   if (!atomic_load (&thread_running))
-    return;
+    return 1;
+  atomic_store (&ended_by_signal, 1);
   atomic_store (&stop_requested, 1);
   sem_post (&wake);
-  wait_done (timeout_ms);
+  return wait_done (timeout_ms);
 }

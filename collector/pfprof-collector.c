@@ -12,6 +12,7 @@
  *   PFPROF_DURATION    seconds to record (0 or unset: until exit)
  *   PFPROF_QUIET=1     no stderr lines
  *   PFPROF_REDACT_ARGS=1  store only the program name as command_line
+ *   PFPROF_ALL_API=1   keep the API records of getters (see cupti.c)
  */
 #include "pfprof-collector-private.h"
 
@@ -248,8 +249,19 @@ on_fatal_signal (int sig)
   struct sigaction dfl;
   int saved = errno;
 
-  if (!atomic_load (&pfprof_collector.child))
-    pfprof_collector_writer_stop_from_signal (5000);
+  /* torchrun sends SIGKILL 30 s after SIGTERM; finishing a large trace
+   * (indexes, WAL checkpoint) can take seconds. */
+  if (!atomic_load (&pfprof_collector.child) && atomic_load (&pfprof_collector.state) == PFPROF_COLLECTOR_RUNNING
+      && !pfprof_collector_writer_stop_from_signal (20000) && !pfprof_collector.quiet)
+    {
+      static const char msg[] = "pfprof: the trace was not finished in time after the signal; "
+                                "what was committed is readable\n";
+
+      if (write (STDERR_FILENO, msg, sizeof msg - 1) < 0)
+        {
+          /* Nothing more can be done in a signal handler. */
+        }
+    }
   memset (&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
   sigemptyset (&dfl.sa_mask);

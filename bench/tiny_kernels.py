@@ -1,0 +1,30 @@
+"""Launch-bound loop for collector overhead: each step launches --kernels
+tiny element-wise kernels and one small host-to-device copy, then reads
+nothing back. Prints the median host step time (no sync inside the loop;
+the launch queue fills within the warm-up, so a step lasts as long as its
+launches)."""
+import argparse
+import statistics
+import time
+
+import torch
+
+p = argparse.ArgumentParser()
+p.add_argument("--kernels", type=int, default=1000)
+p.add_argument("--steps", type=int, default=200)
+p.add_argument("--warmup", type=int, default=20)
+args = p.parse_args()
+
+x = torch.zeros(256, device="cuda")
+host = torch.ones(256).pin_memory()
+times = []
+for step in range(args.warmup + args.steps):
+    t0 = time.perf_counter()
+    for _ in range(args.kernels):
+        x.add_(1.0)
+    x.copy_(host, non_blocking=True)
+    if step >= args.warmup:
+        times.append(time.perf_counter() - t0)
+torch.cuda.synchronize()
+print(f"tiny_kernels: median step {statistics.median(times) * 1e3:.3f} ms over {args.steps} steps, "
+      f"{args.kernels} kernels/step")
