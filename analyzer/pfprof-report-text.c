@@ -141,12 +141,17 @@ header (Text *t, const PfprofAnalysis *a)
       if (i == 0)
         source = ts->step_source;
     }
-  style (t, BOLD);
-  g_string_append_printf (t->out, "pfprof report: %u trace%s, %u device%s, %u steps (%u warm-up, "
-                          "steps from %s)\n",
-                          a->traces->len, a->traces->len == 1 ? "" : "s", a->devices->len,
-                          a->devices->len == 1 ? "" : "s", a->steps->len, warm, source);
-  style (t, RESET);
+  {
+    g_autofree char *line = g_strdup_printf ("pfprof report: %u trace%s, %u device%s, %u steps (%u "
+                                             "warm-up, steps from %s)",
+                                             a->traces->len, a->traces->len == 1 ? "" : "s",
+                                             a->devices->len, a->devices->len == 1 ? "" : "s",
+                                             a->steps->len, warm, source);
+
+    style (t, BOLD);
+    wrap (t, line, 0);
+    style (t, RESET);
+  }
   for (guint i = 0; i < a->traces->len; i++)
     {
       const PfprofTrace *tr = g_ptr_array_index (a->traces, i);

@@ -78,7 +78,7 @@ list_rules (void)
           char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
           printf ("    %s = %s  (%s)\n", rules[i]->params[p].key,
-                  g_ascii_dtostr (buf, sizeof buf, rules[i]->params[p].default_value),
+                  g_ascii_formatd (buf, sizeof buf, "%g", rules[i]->params[p].default_value),
                   rules[i]->params[p].description);
         }
     }
