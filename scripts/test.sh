@@ -5,6 +5,7 @@
 #
 #   scripts/test.sh            # both builds
 #   PFPROF_NO_ASAN=1 scripts/test.sh   # plain build only (quicker)
+#   PFPROF_NO_FUZZ=1, PFPROF_FUZZ_SECONDS=N: skip, or bound, the fuzzing
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,6 +62,16 @@ if [ -z "${PFPROF_NO_ASAN:-}" ]; then
   # b_lundef=false: the collector is a shared library and the sanitizer
   # runtime resolves its symbols at load time.
   run_suite build-test-asan -Db_sanitize=address,undefined -Db_lundef=false
+fi
+
+# Bounded fuzzing of the trace reader and analyzer (libFuzzer + ASan/UBSan).
+if [ -z "${PFPROF_NO_FUZZ:-}" ]; then
+  echo "==> tests/fuzz/run-fuzz.sh ${PFPROF_FUZZ_SECONDS:-60}"
+  if tests/fuzz/run-fuzz.sh "${PFPROF_FUZZ_SECONDS:-60}"; then
+    total_pass=$((total_pass + 1))
+  else
+    total_fail=$((total_fail + 1)); failed=1
+  fi
 fi
 
 echo

@@ -22,7 +22,7 @@ ninja -C "$dir" >/dev/null
 corpus="$dir/fuzz-corpus"
 mkdir -p "$corpus" "$dir/fuzz-artifacts"
 if [ -z "$(ls -A "$corpus")" ]; then
-  "$dir/cli/pfprof" generate --events 300 --steps 6 --plant pageable -o "$corpus/generated.pfprof" --force
+  "$dir/cli/pfprof" generate --steps 6 --plant pageable -o "$corpus/generated.pfprof" --force
   for t in samples/traces/*.pfprof; do
     [ -f "$t" ] || continue
     # Large seeds slow every execution; keep the small ones.
