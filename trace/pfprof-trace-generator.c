@@ -601,11 +601,14 @@ write_meta (Gen *g)
   snprintf (buf, sizeof buf, "GPU-%08" PRIx64 "-0000-4000-8000-%012" PRIx64,
             o->seed & 0xffffffffu, (uint64_t) o->rank);
   META ("gpu_uuids", buf);
-  META ("driver_version", "13000");
-  META ("cuda_version", "13.0");
+  META ("cuda_driver_version", "13000");
+  META ("nvidia_driver_version", "580.95.05");
   META ("cupti_version", "130001");
+  META ("cupti_build_version", "130001");
+  META ("activity_kinds_unavailable", "");
   META_INT ("dropped_records", 0);
   META_INT ("records_invalid", 0);
+  META_INT ("nvtx_dropped", 0);
   META ("generator", "pfprof-trace-generator");
   META_INT ("generator_seed", (int64_t) o->seed);
   META ("generator_plants", plants);
@@ -1072,6 +1075,9 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
   device_synchronize (&g);
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (g.w, "generator_steps", n);
+  if (g.status == PFPROF_WRITER_OK)
+    g.status = pfprof_trace_writer_set_meta_int (g.w, "records_written",
+                                                 (int64_t) pfprof_trace_writer_n_records (g.w));
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_end_cupti_ns", g.end_ns);
   if (g.status == PFPROF_WRITER_OK)
