@@ -219,10 +219,84 @@ static void
 add_box (Batch *b, PfprofItemClass cls, int shade, double x, double y, double w, double h)
 {
   Box box = { (float) x, (float) y, (float) w, (float) h };
+  GArray *a = b->boxes[cls][shade];
 
-  if (b->boxes[cls][shade] == NULL)
-    b->boxes[cls][shade] = g_array_new (FALSE, FALSE, sizeof (Box));
-  g_array_append_val (b->boxes[cls][shade], box);
+  if (a == NULL)
+    a = b->boxes[cls][shade] = g_array_new (FALSE, FALSE, sizeof (Box));
+  /* Neighbouring columns of one shade become one box: fewer, larger
+   * rectangles for cairo. */
+  if (a->len > 0)
+    {
+      Box *last = &g_array_index (a, Box, a->len - 1);
+
+      if (last->y == box.y && last->h == box.h && fabsf (last->x + last->w - box.x) < 0.01f)
+        {
+          last->w = box.x + box.w - last->x;
+          return;
+        }
+    }
+  g_array_append_val (a, box);
+}
+
+static int
+shade_of (double frac)
+{
+  return frac < 0.1 ? 0 : frac < 0.4 ? 1 : frac < 0.8 ? 2 : 3;
+}
+
+/* Zoomed out past the lane's finest summary bucket: read the buckets,
+ * a few per pixel column, instead of the events. */
+static void
+draw_lane_lod (Batch *b, const PfprofTimelineRow *row, const PfprofRenderView *view, double y, double h)
+{
+  const PfprofTimelineLod *lod = row->lod;
+  double npp = ns_per_px (view);
+  double x_left = view->label_width;
+  guint level = 0;
+  gint64 w;
+  gint64 first, last;
+  double col = -1;
+  gint64 busy = 0, best = -1, n_buckets = 0;
+  int best_cls = 0;
+
+  while (level + 1 < lod->n_levels && (double) lod->width_ns[level + 1] <= npp)
+    level++;
+  w = lod->width_ns[level];
+  first = MAX (0, (view->t0 - lod->start_ns) / w);
+  last = MIN ((gint64) lod->n[level] - 1, (view->t1 - lod->start_ns) / w);
+  b->stats->n_rows_drawn++;
+  for (gint64 k = first; k <= last + 1; k++)
+    {
+      double c = -2;
+
+      if (k <= last)
+        {
+          gint64 bs = lod->start_ns + k * w;
+
+          /* A bucket belongs to the column its middle falls in. */
+          c = floor (x_left + ((double) (bs - view->t0) + (double) w / 2) / npp);
+        }
+      if (c != col && col >= x_left && col < view->width && busy > 0)
+        {
+          /* Busy fraction of the time the column's buckets span (3 to 5
+           * buckets, so not exactly one pixel's worth). */
+          add_box (b, (PfprofItemClass) best_cls, shade_of ((double) busy / (double) (n_buckets * w)), col, y, 1, h);
+          b->stats->n_columns++;
+        }
+      if (k > last)
+        break;
+      if (c != col)
+        {
+          col = c;
+          busy = 0;
+          best = -1;
+          n_buckets = 0;
+        }
+      busy += lod->busy[level][k];
+      n_buckets++;
+      if (lod->busy[level][k] > best)
+        best = lod->busy[level][k], best_cls = lod->cls[level][k];
+    }
 }
 
 /* The class that takes most of the time among a few events spread over
@@ -260,6 +334,11 @@ draw_lane (Batch *b, const PfprofTimelineRow *row, const PfprofRenderView *view,
 
   if (n == 0)
     return;
+  if (row->lod != NULL && npp >= (double) row->lod->width_ns[0])
+    {
+      draw_lane_lod (b, row, view, y, h);
+      return;
+    }
   b->stats->n_rows_drawn++;
   i = pfprof_timeline_row_first_after (row, view->t0);
   while (i < n)
@@ -313,7 +392,7 @@ draw_lane (Batch *b, const PfprofTimelineRow *row, const PfprofRenderView *view,
             j--;
           busy = row->prefix[j] - row->prefix[i];
           frac = (double) busy / npp;
-          shade = frac < 0.1 ? 0 : frac < 0.4 ? 1 : frac < 0.8 ? 2 : 3;
+          shade = shade_of (frac);
           if (col + 1 > x_left && col < x_right)
             {
               double cx0 = MAX (col, x_left);
@@ -508,44 +587,78 @@ draw_ruler (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, const
   cairo_stroke (cr);
 }
 
+/* First step starting at or after @t (steps are in time order). */
+static guint
+step_lower_bound (GArray *steps, guint from, gint64 t)
+{
+  guint lo = from, hi = steps->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (steps, PfprofStep, mid).start_ns < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 static void
 draw_steps (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, const double fg[3],
             double rows_bottom)
 {
   GArray *steps = tl->analysis->steps;
-  double last_x = -1e9;
-  double last_label_x = -1e9;
+  double last_label_x;
+  double npp = ns_per_px (view);
+  guint i;
 
-  if (steps == NULL)
+  if (steps == NULL || steps->len == 0)
     return;
   cairo_save (cr);
   cairo_set_line_width (cr, 1);
-  cairo_set_dash (cr, (double[]) { 4, 3 }, 2, 0);
   cairo_set_font_size (cr, FONT_PX - 1);
-  for (guint i = 0; i < steps->len; i++)
+  /* Lines at least 4 px apart: when steps are denser, jump ahead by
+   * binary search rather than visit each (a long run has 10^4 steps). */
+  for (i = step_lower_bound (steps, 0, view->t0); i < steps->len;)
     {
       const PfprofStep *s = &g_array_index (steps, PfprofStep, i);
       double x;
 
-      if (s->end_ns < view->t0 || s->start_ns > view->t1)
-        continue;
-      x = floor (pfprof_renderer_x_of (view, s->start_ns)) + 0.5;
-      if (x < view->label_width || x - last_x < 4)
-        continue;
-      last_x = x;
-      set_rgb (cr, fg, 0.45);
-      cairo_move_to (cr, x, view->ruler_height);
-      cairo_line_to (cr, x, rows_bottom);
-      cairo_stroke (cr);
-      if (view->ruler_height > 0 && x - last_label_x > 60)
+      if (s->start_ns > view->t1)
+        break;
+      x = floor (pfprof_renderer_x_of (view, s->start_ns));
+      /* Pixel-aligned boxes, not (dashed) strokes: cairo fills those
+       * fast, and a run can have thousands of steps in view. */
+      if (x >= view->label_width)
+        cairo_rectangle (cr, x, view->ruler_height, 1, rows_bottom - view->ruler_height);
+      i = step_lower_bound (steps, i + 1, s->start_ns + (gint64) (4 * npp));
+    }
+  set_rgb (cr, fg, 0.3);
+  cairo_fill (cr);
+  /* Labels, at least 60 px apart. */
+  if (view->ruler_height > 0)
+    {
+      set_rgb (cr, fg, 0.85);
+      last_label_x = -1e9;
+      for (i = step_lower_bound (steps, 0, view->t0); i < steps->len;)
         {
+          const PfprofStep *s = &g_array_index (steps, PfprofStep, i);
+          double x;
           char label[32];
 
-          g_snprintf (label, sizeof label, "step %u", i);
-          set_rgb (cr, fg, 0.85);
-          cairo_move_to (cr, x + 3, view->ruler_height - 1.5);
-          cairo_show_text (cr, label);
-          last_label_x = x;
+          if (s->start_ns > view->t1)
+            break;
+          x = floor (pfprof_renderer_x_of (view, s->start_ns)) + 0.5;
+          if (x >= view->label_width && x - last_label_x > 60)
+            {
+              g_snprintf (label, sizeof label, "step %u", i);
+              cairo_move_to (cr, x + 3, view->ruler_height - 1.5);
+              cairo_show_text (cr, label);
+              last_label_x = x;
+            }
+          i = step_lower_bound (steps, i + 1, s->start_ns + (gint64) (60 * npp));
         }
     }
   cairo_restore (cr);

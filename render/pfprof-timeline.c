@@ -212,6 +212,101 @@ add_group (PfprofTimeline *tl, PfprofRowType type, int depth, int parent, char *
   g_array_append_val (tl->rows, row);
 }
 
+#define LOD_BUCKETS 65536
+
+static PfprofTimelineLod *
+lod_new (const PfprofTimelineRow *row)
+{
+  PfprofTimelineLod *lod = g_new0 (PfprofTimelineLod, 1);
+  gint64 first, last_end = G_MININT64, span;
+  gint64 *weights;
+  guint n0 = LOD_BUCKETS;
+
+  pfprof_timeline_event_range (row->trace, row->refs[0], &first, NULL);
+  for (guint i = row->n_refs > 64 ? row->n_refs - 64 : 0; i < row->n_refs; i++)
+    last_end = MAX (last_end, event_times (row->trace, row->refs[i])[1]);
+  span = MAX (last_end - first, 1);
+  lod->start_ns = first;
+  lod->width_ns[0] = MAX ((span + n0 - 1) / n0, 1);
+  n0 = (guint) ((span + lod->width_ns[0] - 1) / lod->width_ns[0]) + 1;
+  /* Busy time per bucket and class at level 0; each coarser level sums
+   * four buckets and keeps the class with the most time. */
+  weights = g_new0 (gint64, (gsize) n0 * PFPROF_N_ITEMS);
+  for (guint i = 0; i < row->n_refs; i++)
+    {
+      const gint64 *t = event_times (row->trace, row->refs[i]);
+      PfprofItemClass c = pfprof_timeline_event_class (row, row->refs[i]);
+      gint64 s = t[0], e = MAX (t[1], t[0] + 1); /* marks count as 1 ns */
+      guint64 b = (guint64) (s - first) / (guint64) lod->width_ns[0];
+
+      for (; b < n0; b++)
+        {
+          gint64 bs = first + (gint64) b * lod->width_ns[0];
+          gint64 be = bs + lod->width_ns[0];
+
+          if (bs >= e)
+            break;
+          weights[b * PFPROF_N_ITEMS + c] += MIN (e, be) - MAX (s, bs);
+        }
+    }
+  for (guint level = 0; level < G_N_ELEMENTS (lod->n); level++)
+    {
+      guint n = level == 0 ? n0 : (lod->n[level - 1] + 3) / 4;
+
+      if (level > 0)
+        {
+          /* Fold four children into each parent, in place. */
+          for (guint b = 0; b < n; b++)
+            for (int c = 0; c < PFPROF_N_ITEMS; c++)
+              {
+                gint64 sum = 0;
+
+                for (guint k = 4 * b; k < 4 * b + 4 && k < lod->n[level - 1]; k++)
+                  sum += weights[(gsize) k * PFPROF_N_ITEMS + c];
+                weights[(gsize) b * PFPROF_N_ITEMS + c] = sum;
+              }
+          lod->width_ns[level] = lod->width_ns[level - 1] * 4;
+        }
+      lod->n[level] = n;
+      lod->busy[level] = g_new (gint64, n);
+      lod->cls[level] = g_new (guint8, n);
+      for (guint b = 0; b < n; b++)
+        {
+          gint64 total = 0, best = -1;
+          int best_c = 0;
+
+          for (int c = 0; c < PFPROF_N_ITEMS; c++)
+            {
+              gint64 w = weights[(gsize) b * PFPROF_N_ITEMS + c];
+
+              total += w;
+              if (w > best)
+                best = w, best_c = c;
+            }
+          lod->busy[level][b] = total;
+          lod->cls[level][b] = (guint8) best_c;
+        }
+      lod->n_levels = level + 1;
+      if (n <= 16)
+        break;
+    }
+  g_free (weights);
+  return lod;
+}
+
+static void
+lod_free (PfprofTimelineLod *lod)
+{
+  if (lod == NULL)
+    return;
+  for (guint l = 0; l < lod->n_levels; l++)
+    {
+      g_free (lod->busy[l]);
+      g_free (lod->cls[l]);
+    }
+  g_free (lod);
+}
+
 /* Spreads @p's events over non-overlapping lanes (first fit, as a flame
  * chart does) and appends one row per lane. */
 static void
@@ -282,6 +377,8 @@ add_lanes (PfprofTimeline *tl, const PfprofTrace *trace, struct _PfprofTimelineT
 
           row.prefix[i + 1] = row.prefix[i] + (t[1] - t[0]);
         }
+      if (n > PFPROF_TIMELINE_LOD_MIN_EVENTS)
+        row.lod = lod_new (&row);
       g_array_append_val (tl->rows, row);
     }
 }
@@ -566,6 +663,7 @@ pfprof_timeline_free (PfprofTimeline *timeline)
       g_free (row->label);
       g_free (row->refs);
       g_free (row->prefix);
+      lod_free (row->lod);
     }
   g_array_unref (timeline->rows);
   for (guint i = 0; i < timeline->analysis->traces->len; i++)

@@ -79,7 +79,25 @@ typedef struct
   PfprofEventRef *refs;   /* sorted by start, non-overlapping */
   gint64 *prefix;         /* n_refs + 1 running sums of durations */
   guint n_refs;
+  struct _PfprofTimelineLod *lod; /* coverage summary of big lanes, or NULL */
 } PfprofTimelineRow;
+
+/* Coverage of a big lane summarised in time buckets, at levels 4 times
+ * coarser each: when zoomed out past level 0's bucket width, a frame
+ * reads a few buckets per pixel column instead of searching the events,
+ * so its cost does not depend on how many events the lane holds. */
+typedef struct _PfprofTimelineLod
+{
+  gint64 start_ns;      /* start of bucket 0 at every level */
+  guint n_levels;
+  gint64 width_ns[16];  /* bucket width per level */
+  guint n[16];          /* buckets per level */
+  gint64 *busy[16];     /* ns covered by events in each bucket */
+  guint8 *cls[16];      /* the PfprofItemClass covering most of it */
+} PfprofTimelineLod;
+
+/* Lanes with more events than this get a PfprofTimelineLod. */
+#define PFPROF_TIMELINE_LOD_MIN_EVENTS 4096
 
 typedef struct _PfprofTimeline PfprofTimeline;
 

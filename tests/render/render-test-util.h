@@ -6,7 +6,7 @@
  *   stream 7:  HtoD pageable copy [s, s+3ms] (64 MiB), five 1 ms kernels
  *              [s+3ms, s+8ms], DtoH pinned copy [s+8ms, s+8.5ms]
  *   stream 13: HtoD pinned copy [s+1ms, s+2ms], memset [s+9ms, s+9.2ms]
- *   stream 21: (with dense) 200 ns kernels every 500 ns all along
+ *   stream 21: (with dense) 300 ns kernels every 500 ns all along
  *   thread 100 "python": cudaMemcpyAsync launching each copy, one
  *              cudaLaunchKernel per kernel, cudaStreamSynchronize
  *              [s+8.5ms, s+9ms]; NVTX "DataLoader.next" (domain pfprof)
@@ -27,7 +27,7 @@ G_BEGIN_DECLS
 #define RT_MS G_GINT64_CONSTANT (1000000)
 #define RT_STEPS 10
 #define RT_DENSE_PERIOD 500
-#define RT_DENSE_LEN 200
+#define RT_DENSE_LEN 300
 
 /* Strings can be replaced to test hostile text: when @kernel_name is not
  * NULL every kernel on stream 7 has that name. */
