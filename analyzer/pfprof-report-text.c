@@ -130,7 +130,7 @@ static void
 header (Text *t, const PfprofAnalysis *a)
 {
   guint warm = 0;
-  const char *source = "none";
+  g_autofree char *source = g_strdup ("none found");
   g_autofree char *headline = pfprof_report_headline (a);
 
   for (guint i = 0; i < a->trace_summaries->len; i++)
@@ -138,8 +138,17 @@ header (Text *t, const PfprofAnalysis *a)
       const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
 
       warm += ts->n_warmup_steps;
-      if (i == 0)
-        source = ts->step_source;
+      if (i > 0)
+        continue;
+      g_free (source);
+      if (g_str_equal (ts->step_source, "nvtx"))
+        source = g_strdup_printf ("NVTX ranges \"%s\"", ts->step_name ? ts->step_name : "");
+      else if (g_str_equal (ts->step_source, "dataloader"))
+        source = g_strdup ("DataLoader waits");
+      else if (g_str_equal (ts->step_source, "periodic"))
+        source = g_strdup ("periodic GPU work");
+      else
+        source = g_strdup ("none found");
     }
   {
     g_autofree char *line = g_strdup_printf ("pfprof report: %u trace%s, %u device%s, %u steps (%u "
@@ -149,7 +158,7 @@ header (Text *t, const PfprofAnalysis *a)
                                              a->steps->len, warm, source);
 
     style (t, BOLD);
-    wrap (t, line, 0);
+    wrap_untrusted (t, line, 0); /* the step name came from the program */
     style (t, RESET);
   }
   for (guint i = 0; i < a->traces->len; i++)
@@ -185,16 +194,21 @@ devices (Text *t, const PfprofAnalysis *a)
       g_autofree char *s_hb = pfprof_format_bytes (d->htod_bytes);
       g_autofree char *s_hn = pfprof_format_ns (d->htod_ns);
       g_autofree char *s_pg = pfprof_format_bytes (d->htod_pageable_bytes);
+      g_autofree char *s_pgbw = pfprof_format_bandwidth (d->htod_pageable_bytes, d->htod_pageable_ns);
+      g_autofree char *s_pn = pfprof_format_bytes (d->htod_pinned_bytes);
+      g_autofree char *s_pnbw = pfprof_format_bandwidth (d->htod_pinned_bytes, d->htod_pinned_ns);
+      g_autofree char *s_dh = pfprof_format_bytes (d->dtoh_bytes);
       g_autofree char *s_ov = pct (d->overlap_fraction);
       g_autofree char *s_ex = pfprof_format_ns (d->exposed_copy_ns);
       g_autofree char *s_sy = pfprof_format_ns (d->sync_wait_ns);
       g_autofree char *s_dw = pfprof_format_ns (d->data_wait_ns);
       g_autofree char *line = g_strdup_printf (
         "trace %u, device %u, %s window: kernels %s (%s busy), GPU idle %s (%s); HtoD %s in %s "
-        "(%" G_GUINT64_FORMAT " copies, %s pageable), copy/compute overlap %s, exposed copy %s; "
-        "host blocked in syncs %s, waiting for the DataLoader %s.",
+        "(%" G_GUINT64_FORMAT " copies; pageable %s at %s, pinned %s at %s), DtoH %s; "
+        "copy/compute overlap %s, exposed copy %s; host blocked in syncs %s, waiting for the "
+        "DataLoader %s.",
         d->trace_index, d->device_id, s_len, s_k, s_busy, s_idle, s_idlep, s_hb, s_hn,
-        d->htod_count, s_pg, s_ov, s_ex, s_sy, s_dw);
+        d->htod_count, s_pg, s_pgbw, s_pn, s_pnbw, s_dh, s_ov, s_ex, s_sy, s_dw);
 
       wrap (t, line, 2);
     }
