@@ -3,7 +3,8 @@
  * `.item()` is a tiny device-to-host copy plus cudaStreamSynchronize;
  * `.cpu()`, printing a tensor and torch.cuda.synchronize() block the same
  * way. While the host waits the GPU drains its queue; after the wait the
- * GPU idles until the host launches the next kernel. That refill gap is
+ * GPU idles until the host launches the next kernel. That refill gap
+ * (less any DataLoader wait inside it, which input-starved counts) is
  * what a sync costs, and what the rule estimates as savings. Event
  * synchronizations belong to record-stream-stall and are not counted.
  */
@@ -64,8 +65,11 @@ run (PfprofRuleContext *ctx)
         {
           PfprofInterval b = pfprof_interval_set_get (dev->busy, j);
 
+          /* Time the host then spent waiting for the DataLoader is
+           * input-starved's, not this rule's. */
           if (b.start > r->end_ns)
-            refill += MIN (b.start, ix->steady_end) - r->end_ns;
+            refill += MIN (b.start, ix->steady_end) - r->end_ns
+                      - pfprof_interval_set_length_in (ix->data_wait, r->end_ns, b.start);
         }
     }
   if ((double) calls->len < pfprof_rule_param (ctx, "min-per-step") * pfprof_trace_index_per_step_divisor (ix)
