@@ -88,11 +88,12 @@ test_tables_and_columns (void)
     }
   {
     g_autofree char *strings = section (doc, "## `strings`");
+    g_autofree char *meta = section (doc, "## `meta`");
 
     g_assert_nonnull (strings);
     g_assert_true (has_row (strings, "id"));
     g_assert_true (has_row (strings, "value"));
-    g_assert_nonnull (section (doc, "## `meta`"));
+    g_assert_nonnull (meta);
   }
   g_assert_cmpuint (missing, ==, 0);
 }
