@@ -619,9 +619,13 @@ draw_steps (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, const
   cairo_save (cr);
   cairo_set_line_width (cr, 1);
   cairo_set_font_size (cr, FONT_PX - 1);
-  /* Lines at least 4 px apart: when steps are denser, jump ahead by
-   * binary search rather than visit each (a long run has 10^4 steps). */
-  for (i = step_lower_bound (steps, 0, view->t0); i < steps->len;)
+  /* Lines only while steps are at least 6 px apart on average (denser
+   * they would grey the picture out), and then at least 4 px apart: jump
+   * ahead by binary search rather than visit each step. */
+  i = step_lower_bound (steps, 0, view->t0);
+  if ((double) (step_lower_bound (steps, i, view->t1) - i) * 6 > view->width - view->label_width)
+    i = steps->len;
+  for (; i < steps->len;)
     {
       const PfprofStep *s = &g_array_index (steps, PfprofStep, i);
       double x;

@@ -445,6 +445,29 @@ test_hostile_text (void)
   }
 }
 
+/* Dark colours for a dark desktop: dark background, the same hues. */
+static void
+test_dark (Fixture *fx, gconstpointer data)
+{
+  PfprofRenderView view;
+  cairo_surface_t *s;
+  int s13 = find_row (fx->tl, PFPROF_ROW_STREAM, 13, 0);
+  double p[3], green[3], y, h;
+  gint64 step2 = RT_ORIGIN + 20 * RT_MS;
+
+  pfprof_render_view_init (&view, fx->tl, W, H);
+  view.dark = TRUE;
+  s = draw (fx->tl, &view, NULL);
+  pixel (s, W - 5, H - 5, p);
+  g_assert_cmpfloat (p[0] + p[1] + p[2], <, 0.6);
+  y = pfprof_renderer_row_y (fx->tl, &view, (guint) s13);
+  h = pfprof_renderer_row_height (fx->tl, &view, (guint) s13);
+  pfprof_renderer_item_color (PFPROF_ITEM_HTOD_PINNED, TRUE, green);
+  pixel (s, (int) pfprof_renderer_x_of (&view, step2 + 3 * RT_MS / 2), (int) (y + h / 2), p);
+  g_assert_true (near (p, green, 0.05));
+  cairo_surface_destroy (s);
+}
+
 static void
 test_empty_trace (void)
 {
@@ -510,6 +533,7 @@ main (int argc, char **argv)
   g_test_add ("/render/search", Fixture, "dense", fixture_set_up, test_search, fixture_tear_down);
   g_test_add ("/render/launch-link", Fixture, NULL, fixture_set_up, test_launch_link, fixture_tear_down);
   g_test_add ("/render/collapse", Fixture, NULL, fixture_set_up, test_collapse, fixture_tear_down);
+  g_test_add ("/render/dark", Fixture, NULL, fixture_set_up, test_dark, fixture_tear_down);
   g_test_add_func ("/render/hostile-text", test_hostile_text);
   g_test_add_func ("/render/empty-trace", test_empty_trace);
   g_test_add_func ("/render/units", test_units);
