@@ -814,6 +814,82 @@ test_escape_json_xml (void)
   g_assert_cmpstr (out->str, ==, "ok[31mred1m z\xef\xbf\xbd");
 }
 
+/* Odd but loadable input: empty traces, ids at their limits, events with
+ * no API record, zero-length events, a single step. Nothing may crash, and
+ * every format still renders. */
+static void
+test_odd_input (void)
+{
+  g_autoptr (GPtrArray) traces = g_ptr_array_new ();
+  g_autoptr (PfprofAnalysis) a = NULL;
+  g_autoptr (GError) error = NULL;
+  PfprofTrace *t = pfprof_trace_new ();
+  PfprofKernelRecord k = { 0 };
+  PfprofMemcpyRecord m = { 0 };
+  PfprofApiRecord c = { 0 };
+  PfprofNvtxRecord n = { 0 };
+
+  g_ptr_array_add (traces, pfprof_trace_new ()); /* empty */
+  k.start_ns = 5;
+  k.end_ns = 5;
+  k.device_id = PFPROF_NONE;
+  k.stream_id = PFPROF_NONE;
+  k.correlation_id = PFPROF_NONE;
+  k.name_id = PFPROF_NONE;
+  for (guint i = 0; i < 20; i++)
+    {
+      k.start_ns = 1000 * i;
+      k.end_ns = 1000 * i + 10;
+      g_array_append_val (t->tables[PFPROF_TABLE_KERNELS], k);
+    }
+  m.start_ns = 0;
+  m.end_ns = 100000;
+  m.bytes = G_MAXUINT64;
+  m.copy_kind = PFPROF_COPY_KIND_HTOD;
+  m.src_kind = PFPROF_MEMORY_KIND_PAGEABLE;
+  m.device_id = PFPROF_NONE;
+  m.correlation_id = 7;
+  g_array_append_val (t->tables[PFPROF_TABLE_MEMCPYS], m);
+  c.start_ns = 0;
+  c.end_ns = 10;
+  c.correlation_id = PFPROF_NONE - 1; /* sparse ids: the hash path */
+  c.name_id = PFPROF_NONE;
+  g_array_append_val (t->tables[PFPROF_TABLE_API_CALLS], c);
+  n.start_ns = 0;
+  n.end_ns = 50;
+  n.kind = PFPROF_NVTX_RANGE;
+  n.name_id = sim_intern (t, "step");
+  n.domain_id = PFPROF_NONE;
+  g_array_append_val (t->tables[PFPROF_TABLE_NVTX], n);
+  pfprof_trace_sort (t);
+  g_ptr_array_add (traces, t);
+  a = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (a->traces->len, ==, 2);
+  for (int f = PFPROF_REPORT_TEXT; f <= PFPROF_REPORT_JUNIT; f++)
+    {
+      g_autoptr (GString) out = g_string_new (NULL);
+      PfprofReportOptions o;
+
+      pfprof_report_options_init (&o);
+      o.format = (PfprofReportFormat) f;
+      pfprof_report_render (a, &o, out);
+      g_assert_cmpuint (out->len, >, 0);
+      g_assert_true (g_utf8_validate (out->str, -1, NULL));
+    }
+  /* No traces at all. */
+  {
+    g_autoptr (PfprofAnalysis) e = pfprof_analysis_run (g_ptr_array_new (), NULL, &error);
+    g_autoptr (GString) out = g_string_new (NULL);
+    PfprofReportOptions o;
+
+    g_assert_no_error (error);
+    pfprof_report_options_init (&o);
+    pfprof_report_render (e, &o, out);
+    g_assert_nonnull (strstr (out->str, "No input-pipeline problem found"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -834,6 +910,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analyzer/rule/record-stream-stall", test_record_stream);
   g_test_add_func ("/analyzer/ordering", test_ordering);
   g_test_add_func ("/analyzer/options", test_options);
+  g_test_add_func ("/analyzer/odd-input", test_odd_input);
   g_test_add_func ("/analyzer/rules-documented", test_rules_documented);
   g_test_add_func ("/analyzer/escape/text", test_escape_text);
   g_test_add_func ("/analyzer/escape/markdown", test_escape_markdown);
