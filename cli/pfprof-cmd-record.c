@@ -236,6 +236,7 @@ static const char description[] =
   "  PFPROF_REDACT_ARGS=1   store only the program name (as --redact-args)\n"
   "  PFPROF_STATUS_DIR      where each process reports what it wrote\n"
   "  PFPROF_PYTHON_HOOKS=0  the Python hook does nothing (as --no-python-hooks)\n"
+  "  PFPROF_SKIP_LAUNCHES=1 as --skip-launches\n"
   "  PFPROF_ALL_API=1       also record getter API calls (cudaGetDevice, ...),\n"
   "                         which no rule uses and which slow PyTorch down\n"
   "Read by pfprof record itself:\n"
@@ -251,6 +252,7 @@ pfprof_cmd_record (int argc, char **argv)
   g_autofree char *delay = NULL;
   g_autofree char *duration = NULL;
   gboolean force = FALSE, quiet = FALSE, no_hooks = FALSE, redact = FALSE, no_report = FALSE, help = FALSE;
+  gboolean skip_launches = FALSE;
   GOptionEntry entries[] = {
     { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Trace path (%p %h %r expand)", "PATH" },
@@ -262,6 +264,9 @@ pfprof_cmd_record (int argc, char **argv)
       NULL },
     { "redact-args", 0, 0, G_OPTION_ARG_NONE, &redact, "Do not store PROGRAM's arguments in the trace", NULL },
     { "no-report", 0, 0, G_OPTION_ARG_NONE, &no_report, "Do not print the findings at the end", NULL },
+    { "skip-launches", 0, 0, G_OPTION_ARG_NONE, &skip_launches,
+      "Do not record kernel-launch API calls (less overhead in launch-bound programs; kernels are still "
+      "recorded, without their launching call)", NULL },
     { NULL },
   };
   g_autoptr (GOptionContext) context = NULL;
@@ -373,6 +378,8 @@ pfprof_cmd_record (int argc, char **argv)
     g_setenv ("PFPROF_QUIET", "1", TRUE);
   if (redact)
     g_setenv ("PFPROF_REDACT_ARGS", "1", TRUE);
+  if (skip_launches)
+    g_setenv ("PFPROF_SKIP_LAUNCHES", "1", TRUE);
   if (delay != NULL)
     g_setenv ("PFPROF_DELAY", delay, TRUE);
   if (duration != NULL)

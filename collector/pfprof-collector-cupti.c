@@ -44,6 +44,7 @@ static const CUpti_ActivityKind info_kinds[] = {
 static unsigned char timed_enabled[N_TIMED_KINDS]; /* enable succeeded */
 static char kinds_unavailable[256];                /* for meta */
 static unsigned n_api_filtered;                    /* cbids switched off */
+static int skip_launches;                          /* PFPROF_SKIP_LAUNCHES=1 */
 
 /* API calls no rule needs and that PyTorch makes thousands of times per
  * step (cudaGetDevice alone was over half of all records on the H200):
@@ -111,20 +112,40 @@ is_noise (const char *name)
   return 0;
 }
 
+static int
+env_is_1 (const char *name)
+{
+  const char *v = getenv (name);
+
+  return v != NULL && strcmp (v, "1") == 0;
+}
+
+/* Whether API records of @name are switched off. Launch records are what
+ * links a kernel to its host call; in launch-bound programs they are most
+ * of the collector's cost, hence PFPROF_SKIP_LAUNCHES. */
+static int
+filtered (const char *name, int all)
+{
+  if (skip_launches && strstr (name, "Launch") != NULL)
+    return 1;
+  return !all && is_noise (name);
+}
+
 /* Per-cbid switches apply on top of the RUNTIME/DRIVER kinds. */
 static void
 filter_api (void)
 {
-  const char *all = getenv ("PFPROF_ALL_API");
+  int all = env_is_1 ("PFPROF_ALL_API");
 
-  if (all != NULL && strcmp (all, "1") == 0)
+  skip_launches = env_is_1 ("PFPROF_SKIP_LAUNCHES");
+  if (all && !skip_launches)
     return;
   for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
     {
       const char *name = NULL;
 
       if (cuptiGetCallbackName (CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && name != NULL
-          && is_noise (name) && cuptiActivityEnableRuntimeApi (cbid, 0) == CUPTI_SUCCESS)
+          && filtered (name, all) && cuptiActivityEnableRuntimeApi (cbid, 0) == CUPTI_SUCCESS)
         n_api_filtered++;
     }
   for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
@@ -132,7 +153,7 @@ filter_api (void)
       const char *name = NULL;
 
       if (cuptiGetCallbackName (CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS && name != NULL
-          && is_noise (name) && cuptiActivityEnableDriverApi (cbid, 0) == CUPTI_SUCCESS)
+          && filtered (name, all) && cuptiActivityEnableDriverApi (cbid, 0) == CUPTI_SUCCESS)
         n_api_filtered++;
     }
 }
@@ -625,4 +646,5 @@ pfprof_collector_cupti_write_meta (PfprofTraceWriter *w)
     }
   pfprof_trace_writer_set_meta (w, "activity_kinds_unavailable", kinds_unavailable);
   pfprof_trace_writer_set_meta_int (w, "api_callbacks_filtered", n_api_filtered);
+  pfprof_trace_writer_set_meta (w, "launch_records", skip_launches ? "0" : "1");
 }

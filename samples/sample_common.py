@@ -20,15 +20,19 @@ def parser(description):
     p.add_argument("--fix", action="store_true", help="run the fixed variant")
     p.add_argument("--steps", type=int, default=100, help="timed steps")
     p.add_argument("--warmup", type=int, default=20, help="untimed steps first")
-    p.add_argument("--batch", type=int, default=128)
-    p.add_argument("--res", type=int, default=96, help="image side in pixels")
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--res", type=int, default=224, help="image side in pixels")
     return p
 
 
 def make_model():
     import torchvision
 
+    # fp32 with TF32 rather than bf16 autocast: fewer, longer kernels, so
+    # that the GPU, not kernel launching, sets the pace on an H200.
     torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
     model = torchvision.models.resnet18(num_classes=100)
     model = model.cuda().to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
@@ -50,9 +54,8 @@ def normalize(x_uint8):
 
 
 def train_step(model, opt, x, y):
-    with torch.autocast("cuda", dtype=torch.bfloat16):
-        out = model(x)
-        loss = F.cross_entropy(out, y)
+    out = model(x)
+    loss = F.cross_entropy(out, y)
     loss.backward()
     opt.step()
     opt.zero_grad(set_to_none=True)

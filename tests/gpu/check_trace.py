@@ -41,7 +41,7 @@ def metrics(db):
         m[t] = q(f"SELECT count(*) FROM {t}")
     s = "(SELECT id FROM strings WHERE value = ?)"
     # API names are CUPTI's, with a version suffix: "cudaMemcpyAsync_v3020".
-    api_ids = "(SELECT id FROM strings WHERE value = ?1 OR value LIKE ?1 || '\\_%' ESCAPE '\\')"
+    api_ids = "(SELECT id FROM strings WHERE value = :n OR value LIKE :n || '\\_%' ESCAPE '\\')"
     # Steady state: after the first DataLoader batch (the model's weights
     # are copied from pageable memory once at start-up, by design).
     first = db.execute(f"SELECT min(start_ns) FROM nvtx WHERE name_id = {s}", ("DataLoader.next",)).fetchone()[0]
@@ -65,7 +65,7 @@ def metrics(db):
         m[name] = q("SELECT count(*) FROM syncs WHERE type = ?", t)
     for api in ["cudaEventSynchronize", "cudaEventQuery", "cudaStreamSynchronize", "cudaMalloc", "cudaFree",
                 "cudaMemcpyAsync", "cudaLaunchKernel"]:
-        m[api] = q(f"SELECT count(*) FROM api_calls WHERE name_id IN {api_ids}", api)
+        m[api] = db.execute(f"SELECT count(*) FROM api_calls WHERE name_id IN {api_ids}", {"n": api}).fetchone()[0]
     # After warm-up (cuDNN autotuning synchronizes too): from the 10th batch.
     tenth = db.execute(f"SELECT start_ns FROM nvtx WHERE name_id = {s} ORDER BY start_ns LIMIT 1 OFFSET 9",
                        ("DataLoader.next",)).fetchone()

@@ -13,27 +13,17 @@
 # QUICK=1: one sample and the probes only (a smoke test).
 set -u
 root=$PWD
-build=${PFPROF_BUILD:-build-collector}
 out=${OUT:-/tmp/pfprof-gpu}
 work=/tmp/pfprof-gpu-work
 quick=${1:-${QUICK:-0}}
 rm -rf "$work"; mkdir -p "$work" "$out"
-pfprof=$root/$build/cli/pfprof
 check=$root/tests/gpu/check_trace.py
 export PYTHONUNBUFFERED=1
 table=$work/table.txt
 failed=0
 : >"$table"
 
-# Libraries the pfprof binary needs that this machine lacks travel in
-# $build/gpu-libs (see tests/gpu/README.md); only the missing ones are used.
-if ! "$pfprof" --version >/dev/null 2>&1; then
-  mkdir -p "$work/libs"
-  for l in "$root/$build"/gpu-libs/*; do
-    ldconfig -p | grep -q "$(basename "$l")" || ln -sf "$l" "$work/libs/"
-  done
-  export LD_LIBRARY_PATH=$work/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+. "$root/tests/gpu/env.sh"
 "$pfprof" --version || { echo "pfprof does not run here"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
