@@ -52,6 +52,7 @@ tmp_path (const char *name)
 }
 
 static gboolean via_pfprof_view; /* run through `pfprof view` */
+static const char *extra_env;    /* NAME=VALUE added to the app's environment */
 
 /* Runs pfprof-view with @args plus --report; returns what it reported. */
 static Report *
@@ -80,8 +81,18 @@ run_view (const char *first, ...)
     g_ptr_array_add (argv, g_strdup (a));
   va_end (ap);
   g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                               &r->status, &error));
+  {
+    g_auto (GStrv) envp = g_get_environ ();
+
+    if (extra_env != NULL)
+      {
+        g_auto (GStrv) kv = g_strsplit (extra_env, "=", 2);
+
+        envp = g_environ_setenv (envp, kv[0], kv[1], TRUE);
+      }
+    g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                                 &r->status, &error));
+  }
   g_test_message ("pfprof-view stderr: %s", err);
   g_assert_true (g_file_get_contents (report_path, &text, NULL, &error));
   r->kv = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -401,6 +412,32 @@ test_recorded_sample (void)
   g_assert_cmpint (kernel_px, >, 0);
 }
 
+/* With a dark desktop theme the timeline is drawn dark too. */
+static void
+test_dark_theme (void)
+{
+  g_autofree char *shot = tmp_path ("dark.png");
+  g_autoptr (Report) r = NULL;
+  cairo_surface_t *s;
+  double p[3], blue[3];
+  int x0, x1, y0, y1;
+
+  extra_env = "GTK_THEME=Adwaita:dark";
+  r = run_view ("--screenshot", shot, pageable_trace, NULL);
+  extra_env = NULL;
+  g_assert_cmpint (r->status, ==, 0);
+  s = load_png (shot);
+  g_assert_true (row_box (r, "initial", "Stream 15", &x0, &x1, &y0, &y1));
+  /* The timeline's background between events, and the kernels in the
+   * dark palette's kernel colour. */
+  pixel (s, x1 - 2, y0 - 2, p);
+  g_assert_cmpfloat (p[0] + p[1] + p[2], <, 0.9);
+  g_assert_true (row_box (r, "initial", "Stream 13", &x0, &x1, &y0, &y1));
+  pfprof_renderer_item_color (PFPROF_ITEM_KERNEL, TRUE, blue);
+  g_assert_cmpint (count_colour (s, x0, x1, y0, y1, blue), >, (x1 - x0) * (y1 - y0) / 10);
+  cairo_surface_destroy (s);
+}
+
 /* `pfprof view` runs the app (found next to pfprof in the build tree),
  * passing its arguments on. */
 static void
@@ -433,6 +470,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/start-on-bad-file", test_start_on_bad_file);
   g_test_add_func ("/gui/no-gpu", test_no_gpu);
   g_test_add_func ("/gui/pfprof-view", test_pfprof_view);
+  g_test_add_func ("/gui/dark-theme", test_dark_theme);
   g_test_add_func ("/gui/recorded-sample", test_recorded_sample);
   rc = g_test_run ();
   {
