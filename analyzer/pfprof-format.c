@@ -172,7 +172,9 @@ markdown_char (GString *out, gunichar c, gpointer data)
       g_string_append_c (out, ' ');
       return;
     }
-  if (c < 0x80 && strchr ("\\`*_{}[]()#+-.!|~\"'", (int) c) != NULL)
+  /* Inline markup only: text never starts a line (a prefix precedes it),
+   * so list, heading and numbering markers are harmless. */
+  if (c < 0x80 && strchr ("\\`*_[]|~!", (int) c) != NULL)
     g_string_append_c (out, '\\');
   g_string_append_unichar (out, c);
 }
