@@ -71,7 +71,7 @@ copy_file (const char *src, const char *dst)
 {
   char buf[1 << 16];
   gboolean ok = FALSE;
-  int in = open (src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  int in = open (src, O_RDONLY | O_CLOEXEC);
   int out = -1;
 
   if (in < 0)
@@ -233,9 +233,10 @@ open_file (Reader *r, GError **error)
                        r->path, (guint64) st.st_size, (guint64) n_pages * page_size);
           return FALSE;
         }
+      /* Symlinks are followed: reading through one is harmless, and
+       * people link traces into place. */
       uri = file_uri (r->path, "immutable=1");
-      rc = sqlite3_open_v2 (uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW,
-                            NULL);
+      rc = sqlite3_open_v2 (uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     }
   else
     {

@@ -1071,7 +1071,7 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
         break;
       step (&g, n);
     }
-  /* Training done: drain and free what the warm-up allocated. */
+  /* Training done: the script waits for the GPU before exiting. */
   device_synchronize (&g);
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (g.w, "generator_steps", n);

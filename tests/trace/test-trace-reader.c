@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -293,6 +294,81 @@ test_missing (Fixture *f, gconstpointer data)
   g_free (trace_test_load_fails (f->dir, PFPROF_TRACE_ERROR_NOT_FOUND));
   /* Still nothing there: the reader never creates the file. */
   g_assert_false (g_file_test (f->path, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_symlink_and_odd_names (Fixture *f, gconstpointer data)
+{
+  g_autofree char *link = g_build_filename (f->dir, "link.pfprof", NULL);
+  g_autofree char *odd = g_build_filename (f->dir, "a b?c#d%20e'f.pfprof", NULL);
+  g_autofree char *listing = NULL;
+
+  trace_test_write_extremes (f->path);
+  g_assert_cmpint (symlink (f->path, link), ==, 0);
+  {
+    g_autoptr (PfprofTrace) trace = load_ok (link);
+
+    g_assert_cmpuint (pfprof_trace_n (trace, PFPROF_TABLE_KERNELS), ==, 3);
+  }
+  /* Characters that mean something in a file: URI. */
+  g_assert_cmpint (g_rename (f->path, odd), ==, 0);
+  {
+    g_autoptr (PfprofTrace) trace = load_ok (odd);
+
+    g_assert_cmpuint (pfprof_trace_n (trace, PFPROF_TABLE_KERNELS), ==, 3);
+  }
+  /* The dangling link is "not found", not a crash. */
+  g_free (trace_test_load_fails (link, PFPROF_TRACE_ERROR_NOT_FOUND));
+  listing = trace_test_list_dir (f->dir);
+  g_assert_cmpstr (listing, ==, "a b?c#d%20e'f.pfprof link.pfprof");
+}
+
+/* Damaged copies of a real trace load or fail with a GError; never a
+ * crash, a hang or a sanitizer report. */
+static void
+test_mutations (Fixture *f, gconstpointer data)
+{
+  /* More rounds and other seeds by hand: PFPROF_MUTATION_ROUNDS, _SEED. */
+  const char *rounds_env = g_getenv ("PFPROF_MUTATION_ROUNDS");
+  const char *seed_env = g_getenv ("PFPROF_MUTATION_SEED");
+  int rounds = rounds_env ? atoi (rounds_env) : 300;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed_env ? (guint32) atoi (seed_env) : 1234);
+  g_autofree char *orig = NULL;
+  gsize len = 0;
+  guint loaded = 0, refused = 0;
+
+  write_kernels (f->path, 300);
+  g_assert_true (g_file_get_contents (f->path, &orig, &len, NULL));
+  for (int round = 0; round < rounds; round++)
+    {
+      g_autofree char *buf = g_memdup2 (orig, len);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PfprofTrace) trace = NULL;
+      int n = g_rand_int_range (rand, 1, 8);
+
+      for (int i = 0; i < n; i++)
+        {
+          /* Half the time hit the header and the first pages, where the
+           * schema and page pointers live. */
+          gsize at = g_rand_boolean (rand) ? (gsize) g_rand_int_range (rand, 0, 8192)
+                                           : (gsize) g_rand_int_range (rand, 0, (gint32) len);
+
+          buf[at] = (char) g_rand_int_range (rand, 0, 256);
+        }
+      g_assert_true (g_file_set_contents (f->path, buf, (gssize) len, NULL));
+      trace = pfprof_trace_reader_load (f->path, NULL, NULL, &error);
+      g_assert_true ((trace == NULL) == (error != NULL));
+      if (trace != NULL)
+        loaded++;
+      else
+        {
+          g_assert_true (error->domain == PFPROF_TRACE_ERROR);
+          g_assert_null (strchr (error->message, '\n'));
+          refused++;
+        }
+    }
+  g_test_message ("%u loaded, %u refused", loaded, refused);
+  g_assert_cmpuint (refused, >, 0);
 }
 
 static void
@@ -865,6 +941,8 @@ main (int argc, char **argv)
   ADD ("/trace/version/garbage", test_version_garbage);
   ADD ("/trace/bad/missing", test_missing);
   ADD ("/trace/bad/empty", test_empty);
+  ADD ("/trace/bad/mutations", test_mutations);
+  ADD ("/trace/symlink-and-odd-names", test_symlink_and_odd_names);
   ADD ("/trace/bad/random-bytes", test_random_bytes);
   ADD ("/trace/bad/foreign-sqlite", test_foreign_sqlite);
   ADD ("/trace/bad/truncated", test_truncated);
