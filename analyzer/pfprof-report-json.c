@@ -94,6 +94,7 @@ write_traces (GString *out, const PfprofAnalysis *a)
       kv_str (out, "path", t->path ? t->path : "");
       kv_int (out, "pid", t->pid);
       kv_int (out, "rank", t->rank);
+      kv_str (out, "command_line", pfprof_trace_meta (t, "command_line"));
       kv_uint (out, "events", pfprof_trace_n_events (t));
       kv_int (out, "start_ns", t->start_ns);
       kv_int (out, "end_ns", t->end_ns);
