@@ -606,6 +606,7 @@ write_meta (Gen *g)
   META ("cupti_version", "130001");
   META ("cupti_build_version", "130001");
   META ("activity_kinds_unavailable", "");
+  META ("launch_records", "1");
   META_INT ("dropped_records", 0);
   META_INT ("records_invalid", 0);
   META_INT ("nvtx_dropped", 0);
