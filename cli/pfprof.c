@@ -13,6 +13,7 @@ static const PfprofCommand commands[] = {
   { "report", pfprof_cmd_report, "Analyze traces: findings, overlap, steps (text/json/markdown/junit)", FALSE },
   { "render", pfprof_cmd_render, "Draw the timeline of a trace to PNG, SVG or PDF", FALSE },
   { "view", pfprof_cmd_view, "Open traces in the timeline app", FALSE },
+  { "export", pfprof_cmd_export, "Write traces and findings as Chrome/Perfetto trace JSON", FALSE },
   { "generate", pfprof_cmd_generate, "Write a synthetic trace (tests and benchmarks)", TRUE },
 };
 

@@ -1,0 +1,598 @@
+/* pfprof-export-chrome.c: Trace Event Format JSON (see the header). */
+#include "pfprof-config.h"
+
+#include "pfprof-export-chrome.h"
+
+#include <string.h>
+
+#include "pfprof-format.h"
+
+/* Pids given to GPUs and to traces whose pid is unknown or taken by
+ * another trace: far above Linux's pid_max (4194304). */
+#define PSEUDO_PID_BASE 0x40000000
+
+/* The steps track of each process; Linux never gives a thread id 0. */
+#define STEPS_TID 0
+
+typedef struct
+{
+  GString *out;
+  const PfprofAnalysis *analysis;
+  gint64 t0;
+  gboolean first;
+  guint64 next_flow_id;
+  gint64 next_pseudo_pid;
+  gint64 *host_pids;      /* per trace */
+  GHashTable *gpu_pids;   /* "trace:device" -> gint64* pid */
+  GHashTable *streams;    /* "trace:device:stream" -> NULL, tracks to name */
+  GHashTable *threads;    /* "trace:tid" -> NULL */
+} Export;
+
+static const char *
+copy_kind_name (guint kind)
+{
+  switch (kind)
+    {
+    case PFPROF_COPY_KIND_HTOD: return "HtoD";
+    case PFPROF_COPY_KIND_DTOH: return "DtoH";
+    case PFPROF_COPY_KIND_DTOD: return "DtoD";
+    case PFPROF_COPY_KIND_HTOH: return "HtoH";
+    case PFPROF_COPY_KIND_PTOP: return "PtoP";
+    default: return "other";
+    }
+}
+
+static const char *
+memory_kind_name (guint kind)
+{
+  switch (kind)
+    {
+    case PFPROF_MEMORY_KIND_PAGEABLE: return "pageable";
+    case PFPROF_MEMORY_KIND_PINNED: return "pinned";
+    case PFPROF_MEMORY_KIND_DEVICE: return "device";
+    case PFPROF_MEMORY_KIND_ARRAY: return "array";
+    case PFPROF_MEMORY_KIND_MANAGED: return "managed";
+    case PFPROF_MEMORY_KIND_DEVICE_STATIC: return "device-static";
+    case PFPROF_MEMORY_KIND_MANAGED_STATIC: return "managed-static";
+    default: return "unknown";
+    }
+}
+
+/* Appends ,"KEY":µs with three decimals, from integer nanoseconds so no
+ * precision is lost on the way. */
+static void
+append_us (GString *out, const char *key, gint64 ns)
+{
+  guint64 a = ns < 0 ? (guint64) 0 - (guint64) ns : (guint64) ns;
+
+  g_string_append_printf (out, ",\"%s\":%s%" G_GUINT64_FORMAT ".%03u", key, ns < 0 ? "-" : "",
+                          a / 1000, (guint) (a % 1000));
+}
+
+static void
+append_key (GString *out, const char *key)
+{
+  g_string_append_printf (out, ",\"%s\":", key);
+}
+
+static void
+append_str (GString *out, const char *key, const char *value)
+{
+  append_key (out, key);
+  pfprof_escape_json (out, value ? value : "");
+}
+
+static void
+append_int (GString *out, const char *key, gint64 value)
+{
+  g_string_append_printf (out, ",\"%s\":%" G_GINT64_FORMAT, key, value);
+}
+
+/* Opens an event: {"ph":..,"cat":..,"name":..,"pid":..,"tid":..,"ts":..
+ * The caller appends more members and the closing brace. */
+static void
+event_open (Export *x, const char *ph, const char *cat, const char *name, gint64 pid, gint64 tid,
+            gint64 ts_ns)
+{
+  if (!x->first)
+    g_string_append (x->out, ",\n");
+  x->first = FALSE;
+  g_string_append_printf (x->out, "{\"ph\":\"%s\",\"cat\":\"%s\",\"name\":", ph, cat);
+  pfprof_escape_json (x->out, name);
+  g_string_append_printf (x->out, ",\"pid\":%" G_GINT64_FORMAT ",\"tid\":%" G_GINT64_FORMAT, pid,
+                          tid);
+  append_us (x->out, "ts", ts_ns - x->t0);
+}
+
+static void
+metadata (Export *x, const char *what, gint64 pid, gint64 tid, const char *name, gint64 sort_index)
+{
+  g_autofree char *sort_what = g_strdup_printf ("%s_sort_index",
+                                                strcmp (what, "process_name") == 0 ? "process" : "thread");
+
+  event_open (x, "M", "__metadata", what, pid, tid, x->t0);
+  g_string_append (x->out, ",\"args\":{\"name\":");
+  pfprof_escape_json (x->out, name);
+  g_string_append (x->out, "}}");
+  event_open (x, "M", "__metadata", sort_what, pid, tid, x->t0);
+  g_string_append_printf (x->out, ",\"args\":{\"sort_index\":%" G_GINT64_FORMAT "}}", sort_index);
+}
+
+static PfprofTrace *
+trace_at (const Export *x, guint i)
+{
+  return g_ptr_array_index (x->analysis->traces, i);
+}
+
+static gint64
+gpu_pid (Export *x, guint trace, guint32 device)
+{
+  g_autofree char *key = g_strdup_printf ("%u:%u", trace, device);
+  gint64 *pid = g_hash_table_lookup (x->gpu_pids, key);
+
+  if (pid == NULL)
+    {
+      pid = g_new (gint64, 1);
+      *pid = x->next_pseudo_pid++;
+      g_hash_table_insert (x->gpu_pids, g_steal_pointer (&key), pid);
+    }
+  return *pid;
+}
+
+static void
+note_stream (Export *x, guint trace, guint32 device, guint32 stream)
+{
+  gpu_pid (x, trace, device);
+  g_hash_table_add (x->streams, g_strdup_printf ("%u:%u:%u", trace, device, stream));
+}
+
+static void
+note_thread (Export *x, guint trace, guint32 tid)
+{
+  g_hash_table_add (x->threads, g_strdup_printf ("%u:%u", trace, tid));
+}
+
+/* Host pids: the trace's own pid unless unknown or already used by an
+ * earlier trace (two ranks on two hosts may share a pid). */
+static void
+assign_host_pids (Export *x)
+{
+  g_autoptr (GHashTable) used = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  guint n = x->analysis->traces->len;
+
+  x->host_pids = g_new0 (gint64, n + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 pid = trace_at (x, i)->pid;
+
+      if (pid <= 0 || pid >= PSEUDO_PID_BASE || g_hash_table_contains (used, &pid))
+        pid = x->next_pseudo_pid++;
+      x->host_pids[i] = pid;
+      g_hash_table_add (used, g_memdup2 (&pid, sizeof pid));
+    }
+}
+
+/* Collects the tracks that will hold events, so each gets its name. */
+static void
+collect_tracks (Export *x)
+{
+  const PfprofAnalysis *a = x->analysis;
+
+  for (guint i = 0; i < a->traces->len; i++)
+    {
+      PfprofTrace *t = trace_at (x, i);
+
+      for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); k++)
+        note_stream (x, i, pfprof_trace_kernels (t)[k].device_id, pfprof_trace_kernels (t)[k].stream_id);
+      for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); k++)
+        note_stream (x, i, pfprof_trace_memcpys (t)[k].device_id, pfprof_trace_memcpys (t)[k].stream_id);
+      for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); k++)
+        note_stream (x, i, pfprof_trace_memsets (t)[k].device_id, pfprof_trace_memsets (t)[k].stream_id);
+      for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_API_CALLS); k++)
+        note_thread (x, i, pfprof_trace_api_calls (t)[k].tid);
+      for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_NVTX); k++)
+        note_thread (x, i, pfprof_trace_nvtx (t)[k].tid);
+    }
+  for (guint f = 0; f < a->findings->len; f++)
+    {
+      const PfprofFinding *finding = g_ptr_array_index (a->findings, f);
+
+      for (guint e = 0; e < finding->evidence->len && e < PFPROF_EXPORT_CHROME_MAX_OCCURRENCES; e++)
+        {
+          const PfprofEvidence *ev = &g_array_index (finding->evidence, PfprofEvidence, e);
+
+          if (ev->trace_index >= a->traces->len)
+            continue;
+          if (ev->tid != 0)
+            note_thread (x, ev->trace_index, ev->tid);
+          else if (ev->device_id != PFPROF_NONE && ev->stream_id != PFPROF_NONE)
+            note_stream (x, ev->trace_index, ev->device_id, ev->stream_id);
+          else if (ev->device_id != PFPROF_NONE)
+            gpu_pid (x, ev->trace_index, ev->device_id);
+        }
+    }
+}
+
+static const char *
+thread_name (PfprofTrace *t, guint32 tid)
+{
+  for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_THREADS); k++)
+    if (pfprof_trace_threads (t)[k].tid == tid)
+      return pfprof_trace_string (t, pfprof_trace_threads (t)[k].name_id);
+  return "";
+}
+
+static const char *
+device_name (PfprofTrace *t, guint32 device)
+{
+  for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_DEVICES); k++)
+    if (pfprof_trace_devices (t)[k].device_id == device)
+      return pfprof_trace_string (t, pfprof_trace_devices (t)[k].name_id);
+  return "";
+}
+
+/* Splits "a:b[:c]" keys made above. */
+static guint
+parse_key (const char *key, guint64 *out, guint n)
+{
+  g_auto (GStrv) parts = g_strsplit (key, ":", -1);
+  guint i;
+
+  for (i = 0; i < n && parts[i] != NULL; i++)
+    out[i] = g_ascii_strtoull (parts[i], NULL, 10);
+  return i;
+}
+
+static int
+compare_keys (gconstpointer a, gconstpointer b)
+{
+  guint64 ka[3] = { 0 }, kb[3] = { 0 };
+
+  parse_key (*(const char *const *) a, ka, 3);
+  parse_key (*(const char *const *) b, kb, 3);
+  for (guint i = 0; i < 3; i++)
+    if (ka[i] != kb[i])
+      return ka[i] < kb[i] ? -1 : 1;
+  return 0;
+}
+
+/* Keys of @table in numeric order, so the output does not depend on hash
+ * order. */
+static GPtrArray *
+sorted_keys (GHashTable *table)
+{
+  GPtrArray *keys = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer key;
+
+  g_hash_table_iter_init (&it, table);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_ptr_array_add (keys, key);
+  g_ptr_array_sort (keys, compare_keys);
+  return keys;
+}
+
+static void
+write_metadata (Export *x)
+{
+  const PfprofAnalysis *a = x->analysis;
+  g_autoptr (GPtrArray) gpus = sorted_keys (x->gpu_pids);
+  g_autoptr (GPtrArray) streams = sorted_keys (x->streams);
+  g_autoptr (GPtrArray) threads = sorted_keys (x->threads);
+
+  for (guint i = 0; i < a->traces->len; i++)
+    {
+      PfprofTrace *t = trace_at (x, i);
+      g_autofree char *base = g_path_get_basename (t->path ? t->path : "trace");
+      g_autofree char *name = NULL;
+
+      if (t->rank >= 0)
+        name = g_strdup_printf ("pid %" G_GINT64_FORMAT ", rank %" G_GINT64_FORMAT " (%s)", t->pid,
+                                t->rank, base);
+      else
+        name = g_strdup_printf ("pid %" G_GINT64_FORMAT " (%s)", t->pid, base);
+      metadata (x, "process_name", x->host_pids[i], STEPS_TID, name, (gint64) i * 2);
+      metadata (x, "thread_name", x->host_pids[i], STEPS_TID, "pfprof steps", -1);
+    }
+  for (guint g = 0; g < gpus->len; g++)
+    {
+      guint64 k[2] = { 0 };
+      g_autofree char *name = NULL;
+      const char *dev;
+      PfprofTrace *t;
+
+      parse_key (g_ptr_array_index (gpus, g), k, 2);
+      t = trace_at (x, (guint) k[0]);
+      dev = device_name (t, (guint32) k[1]);
+      name = g_strdup_printf ("GPU %u%s%s (pid %" G_GINT64_FORMAT ")", (guint) k[1], *dev ? ": " : "",
+                              dev, t->pid);
+      metadata (x, "process_name", *(gint64 *) g_hash_table_lookup (x->gpu_pids, g_ptr_array_index (gpus, g)),
+                0, name, (gint64) k[0] * 2 + 1);
+    }
+  for (guint s = 0; s < streams->len; s++)
+    {
+      guint64 k[3] = { 0 };
+      g_autofree char *name = NULL;
+
+      parse_key (g_ptr_array_index (streams, s), k, 3);
+      name = g_strdup_printf ("GPU %u stream %u", (guint) k[1], (guint) k[2]);
+      metadata (x, "thread_name", gpu_pid (x, (guint) k[0], (guint32) k[1]), (gint64) k[2], name,
+                (gint64) k[2]);
+    }
+  for (guint h = 0; h < threads->len; h++)
+    {
+      guint64 k[2] = { 0 };
+      g_autofree char *name = NULL;
+      PfprofTrace *t;
+      const char *tn;
+
+      parse_key (g_ptr_array_index (threads, h), k, 2);
+      t = trace_at (x, (guint) k[0]);
+      tn = thread_name (t, (guint32) k[1]);
+      if (*tn)
+        name = g_strdup_printf ("%s (%u)", tn, (guint) k[1]);
+      else if ((gint64) k[1] == t->pid)
+        name = g_strdup_printf ("main thread (%u)", (guint) k[1]);
+      else
+        name = g_strdup_printf ("thread %u", (guint) k[1]);
+      metadata (x, "thread_name", x->host_pids[k[0]], (gint64) k[1], name, (gint64) k[1]);
+    }
+}
+
+static void
+write_steps (Export *x)
+{
+  const PfprofAnalysis *a = x->analysis;
+  g_autofree guint *numbers = g_new0 (guint, a->traces->len + 1);
+
+  for (guint i = 0; i < a->steps->len; i++)
+    {
+      const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
+      g_autofree char *name = NULL;
+
+      if (s->trace_index >= a->traces->len)
+        continue;
+      name = g_strdup_printf ("step %u%s", numbers[s->trace_index]++, s->warmup ? " (warm-up)" : "");
+      event_open (x, "X", "step", name, x->host_pids[s->trace_index], STEPS_TID, s->start_ns);
+      append_us (x->out, "dur", MAX (s->end_ns - s->start_ns, 0));
+      g_string_append (x->out, ",\"args\":{\"warmup\":");
+      g_string_append (x->out, s->warmup ? "true" : "false");
+      append_int (x->out, "data_wait_ns", s->data_wait_ns);
+      append_int (x->out, "copy_exposed_ns", s->copy_exposed_ns);
+      append_int (x->out, "copy_hidden_ns", s->copy_hidden_ns);
+      append_int (x->out, "compute_ns", s->compute_ns);
+      append_int (x->out, "sync_wait_ns", s->sync_wait_ns);
+      append_int (x->out, "idle_ns", s->idle_ns);
+      g_string_append (x->out, "}}");
+    }
+}
+
+/* The flow from the API call with @correlation_id (if any) to the GPU
+ * event that starts at @gpu_ts on (@pid, @tid). */
+static void
+write_flow (Export *x, guint trace, GHashTable *calls, guint32 correlation_id, gint64 pid,
+            gint64 tid, gint64 gpu_ts)
+{
+  PfprofTrace *t = trace_at (x, trace);
+  gpointer found;
+  const PfprofApiRecord *c;
+  guint64 id;
+
+  if (correlation_id == 0
+      || !g_hash_table_lookup_extended (calls, GUINT_TO_POINTER (correlation_id), NULL, &found))
+    return;
+  c = &pfprof_trace_api_calls (t)[GPOINTER_TO_UINT (found)];
+  id = ++x->next_flow_id;
+  event_open (x, "s", "launch", "launch", x->host_pids[trace], c->tid, c->start_ns);
+  g_string_append_printf (x->out, ",\"id\":%" G_GUINT64_FORMAT "}", id);
+  event_open (x, "f", "launch", "launch", pid, tid, gpu_ts);
+  g_string_append_printf (x->out, ",\"bp\":\"e\",\"id\":%" G_GUINT64_FORMAT "}", id);
+}
+
+static void
+write_trace_events (Export *x, guint i)
+{
+  PfprofTrace *t = trace_at (x, i);
+  gint64 hpid = x->host_pids[i];
+  g_autoptr (GHashTable) calls = g_hash_table_new (NULL, NULL);
+
+  for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_API_CALLS); k++)
+    {
+      const PfprofApiRecord *c = &pfprof_trace_api_calls (t)[k];
+
+      if (c->correlation_id != 0)
+        g_hash_table_insert (calls, GUINT_TO_POINTER (c->correlation_id), GUINT_TO_POINTER (k));
+      event_open (x, "X", "cuda_api", pfprof_trace_string (t, c->name_id), hpid, c->tid, c->start_ns);
+      append_us (x->out, "dur", c->end_ns - c->start_ns);
+      g_string_append_printf (x->out, ",\"args\":{\"correlation_id\":%u,\"return_value\":%d}}",
+                              c->correlation_id, c->return_value);
+    }
+  for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_NVTX); k++)
+    {
+      const PfprofNvtxRecord *r = &pfprof_trace_nvtx (t)[k];
+      gboolean mark = r->kind == PFPROF_NVTX_MARK;
+
+      event_open (x, mark ? "i" : "X", "nvtx", pfprof_trace_string (t, r->name_id), hpid, r->tid,
+                  r->start_ns);
+      if (mark)
+        g_string_append (x->out, ",\"s\":\"t\"");
+      else
+        append_us (x->out, "dur", r->end_ns - r->start_ns);
+      g_string_append (x->out, ",\"args\":{\"domain\":");
+      pfprof_escape_json (x->out, r->domain_id == PFPROF_NONE ? "" : pfprof_trace_string (t, r->domain_id));
+      g_string_append (x->out, "}}");
+    }
+  for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); k++)
+    {
+      const PfprofKernelRecord *r = &pfprof_trace_kernels (t)[k];
+      gint64 pid = gpu_pid (x, i, r->device_id);
+
+      event_open (x, "X", "kernel", pfprof_trace_string (t, r->name_id), pid, r->stream_id, r->start_ns);
+      append_us (x->out, "dur", r->end_ns - r->start_ns);
+      g_string_append_printf (x->out,
+                              ",\"args\":{\"correlation_id\":%u,\"grid\":[%d,%d,%d],"
+                              "\"block\":[%d,%d,%d],\"shared_mem_bytes\":%d,\"registers\":%d}}",
+                              r->correlation_id, r->grid_x, r->grid_y, r->grid_z, r->block_x,
+                              r->block_y, r->block_z, r->shared_mem_bytes, r->registers);
+      write_flow (x, i, calls, r->correlation_id, pid, r->stream_id, r->start_ns);
+    }
+  for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); k++)
+    {
+      const PfprofMemcpyRecord *r = &pfprof_trace_memcpys (t)[k];
+      gint64 pid = gpu_pid (x, i, r->device_id);
+      g_autofree char *name = g_strdup_printf ("Memcpy %s", copy_kind_name (r->copy_kind));
+
+      event_open (x, "X", "memcpy", name, pid, r->stream_id, r->start_ns);
+      append_us (x->out, "dur", r->end_ns - r->start_ns);
+      g_string_append (x->out, ",\"args\":{");
+      g_string_append_printf (x->out, "\"bytes\":%" G_GUINT64_FORMAT, r->bytes);
+      append_str (x->out, "src_kind", memory_kind_name (r->src_kind));
+      append_str (x->out, "dst_kind", memory_kind_name (r->dst_kind));
+      g_string_append_printf (x->out, ",\"async\":%s,\"correlation_id\":%u}}",
+                              (r->flags & PFPROF_MEMCPY_FLAG_ASYNC) ? "true" : "false",
+                              r->correlation_id);
+      write_flow (x, i, calls, r->correlation_id, pid, r->stream_id, r->start_ns);
+    }
+  for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); k++)
+    {
+      const PfprofMemsetRecord *r = &pfprof_trace_memsets (t)[k];
+      gint64 pid = gpu_pid (x, i, r->device_id);
+
+      event_open (x, "X", "memset", "Memset", pid, r->stream_id, r->start_ns);
+      append_us (x->out, "dur", r->end_ns - r->start_ns);
+      g_string_append_printf (x->out, ",\"args\":{\"bytes\":%" G_GUINT64_FORMAT, r->bytes);
+      append_str (x->out, "memory_kind", memory_kind_name (r->memory_kind));
+      g_string_append_printf (x->out, ",\"correlation_id\":%u}}", r->correlation_id);
+      write_flow (x, i, calls, r->correlation_id, pid, r->stream_id, r->start_ns);
+    }
+}
+
+static void
+finding_args (Export *x, const PfprofFinding *f)
+{
+  g_string_append (x->out, ",\"args\":{\"rule\":");
+  pfprof_escape_json (x->out, f->rule);
+  append_str (x->out, "severity", pfprof_severity_to_string (f->severity));
+  append_str (x->out, "title", f->title);
+  append_str (x->out, "message", f->message);
+  append_str (x->out, "fix", f->fix);
+  append_int (x->out, "count", (gint64) f->count);
+  append_int (x->out, "time_ns", f->time_ns);
+  append_int (x->out, "est_savings_ns", f->est_savings_ns);
+}
+
+static void
+write_findings (Export *x)
+{
+  const PfprofAnalysis *a = x->analysis;
+
+  for (guint i = 0; i < a->findings->len; i++)
+    {
+      const PfprofFinding *f = g_ptr_array_index (a->findings, i);
+      g_autofree char *name = g_strdup_printf ("[%s] %s: %s", pfprof_severity_to_string (f->severity),
+                                               f->rule, f->title ? f->title : "");
+      guint trace = 0;
+
+      if (f->evidence->len > 0)
+        trace = g_array_index (f->evidence, PfprofEvidence, 0).trace_index;
+      if (trace >= a->traces->len)
+        trace = 0;
+      event_open (x, "i", "finding", name, a->traces->len ? x->host_pids[trace] : 0, STEPS_TID,
+                  f->first_ns);
+      g_string_append (x->out, ",\"s\":\"g\"");
+      finding_args (x, f);
+      g_string_append (x->out, "}}");
+
+      for (guint e = 0; e < f->evidence->len && e < PFPROF_EXPORT_CHROME_MAX_OCCURRENCES; e++)
+        {
+          const PfprofEvidence *ev = &g_array_index (f->evidence, PfprofEvidence, e);
+          g_autofree char *what = NULL;
+          const char *scope = "t";
+          gint64 pid, tid;
+
+          if (ev->trace_index >= a->traces->len)
+            continue;
+          if (ev->tid != 0)
+            {
+              pid = x->host_pids[ev->trace_index];
+              tid = ev->tid;
+            }
+          else if (ev->device_id != PFPROF_NONE)
+            {
+              pid = gpu_pid (x, ev->trace_index, ev->device_id);
+              tid = ev->stream_id != PFPROF_NONE ? (gint64) ev->stream_id : 0;
+              if (ev->stream_id == PFPROF_NONE)
+                scope = "p";
+            }
+          else
+            {
+              pid = x->host_pids[ev->trace_index];
+              tid = STEPS_TID;
+              scope = "p";
+            }
+          what = pfprof_evidence_describe (a, ev);
+          event_open (x, "i", "finding", f->rule, pid, tid, ev->start_ns);
+          g_string_append_printf (x->out, ",\"s\":\"%s\",\"args\":{\"rule\":", scope);
+          pfprof_escape_json (x->out, f->rule);
+          append_str (x->out, "severity", pfprof_severity_to_string (f->severity));
+          append_int (x->out, "occurrence", e);
+          append_us (x->out, "dur_us", ev->end_ns - ev->start_ns);
+          append_str (x->out, "event", what);
+          g_string_append (x->out, "}}");
+        }
+    }
+}
+
+void
+pfprof_export_chrome (const PfprofAnalysis *analysis, GString *out)
+{
+  Export x = { 0 };
+  gboolean have_t0 = FALSE;
+
+  g_return_if_fail (analysis != NULL && out != NULL);
+
+  x.out = out;
+  x.analysis = analysis;
+  x.first = TRUE;
+  x.next_pseudo_pid = PSEUDO_PID_BASE;
+  x.gpu_pids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  x.streams = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  x.threads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < analysis->traces->len; i++)
+    {
+      PfprofTrace *t = g_ptr_array_index (analysis->traces, i);
+
+      if (pfprof_trace_n_events (t) > 0 && (!have_t0 || t->start_ns < x.t0))
+        {
+          x.t0 = t->start_ns;
+          have_t0 = TRUE;
+        }
+    }
+
+  assign_host_pids (&x);
+  collect_tracks (&x);
+  g_string_append (out, "{\"traceEvents\":[\n");
+  write_metadata (&x);
+  write_steps (&x);
+  for (guint i = 0; i < analysis->traces->len; i++)
+    write_trace_events (&x, i);
+  write_findings (&x);
+  g_string_append (out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":");
+  pfprof_escape_json (out, "pfprof " PFPROF_VERSION);
+  append_int (out, "clock_origin_ns", x.t0);
+  g_string_append (out, ",\"traces\":[");
+  for (guint i = 0; i < analysis->traces->len; i++)
+    {
+      PfprofTrace *t = g_ptr_array_index (analysis->traces, i);
+
+      if (i > 0)
+        g_string_append_c (out, ',');
+      pfprof_escape_json (out, t->path ? t->path : "");
+    }
+  g_string_append (out, "]}}\n");
+
+  g_free (x.host_pids);
+  g_hash_table_unref (x.gpu_pids);
+  g_hash_table_unref (x.streams);
+  g_hash_table_unref (x.threads);
+}

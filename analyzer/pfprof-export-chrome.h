@@ -1,0 +1,47 @@
+/* pfprof-export-chrome.h: an analysis as Trace Event Format JSON.
+ *
+ * The Trace Event Format ("Chrome trace JSON") is what chrome://tracing
+ * and ui.perfetto.dev open. The export is one JSON object:
+ *
+ *   {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}
+ *
+ * Tracks: each traced process is a process (its real pid when the pids
+ * of the traces differ) whose threads are the host threads that called
+ * CUDA or NVTX, plus a "pfprof steps" track (tid 0) with one slice per
+ * detected step. Each GPU of each process is a process of its own
+ * ("GPU 0: NVIDIA H200 (pid 4242)") with one thread per stream ("GPU 0
+ * stream 7"). Names come from metadata events (ph "M": process_name,
+ * thread_name, and sort indexes so the GPU sits under its process).
+ *
+ * Events: CUDA API calls, NVTX ranges, kernels, copies and memsets are
+ * complete events (ph "X", ts and dur in microseconds with nanosecond
+ * decimals, counted from the earliest event of all traces so the numbers
+ * keep their precision; the origin is in otherData.clock_origin_ns).
+ * NVTX marks are thread-scoped instant events. Each API call that
+ * launched GPU work is joined to it by a flow (ph "s" on the call, ph "f"
+ * with "bp":"e" on the GPU event, same "id"), drawn as an arrow. Each
+ * finding is a global instant event (s "g") at its first occurrence
+ * whose args hold the rule, severity, title, message and fix, plus a
+ * thread-scoped instant on the row of each occurrence (at most
+ * PFPROF_EXPORT_CHROME_MAX_OCCURRENCES per finding).
+ *
+ * Every string from the trace (kernel, API, NVTX and thread names, paths)
+ * is untrusted and goes through pfprof_escape_json().
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pfprof-analysis.h"
+
+G_BEGIN_DECLS
+
+/* Occurrence instants written per finding; the global instant gives the
+ * full count. */
+#define PFPROF_EXPORT_CHROME_MAX_OCCURRENCES 200
+
+/* Appends the Trace Event Format JSON of @analysis (its traces, steps and
+ * findings) to @out. */
+void pfprof_export_chrome (const PfprofAnalysis *analysis, GString *out);
+
+G_END_DECLS

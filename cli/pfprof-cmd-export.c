@@ -1,0 +1,128 @@
+/* pfprof-cmd-export.c: `pfprof export --format chrome-json TRACE... -o OUT`.
+ *
+ * Loads the traces (pfprof traces or Nsight Systems SQLite exports),
+ * runs the analysis so findings and steps come along, and writes the
+ * timeline in a format other viewers open (analyzer/pfprof-export-*.h).
+ */
+#include "pfprof-config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pfprof-analysis-options.h"
+#include "pfprof-analysis.h"
+#include "pfprof-cli-output.h"
+#include "pfprof-cli.h"
+#include "pfprof-export-chrome.h"
+#include "pfprof-trace-reader.h"
+
+int
+pfprof_cmd_export (int argc, char **argv)
+{
+  g_autofree char *format = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *rules = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *step_pattern = NULL;
+  g_auto (GStrv) inputs = NULL;
+  gboolean force = FALSE;
+  const GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "chrome-json (default; also 'perfetto')", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      "File to write ('-' or none: standard output)", "FILE" },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
+    { "rules", 0, 0, G_OPTION_ARG_STRING, &rules, "Rules whose findings to include (as in report)", "LIST" },
+    { "config", 0, 0, G_OPTION_ARG_FILENAME, &config, "Analysis config (as in report)", "FILE" },
+    { "step-pattern", 0, 0, G_OPTION_ARG_STRING, &step_pattern, "NVTX step range regex (as in report)", "REGEX" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, "TRACE..." },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE... [-o OUT.json]");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
+  g_autoptr (PfprofAnalysis) analysis = NULL;
+  g_autoptr (GString) out = NULL;
+  GPtrArray *traces;
+
+  g_option_context_set_summary (ctx,
+    "Writes traces, their detected steps and the findings as Trace Event Format JSON,\n"
+    "which ui.perfetto.dev and chrome://tracing open.");
+  g_option_context_set_description (ctx,
+    "Each traced process is a process with its host threads (CUDA API calls, NVTX\n"
+    "ranges) and a 'pfprof steps' track; each of its GPUs is a process with one\n"
+    "thread per stream (kernels, copies, memsets). Arrows join each API call to\n"
+    "the GPU work it launched; findings are instant events whose arguments hold\n"
+    "the rule, message and fix. Times are microseconds from the earliest event.\n"
+    "TRACE may be a pfprof trace or an Nsight Systems SQLite export.\n"
+    "Exit status: 0 written, 2 usage error, unreadable trace or unwritable output.\n");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      pfprof_cli_error ("export: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (format != NULL && strcmp (format, "chrome-json") != 0 && strcmp (format, "perfetto") != 0
+      && strcmp (format, "chrome") != 0)
+    {
+      pfprof_cli_error ("export: unknown format '%s' (chrome-json)", format);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (inputs == NULL || inputs[0] == NULL)
+    {
+      pfprof_cli_error ("export: no trace given; usage: pfprof export TRACE... -o OUT.json");
+      return PFPROF_EXIT_USAGE;
+    }
+  if (config && !pfprof_analysis_options_load_file (options, config, &error))
+    {
+      pfprof_cli_error ("%s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (rules && !pfprof_analysis_options_select_rules (options, rules, &error))
+    {
+      pfprof_cli_error ("export: --rules: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (step_pattern && !pfprof_analysis_options_set_step_pattern (options, step_pattern, &error))
+    {
+      pfprof_cli_error ("export: --step-pattern: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+
+  traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+  for (guint i = 0; inputs[i] != NULL; i++)
+    {
+      PfprofTrace *t = pfprof_trace_reader_load (inputs[i], NULL, NULL, &error);
+
+      if (t == NULL)
+        {
+          pfprof_cli_error ("%s", error->message);
+          g_ptr_array_unref (traces);
+          return PFPROF_EXIT_USAGE;
+        }
+      g_ptr_array_add (traces, t);
+    }
+  analysis = pfprof_analysis_run (traces, options, &error);
+  if (analysis == NULL)
+    {
+      pfprof_cli_error ("export: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+
+  out = g_string_new (NULL);
+  pfprof_export_chrome (analysis, out);
+  if (output != NULL && strcmp (output, "-") != 0)
+    {
+      if (!pfprof_cli_output_write (output, out->str, out->len, force, &error))
+        {
+          pfprof_cli_error ("export: %s", error->message);
+          return PFPROF_EXIT_USAGE;
+        }
+    }
+  else if (fwrite (out->str, 1, out->len, stdout) != out->len || fflush (stdout) != 0)
+    {
+      pfprof_cli_error ("export: cannot write to standard output: %s", g_strerror (errno));
+      return PFPROF_EXIT_USAGE;
+    }
+  return PFPROF_EXIT_OK;
+}

@@ -1,0 +1,97 @@
+"""Shared helpers of the interop tests: TAP output, running pfprof,
+generating synthetic traces, reading a pfprof trace with sqlite3."""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+
+class Tap:
+    """Minimal TAP producer: ok/not ok lines, plan at the end."""
+
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, name, detail=""):
+        self.n += 1
+        if cond:
+            print(f"ok {self.n} - {name}")
+        else:
+            self.failed += 1
+            print(f"not ok {self.n} - {name}")
+            for line in str(detail).splitlines()[:40]:
+                print(f"#   {line}")
+        sys.stdout.flush()
+        return cond
+
+    def skip(self, name, why):
+        self.n += 1
+        print(f"ok {self.n} - {name} # SKIP {why}")
+
+    def done(self):
+        print(f"1..{self.n}")
+        return 1 if self.failed else 0
+
+
+class Env:
+    def __init__(self, argv):
+        self.pfprof = os.path.abspath(argv[1])
+        self.work = os.path.abspath(argv[2])
+        self.source = os.path.abspath(argv[3]) if len(argv) > 3 else None
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def run(self, *args, check=None):
+        env = dict(os.environ)
+        env.pop("PFPROF_REDACT_ARGS", None)
+        p = subprocess.run([self.pfprof, *map(str, args)], capture_output=True, text=True,
+                           env=env, timeout=240)
+        return p
+
+    def generate(self, name, plant="none", steps=40, seed=1, rank=None):
+        path = self.path(name)
+        args = ["generate", "--plant", plant, "--steps", steps, "--seed", seed, "-o", path,
+                "--force"]
+        if rank is not None:
+            args += ["--rank", rank]
+        p = self.run(*args)
+        if p.returncode != 0:
+            raise RuntimeError(f"generate failed: {p.stderr}")
+        return path
+
+    def report_json(self, *traces):
+        p = self.run("report", "--format", "json", "-q", *traces)
+        if p.returncode != 0:
+            raise RuntimeError(f"report failed ({p.returncode}): {p.stderr}")
+        return json.loads(p.stdout)
+
+    def sample_traces(self):
+        """Recorded sample traces committed under samples/traces, if any."""
+        if not self.source:
+            return []
+        d = os.path.join(self.source, "samples", "traces")
+        if not os.path.isdir(d):
+            return []
+        return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".pfprof"))
+
+
+def finding_rules(report):
+    return sorted({f["rule"] for f in report["findings"]})
+
+
+def table_count(trace, table):
+    db = sqlite3.connect(f"file:{trace}?mode=ro", uri=True)
+    try:
+        return db.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+    finally:
+        db.close()
+
+
+def dir_listing(path):
+    return sorted(os.listdir(path))

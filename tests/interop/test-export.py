@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""`pfprof export --format chrome-json`: the output checked against the
+Trace Event Format's rules (JSON object form, every event with ph/ts/pid/
+tid, complete events with dur >= 0, flow start/finish pairs with one id
+and "bp":"e" binding to slices, metadata naming every track, findings as
+instant events with their text), on synthetic traces with planted
+patterns and on the recorded samples when present; plus output-file
+safety and error handling.
+
+Usage: test-export.py PFPROF WORKDIR SOURCE_ROOT  (TAP on stdout)
+"""
+import json
+import os
+import sqlite3
+import sys
+from collections import Counter, defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interop_util import Env, Tap, dir_listing, finding_rules, table_count  # noqa: E402
+
+PHASES = {"X", "M", "s", "f", "i"}
+
+
+def structure_problems(doc):
+    """Every rule of the format the export relies on; returns a list of
+    problems (empty when the document is well-formed)."""
+    problems = []
+    if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
+        return ["not a JSON object with a traceEvents array"]
+    if doc.get("displayTimeUnit") not in ("ms", "ns"):
+        problems.append(f"displayTimeUnit {doc.get('displayTimeUnit')!r}")
+    events = doc["traceEvents"]
+    process_names, thread_names = set(), set()
+    slices = defaultdict(list)
+    flows = defaultdict(list)
+    for n, e in enumerate(events):
+        for key in ("ph", "ts", "pid", "tid", "name"):
+            if key not in e:
+                problems.append(f"event {n} has no {key}: {e}")
+        ph = e.get("ph")
+        if ph not in PHASES:
+            problems.append(f"event {n}: unexpected ph {ph!r}")
+        if not isinstance(e.get("pid"), int) or not isinstance(e.get("tid"), int):
+            problems.append(f"event {n}: pid/tid not integers")
+        if not isinstance(e.get("ts"), (int, float)):
+            problems.append(f"event {n}: ts not a number")
+        if ph == "M":
+            if e["name"] == "process_name":
+                process_names.add(e["pid"])
+            elif e["name"] == "thread_name":
+                thread_names.add((e["pid"], e["tid"]))
+            elif not e["name"].endswith("_sort_index"):
+                problems.append(f"event {n}: unknown metadata {e['name']}")
+            if not isinstance(e.get("args"), dict):
+                problems.append(f"event {n}: metadata without args")
+        elif ph == "X":
+            if not isinstance(e.get("dur"), (int, float)) or e["dur"] < 0:
+                problems.append(f"event {n}: X without dur >= 0: {e}")
+            else:
+                slices[(e["pid"], e["tid"])].append((e["ts"], e["ts"] + e["dur"]))
+        elif ph in ("s", "f"):
+            if "id" not in e:
+                problems.append(f"event {n}: flow without id")
+            flows[e.get("id")].append(e)
+            if ph == "f" and e.get("bp") != "e":
+                problems.append(f"event {n}: flow end without bp=e")
+        elif ph == "i":
+            if e.get("s") not in ("g", "p", "t"):
+                problems.append(f"event {n}: instant scope {e.get('s')!r}")
+    for n, e in enumerate(events):
+        if e.get("ph") in ("X", "i", "s", "f") and e.get("pid") not in process_names:
+            problems.append(f"event {n}: pid {e.get('pid')} has no process_name")
+            break
+    for key in slices:
+        if key not in thread_names:
+            problems.append(f"track {key} has slices but no thread_name")
+    for key in slices:
+        slices[key].sort()
+    for fid, pair in flows.items():
+        phases = sorted(x["ph"] for x in pair)
+        if phases != ["f", "s"]:
+            problems.append(f"flow {fid}: phases {phases}")
+            continue
+        start = next(x for x in pair if x["ph"] == "s")
+        end = next(x for x in pair if x["ph"] == "f")
+        if start["ts"] > end["ts"]:
+            problems.append(f"flow {fid}: starts after it ends")
+        # Binding: each flow event lies inside a slice of its own track.
+        for x in (start, end):
+            track = slices.get((x["pid"], x["tid"]), [])
+            if not any(a <= x["ts"] <= b for a, b in track):
+                problems.append(f"flow {fid}: {x['ph']} at {x['ts']} binds to no slice")
+                break
+        if len(problems) > 50:
+            break
+    return problems
+
+
+def export(env, traces, out, *extra):
+    p = env.run("export", "--format", "chrome-json", *traces, "-o", out, *extra)
+    return p
+
+
+def main():
+    env = Env(sys.argv)
+    tap = Tap()
+
+    # 1. Every planted pattern at once, and each alone.
+    all_trace = env.generate("all.pfprof", plant="all", steps=40)
+    out = env.path("all.json")
+    p = export(env, [all_trace], out)
+    tap.ok(p.returncode == 0 and p.stdout == "", "export of a trace with every plant exits 0",
+           p.stderr)
+    doc = json.load(open(out))
+    problems = structure_problems(doc)
+    tap.ok(not problems, "structure follows the Trace Event Format", "\n".join(problems[:20]))
+    events = doc["traceEvents"]
+    cats = Counter(e.get("cat") for e in events if e["ph"] == "X")
+    tap.ok(cats["kernel"] == table_count(all_trace, "kernels")
+           and cats["memcpy"] == table_count(all_trace, "memcpys")
+           and cats["memset"] == table_count(all_trace, "memsets")
+           and cats["cuda_api"] == table_count(all_trace, "api_calls"),
+           "every kernel, copy, memset and API call is a complete event",
+           f"{cats} vs kernels={table_count(all_trace, 'kernels')}")
+
+    # Times: microseconds from otherData.clock_origin_ns, nanosecond decimals.
+    db = sqlite3.connect(f"file:{all_trace}?mode=ro", uri=True)
+    k_start, k_dur = db.execute(
+        "SELECT start_ns, dur_ns FROM kernels ORDER BY start_ns LIMIT 1").fetchone()
+    n_threads = db.execute(
+        "SELECT count(DISTINCT tid) FROM (SELECT tid FROM api_calls UNION SELECT tid FROM nvtx)"
+    ).fetchone()[0]
+    db.close()
+    origin = doc["otherData"]["clock_origin_ns"]
+    first_kernel = min((e for e in events if e.get("cat") == "kernel"), key=lambda e: e["ts"])
+    tap.ok(abs(first_kernel["ts"] - (k_start - origin) / 1000) < 0.0015
+           and abs(first_kernel["dur"] - k_dur / 1000) < 0.0015,
+           "ts and dur are microseconds from the clock origin",
+           f"{first_kernel} vs start {k_start} dur {k_dur} origin {origin}")
+
+    names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    gpu_tracks = {n for n in names if n.startswith("GPU 0 stream ")}
+    tap.ok({"GPU 0 stream 7", "GPU 0 stream 13", "GPU 0 stream 14"} <= gpu_tracks,
+           "GPU streams are named tracks ('GPU 0 stream 13')", sorted(names))
+    pnames = [e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"]
+    tap.ok(any(n.startswith("pid 4242") for n in pnames)
+           and any(n.startswith("GPU 0") for n in pnames),
+           "the process and its GPU are named processes", pnames)
+    host_tracks = {(e["pid"], e["tid"]) for e in events
+                   if e["ph"] == "X" and e.get("cat") in ("cuda_api", "nvtx")}
+    tap.ok(len(host_tracks) == n_threads, "each host thread with API calls or NVTX is a track",
+           f"{host_tracks} vs {n_threads}")
+
+    n_launch = sum(1 for e in events if e["ph"] == "s")
+    n_gpu = cats["kernel"] + cats["memcpy"] + cats["memset"]
+    tap.ok(n_launch >= 0.9 * n_gpu, "flow arrows join API calls to the GPU work they launched",
+           f"{n_launch} flows for {n_gpu} GPU events")
+    # A launch arrow goes from a cudaLaunchKernel slice to a kernel slice.
+    by_track = defaultdict(list)
+    for e in events:
+        if e["ph"] == "X":
+            by_track[(e["pid"], e["tid"])].append(e)
+    starts = {e["id"]: e for e in events if e["ph"] == "s"}
+    ends = {e["id"]: e for e in events if e["ph"] == "f"}
+    fid = next(iter(starts))
+
+    def slice_at(ev):
+        inside = [x for x in by_track[(ev["pid"], ev["tid"])]
+                  if x["ts"] <= ev["ts"] <= x["ts"] + x["dur"]]
+        return min(inside, key=lambda x: x["dur"]) if inside else None
+
+    src, dst = slice_at(starts[fid]), slice_at(ends[fid])
+    tap.ok(src is not None and dst is not None and src["cat"] == "cuda_api"
+           and dst["cat"] in ("kernel", "memcpy", "memset")
+           and src["args"]["correlation_id"] == dst["args"]["correlation_id"],
+           "a flow binds an API call to GPU work with the same correlation id", f"{src} -> {dst}")
+
+    report = env.report_json(all_trace)
+    globals_ = [e for e in events if e["ph"] == "i" and e.get("s") == "g"]
+    tap.ok(sorted(e["args"]["rule"] for e in globals_) == sorted(f["rule"] for f in report["findings"])
+           and len(report["findings"]) >= 6,
+           "each finding of the report is a global instant event",
+           f"{[e['args']['rule'] for e in globals_]} vs {finding_rules(report)}")
+    by_rule = {f["rule"]: f for f in report["findings"]}
+    tap.ok(all(e["args"]["message"] == by_rule[e["args"]["rule"]]["message"]
+               and e["args"]["fix"] == by_rule[e["args"]["rule"]]["fix"]
+               and e["args"]["severity"] == by_rule[e["args"]["rule"]]["severity"]
+               for e in globals_),
+           "finding instants carry the report's message, fix and severity")
+    occ = Counter(e["args"]["rule"] for e in events if e["ph"] == "i" and e.get("cat") == "finding"
+                  and e.get("s") != "g")
+    tap.ok(all(occ[r] >= 1 for r in by_rule), "each finding has occurrence instants on its rows",
+           occ)
+    steps = [e for e in events if e.get("cat") == "step"]
+    tap.ok(len(steps) == report["traces"][0]["steps"]
+           and sum(1 for s in steps if s["args"]["warmup"]) == report["traces"][0]["warmup_steps"],
+           "detected steps are slices on the 'pfprof steps' track",
+           f"{len(steps)} vs {report['traces'][0]['steps']}")
+
+    for plant in ("pageable", "serialized", "sync-in-loop"):
+        t = env.generate(f"{plant}.pfprof", plant=plant, steps=30)
+        o = env.path(f"{plant}.json")
+        p = export(env, [t], o)
+        d = json.load(open(o)) if p.returncode == 0 else {}
+        rules = sorted(e["args"]["rule"] for e in d.get("traceEvents", [])
+                       if e["ph"] == "i" and e.get("s") == "g")
+        tap.ok(p.returncode == 0 and not structure_problems(d)
+               and rules == finding_rules(env.report_json(t)) and rules,
+               f"--plant {plant}: well-formed, its findings exported", f"{rules} {p.stderr}")
+
+    # 2. Two ranks: one file, two processes, pids kept apart.
+    r0 = env.generate("rank0.pfprof", plant="pageable", steps=20, rank=0)
+    r1 = env.generate("rank1.pfprof", plant="none", steps=20, rank=1)
+    o = env.path("ranks.json")
+    p = export(env, [r0, r1], o)
+    d = json.load(open(o))
+    pn = [e["args"]["name"] for e in d["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"]
+    tap.ok(p.returncode == 0 and not structure_problems(d) and len(pn) == 4
+           and len({e["pid"] for e in d["traceEvents"] if e["ph"] == "M"}) == 4,
+           "two rank traces: two processes and two GPUs, distinct pids", pn)
+
+    # 3. Untrusted names are escaped and round-trip exactly.
+    evil = env.path("evil.pfprof")
+    with open(all_trace, "rb") as src_f, open(evil, "wb") as dst_f:
+        dst_f.write(src_f.read())
+    nasty = 'k"\\<script>\n\t\x1b[31m\x01\u00e9\u2603'
+    db = sqlite3.connect(evil)
+    kid = db.execute("SELECT name_id FROM kernels LIMIT 1").fetchone()[0]
+    db.execute("UPDATE strings SET value = ? WHERE id = ?", (nasty, kid))
+    db.commit()
+    db.close()
+    o = env.path("evil.json")
+    p = export(env, [evil], o)
+    raw = open(o, "rb").read()
+    d = json.loads(raw)
+    tap.ok(p.returncode == 0 and b"\x1b" not in raw and b"\x01" not in raw
+           and any(e["name"] == nasty for e in d["traceEvents"]),
+           "kernel names with quotes, newlines and escapes are escaped and round-trip", p.stderr)
+
+    # 4. Output safety.
+    before = open(out, "rb").read()
+    p = export(env, [all_trace], out)
+    tap.ok(p.returncode == 2 and "exists" in p.stderr and open(out, "rb").read() == before,
+           "an existing output is refused without --force", p.stderr)
+    pg = env.generate("pg.pfprof", plant="pageable", steps=10)
+    p = export(env, [pg], out, "--force")
+    tap.ok(p.returncode == 0 and open(out, "rb").read() != before, "--force replaces it", p.stderr)
+    target = env.path("target.txt")
+    open(target, "w").write("keep me")
+    link = env.path("link.json")
+    os.symlink(target, link)
+    p = export(env, [pg], link, "--force")
+    tap.ok(p.returncode == 2 and "symbolic link" in p.stderr and open(target).read() == "keep me"
+           and os.path.islink(link), "a symlink at -o is refused, never followed", p.stderr)
+    listing = dir_listing(env.work)
+    tap.ok(not any(n.startswith(".") for n in listing), "no temporary files are left behind",
+           listing)
+    bad = env.path("bad.pfprof")
+    open(bad, "w").write("not a trace")
+    p = export(env, [bad], env.path("bad.json"))
+    tap.ok(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
+           and not os.path.exists(env.path("bad.json")),
+           "an unreadable trace: one error line, exit 2, no output file", p.stderr)
+    p = env.run("export", "--format", "svg", pg, "-o", env.path("x.json"))
+    tap.ok(p.returncode == 2 and "unknown format" in p.stderr, "an unknown format is refused",
+           p.stderr)
+    p = env.run("export", pg)
+    tap.ok(p.returncode == 0 and json.loads(p.stdout)["traceEvents"],
+           "without -o the JSON goes to standard output", p.stderr)
+    p = env.run("export", "--help")
+    tap.ok(p.returncode == 0 and "chrome-json" in p.stdout and "perfetto" in p.stdout.lower(),
+           "--help documents the format", p.stdout)
+
+    # 5. Recorded samples (committed by the collector work).
+    samples = env.sample_traces()
+    if not samples:
+        tap.skip("recorded samples export", "no samples/traces/*.pfprof committed yet")
+    for s in samples:
+        o = env.path(os.path.basename(s) + ".json")
+        p = export(env, [s], o, "--force")
+        d = json.load(open(o)) if p.returncode == 0 else {}
+        problems = structure_problems(d) if d else [p.stderr]
+        rep = env.report_json(s)
+        rules = sorted(e["args"]["rule"] for e in d.get("traceEvents", [])
+                       if e["ph"] == "i" and e.get("s") == "g")
+        kernels = sum(1 for e in d.get("traceEvents", []) if e.get("cat") == "kernel")
+        tap.ok(not problems and rules == sorted(f["rule"] for f in rep["findings"])
+               and kernels == table_count(s, "kernels"),
+               f"recorded sample {os.path.basename(s)}: well-formed, all kernels and findings",
+               "\n".join(problems[:10]))
+    return tap.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
