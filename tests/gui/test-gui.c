@@ -84,6 +84,9 @@ run_view (const char *first, ...)
   {
     g_auto (GStrv) envp = g_get_environ ();
 
+    if (g_getenv ("PFPROF_VIEW_LSAN_OPTIONS") != NULL)
+      envp = g_environ_setenv (envp, "LSAN_OPTIONS", g_getenv ("PFPROF_VIEW_LSAN_OPTIONS"), TRUE);
+
     if (extra_env != NULL)
       {
         g_auto (GStrv) kv = g_strsplit (extra_env, "=", 2);
