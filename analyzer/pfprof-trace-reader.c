@@ -198,7 +198,8 @@ open_file (Reader *r, GError **error)
           n += m;
         }
       close (fd);
-      if (n < (ssize_t) sizeof SQLITE_MAGIC || memcmp (header, SQLITE_MAGIC, sizeof SQLITE_MAGIC) != 0)
+      if (n < (ssize_t) sizeof SQLITE_MAGIC
+          || memcmp (header, SQLITE_MAGIC, sizeof SQLITE_MAGIC) != 0)
         {
           g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_A_TRACE,
                        "%s: not a pfprof trace (not an SQLite database)", r->path);
@@ -536,7 +537,8 @@ select_sql (Reader *r, const PfprofTraceTable *table, GHashTable *names, GError 
 
       if (g_hash_table_contains (names, name))
         g_string_append_printf (sql, ", \"%s\"", name);
-      else if (r->file_major == PFPROF_TRACE_FORMAT_MAJOR && r->file_minor < PFPROF_TRACE_FORMAT_MINOR)
+      else if (r->file_major == PFPROF_TRACE_FORMAT_MAJOR
+               && r->file_minor < PFPROF_TRACE_FORMAT_MINOR)
         g_string_append (sql, ", 0");
       else
         {
@@ -595,8 +597,9 @@ read_row (Reader *r, sqlite3_stmt *stmt, const PfprofTraceTable *table, void *re
         }
       if (pfprof_trace_column_set (col, record, v) != 0)
         {
-          g_autofree char *msg = g_strdup_printf ("value %" G_GINT64_FORMAT " does not fit its %u-byte %s field",
-                                                  v, col->width, col->is_signed ? "signed" : "unsigned");
+          g_autofree char *msg
+            = g_strdup_printf ("value %" G_GINT64_FORMAT " does not fit its %u-byte %s field", v,
+                               col->width, col->is_signed ? "signed" : "unsigned");
 
           return row_error (r, error, table, rowid, col->name, msg);
         }

@@ -74,7 +74,8 @@ main (int argc, char **argv)
   printf ("write seconds     %.2f\n", (double) (t1 - t0) / 1e6);
   printf ("write events/s    %.0f\n", (double) result.n_events / ((double) (t1 - t0) / 1e6));
   printf ("read seconds      %.2f\n", (double) (t2 - t1) / 1e6);
-  printf ("read events/s     %.0f\n", (double) pfprof_trace_n_events (trace) / ((double) (t2 - t1) / 1e6));
+  printf ("read events/s     %.0f\n",
+          (double) pfprof_trace_n_events (trace) / ((double) (t2 - t1) / 1e6));
   printf ("peak RSS MiB      %.0f (before reading: %.0f)\n", max_rss_kib () / 1024.0,
           rss_before / 1024.0);
   pfprof_trace_free (trace);

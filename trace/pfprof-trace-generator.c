@@ -107,26 +107,35 @@ typedef struct
  * from any real binary. */
 static const KernelKind kernels_warmup[] = {
   { "cudnn_benchmark_conv2d_fprop_probe", 264, 256, 49152, 96 },
-  { "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>", 1024, 128, 0, 16 },
+  { "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>",
+    1024, 128, 0, 16 },
 };
 static const KernelKind kernels_forward[] = {
   { "sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_tilesize128x128x64_nhwc", 528, 256, 98304, 168 },
   { "void cudnn::bn_fw_tr_1C11_kernel_NCHW<__half, float, 512, true, 1>", 256, 512, 8192, 40 },
-  { "void at::native::vectorized_elementwise_kernel<4, at::native::relu_kernel>", 2048, 128, 0, 18 },
-  { "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1", 132, 384, 213248, 168 },
-  { "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps>>", 512, 512, 16, 32 },
+  { "void at::native::vectorized_elementwise_kernel<4, at::native::relu_kernel>",
+    2048, 128, 0, 18 },
+  { "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1",
+    132, 384, 213248, 168 },
+  { "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps>>",
+    512, 512, 16, 32 },
   { "void at::native::cross_entropy_forward_kernel<float>", 256, 256, 4096, 30 },
 };
 static const KernelKind kernels_backward[] = {
   { "sm90_xmma_dgrad_implicit_gemm_f16f16_f16f32_tilesize128x128x64_nhwc", 528, 256, 98304, 168 },
   { "sm90_xmma_wgrad_implicit_gemm_f16f16_f16f32_tilesize64x128x64_nhwc", 264, 256, 65536, 128 },
   { "void cudnn::bn_bw_1C11_kernel_new<__half, float, float2, 512, true, 1>", 256, 512, 8192, 48 },
-  { "void at::native::vectorized_elementwise_kernel<4, at::native::threshold_backward>", 2048, 128, 0, 20 },
-  { "sm90_xmma_gemm_f16f16_f16f32_f32_nt_n_tilesize128x128x64_warpgroupsize1x1x1", 132, 256, 147456, 154 },
+  { "void at::native::vectorized_elementwise_kernel<4, at::native::threshold_backward>",
+    2048, 128, 0, 20 },
+  { "sm90_xmma_gemm_f16f16_f16f32_f32_nt_n_tilesize128x128x64_warpgroupsize1x1x1",
+    132, 256, 147456, 154 },
 };
 static const KernelKind kernels_optimizer[] = {
-  { "void at::native::multi_tensor_apply_kernel<TensorListMetadata<4>, FusedAdamMathFunctor<float>>", 320, 512, 0, 64 },
-  { "void at::native::multi_tensor_apply_kernel<TensorListMetadata<1>, ZeroFunctor<float>>", 160, 512, 0, 24 },
+  { "void at::native::multi_tensor_apply_kernel<TensorListMetadata<4>, "
+    "FusedAdamMathFunctor<float>>",
+    320, 512, 0, 64 },
+  { "void at::native::multi_tensor_apply_kernel<TensorListMetadata<1>, ZeroFunctor<float>>",
+    160, 512, 0, 24 },
 };
 static const KernelKind kernels_collective[] = {
   { "ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 8, 640, 0, 96 },
@@ -218,6 +227,15 @@ static int
 planted (const Gen *g, unsigned plant)
 {
   return (g->opt->plants & plant) != 0;
+}
+
+/* Where batches come from: pinned memory unless PAGEABLE is planted. */
+static uint8_t
+batch_src_kind (const Gen *g)
+{
+  if (planted (g, PFPROF_PLANT_PAGEABLE))
+    return PFPROF_MEMORY_KIND_PAGEABLE;
+  return PFPROF_MEMORY_KIND_PINNED;
 }
 
 static void
@@ -369,10 +387,12 @@ copy (Gen *g, int s, uint8_t copy_kind, uint8_t src_kind, uint8_t dst_kind, uint
   int64_t api_end;
 
   m.start_ns = max64 (api_start + LAUNCH_LATENCY_NS, *free_at);
-  m.end_ns = m.start_ns + (int64_t) copy_ns (bytes, pageable ? PAGEABLE_BYTES_PER_US : PINNED_BYTES_PER_US);
+  m.end_ns = m.start_ns
+             + (int64_t) copy_ns (bytes, pageable ? PAGEABLE_BYTES_PER_US : PINNED_BYTES_PER_US);
   api_end = pageable || !async ? m.end_ns + rand_range (g, 3 * US, 8 * US)
                                : api_start + rand_range (g, 4 * US, 9 * US);
-  m.correlation_id = api (g, async ? API_MEMCPY_ASYNC : API_MEMCPY, g->tid_main, api_start, api_end, 0);
+  m.correlation_id
+    = api (g, async ? API_MEMCPY_ASYNC : API_MEMCPY, g->tid_main, api_start, api_end, 0);
   m.runtime_correlation_id = m.correlation_id;
   m.bytes = bytes;
   m.device_id = DEVICE_ID;
@@ -666,7 +686,7 @@ intern_names (Gen *g)
 static void
 prefetch (Gen *g, uint64_t bytes)
 {
-  uint8_t src = planted (g, PFPROF_PLANT_PAGEABLE) ? PFPROF_MEMORY_KIND_PAGEABLE : PFPROF_MEMORY_KIND_PINNED;
+  uint8_t src = batch_src_kind (g);
 
   copy (g, 1, PFPROF_COPY_KIND_HTOD, src, PFPROF_MEMORY_KIND_DEVICE, bytes, 1);
   copy (g, 1, PFPROF_COPY_KIND_HTOD, src, PFPROF_MEMORY_KIND_DEVICE, 2 * KIB, 1);
@@ -795,7 +815,7 @@ step (Gen *g, uint32_t n)
   /* This step's batch. */
   if (planted (g, PFPROF_PLANT_SERIALIZED))
     {
-      uint8_t src = planted (g, PFPROF_PLANT_PAGEABLE) ? PFPROF_MEMORY_KIND_PAGEABLE : PFPROF_MEMORY_KIND_PINNED;
+      uint8_t src = batch_src_kind (g);
 
       copy (g, 0, PFPROF_COPY_KIND_HTOD, src, PFPROF_MEMORY_KIND_DEVICE, 48 * MIB, 1);
       copy (g, 0, PFPROF_COPY_KIND_HTOD, src, PFPROF_MEMORY_KIND_DEVICE, 2 * KIB, 1);
@@ -866,13 +886,15 @@ step (Gen *g, uint32_t n)
   if (planted (g, PFPROF_PLANT_SYNC_IN_LOOP))
     {
       /* loss.item() */
-      copy (g, 0, PFPROF_COPY_KIND_DTOH, PFPROF_MEMORY_KIND_DEVICE, PFPROF_MEMORY_KIND_PINNED, 4, 1);
+      copy (g, 0, PFPROF_COPY_KIND_DTOH, PFPROF_MEMORY_KIND_DEVICE, PFPROF_MEMORY_KIND_PINNED, 4,
+            1);
       stream_synchronize (g, 0);
     }
   else if (n % 10 == 0)
     {
       /* Logging without a sync: copy the loss, poll it next step. */
-      copy (g, 0, PFPROF_COPY_KIND_DTOH, PFPROF_MEMORY_KIND_DEVICE, PFPROF_MEMORY_KIND_PINNED, 4, 1);
+      copy (g, 0, PFPROF_COPY_KIND_DTOH, PFPROF_MEMORY_KIND_DEVICE, PFPROF_MEMORY_KIND_PINNED, 4,
+            1);
       g->loss_event = event_record (g, 0);
       g->have_loss_event = 1;
     }
@@ -1085,7 +1107,8 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
     g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_end_realtime_ns", g.end_ns);
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (
-      g.w, "clock_end_monotonic_ns", monotonic_base + (g.end_ns - (clock_base + (int64_t) (gen->seed % 1000) * MS)));
+      g.w, "clock_end_monotonic_ns",
+      monotonic_base + (g.end_ns - (clock_base + (int64_t) (gen->seed % 1000) * MS)));
 
   if (result != NULL)
     {
