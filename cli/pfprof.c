@@ -14,6 +14,7 @@ static const PfprofCommand commands[] = {
   { "render", pfprof_cmd_render, "Draw the timeline of a trace to PNG, SVG or PDF", FALSE },
   { "view", pfprof_cmd_view, "Open traces in the timeline app", FALSE },
   { "export", pfprof_cmd_export, "Write traces and findings as Chrome/Perfetto trace JSON", FALSE },
+  { "diff", pfprof_cmd_diff, "Compare two runs: step breakdown, overlap, findings resolved/new", FALSE },
   { "generate", pfprof_cmd_generate, "Write a synthetic trace (tests and benchmarks)", TRUE },
 };
 

@@ -95,3 +95,39 @@ def table_count(trace, table):
 
 def dir_listing(path):
     return sorted(os.listdir(path))
+
+
+# Recorded samples: which script a trace came from, and whether it ran
+# with --fix (same conventions as tests/analyzer/test-samples.py).
+SAMPLE_RULES = {
+    "pageable_copies.py": "pageable-transfer",
+    "serialized_copies.py": "serialized-copy",
+    "record_stream_pressure.py": "record-stream-stall",
+    "slow_dataloader.py": "input-starved",
+    "item_sync.py": "sync-in-loop",
+}
+SAMPLE_PREFIX = {"a_": "pageable_copies.py", "b_": "serialized_copies.py",
+                 "d_": "record_stream_pressure.py", "e_": "slow_dataloader.py",
+                 "f_": "item_sync.py"}
+
+
+def sample_pairs(env):
+    """[(script, rule, problem_trace, fixed_trace)] among the recorded
+    samples, one pair per script that has both variants."""
+    found = {}
+    for path in env.sample_traces():
+        try:
+            rep = env.report_json(path)
+        except RuntimeError:
+            continue
+        cmd = rep["traces"][0].get("command_line") or ""
+        base = os.path.basename(path)
+        script = next((s for s in SAMPLE_RULES if s in cmd), None)
+        if script is None:
+            script = next((s for pre, s in SAMPLE_PREFIX.items() if base.startswith(pre)), None)
+        if script is None:
+            continue
+        fix = "--fix" in cmd or base.endswith("_fix.pfprof")
+        found.setdefault(script, {}).setdefault(fix, path)
+    return [(s, SAMPLE_RULES[s], v[False], v[True]) for s, v in sorted(found.items())
+            if False in v and True in v]

@@ -1,0 +1,385 @@
+/* pfprof-diff-output.c: a PfprofDiff as text, JSON ("pfprof-diff/1") or
+ * Markdown. */
+#include "pfprof-config.h"
+
+#include "pfprof-diff.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pfprof-format.h"
+
+#define ANSI_GREEN "\033[32m"
+#define ANSI_RED "\033[31m"
+#define ANSI_BOLD "\033[1m"
+#define ANSI_RESET "\033[0m"
+
+/* The breakdown rows, in the order the report prints them. */
+static const struct
+{
+  const char *key;   /* JSON member */
+  const char *label; /* text and Markdown */
+  gsize offset;      /* in PfprofStep */
+} rows[] = {
+  { "step_ns", "median step", G_STRUCT_OFFSET (PfprofStep, end_ns) },
+  { "data_wait_ns", "data wait", G_STRUCT_OFFSET (PfprofStep, data_wait_ns) },
+  { "copy_exposed_ns", "copy exposed", G_STRUCT_OFFSET (PfprofStep, copy_exposed_ns) },
+  { "copy_hidden_ns", "copy hidden", G_STRUCT_OFFSET (PfprofStep, copy_hidden_ns) },
+  { "compute_ns", "compute", G_STRUCT_OFFSET (PfprofStep, compute_ns) },
+  { "sync_wait_ns", "sync wait", G_STRUCT_OFFSET (PfprofStep, sync_wait_ns) },
+  { "idle_ns", "GPU idle", G_STRUCT_OFFSET (PfprofStep, idle_ns) },
+};
+
+static gint64
+field (const PfprofStep *s, guint row)
+{
+  return *(const gint64 *) (const void *) ((const char *) s + rows[row].offset);
+}
+
+static char *
+signed_ns (gint64 ns)
+{
+  g_autofree char *s = pfprof_format_ns (ns);
+
+  return ns > 0 ? g_strconcat ("+", s, NULL) : g_steal_pointer (&s);
+}
+
+/* "-27.1%", "+3.0%", or "-" when @before is 0. */
+static char *
+pct_change (gint64 before, gint64 after)
+{
+  g_autofree char *num = NULL;
+  double pct;
+
+  if (before <= 0)
+    return g_strdup ("-");
+  pct = ((double) after - (double) before) / (double) before * 100.0;
+  num = pfprof_format_double (pct, 1);
+  return g_strdup_printf ("%s%s%%", pct > 0 ? "+" : "", num);
+}
+
+static char *
+fraction_pct (gboolean has, double v)
+{
+  g_autofree char *num = NULL;
+
+  if (!has)
+    return g_strdup ("-");
+  num = pfprof_format_double (v * 100.0, 1);
+  return g_strconcat (num, "%", NULL);
+}
+
+static char *
+points_change (gboolean has_b, double b, gboolean has_a, double a)
+{
+  g_autofree char *num = NULL;
+  double d;
+
+  if (!has_b || !has_a)
+    return g_strdup ("-");
+  d = (a - b) * 100.0;
+  num = pfprof_format_double (d, 1);
+  return g_strdup_printf ("%s%s points", d > 0 ? "+" : "", num);
+}
+
+/* "pg.pfprof, rank1.pfprof" for a side (untrusted: raw paths). */
+static char *
+side_paths (const PfprofDiffSide *side)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < side->analysis->traces->len; i++)
+    {
+      const PfprofTrace *t = g_ptr_array_index (side->analysis->traces, i);
+
+      if (i > 0)
+        g_string_append (s, ", ");
+      g_string_append (s, t->path ? t->path : "");
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* One sentence on the median step; plain text, no untrusted content. */
+static char *
+verdict (const PfprofDiff *d)
+{
+  g_autofree char *b = pfprof_format_ns (d->before.median.end_ns);
+  g_autofree char *a = pfprof_format_ns (d->after.median.end_ns);
+  g_autofree char *num = NULL;
+  double pct;
+
+  if (!pfprof_diff_step_change_pct (d, &pct))
+    return g_strdup ("no steps on one side, so step times cannot be compared.");
+  num = pfprof_format_double (fabs (pct), 1);
+  if (fabs (pct) < 0.05)
+    return g_strdup_printf ("the median step is unchanged (%s).", b);
+  return g_strdup_printf ("the median step is %s%% %s (%s -> %s).", num,
+                          pct < 0 ? "faster" : "slower", b, a);
+}
+
+static char *
+gate_line (const PfprofDiffGate *gate)
+{
+  g_autofree char *num = NULL;
+
+  if (gate == NULL || !gate->has_gate)
+    return NULL;
+  num = pfprof_format_double (gate->max_slower_pct, 1);
+  return g_strdup_printf ("--fail-if-slower %s%%: %s", num, gate->failed ? "FAILED" : "passed");
+}
+
+/* Appends @s right-aligned in @width columns; printf's widths count
+ * bytes, and "µs" is two bytes for one column. */
+static void
+pad_left (GString *out, const char *s, guint width)
+{
+  glong n = g_utf8_strlen (s, -1);
+
+  for (glong i = n; i < (glong) width; i++)
+    g_string_append_c (out, ' ');
+  g_string_append (out, s);
+}
+
+static void
+text_finding (GString *out, const PfprofDiffFinding *f, gboolean color)
+{
+  g_autofree char *tb = pfprof_format_ns (f->time_before_ns);
+  g_autofree char *ta = pfprof_format_ns (f->time_after_ns);
+  const char *on = "";
+
+  if (color)
+    on = f->status == PFPROF_DIFF_RESOLVED ? ANSI_GREEN : f->status == PFPROF_DIFF_NEW ? ANSI_RED : "";
+  g_string_append_printf (out, "  %s%-9s%s [%s] %s: ", on, pfprof_diff_status_to_string (f->status),
+                          *on ? ANSI_RESET : "", pfprof_severity_to_string (f->severity), f->rule);
+  pfprof_escape_terminal (out, f->title ? f->title : "", FALSE);
+  g_string_append_printf (out,
+                          "\n            %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT
+                          " occurrences, %s -> %s affected\n",
+                          f->count_before, f->count_after, tb, ta);
+}
+
+void
+pfprof_diff_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboolean color, GString *out)
+{
+  g_autofree char *pb = side_paths (&d->before);
+  g_autofree char *pa = side_paths (&d->after);
+  g_autofree char *ob = fraction_pct (d->before.has_overlap, d->before.overlap_fraction);
+  g_autofree char *oa = fraction_pct (d->after.has_overlap, d->after.overlap_fraction);
+  g_autofree char *od = points_change (d->before.has_overlap, d->before.overlap_fraction,
+                                       d->after.has_overlap, d->after.overlap_fraction);
+  g_autofree char *ib = fraction_pct (TRUE, d->before.idle_fraction);
+  g_autofree char *ia = fraction_pct (TRUE, d->after.idle_fraction);
+  g_autofree char *id = points_change (TRUE, d->before.idle_fraction, TRUE, d->after.idle_fraction);
+  g_autofree char *v = verdict (d);
+  g_autofree char *g = gate_line (gate);
+
+  g_string_append (out, color ? ANSI_BOLD "pfprof diff" ANSI_RESET "\n" : "pfprof diff\n");
+  g_string_append (out, "  before: ");
+  pfprof_escape_terminal (out, pb, FALSE);
+  g_string_append_printf (out, " (%u steady steps, steps from %s)\n  after:  ",
+                          d->before.n_steady_steps, d->before.step_source);
+  pfprof_escape_terminal (out, pa, FALSE);
+  g_string_append_printf (out, " (%u steady steps, steps from %s)\n", d->after.n_steady_steps,
+                          d->after.step_source);
+  if (strcmp (d->before.step_source, d->after.step_source) != 0)
+    g_string_append (out, "  note: the two sides found their steps differently; compare with care\n");
+
+  g_string_append_printf (out, "\n%-16s %12s %12s %12s %8s\n", "Median step", "before", "after",
+                          "change", "");
+  for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
+    {
+      gint64 b = field (&d->before.median, r), a = field (&d->after.median, r);
+      g_autofree char *sb = pfprof_format_ns (b);
+      g_autofree char *sa = pfprof_format_ns (a);
+      g_autofree char *sd = signed_ns (a - b);
+      g_autofree char *sp = pct_change (b, a);
+
+      g_string_append_printf (out, "  %-14s", rows[r].label);
+      pad_left (out, sb, 13);
+      pad_left (out, sa, 13);
+      pad_left (out, sd, 13);
+      pad_left (out, sp, 9);
+      g_string_append_c (out, '\n');
+    }
+  g_string_append_printf (out, "  %-14s %12s %12s %21s\n", "HtoD overlap", ob, oa, od);
+  g_string_append_printf (out, "  %-14s %12s %12s %21s\n", "GPU idle share", ib, ia, id);
+
+  g_string_append_printf (out, "\nFindings: %u resolved, %u new, %u unchanged\n",
+                          pfprof_diff_count (d, PFPROF_DIFF_RESOLVED), pfprof_diff_count (d, PFPROF_DIFF_NEW),
+                          pfprof_diff_count (d, PFPROF_DIFF_UNCHANGED));
+  for (guint i = 0; i < d->findings->len; i++)
+    text_finding (out, g_ptr_array_index (d->findings, i), color);
+  g_string_append_printf (out, "\nVerdict: %s\n", v);
+  if (g)
+    g_string_append_printf (out, "Gate: %s\n", g);
+}
+
+/* ---- JSON ----------------------------------------------------------- */
+
+static void
+json_double (GString *out, double v, gboolean has)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!has || !isfinite (v))
+    g_string_append (out, "null");
+  else
+    g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.6f", v));
+}
+
+static void
+json_side (GString *out, const PfprofDiffSide *s)
+{
+  g_string_append (out, "{\"traces\":[");
+  for (guint i = 0; i < s->analysis->traces->len; i++)
+    {
+      const PfprofTrace *t = g_ptr_array_index (s->analysis->traces, i);
+
+      if (i > 0)
+        g_string_append_c (out, ',');
+      pfprof_escape_json (out, t->path ? t->path : "");
+    }
+  g_string_append_printf (out, "],\"steps\":%u,\"steady_steps\":%u,\"step_source\":", s->n_steps,
+                          s->n_steady_steps);
+  pfprof_escape_json (out, s->step_source);
+  g_string_append (out, ",\"median\":{");
+  for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
+    g_string_append_printf (out, "%s\"%s\":%" G_GINT64_FORMAT, r ? "," : "", rows[r].key,
+                            field (&s->median, r));
+  g_string_append (out, "},\"overlap_fraction\":");
+  json_double (out, s->overlap_fraction, s->has_overlap);
+  g_string_append (out, ",\"gpu_idle_fraction\":");
+  json_double (out, s->idle_fraction, TRUE);
+  g_string_append (out, ",\"findings\":[");
+  for (guint i = 0; i < s->analysis->findings->len; i++)
+    {
+      const PfprofFinding *f = g_ptr_array_index (s->analysis->findings, i);
+
+      if (i > 0)
+        g_string_append_c (out, ',');
+      pfprof_escape_json (out, f->rule);
+    }
+  g_string_append (out, "]}");
+}
+
+void
+pfprof_diff_json (const PfprofDiff *d, const PfprofDiffGate *gate, GString *out)
+{
+  double pct = 0;
+  gboolean has_pct = pfprof_diff_step_change_pct (d, &pct);
+
+  g_string_append (out, "{\"format\":\"" PFPROF_DIFF_JSON_FORMAT "\",\"generator\":");
+  pfprof_escape_json (out, "pfprof " PFPROF_VERSION);
+  g_string_append (out, ",\"before\":");
+  json_side (out, &d->before);
+  g_string_append (out, ",\"after\":");
+  json_side (out, &d->after);
+  g_string_append (out, ",\"delta\":{");
+  for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
+    g_string_append_printf (out, "\"%s\":%" G_GINT64_FORMAT ",", rows[r].key,
+                            field (&d->after.median, r) - field (&d->before.median, r));
+  g_string_append (out, "\"step_change_pct\":");
+  json_double (out, pct, has_pct);
+  g_string_append (out, ",\"overlap_fraction\":");
+  json_double (out, d->after.overlap_fraction - d->before.overlap_fraction,
+               d->before.has_overlap && d->after.has_overlap);
+  g_string_append (out, ",\"gpu_idle_fraction\":");
+  json_double (out, d->after.idle_fraction - d->before.idle_fraction, TRUE);
+  g_string_append (out, "},\"findings\":[");
+  for (guint i = 0; i < d->findings->len; i++)
+    {
+      const PfprofDiffFinding *f = g_ptr_array_index (d->findings, i);
+
+      if (i > 0)
+        g_string_append_c (out, ',');
+      g_string_append (out, "\n{\"rule\":");
+      pfprof_escape_json (out, f->rule);
+      g_string_append_printf (out, ",\"status\":\"%s\",\"severity\":\"%s\",\"title\":",
+                              pfprof_diff_status_to_string (f->status),
+                              pfprof_severity_to_string (f->severity));
+      pfprof_escape_json (out, f->title ? f->title : "");
+      g_string_append_printf (out,
+                              ",\"count_before\":%" G_GUINT64_FORMAT ",\"count_after\":%" G_GUINT64_FORMAT
+                              ",\"time_before_ns\":%" G_GINT64_FORMAT ",\"time_after_ns\":%" G_GINT64_FORMAT
+                              ",\"est_savings_before_ns\":%" G_GINT64_FORMAT
+                              ",\"est_savings_after_ns\":%" G_GINT64_FORMAT "}",
+                              f->count_before, f->count_after, f->time_before_ns, f->time_after_ns,
+                              f->savings_before_ns, f->savings_after_ns);
+    }
+  g_string_append_printf (out, "],\"summary\":{\"resolved\":%u,\"new\":%u,\"unchanged\":%u},\"gate\":",
+                          pfprof_diff_count (d, PFPROF_DIFF_RESOLVED), pfprof_diff_count (d, PFPROF_DIFF_NEW),
+                          pfprof_diff_count (d, PFPROF_DIFF_UNCHANGED));
+  if (gate == NULL || !gate->has_gate)
+    g_string_append (out, "null");
+  else
+    {
+      g_string_append (out, "{\"fail_if_slower_pct\":");
+      json_double (out, gate->max_slower_pct, TRUE);
+      g_string_append_printf (out, ",\"failed\":%s}", gate->failed ? "true" : "false");
+    }
+  g_string_append (out, "}\n");
+}
+
+/* ---- Markdown ------------------------------------------------------- */
+
+void
+pfprof_diff_markdown (const PfprofDiff *d, const PfprofDiffGate *gate, GString *out)
+{
+  g_autofree char *pb = side_paths (&d->before);
+  g_autofree char *pa = side_paths (&d->after);
+  g_autofree char *ob = fraction_pct (d->before.has_overlap, d->before.overlap_fraction);
+  g_autofree char *oa = fraction_pct (d->after.has_overlap, d->after.overlap_fraction);
+  g_autofree char *od = points_change (d->before.has_overlap, d->before.overlap_fraction,
+                                       d->after.has_overlap, d->after.overlap_fraction);
+  g_autofree char *ib = fraction_pct (TRUE, d->before.idle_fraction);
+  g_autofree char *ia = fraction_pct (TRUE, d->after.idle_fraction);
+  g_autofree char *id = points_change (TRUE, d->before.idle_fraction, TRUE, d->after.idle_fraction);
+  g_autofree char *v = verdict (d);
+  g_autofree char *g = gate_line (gate);
+
+  g_string_append (out, "## pfprof diff\n\n- **Before:** ");
+  pfprof_escape_markdown (out, pb);
+  g_string_append_printf (out, " (%u steady steps)\n- **After:** ", d->before.n_steady_steps);
+  pfprof_escape_markdown (out, pa);
+  g_string_append_printf (out, " (%u steady steps)\n\n", d->after.n_steady_steps);
+  g_string_append (out, "| | before | after | change | % |\n|---|---:|---:|---:|---:|\n");
+  for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
+    {
+      gint64 b = field (&d->before.median, r), a = field (&d->after.median, r);
+      g_autofree char *sb = pfprof_format_ns (b);
+      g_autofree char *sa = pfprof_format_ns (a);
+      g_autofree char *sd = signed_ns (a - b);
+      g_autofree char *sp = pct_change (b, a);
+
+      g_string_append_printf (out, "| %s | %s | %s | %s | %s |\n", rows[r].label, sb, sa, sd, sp);
+    }
+  g_string_append_printf (out, "| HtoD overlap | %s | %s | %s | |\n", ob, oa, od);
+  g_string_append_printf (out, "| GPU idle share | %s | %s | %s | |\n\n", ib, ia, id);
+  g_string_append_printf (out, "**Findings:** %u resolved, %u new, %u unchanged\n\n",
+                          pfprof_diff_count (d, PFPROF_DIFF_RESOLVED), pfprof_diff_count (d, PFPROF_DIFF_NEW),
+                          pfprof_diff_count (d, PFPROF_DIFF_UNCHANGED));
+  if (d->findings->len > 0)
+    {
+      g_string_append (out, "| status | rule | severity | before | after | finding |\n"
+                            "|---|---|---|---:|---:|---|\n");
+      for (guint i = 0; i < d->findings->len; i++)
+        {
+          const PfprofDiffFinding *f = g_ptr_array_index (d->findings, i);
+          g_autofree char *tb = pfprof_format_ns (f->time_before_ns);
+          g_autofree char *ta = pfprof_format_ns (f->time_after_ns);
+
+          g_string_append_printf (out,
+                                  "| %s | `%s` | %s | %" G_GUINT64_FORMAT " (%s) | %" G_GUINT64_FORMAT
+                                  " (%s) | ",
+                                  pfprof_diff_status_to_string (f->status), f->rule,
+                                  pfprof_severity_to_string (f->severity), f->count_before, tb,
+                                  f->count_after, ta);
+          pfprof_escape_markdown (out, f->title ? f->title : "");
+          g_string_append (out, " |\n");
+        }
+      g_string_append_c (out, '\n');
+    }
+  g_string_append_printf (out, "**Verdict:** %s\n", v);
+  if (g)
+    g_string_append_printf (out, "\n**Gate:** %s\n", g);
+}

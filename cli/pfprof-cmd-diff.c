@@ -1,0 +1,263 @@
+/* pfprof-cmd-diff.c: `pfprof diff [OPTIONS] BEFORE AFTER`.
+ *
+ * Each side is one run: a trace, or the rank traces of one run. Both
+ * sides are analyzed with the same options and compared
+ * (analyzer/pfprof-diff.h). Exit status: 0, or 1 when --fail-if-slower
+ * is given and the median step got slower by more than that; 2 for
+ * usage errors and unreadable traces.
+ */
+#include "pfprof-config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pfprof-analysis-options.h"
+#include "pfprof-analysis.h"
+#include "pfprof-cli-output.h"
+#include "pfprof-cli.h"
+#include "pfprof-diff.h"
+#include "pfprof-trace-reader.h"
+
+typedef enum
+{
+  DIFF_TEXT,
+  DIFF_JSON,
+  DIFF_MARKDOWN,
+} DiffFormat;
+
+/* Adds the paths of @spec ("a.pfprof" or "r0.pfprof,r1.pfprof") to
+ * @paths; empty items are an error. */
+static gboolean
+split_side (const char *spec, GPtrArray *paths, const char *side)
+{
+  g_auto (GStrv) items = g_strsplit (spec, ",", -1);
+
+  for (guint i = 0; items[i] != NULL; i++)
+    {
+      if (items[i][0] == '\0')
+        {
+          pfprof_cli_error ("diff: %s: empty trace name in '%s'", side, spec);
+          return FALSE;
+        }
+      g_ptr_array_add (paths, g_strdup (items[i]));
+    }
+  return TRUE;
+}
+
+/* Loads @paths and analyzes them; NULL after printing the error. */
+static PfprofAnalysis *
+analyze_side (GPtrArray *paths, const PfprofAnalysisOptions *options)
+{
+  g_autoptr (GError) error = NULL;
+  GPtrArray *traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+  PfprofAnalysis *analysis;
+
+  for (guint i = 0; i < paths->len; i++)
+    {
+      PfprofTrace *t = pfprof_trace_reader_load (g_ptr_array_index (paths, i), NULL, NULL, &error);
+
+      if (t == NULL)
+        {
+          pfprof_cli_error ("%s", error->message);
+          g_ptr_array_unref (traces);
+          return NULL;
+        }
+      g_ptr_array_add (traces, t);
+    }
+  analysis = pfprof_analysis_run (traces, options, &error);
+  if (analysis == NULL)
+    pfprof_cli_error ("diff: %s", error->message);
+  return analysis;
+}
+
+int
+pfprof_cmd_diff (int argc, char **argv)
+{
+  g_autofree char *format = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *fail_if_slower = NULL;
+  g_autofree char *rules = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *step_pattern = NULL;
+  g_autofree char *color = NULL;
+  g_auto (GStrv) before_opt = NULL;
+  g_auto (GStrv) after_opt = NULL;
+  g_auto (GStrv) positional = NULL;
+  const GOptionEntry entries[] = {
+    { "before", 'b', 0, G_OPTION_ARG_FILENAME_ARRAY, &before_opt,
+      "A trace of the run before (repeat for its ranks)", "TRACE" },
+    { "after", 'a', 0, G_OPTION_ARG_FILENAME_ARRAY, &after_opt,
+      "A trace of the run after (repeat for its ranks)", "TRACE" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "text (default), json or markdown", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (replaced atomically)", "FILE" },
+    { "fail-if-slower", 0, 0, G_OPTION_ARG_STRING, &fail_if_slower,
+      "Exit with 1 when the median step got more than PCT percent slower", "PCT" },
+    { "rules", 0, 0, G_OPTION_ARG_STRING, &rules, "Rules to run on both sides (as in report)", "LIST" },
+    { "config", 0, 0, G_OPTION_ARG_FILENAME, &config, "Analysis config for both sides (as in report)", "FILE" },
+    { "step-pattern", 0, 0, G_OPTION_ARG_STRING, &step_pattern, "NVTX step range regex (as in report)", "REGEX" },
+    { "color", 0, 0, G_OPTION_ARG_STRING, &color, "auto (default), always or never", "WHEN" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &positional, NULL, "BEFORE AFTER" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("BEFORE AFTER - compare two runs");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
+  g_autoptr (PfprofAnalysis) before = NULL;
+  g_autoptr (PfprofAnalysis) after = NULL;
+  g_autoptr (PfprofDiff) diff = NULL;
+  g_autoptr (GPtrArray) before_paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) after_paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GString) out = g_string_new (NULL);
+  PfprofDiffGate gate = { 0 };
+  DiffFormat fmt = DIFF_TEXT;
+  gboolean use_color;
+  double pct = 0;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+    "Compares two runs, e.g. before and after a fix: the median step and its\n"
+    "breakdown (data wait, copy exposed/hidden, compute, sync wait, GPU idle) side\n"
+    "by side with the changes, the HtoD copy/compute overlap, and the findings\n"
+    "resolved, new and unchanged (matched by rule id).");
+  g_option_context_set_description (ctx,
+    "BEFORE and AFTER are each a trace, or the rank traces of one run separated by\n"
+    "commas (r0.pfprof,r1.pfprof). For paths containing commas, give each trace\n"
+    "with --before/--after (repeatable) instead of the two arguments. Traces may\n"
+    "be pfprof traces or Nsight Systems SQLite exports.\n"
+    "\n"
+    "Examples:\n"
+    "  pfprof diff slow.pfprof fixed.pfprof\n"
+    "  pfprof diff --fail-if-slower 5 main/r0.pfprof,main/r1.pfprof pr/r0.pfprof,pr/r1.pfprof\n"
+    "  pfprof diff -b old.pfprof -a new.pfprof --format markdown -o diff.md\n"
+    "\n"
+    "Exit status: 0; 1 when --fail-if-slower PCT is given and the median step of\n"
+    "AFTER is more than PCT percent longer than BEFORE's; 2 usage error, unreadable\n"
+    "trace, or a side without steps under --fail-if-slower.\n"
+    "The JSON layout (pfprof-diff/1) is described in README.md, section Interop.\n");
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      pfprof_cli_error ("diff: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+
+  if (before_opt != NULL || after_opt != NULL)
+    {
+      if (positional != NULL && positional[0] != NULL)
+        {
+          pfprof_cli_error ("diff: give BEFORE AFTER or --before/--after, not both");
+          return PFPROF_EXIT_USAGE;
+        }
+      for (guint i = 0; before_opt && before_opt[i]; i++)
+        g_ptr_array_add (before_paths, g_strdup (before_opt[i]));
+      for (guint i = 0; after_opt && after_opt[i]; i++)
+        g_ptr_array_add (after_paths, g_strdup (after_opt[i]));
+    }
+  else if (positional != NULL && g_strv_length (positional) == 2)
+    {
+      if (!split_side (positional[0], before_paths, "BEFORE")
+          || !split_side (positional[1], after_paths, "AFTER"))
+        return PFPROF_EXIT_USAGE;
+    }
+  else
+    {
+      pfprof_cli_error ("diff: need two runs; usage: pfprof diff [OPTIONS] BEFORE AFTER");
+      return PFPROF_EXIT_USAGE;
+    }
+  if (before_paths->len == 0 || after_paths->len == 0)
+    {
+      pfprof_cli_error ("diff: need traces for both sides (--before and --after)");
+      return PFPROF_EXIT_USAGE;
+    }
+
+  if (format == NULL || strcmp (format, "text") == 0)
+    fmt = DIFF_TEXT;
+  else if (strcmp (format, "json") == 0)
+    fmt = DIFF_JSON;
+  else if (strcmp (format, "markdown") == 0 || strcmp (format, "md") == 0)
+    fmt = DIFF_MARKDOWN;
+  else
+    {
+      pfprof_cli_error ("diff: unknown format '%s' (text, json, markdown)", format);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (fail_if_slower != NULL)
+    {
+      char *end = NULL;
+
+      errno = 0;
+      gate.max_slower_pct = g_ascii_strtod (fail_if_slower, &end);
+      if (end == fail_if_slower || *end != '\0' || errno != 0 || !isfinite (gate.max_slower_pct)
+          || gate.max_slower_pct < 0)
+        {
+          pfprof_cli_error ("diff: --fail-if-slower takes a percentage >= 0, not '%s'", fail_if_slower);
+          return PFPROF_EXIT_USAGE;
+        }
+      gate.has_gate = TRUE;
+    }
+  if (color == NULL || strcmp (color, "auto") == 0)
+    use_color = output == NULL && isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL
+                && g_strcmp0 (g_getenv ("TERM"), "dumb") != 0;
+  else if (strcmp (color, "always") == 0 || strcmp (color, "never") == 0)
+    use_color = strcmp (color, "always") == 0;
+  else
+    {
+      pfprof_cli_error ("diff: --color takes auto, always or never, not '%s'", color);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (config && !pfprof_analysis_options_load_file (options, config, &error))
+    {
+      pfprof_cli_error ("%s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (rules && !pfprof_analysis_options_select_rules (options, rules, &error))
+    {
+      pfprof_cli_error ("diff: --rules: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (step_pattern && !pfprof_analysis_options_set_step_pattern (options, step_pattern, &error))
+    {
+      pfprof_cli_error ("diff: --step-pattern: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+
+  if ((before = analyze_side (before_paths, options)) == NULL
+      || (after = analyze_side (after_paths, options)) == NULL)
+    return PFPROF_EXIT_USAGE;
+  diff = pfprof_diff_new (before, after);
+  if (gate.has_gate)
+    {
+      if (!pfprof_diff_step_change_pct (diff, &pct))
+        {
+          pfprof_cli_error ("diff: --fail-if-slower: %s has no steps to compare",
+                            diff->before.n_steady_steps == 0 || diff->before.median.end_ns <= 0
+                              ? "BEFORE" : "AFTER");
+          return PFPROF_EXIT_USAGE;
+        }
+      gate.failed = pct > gate.max_slower_pct;
+    }
+
+  switch (fmt)
+    {
+    case DIFF_JSON: pfprof_diff_json (diff, &gate, out); break;
+    case DIFF_MARKDOWN: pfprof_diff_markdown (diff, &gate, out); break;
+    case DIFF_TEXT:
+    default: pfprof_diff_text (diff, &gate, use_color, out); break;
+    }
+  if (output != NULL && strcmp (output, "-") != 0)
+    {
+      if (!pfprof_cli_output_write (output, out->str, out->len, TRUE, &error))
+        {
+          pfprof_cli_error ("diff: %s", error->message);
+          return PFPROF_EXIT_USAGE;
+        }
+    }
+  else if (fwrite (out->str, 1, out->len, stdout) != out->len || fflush (stdout) != 0)
+    {
+      pfprof_cli_error ("diff: cannot write to standard output: %s", g_strerror (errno));
+      return PFPROF_EXIT_USAGE;
+    }
+  return gate.failed ? PFPROF_EXIT_FINDINGS : PFPROF_EXIT_OK;
+}
