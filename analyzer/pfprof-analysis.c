@@ -87,6 +87,11 @@ summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
       s.idle_ns = MAX (0, (hi - lo) - pfprof_interval_set_length_in (dt->busy, lo, hi));
       s.sync_wait_ns = pfprof_interval_set_length_in (ix->sync_wait, lo, hi);
       s.data_wait_ns = pfprof_interval_set_length_in (ix->data_wait, lo, hi);
+      {
+        g_autoptr (PfprofIntervalSet) wb = pfprof_interval_set_intersect (ix->data_wait, dt->busy);
+
+        s.idle_data_wait_ns = s.data_wait_ns - pfprof_interval_set_length_in (wb, lo, hi);
+      }
       for (guint i = 0; i < nm; i++)
         {
           gint64 dur = m[i].end_ns - m[i].start_ns;

@@ -95,6 +95,7 @@ typedef struct
   gint64 steady_start_ns;   /* the window the figures above cover */
   gint64 steady_end_ns;
   guint64 htod_count;       /* HtoD copies starting in the window */
+  gint64 idle_data_wait_ns; /* GPU idle while the host waited for the DataLoader */
   guint32 compute_stream;   /* stream with the most kernel time */
 } PfprofDeviceSummary;
 

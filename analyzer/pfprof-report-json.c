@@ -151,6 +151,7 @@ write_summary (GString *out, const PfprofAnalysis *a)
       kv_double (out, "idle_fraction", len > 0 ? (double) d->idle_ns / (double) len : NAN);
       kv_int (out, "sync_wait_ns", d->sync_wait_ns);
       kv_int (out, "data_wait_ns", d->data_wait_ns);
+      kv_int (out, "idle_data_wait_ns", d->idle_data_wait_ns);
       kv_int (out, "steady_start_ns", d->steady_start_ns);
       kv_int (out, "steady_end_ns", d->steady_end_ns);
       kv_id (out, "compute_stream", d->compute_stream);

@@ -87,16 +87,43 @@ pfprof_report_max_idle_fraction (const PfprofAnalysis *a)
 char *
 pfprof_report_headline (const PfprofAnalysis *a)
 {
-  double idle = pfprof_report_max_idle_fraction (a);
+  const PfprofDeviceSummary *worst = NULL;
+  double idle = 0;
+  gint64 len, host;
   g_autofree char *pct = NULL;
+  g_autofree char *pct_wait = NULL;
+  g_autofree char *pct_host = NULL;
 
-  if (idle <= 0.5)
+  for (guint i = 0; i < a->devices->len; i++)
+    {
+      const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
+      gint64 l = d->steady_end_ns - d->steady_start_ns;
+
+      if (l > 0 && (double) d->idle_ns / (double) l > idle)
+        {
+          idle = (double) d->idle_ns / (double) l;
+          worst = d;
+        }
+    }
+  if (worst == NULL || idle <= 0.5)
     return NULL;
+  len = worst->steady_end_ns - worst->steady_start_ns;
+  host = MAX (0, worst->idle_ns - worst->idle_data_wait_ns);
   pct = pfprof_format_double (idle * 100.0, 0);
-  return g_strdup_printf ("The GPU idled %s%% of the steady state: it spends most of each step "
-                          "waiting, so the first fix is whatever keeps it fed; copy/compute "
-                          "overlap is secondary until then.",
-                          pct);
+  pct_wait = pfprof_format_double (100.0 * (double) worst->idle_data_wait_ns / (double) len, 0);
+  pct_host = pfprof_format_double (100.0 * (double) host / (double) len, 0);
+  if (worst->idle_data_wait_ns >= host)
+    return g_strdup_printf ("The GPU idled %s%% of the steady state, %s%% of it while the training "
+                            "loop waited for the DataLoader: the input pipeline is what limits "
+                            "this run, and copy/compute overlap is secondary until it keeps up.",
+                            pct, pct_wait);
+  return g_strdup_printf ("The GPU idled %s%% of the steady state: %s%% while the training loop "
+                          "waited for the DataLoader, and %s%% while the host was busy elsewhere "
+                          "(Python, kernel launches, synchronization), so the GPU mostly waits for "
+                          "the host rather than for input copies. Larger batches, fewer and "
+                          "larger kernels (torch.compile, CUDA graphs) or mixed precision help "
+                          "there; the findings below cover the input pipeline.",
+                          pct, pct_wait, pct_host);
 }
 
 static gint64

@@ -335,6 +335,37 @@ build_devices (PfprofTraceIndex *ix)
   g_array_unref (scratch);
 }
 
+/* The launcher's hook wraps next() on the training loop's thread: when
+ * there are DataLoader waits, their thread is the main one. Otherwise the
+ * thread that launched most kernels (PyTorch's autograd thread launches
+ * the backward pass, so this is a fallback). */
+static gboolean
+main_thread_from_waits (PfprofTraceIndex *ix)
+{
+  const PfprofNvtxRecord *nv = pfprof_trace_nvtx (ix->trace);
+  g_autoptr (GHashTable) counts = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint best = 0;
+  GHashTableIter it;
+  gpointer key, value;
+
+  for (guint i = 0; i < ix->data_wait_nvtx->len; i++)
+    {
+      gpointer tid = GUINT_TO_POINTER (nv[g_array_index (ix->data_wait_nvtx, guint, i)].tid);
+
+      g_hash_table_insert (counts, tid,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, tid)) + 1));
+    }
+  g_hash_table_iter_init (&it, counts);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    if (GPOINTER_TO_UINT (value) > best
+        || (GPOINTER_TO_UINT (value) == best && GPOINTER_TO_UINT (key) < ix->main_tid))
+      {
+        best = GPOINTER_TO_UINT (value);
+        ix->main_tid = GPOINTER_TO_UINT (key);
+      }
+  return best > 0;
+}
+
 static void
 find_main_thread (PfprofTraceIndex *ix)
 {
@@ -347,6 +378,8 @@ find_main_thread (PfprofTraceIndex *ix)
   GHashTableIter it;
   gpointer key, value;
 
+  if (main_thread_from_waits (ix))
+    return;
   for (guint i = 0; i < nk; i += step)
     {
       const PfprofApiRecord *api = pfprof_trace_index_api (ix, k[i].correlation_id);

@@ -74,7 +74,8 @@ typedef struct
   gboolean has_api;            /* the trace holds API records at all */
 
   GArray *devices;             /* PfprofDeviceTimeline */
-  guint32 main_tid;            /* thread that launched most kernels, 0 if unknown */
+  guint32 main_tid;            /* the training loop's thread: DataLoader waits', else
+                                * the one that launched most kernels; 0 if unknown */
 
   GArray *data_waits;          /* PfprofInterval, DataLoader.next ranges, time order */
   GArray *data_wait_nvtx;      /* guint, their indices in the NVTX table */

@@ -45,6 +45,8 @@ typedef struct
   int file_major;
   int file_minor;
   guint64 rows_total;        /* estimate, for progress */
+  guint64 rows_estimate[PFPROF_N_TABLES];
+  guint64 file_bytes;        /* database (+ WAL) size, bounds the estimates */
   guint64 rows_done;
   PfprofTraceProgressFunc progress;
   gpointer user_data;
@@ -170,6 +172,7 @@ open_file (Reader *r, GError **error)
       return FALSE;
     }
   have_wal = stat (wal_path, &wal_st) == 0 && S_ISREG (wal_st.st_mode) && wal_st.st_size > 0;
+  r->file_bytes = (guint64) st.st_size + (have_wal ? (guint64) wal_st.st_size : 0);
   if (st.st_size == 0 && !have_wal)
     {
       g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_EMPTY,
@@ -237,7 +240,9 @@ open_file (Reader *r, GError **error)
       /* Symlinks are followed: reading through one is harmless, and
        * people link traces into place. */
       uri = file_uri (r->path, "immutable=1");
-      rc = sqlite3_open_v2 (uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+      /* NOMUTEX: one thread uses the connection; skips a lock per call. */
+      rc = sqlite3_open_v2 (uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                            NULL);
     }
   else
     {
@@ -265,7 +270,8 @@ open_file (Reader *r, GError **error)
                        r->tmp_dir, g_strerror (errno));
           return FALSE;
         }
-      rc = sqlite3_open_v2 (copy, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
+      rc = sqlite3_open_v2 (copy, &r->db,
+                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX, NULL);
     }
   if (rc != SQLITE_OK)
     {
@@ -613,9 +619,9 @@ load_table (Reader *r, PfprofTrace *trace, PfprofTableId id, GError **error)
   const PfprofTraceTable *table = pfprof_trace_schema_table (id);
   g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autofree char *sql = NULL;
-  g_autofree guchar *record = g_malloc0 (table->record_size);
   GArray *array = trace->tables[id];
   sqlite3_stmt *stmt = NULL;
+  guint64 reserve;
   int rc;
 
   if (!table_columns (r, table->name, names, error))
@@ -635,15 +641,27 @@ load_table (Reader *r, PfprofTrace *trace, PfprofTableId id, GError **error)
       set_sqlite_error (r, error, table->name);
       return FALSE;
     }
+  /* Allocate once for the expected rows. A row takes at least a byte per
+   * column on disk, which bounds what a damaged max(rowid) can make us
+   * reserve. */
+  reserve = MIN (r->rows_estimate[id], r->file_bytes / (table->n_columns + 1));
+  if (reserve > 0 && reserve < G_MAXUINT / 2)
+    {
+      g_array_set_size (array, (guint) reserve);
+      g_array_set_size (array, 0);
+    }
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      memset (record, 0, table->record_size);
+      void *record;
+
+      /* The array zeroes new elements, padding included. */
+      g_array_set_size (array, array->len + 1);
+      record = array->data + (gsize) (array->len - 1) * table->record_size;
       if (!read_row (r, stmt, table, record, error))
         {
           sqlite3_finalize (stmt);
           return FALSE;
         }
-      g_array_append_vals (array, record, 1);
       if (++r->rows_done % PROGRESS_ROWS == 0 && !report_progress (r, error))
         {
           sqlite3_finalize (stmt);
@@ -672,7 +690,10 @@ estimate_rows (Reader *r)
       gint64 n = 0;
 
       if (query_int (r, sql, &n, NULL) && n > 0)
-        r->rows_total += (guint64) n;
+        {
+          r->rows_estimate[t] = (guint64) n;
+          r->rows_total += (guint64) n;
+        }
     }
 }
 

@@ -14,7 +14,7 @@ static const PfprofRuleParam params[] = {
   { "min-bytes", 65536, "copies smaller than this many bytes are ignored (see small-transfers)" },
   { "max-overlap", 0.1, "a copy counts as serialized when kernels overlapped less than this fraction of it" },
   { "min-step-fraction", 0.5, "fire only when this fraction of steady steps has such a copy" },
-  { "min-exposed-share", 0.02, "fire only when the exposed copy time is at least this share of the steady state" },
+  { "min-exposed-share", 0.01, "fire only when the exposed copy time is at least this share of the steady state" },
 };
 
 static const char fix[] =

@@ -293,7 +293,7 @@ sim_build (const SimOptions *o)
                  "cudaHostAlloc", 0);
           allocs += n;
         }
-      t += 50000;
+      t += 50000 + o->host_gap_ns;
       if (o->step_nvtx)
         nvtx (&s, NULL, o->step_name, step_start + o->data_wait_ns, t);
     }

@@ -50,6 +50,7 @@ typedef struct
   gboolean polls_not_ready;   /* they return 600 */
   guint mallocs_total;        /* cudaMalloc calls after warm-up (no frees) */
   const char *step_name;      /* NVTX step range name ("train_step") */
+  gint64 host_gap_ns;         /* host busy elsewhere at each step's end (Python), GPU idle */
 } SimOptions;
 
 void sim_options_init (SimOptions *o);
