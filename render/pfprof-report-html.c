@@ -1,0 +1,316 @@
+/* pfprof-report-html.c: the self-contained HTML report. */
+#include "pfprof-config.h"
+
+#include "pfprof-report-html.h"
+
+#include <cairo-svg.h>
+#include <math.h>
+#include <string.h>
+
+#include "pfprof-format.h"
+#include "pfprof-renderer.h"
+#include "pfprof-timeline.h"
+
+#define TIMELINE_WIDTH 1200
+#define MAX_BARS 300
+
+static void
+esc (GString *out, const char *untrusted)
+{
+  pfprof_escape_xml (out, untrusted ? untrusted : "");
+}
+
+static void
+dur (GString *out, gint64 ns)
+{
+  g_autofree char *s = pfprof_format_ns (ns);
+
+  g_string_append (out, s);
+}
+
+static cairo_status_t
+append_svg (void *closure, const unsigned char *data, unsigned int length)
+{
+  g_string_append_len (closure, (const char *) data, length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+/* The step to draw: the one holding the first occurrence of the top
+ * finding (so its marks show), else the non-warm-up step closest to the
+ * median length. -1 when there are no steps. */
+static int
+representative_step (const PfprofAnalysis *a)
+{
+  int best = -1;
+  gint64 best_d = G_MAXINT64;
+
+  if (a->findings->len > 0 && a->steps != NULL)
+    {
+      const PfprofFinding *f = g_ptr_array_index (a->findings, 0);
+
+      for (guint e = 0; f->evidence != NULL && e < f->evidence->len; e++)
+        {
+          const PfprofEvidence *ev = &g_array_index (f->evidence, PfprofEvidence, e);
+
+          for (guint i = 0; i < a->steps->len; i++)
+            {
+              const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
+
+              if (!s->warmup && s->trace_index == ev->trace_index && ev->start_ns >= s->start_ns
+                  && ev->start_ns < s->end_ns)
+                return (int) i;
+            }
+        }
+    }
+
+  for (guint i = 0; a->steps != NULL && i < a->steps->len; i++)
+    {
+      const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
+      gint64 d = llabs ((s->end_ns - s->start_ns) - a->step_median_ns);
+
+      if (!s->warmup && d < best_d)
+        best = (int) i, best_d = d;
+    }
+  return best;
+}
+
+static void
+timeline_svg (const PfprofAnalysis *a, GString *out, int *step_out)
+{
+  g_autoptr (PfprofTimeline) tl = pfprof_timeline_new (a, NULL, NULL);
+  PfprofRenderView view;
+  GString *svg = g_string_new (NULL);
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  int step = representative_step (a);
+  const char *start;
+
+  pfprof_render_view_init (&view, tl, TIMELINE_WIDTH, 100);
+  if (step >= 0)
+    {
+      const PfprofStep *s = &g_array_index (a->steps, PfprofStep, step);
+      gint64 pad = MAX ((s->end_ns - s->start_ns) / 40, 1);
+
+      view.t0 = s->start_ns - pad;
+      view.t1 = s->end_ns + pad;
+    }
+  view.legend_height = 40;
+  view.height = ceil (view.ruler_height + pfprof_renderer_content_height (tl, &view) + view.legend_height + 8);
+  surface = cairo_svg_surface_create_for_stream (append_svg, svg, view.width, view.height);
+  cr = cairo_create (surface);
+  pfprof_renderer_draw (cr, tl, &view, NULL);
+  cairo_destroy (cr);
+  cairo_surface_finish (surface);
+  cairo_surface_destroy (surface);
+  /* Inline: drop the XML declaration, scale to the page's width. */
+  start = strstr (svg->str, "<svg");
+  if (start != NULL)
+    {
+      const char *rest = start + 4;
+
+      g_string_append (out, "<svg id=\"timeline-svg\" role=\"img\" aria-label=\"Timeline\" "
+                            "style=\"width:100%;height:auto\" preserveAspectRatio=\"xMinYMin meet\"");
+      g_string_append (out, rest);
+    }
+  g_string_free (svg, TRUE);
+  *step_out = step;
+}
+
+static const struct
+{
+  const char *name;
+  const char *color;
+  gsize offset;
+} parts[] = {
+  { "data wait", "#eab308", G_STRUCT_OFFSET (PfprofStep, data_wait_ns) },
+  { "exposed copy", "#f97316", G_STRUCT_OFFSET (PfprofStep, copy_exposed_ns) },
+  { "compute", "#3b82f6", G_STRUCT_OFFSET (PfprofStep, compute_ns) },
+  { "sync wait", "#dc2626", G_STRUCT_OFFSET (PfprofStep, sync_wait_ns) },
+  { "GPU idle", "#9ca3af", G_STRUCT_OFFSET (PfprofStep, idle_ns) },
+};
+
+static gint64
+part_of (const PfprofStep *s, guint p)
+{
+  return *(const gint64 *) ((const char *) s + parts[p].offset);
+}
+
+/* Stacked bars, one per steady step (sampled past MAX_BARS). */
+static void
+steps_chart (const PfprofAnalysis *a, GString *out)
+{
+  g_autoptr (GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint));
+  gint64 max_total = 1;
+  guint every = 1, n;
+  double w = 1000, h = 220, bar;
+
+  for (guint i = 0; a->steps != NULL && i < a->steps->len; i++)
+    if (!g_array_index (a->steps, PfprofStep, i).warmup)
+      g_array_append_val (idx, i);
+  if (idx->len == 0)
+    {
+      g_string_append (out, "<p>No training steps were detected.</p>\n");
+      return;
+    }
+  every = (idx->len + MAX_BARS - 1) / MAX_BARS;
+  n = (idx->len + every - 1) / every;
+  for (guint k = 0; k < idx->len; k += every)
+    {
+      const PfprofStep *s = &g_array_index (a->steps, PfprofStep, g_array_index (idx, guint, k));
+      gint64 total = 0;
+
+      for (guint p = 0; p < G_N_ELEMENTS (parts); p++)
+        total += part_of (s, p);
+      max_total = MAX (max_total, total);
+    }
+  bar = w / n;
+  g_string_append_printf (out, "<svg id=\"steps-svg\" viewBox=\"0 0 %.0f %.0f\" style=\"width:100%%;height:auto\" "
+                               "role=\"img\" aria-label=\"Per-step breakdown\">\n", w, h + 20);
+  for (guint k = 0, col = 0; k < idx->len; k += every, col++)
+    {
+      const PfprofStep *s = &g_array_index (a->steps, PfprofStep, g_array_index (idx, guint, k));
+      double y = h;
+
+      for (guint p = 0; p < G_N_ELEMENTS (parts); p++)
+        {
+          double ph = (double) part_of (s, p) / (double) max_total * h;
+
+          if (ph <= 0)
+            continue;
+          y -= ph;
+          g_string_append_printf (out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>",
+                                  col * bar, y, MAX (bar - (bar > 3 ? 1 : 0), 0.5), ph, parts[p].color);
+        }
+      g_string_append_c (out, '\n');
+    }
+  g_string_append_printf (out, "<text x=\"0\" y=\"%.0f\" font-size=\"12\" fill=\"#555\">", h + 16);
+  g_string_append_printf (out, "%u steady steps%s; tallest bar ", idx->len,
+                          every > 1 ? " (sampled)" : "");
+  dur (out, max_total);
+  g_string_append (out, "</text>\n</svg>\n<p class=\"legend\">");
+  for (guint p = 0; p < G_N_ELEMENTS (parts); p++)
+    g_string_append_printf (out, "<span><i style=\"background:%s\"></i>%s</span> ", parts[p].color, parts[p].name);
+  g_string_append (out, "</p>\n");
+}
+
+void
+pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
+{
+  g_autofree char *headline = pfprof_report_headline (a);
+  guint shown = pfprof_report_n_shown (a, o);
+  PfprofStep m = pfprof_report_median_step (a);
+  int step = -1;
+
+  g_string_append (out,
+                   "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                   "<title>pfprof report</title>\n<style>\n"
+                   "body{font-family:system-ui,sans-serif;margin:24px auto;max-width:1280px;padding:0 16px;color:#1a1a1f}\n"
+                   "h1{font-size:24px} h2{font-size:19px;margin-top:28px}\n"
+                   "table{border-collapse:collapse} td,th{padding:4px 10px;border-bottom:1px solid #ddd;text-align:left}\n"
+                   ".finding{border-left:5px solid #999;padding:6px 14px;margin:14px 0;background:#fafafa}\n"
+                   ".error{border-color:#ef4444} .warning{border-color:#f59e0b} .info{border-color:#2563eb}\n"
+                   ".sev{font-weight:600;text-transform:uppercase;font-size:12px}\n"
+                   "pre{background:#f0f1f4;padding:10px;overflow-x:auto}\n"
+                   ".legend span{margin-right:14px;font-size:13px} .legend i{display:inline-block;width:11px;height:11px;margin-right:4px}\n"
+                   "</style>\n</head>\n<body>\n<h1>pfprof report</h1>\n");
+  if (headline)
+    {
+      g_string_append (out, "<p id=\"headline\"><strong>");
+      esc (out, headline);
+      g_string_append (out, "</strong></p>\n");
+    }
+
+  /* Summary. */
+  g_string_append (out, "<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th>Trace</th><th>Device</th><th>Kernel busy</th>"
+                        "<th>Copy/compute overlap</th><th>Exposed copy</th><th>GPU idle</th><th>Data wait</th><th>Sync wait</th></tr>\n");
+  for (guint i = 0; a->devices != NULL && i < a->devices->len; i++)
+    {
+      const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
+      const PfprofTrace *t = g_ptr_array_index (a->traces, d->trace_index);
+      g_autofree char *base = g_path_get_basename (t->path ? t->path : "-");
+      g_autofree char *overlap = isnan (d->overlap_fraction) ? g_strdup ("n/a")
+                                                             : pfprof_format_double (d->overlap_fraction * 100, 1);
+
+      g_string_append (out, "<tr><td>");
+      esc (out, base);
+      g_string_append_printf (out, "</td><td>GPU %u</td><td>", d->device_id);
+      dur (out, d->kernel_ns);
+      g_string_append_printf (out, "</td><td>%s%s</td><td>", overlap, isnan (d->overlap_fraction) ? "" : "%");
+      dur (out, d->exposed_copy_ns);
+      g_string_append (out, "</td><td>");
+      dur (out, d->idle_ns);
+      g_string_append (out, "</td><td>");
+      dur (out, d->data_wait_ns);
+      g_string_append (out, "</td><td>");
+      dur (out, d->sync_wait_ns);
+      g_string_append (out, "</td></tr>\n");
+    }
+  g_string_append (out, "</table>\n");
+  if (a->step_median_ns > 0)
+    {
+      g_string_append_printf (out, "<p>%u steps; median step ", a->steps->len);
+      dur (out, a->step_median_ns);
+      g_string_append (out, ": data wait ");
+      dur (out, m.data_wait_ns);
+      g_string_append (out, ", exposed copy ");
+      dur (out, m.copy_exposed_ns);
+      g_string_append (out, ", compute ");
+      dur (out, m.compute_ns);
+      g_string_append (out, ", sync wait ");
+      dur (out, m.sync_wait_ns);
+      g_string_append (out, ", GPU idle ");
+      dur (out, m.idle_ns);
+      g_string_append (out, ".</p>\n");
+    }
+
+  /* Findings. */
+  g_string_append (out, "<h2>Findings</h2>\n<div id=\"findings\">\n");
+  if (a->findings->len == 0)
+    g_string_append (out, "<p>No input-pipeline problem found: no rule fired on the steady state.</p>\n");
+  for (guint i = 0; i < shown; i++)
+    {
+      const PfprofFinding *f = g_ptr_array_index (a->findings, i);
+      const char *sev = pfprof_severity_to_string (f->severity);
+
+      g_string_append_printf (out, "<div class=\"finding %s\" data-rule=\"", sev);
+      esc (out, f->rule);
+      g_string_append_printf (out, "\">\n<p><span class=\"sev\">%s</span> <code>", sev);
+      esc (out, f->rule);
+      g_string_append (out, "</code> saves ~");
+      dur (out, f->est_savings_ns);
+      g_string_append_printf (out, " per step, %" G_GUINT64_FORMAT " occurrences</p>\n<h3>", f->count);
+      esc (out, f->title);
+      g_string_append (out, "</h3>\n<p>");
+      esc (out, f->message);
+      g_string_append (out, "</p>\n<p><strong>Fix</strong></p>\n<pre>");
+      esc (out, f->fix);
+      g_string_append (out, "</pre>\n</div>\n");
+    }
+  if (shown < a->findings->len)
+    g_string_append_printf (out, "<p>%u more not shown (--top).</p>\n", a->findings->len - shown);
+  g_string_append (out, "</div>\n");
+
+  g_string_append (out, "<h2>Per-step breakdown</h2>\n");
+  steps_chart (a, out);
+
+  g_string_append (out, "<h2 id=\"timeline-title\">Timeline</h2>\n<div id=\"timeline\">\n");
+  {
+    GString *svg = g_string_new (NULL);
+
+    timeline_svg (a, svg, &step);
+    if (step >= 0)
+      {
+        const PfprofStep *s = &g_array_index (a->steps, PfprofStep, step);
+
+        g_string_append_printf (out, "<p>Step %d (", step);
+        dur (out, s->end_ns - s->start_ns);
+        g_string_append (out, "), with the findings marked: a flag and an underline on each row they affect.</p>\n");
+      }
+    else
+      g_string_append (out, "<p>The whole trace, with the findings marked.</p>\n");
+    g_string_append_len (out, svg->str, (gssize) svg->len);
+    g_string_free (svg, TRUE);
+  }
+  g_string_append (out, "</div>\n<p style=\"color:#777;font-size:12px\">Made by pfprof " PFPROF_VERSION ".</p>\n</body>\n</html>\n");
+}
