@@ -10,7 +10,7 @@ mkdir -p "$work"
 for n in 1000000 10000000; do
   t="$work/bench-$n.pfprof"
   [ -f "$t" ] || "$build/cli/pfprof" generate --events "$n" -o "$t" >/dev/null
-  echo "== $n events ($(stat -c %s "$t") bytes), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "== $n events ($(stat -L -c %s "$t") bytes), load average $(cut -d' ' -f1-3 /proc/loadavg)"
   "$build/bench/pfprof-bench-report" "$t"
   for fmt in text json; do
     /usr/bin/time -f "pfprof report --format $fmt: %e s wall, %U s user, %S s sys, %M KiB max RSS" \
