@@ -62,7 +62,7 @@ pfprof_cmd_view (int argc, char **argv)
         {
           /* An option of pfprof-view itself (its test mode); skip the
            * value of those that take one. */
-          static const char *with_value[] = { "--report", "--screenshot", "--select-finding", "--next",
+          static const char *with_value[] = { "--report", "--screenshot", "--select-finding", "--select-rule", "--next",
                                               "--then-open", "--error-screenshot" };
 
           for (guint k = 0; k < G_N_ELEMENTS (with_value); k++)

@@ -133,6 +133,19 @@ pfprof_view_window_select_finding (PfprofViewWindow *self, guint n)
   return TRUE;
 }
 
+gboolean
+pfprof_view_window_select_rule (PfprofViewWindow *self, const char *rule)
+{
+  for (guint i = 0; self->loaded != NULL && self->order != NULL && i < self->order->len; i++)
+    {
+      const PfprofFinding *f = g_ptr_array_index (self->loaded->analysis->findings, g_array_index (self->order, int, i));
+
+      if (g_strcmp0 (f->rule, rule) == 0)
+        return pfprof_view_window_select_finding (self, i);
+    }
+  return FALSE;
+}
+
 void
 pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta)
 {

@@ -36,6 +36,9 @@ PfprofTimelineWidget *pfprof_view_window_get_timeline (PfprofViewWindow *self);
  * savings) and zooms to its first occurrence. FALSE if there is none. */
 gboolean pfprof_view_window_select_finding (PfprofViewWindow *self, guint n);
 
+/* Selects the first finding (in panel order) of rule @rule, as above. */
+gboolean pfprof_view_window_select_rule (PfprofViewWindow *self, const char *rule);
+
 /* Moves to the next (@delta 1) or previous (-1) occurrence. */
 void pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta);
 

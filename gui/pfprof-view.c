@@ -46,6 +46,7 @@ static char *opt_screenshot;
 static char *opt_error_screenshot;
 static char *opt_then_open;
 static int opt_select_finding = -1;
+static char *opt_select_rule;
 static int opt_next = 0;
 static gboolean opt_bench;
 static gboolean opt_select_evidence_event;
@@ -66,7 +67,7 @@ static TestRun test_run;
 
 static gboolean test_mode (void)
 {
-  return opt_report || opt_screenshot || opt_then_open || opt_bench || opt_select_finding >= 0;
+  return opt_report || opt_screenshot || opt_then_open || opt_bench || opt_select_finding >= 0 || opt_select_rule;
 }
 
 static void test_advance (void);
@@ -291,9 +292,10 @@ test_advance (void)
           report_frames ("frame_deep");
           pfprof_timeline_widget_fit_all (tw);
         }
-      if (opt_select_finding >= 0)
+      if (opt_select_finding >= 0 || opt_select_rule != NULL)
         {
-          gboolean ok = pfprof_view_window_select_finding (win, (guint) opt_select_finding);
+          gboolean ok = opt_select_rule != NULL ? pfprof_view_window_select_rule (win, opt_select_rule)
+                                                : pfprof_view_window_select_finding (win, (guint) opt_select_finding);
 
           report_kv ("select_finding_ok", "%d", ok);
           for (int i = 0; ok && i < opt_next; i++)
@@ -326,7 +328,7 @@ test_advance (void)
       later (300);
       break;
     case 4:
-      if (opt_select_finding >= 0)
+      if (opt_select_finding >= 0 || opt_select_rule != NULL)
         {
           report_view ("selected");
           report_kv ("details", "%s", pfprof_view_window_get_details (win));
@@ -566,6 +568,7 @@ main (int argc, char **argv)
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &opt_report, "Test mode: write what is shown to FILE and quit", "FILE" },
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_screenshot, "Test mode: save the window as PNG", "FILE" },
     { "select-finding", 0, 0, G_OPTION_ARG_INT, &opt_select_finding, "Test mode: select the N-th finding", "N" },
+    { "select-rule", 0, 0, G_OPTION_ARG_STRING, &opt_select_rule, "Test mode: select the first finding of RULE", "RULE" },
     { "next", 0, 0, G_OPTION_ARG_INT, &opt_next, "Test mode: then go N occurrences further", "N" },
     { "select-evidence-event", 0, 0, G_OPTION_ARG_NONE, &opt_select_evidence_event, "Test mode: click the occurrence's event", NULL },
     { "then-open", 0, 0, G_OPTION_ARG_FILENAME, &opt_then_open, "Test mode: then open FILE", "FILE" },

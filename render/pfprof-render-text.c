@@ -60,15 +60,13 @@ pfprof_render_format_duration (gint64 ns)
 }
 
 char *
-pfprof_render_format_tick (gint64 ns, gint64 step_ns)
+pfprof_render_format_tick (gint64 ns, gint64 step_ns, gint64 max_ns)
 {
   double div;
   const char *unit;
   int decimals;
-  gint64 scale = step_ns * 10;
+  gint64 scale = MAX (step_ns * 10, ABS (max_ns));
 
-  /* The unit of ten steps, so a zoomed ruler reads "3.2 ms", not
-   * "3200 us"; as many decimals as the step needs. */
   if (scale >= 1000000000)
     div = 1e9, unit = "s";
   else if (scale >= 1000000)
@@ -78,7 +76,7 @@ pfprof_render_format_tick (gint64 ns, gint64 step_ns)
   else
     div = 1, unit = "ns";
   decimals = (int) ceil (-log10 ((double) step_ns / div) - 1e-9);
-  decimals = CLAMP (decimals, 0, 6);
+  decimals = CLAMP (decimals, 0, 9);
   return g_strdup_printf ("%.*f %s", decimals, (double) ns / div, unit);
 }
 

@@ -17,9 +17,11 @@ char *pfprof_render_sanitize (const char *s, guint max_chars);
 char *pfprof_render_format_duration (gint64 ns);
 
 /* Formats a ruler tick at @ns from the origin when ticks are @step_ns
- * apart: the unit follows the step so consecutive labels read alike
- * ("1.20 s", "1.25 s"). */
-char *pfprof_render_format_tick (gint64 ns, gint64 step_ns);
+ * apart and the ruler reaches @max_ns: one unit for the whole ruler,
+ * chosen by the larger of @max_ns and ten steps ("6.76050 s" deep into a
+ * long trace, "3.2 ms" near its start), with as many decimals as the
+ * step needs to tell ticks apart. */
+char *pfprof_render_format_tick (gint64 ns, gint64 step_ns, gint64 max_ns);
 
 /* The smallest "nice" step (1, 2 or 5 times a power of ten, in ns) that
  * is at least @min_ns. */

@@ -566,7 +566,7 @@ draw_ruler (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, const
   for (gint64 t = first; view->origin_ns + t <= view->t1; t += step)
     {
       double x = floor (pfprof_renderer_x_of (view, view->origin_ns + t)) + 0.5;
-      g_autofree char *label = pfprof_render_format_tick (t, step);
+      g_autofree char *label = pfprof_render_format_tick (t, step, view->t1 - view->origin_ns);
 
       set_rgb (cr, fg, 0.12);
       cairo_move_to (cr, x, h);

@@ -508,14 +508,17 @@ test_units (void)
   g_assert_cmpint (pfprof_render_nice_step (130), ==, 200);
   g_assert_cmpint (pfprof_render_nice_step (4000001), ==, 5000000);
   {
-    g_autofree char *a = pfprof_render_format_tick (20000000, 5000000);
-    g_autofree char *b = pfprof_render_format_tick (1500, 500);
+    g_autofree char *a = pfprof_render_format_tick (20000000, 5000000, 45000000);
+    g_autofree char *b = pfprof_render_format_tick (1500, 500, 3000);
     g_autofree char *c = pfprof_render_format_bytes (64u << 20);
 
-    g_autofree char *tick = pfprof_render_format_tick (3200000, 200000);
+    g_autofree char *tick = pfprof_render_format_tick (3200000, 200000, 4000000);
 
     g_assert_cmpstr (a, ==, "20 ms");
+    g_autofree char *deep = pfprof_render_format_tick (6760550000, 50000, 6760800000);
+
     g_assert_cmpstr (tick, ==, "3.2 ms");
+    g_assert_cmpstr (deep, ==, "6.76055 s");
     g_assert_cmpstr (b, ==, "1.5 \u00b5s");
     g_assert_cmpstr (c, ==, "64.0 MiB");
   }
