@@ -10,8 +10,10 @@ import sample_common as sc
 def main():
     args = sc.parser(__doc__).parse_args()
     model, opt = sc.make_model()
-    ds = sc.SyntheticBatches(args.warmup + args.steps, args.batch, args.res, pinned=True)
-    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2, persistent_workers=True)
+    ds = sc.SyntheticBatches(args.warmup + args.steps, args.batch, args.res)
+    # Pinned and copied asynchronously: only the .item() is wrong here.
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=4, pin_memory=True,
+                                         persistent_workers=True)
     timer = sc.StepTimer(args.warmup)
     running = torch.zeros((), device="cuda")
     logged = 0.0
