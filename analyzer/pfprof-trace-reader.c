@@ -697,16 +697,12 @@ estimate_rows (Reader *r)
     }
 }
 
-PfprofTrace *
-pfprof_trace_reader_load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data,
-                          GError **error)
+static PfprofTrace *
+load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data, GError **error)
 {
   g_autoptr (PfprofTrace) trace = NULL;
   Reader r = { 0 };
   gboolean ok;
-
-  g_return_val_if_fail (path != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   r.path = path;
   r.progress = progress;
@@ -735,4 +731,27 @@ pfprof_trace_reader_load (const char *path, PfprofTraceProgressFunc progress, gp
   if (!report_progress (&r, error))
     return NULL;
   return g_steal_pointer (&trace);
+}
+
+PfprofTrace *
+pfprof_trace_reader_load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data,
+                          GError **error)
+{
+  GError *local_error = NULL;
+  PfprofTrace *trace;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  trace = load (path, progress, user_data, &local_error);
+  if (local_error != NULL)
+    {
+      /* Messages quote the path, SQLite and values from the file: keep
+       * them one line, with no terminal control characters. */
+      for (char *c = local_error->message; *c; c++)
+        if ((unsigned char) *c < 0x20 || *c == 0x7f)
+          *c = '?';
+      g_propagate_error (error, local_error);
+    }
+  return trace;
 }
