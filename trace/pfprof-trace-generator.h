@@ -11,8 +11,10 @@
  *   Threads: main thread tid = pid (launches all GPU work), pin-memory
  *   thread tid = pid + 1. Streams: null stream 7 (legacy default), compute
  *   stream 13, copy stream 14, and streams 15, 16, ... up to `streams` in
- *   all (collective-style kernels during the backward pass). Meta: every
- *   key of docs/trace-format.md plus generator_* keys.
+ *   all (collective-style kernels during the backward pass). Meta: the
+ *   keys the collector writes for a plain run (host, pid, rank, versions,
+ *   GPU names, clock triples, drop counts; see docs/trace-format.md) plus
+ *   the generator_* keys.
  *
  *   Warm-up, before the first step (everything before
  *   PfprofTraceGeneratorResult.first_step_ns): cudaStreamCreateWithPriority
