@@ -13,8 +13,8 @@ fi
 ninja -C build >/dev/null
 pfprof=build/cli/pfprof
 
-sample=samples/pageable.py
-trace=samples/traces/pageable.pfprof
+sample=samples/pageable_copies.py
+trace=samples/traces/a_pageable.pfprof
 
 if [ -f build/collector/libpfprof-collector.so ] && command -v nvidia-smi >/dev/null 2>&1 \
    && nvidia-smi -L >/dev/null 2>&1 \

@@ -5,6 +5,7 @@
 #
 #   scripts/test.sh            # both builds
 #   PFPROF_NO_ASAN=1 scripts/test.sh   # plain build only (quicker)
+#   PFPROF_NO_PACKAGE=1: skip building and testing the .deb packages
 #   PFPROF_NO_FUZZ=1, PFPROF_FUZZ_SECONDS=N: skip, or bound, the fuzzing
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -62,6 +63,16 @@ if [ -z "${PFPROF_NO_ASAN:-}" ]; then
   # b_lundef=false: the collector is a shared library and the sanitizer
   # runtime resolves its symbols at load time.
   run_suite build-test-asan -Db_sanitize=address,undefined -Db_lundef=false
+fi
+
+# The Debian packages, unpacked into a clean root and run from there.
+if [ -z "${PFPROF_NO_PACKAGE:-}" ]; then
+  echo "==> scripts/test-package.sh"
+  if scripts/test-package.sh; then
+    total_pass=$((total_pass + 1))
+  else
+    total_fail=$((total_fail + 1)); failed=1
+  fi
 fi
 
 # Bounded fuzzing of the trace reader and analyzer (libFuzzer + ASan/UBSan).
