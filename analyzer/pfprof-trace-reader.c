@@ -6,7 +6,9 @@
  * writer was killed is still in WAL mode, and its committed batches may
  * live only in the -wal file; SQLite cannot read those without a writable
  * -shm beside the database, so the reader copies the database and its -wal
- * into a private temporary folder and reads the copy.
+ * into a private temporary folder and reads the copy. The same goes for a
+ * file with a hot -journal beside it (a transaction was interrupted): the
+ * copy is rolled back, the original left as it is.
  *
  * Columns are selected by name from the schema description, so a file of
  * another minor version (extra columns, or missing newer ones) still reads.
@@ -16,6 +18,7 @@
  * file, the table and the row.
  */
 #include "pfprof-trace-reader.h"
+#include "pfprof-nsys-import.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -151,9 +154,11 @@ static gboolean
 open_file (Reader *r, GError **error)
 {
   g_autofree char *wal_path = g_strconcat (r->path, "-wal", NULL);
+  g_autofree char *journal_path = g_strconcat (r->path, "-journal", NULL);
   guchar header[HEADER_SIZE];
-  struct stat st, wal_st;
+  struct stat st, wal_st, journal_st;
   gboolean have_wal;
+  gboolean have_journal;
   gboolean wal_mode;
   ssize_t n = 0;
   int fd;
@@ -173,6 +178,10 @@ open_file (Reader *r, GError **error)
     }
   have_wal = stat (wal_path, &wal_st) == 0 && S_ISREG (wal_st.st_mode) && wal_st.st_size > 0;
   r->file_bytes = (guint64) st.st_size + (have_wal ? (guint64) wal_st.st_size : 0);
+  /* A hot rollback journal: a transaction on the file was interrupted and
+   * must be rolled back before the file is consistent. */
+  have_journal = stat (journal_path, &journal_st) == 0 && S_ISREG (journal_st.st_mode)
+                 && journal_st.st_size > 0;
   if (st.st_size == 0 && !have_wal)
     {
       g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_EMPTY,
@@ -219,7 +228,7 @@ open_file (Reader *r, GError **error)
 
   /* Header bytes 18 and 19 are the write/read format versions: 2 = WAL. */
   wal_mode = st.st_size == 0 || header[18] == 2 || header[19] == 2;
-  if (!wal_mode && !have_wal)
+  if (!wal_mode && !have_wal && !have_journal)
     {
       guint32 page_size = ((guint32) header[16] << 8) | header[17];
       guint32 n_pages = be32 (header + 28);
@@ -249,24 +258,27 @@ open_file (Reader *r, GError **error)
       g_autoptr (GError) tmp_error = NULL;
       g_autofree char *copy = NULL;
       g_autofree char *copy_wal = NULL;
+      g_autofree char *copy_journal = NULL;
 
       r->tmp_dir = g_dir_make_tmp ("pfprof-read-XXXXXX", &tmp_error);
       if (r->tmp_dir == NULL)
         {
           g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
-                       "%s: cannot read an unfinished (WAL-mode) trace: %s", r->path,
+                       "%s: cannot read an unfinished trace: %s", r->path,
                        tmp_error->message);
           return FALSE;
         }
       copy = g_strconcat (r->tmp_dir, "/trace.pfprof", NULL);
       copy_wal = g_strconcat (copy, "-wal", NULL);
+      copy_journal = g_strconcat (copy, "-journal", NULL);
       /* Database first: a concurrent checkpoint only moves pages from the
        * WAL into the database, so WAL-after-database sees them in one of
        * the two. */
-      if (!copy_file (r->path, copy) || (have_wal && !copy_file (wal_path, copy_wal)))
+      if (!copy_file (r->path, copy) || (have_wal && !copy_file (wal_path, copy_wal))
+          || (have_journal && !copy_file (journal_path, copy_journal)))
         {
           g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
-                       "%s: cannot copy an unfinished (WAL-mode) trace to %s: %s", r->path,
+                       "%s: cannot copy an unfinished trace to %s: %s", r->path,
                        r->tmp_dir, g_strerror (errno));
           return FALSE;
         }
@@ -710,7 +722,18 @@ load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data, GE
   trace = pfprof_trace_new ();
   trace->path = g_strdup (path);
 
-  ok = open_file (&r, error) && check_identity (&r, error) && load_meta (&r, trace, error)
+  ok = open_file (&r, error);
+  /* Not a pfprof trace but an Nsight Systems SQLite export: its importer
+   * reads it (pfprof-nsys-import.h). */
+  if (ok && pfprof_nsys_import_detect (r.db))
+    {
+      PfprofTrace *imported = pfprof_nsys_import_read (r.db, path, error);
+
+      sqlite3_close (r.db);
+      remove_tmp_dir (&r);
+      return imported;
+    }
+  ok = ok && check_identity (&r, error) && load_meta (&r, trace, error)
        && load_strings (&r, trace, error);
   if (ok)
     {

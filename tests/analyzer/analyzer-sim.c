@@ -175,10 +175,9 @@ sim_build (const SimOptions *o)
     t = setup (&s, t);
   if (o->stall_episodes)
     stall_every = MAX (1u, (o->n_steps - warm - 1) / o->stall_episodes);
-  if (o->host_allocs_total)
-    alloc_every = MAX (1u, (o->n_steps - warm - 1) / o->host_allocs_total);
+  alloc_every = o->host_allocs_every;
   if (o->mallocs_total)
-    malloc_every = MAX (1u, (o->n_steps - warm - 1) / o->mallocs_total);
+    malloc_every = o->mallocs_early_only ? 1 : MAX (1u, (o->n_steps - warm - 1) / o->mallocs_total);
 
   for (guint i = 0; i < o->n_steps; i++)
     {
@@ -283,8 +282,7 @@ sim_build (const SimOptions *o)
           api (&s, SIM_MAIN_TID, t, t + 150000, "cudaMalloc", 0);
           mallocs++;
         }
-      if (steady && (o->host_allocs
-                     || (alloc_every && allocs < o->host_allocs_total && (i - warm) % alloc_every == 0)))
+      if (steady && (o->host_allocs || (alloc_every && (i - warm) % alloc_every == 0)))
         {
           guint n = o->host_allocs ? o->host_allocs : 1;
 

@@ -44,11 +44,12 @@ typedef struct
   guint small_copies;         /* tiny HtoD copies per step */
   guint64 small_bytes;        /* their size (4 KiB) */
   guint host_allocs;          /* cudaHostAlloc per step after warm-up... */
-  guint host_allocs_total;    /* ...or this many in all, spread over steps */
+  guint host_allocs_every;    /* ...or one every Nth steady step */
   guint stall_episodes;       /* record_stream stall episodes after warm-up */
   guint polls_per_step;       /* cudaEventQuery polls per step */
   gboolean polls_not_ready;   /* they return 600 */
   guint mallocs_total;        /* cudaMalloc calls after warm-up (no frees) */
+  gboolean mallocs_early_only; /* all of them in the first steady steps */
   const char *step_name;      /* NVTX step range name ("train_step") */
   gint64 host_gap_ns;         /* host busy elsewhere at each step's end (Python), GPU idle */
 } SimOptions;

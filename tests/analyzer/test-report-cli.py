@@ -228,6 +228,20 @@ rc, out, err = run("report", "--width", "60", trace("serialized"))
 prose = [l for l in out.splitlines() if not l.startswith("         ") and WORK not in l]
 check("--width 60 wraps prose", rc == 0 and max(len(l) for l in prose) <= 60, max(prose, key=len))
 
+# On a terminal (a pty from script(1)): progress on stderr for a long load,
+# colour on stdout; neither when piped (checked above).
+if subprocess.run(["sh", "-c", "command -v script"], capture_output=True).returncode == 0:
+    big = os.path.join(WORK, "big.pfprof")
+    if not os.path.exists(big):
+        run("generate", "-o", big, "--events", "1000000", "-f")
+    p = subprocess.run(["script", "-qec", f"'{PFPROF}' report '{big}'", "/dev/null"],
+                       capture_output=True, text=True, timeout=300)
+    check("tty: progress while loading", "pfprof: loading" in p.stdout, p.stdout[:200])
+    check("tty: colour", "\033[1m" in p.stdout)
+    p = subprocess.run(["script", "-qec", f"'{PFPROF}' report -q --color never '{big}'", "/dev/null"],
+                       capture_output=True, text=True, timeout=300)
+    check("tty: -q and --color never", "loading" not in p.stdout and "\033" not in p.stdout)
+
 print(f"1..{len(results)}")
 failed_any = False
 for i, (name, ok, detail) in enumerate(results, 1):
