@@ -778,6 +778,58 @@ test_wal_copied_without_shm (Fixture *f, gconstpointer data)
   trace_test_tmp_dir_free (g_steal_pointer (&sub));
 }
 
+/* A finished trace that another program started to modify in a rollback
+ * transaction and died: the -journal beside it is hot. The reader sees the
+ * file as it was before the transaction and touches neither file. */
+static void
+test_hot_journal (Fixture *f, gconstpointer data)
+{
+  g_autofree char *journal = g_strconcat (f->path, "-journal", NULL);
+  g_autofree char *sum_db = NULL, *sum_journal = NULL, *sum = NULL;
+  g_autoptr (PfprofTrace) trace = NULL;
+  int status = 0;
+  pid_t pid;
+
+  write_kernels (f->path, 20000);
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      sqlite3 *db = NULL;
+
+      /* A tiny page cache makes SQLite write changed pages into the file
+       * before the commit, so the file alone is inconsistent. */
+      if (sqlite3_open (f->path, &db) != SQLITE_OK
+          || sqlite3_exec (db,
+                           "PRAGMA cache_size = 2; BEGIN;"
+                           "UPDATE kernels SET grid_x = 77, stream_id = 99;"
+                           "DELETE FROM api_calls;",
+                           NULL, NULL, NULL)
+               != SQLITE_OK)
+        _exit (1);
+      _exit (0);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  g_assert_true (g_file_test (journal, G_FILE_TEST_IS_REGULAR));
+  sum_db = file_checksum (f->path);
+  sum_journal = file_checksum (journal);
+
+  trace = load_ok (f->path);
+  g_assert_cmpuint (pfprof_trace_n (trace, PFPROF_TABLE_KERNELS), ==, 20000);
+  g_assert_cmpuint (pfprof_trace_n (trace, PFPROF_TABLE_API_CALLS), ==, 20000);
+  for (guint i = 0; i < 20000; i++)
+    {
+      g_assert_cmpint (pfprof_trace_kernels (trace)[i].grid_x, ==, (gint32) i);
+      g_assert_cmpuint (pfprof_trace_kernels (trace)[i].stream_id, ==, 7);
+    }
+  sum = file_checksum (f->path);
+  g_assert_cmpstr (sum, ==, sum_db);
+  g_free (sum);
+  sum = file_checksum (journal);
+  g_assert_cmpstr (sum, ==, sum_journal);
+}
+
 /* ---- Progress -------------------------------------------------------- */
 
 typedef struct
@@ -958,6 +1010,7 @@ main (int argc, char **argv)
   ADD ("/trace/readonly/finished", test_read_only);
   ADD ("/trace/readonly/wal-killed-writer", test_wal_killed_writer);
   ADD ("/trace/readonly/wal-copied-without-shm", test_wal_copied_without_shm);
+  ADD ("/trace/readonly/hot-journal", test_hot_journal);
   ADD ("/trace/progress-cancel", test_progress_cancel);
   ADD ("/trace/writer/no-overwrite", test_writer_no_overwrite);
   ADD ("/trace/writer/bad-args", test_writer_bad_args);
