@@ -18,6 +18,7 @@
  * file, the table and the row.
  */
 #include "pfprof-trace-reader.h"
+#include "pfprof-nsys-import.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -721,7 +722,18 @@ load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data, GE
   trace = pfprof_trace_new ();
   trace->path = g_strdup (path);
 
-  ok = open_file (&r, error) && check_identity (&r, error) && load_meta (&r, trace, error)
+  ok = open_file (&r, error);
+  /* Not a pfprof trace but an Nsight Systems SQLite export: its importer
+   * reads it (pfprof-nsys-import.h). */
+  if (ok && pfprof_nsys_import_detect (r.db))
+    {
+      PfprofTrace *imported = pfprof_nsys_import_read (r.db, path, error);
+
+      sqlite3_close (r.db);
+      remove_tmp_dir (&r);
+      return imported;
+    }
+  ok = ok && check_identity (&r, error) && load_meta (&r, trace, error)
        && load_strings (&r, trace, error);
   if (ok)
     {
