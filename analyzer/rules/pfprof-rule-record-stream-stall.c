@@ -88,37 +88,47 @@ run (PfprofRuleContext *ctx)
     if (api[g_array_index (polls, guint, i)].return_value == PFPROF_CUDA_NOT_READY)
       n_not_ready++;
 
-  /* Episodes: a burst of event syncs, then frees (and allocations)
-   * chained by at most `gap` between one call's end and the next start. */
+  /* Episodes: a burst of event syncs (each starting at most `gap` after
+   * the previous one ended, and no free in between), then the frees and
+   * allocations that follow, chained the same way, up to the next sync.
+   * On the H200 one episode was 4 syncs of ~4 ms, 7 frees and 5 mallocs,
+   * every ~20 ms. */
+#define API_START(list, k) (api[g_array_index ((list), guint, (k))].start_ns)
+#define API_END(list, k) (api[g_array_index ((list), guint, (k))].end_ns)
   for (guint i = 0; i < syncs->len;)
     {
       Episode ep;
       guint j = i;
       gboolean freed = FALSE;
+      gint64 next_free, next_sync;
 
       ep.first_api = g_array_index (syncs, guint, i);
-      ep.start = api[ep.first_api].start_ns;
-      ep.end = api[ep.first_api].end_ns;
-      while (j + 1 < syncs->len && api[g_array_index (syncs, guint, j + 1)].start_ns <= ep.end + gap)
+      ep.start = API_START (syncs, i);
+      ep.end = API_END (syncs, i);
+      while (fi < frees->len && API_START (frees, fi) < ep.start)
+        fi++;
+      next_free = fi < frees->len ? API_START (frees, fi) : G_MAXINT64;
+      while (j + 1 < syncs->len && API_START (syncs, j + 1) <= ep.end + gap
+             && API_START (syncs, j + 1) < next_free)
         {
           j++;
-          ep.end = MAX (ep.end, api[g_array_index (syncs, guint, j)].end_ns);
+          ep.end = MAX (ep.end, API_END (syncs, j));
         }
-      while (fi < frees->len && api[g_array_index (frees, guint, fi)].start_ns < ep.start)
-        fi++;
-      while (fi < frees->len && api[g_array_index (frees, guint, fi)].start_ns <= ep.end + gap)
+      next_sync = j + 1 < syncs->len ? API_START (syncs, j + 1) : G_MAXINT64;
+      while (fi < frees->len && API_START (frees, fi) <= ep.end + gap && API_START (frees, fi) < next_sync)
         {
-          ep.end = MAX (ep.end, api[g_array_index (frees, guint, fi)].end_ns);
+          ep.end = MAX (ep.end, API_END (frees, fi));
           freed = TRUE;
           fi++;
         }
       if (freed)
         {
-          while (mi < mallocs->len && api[g_array_index (mallocs, guint, mi)].start_ns < ep.start)
+          while (mi < mallocs->len && API_START (mallocs, mi) < ep.start)
             mi++;
-          while (mi < mallocs->len && api[g_array_index (mallocs, guint, mi)].start_ns <= ep.end + gap)
+          while (mi < mallocs->len && API_START (mallocs, mi) <= ep.end + gap
+                 && API_START (mallocs, mi) < next_sync)
             {
-              ep.end = MAX (ep.end, api[g_array_index (mallocs, guint, mi)].end_ns);
+              ep.end = MAX (ep.end, API_END (mallocs, mi));
               mi++;
             }
           g_array_append_val (episodes, ep);
@@ -127,6 +137,8 @@ run (PfprofRuleContext *ctx)
         }
       i = j + 1;
     }
+#undef API_START
+#undef API_END
   for (guint i = 0; i < syncs->len; i++)
     {
       const PfprofApiRecord *r = &api[g_array_index (syncs, guint, i)];

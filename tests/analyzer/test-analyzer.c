@@ -575,6 +575,13 @@ test_record_stream (void)
     /* The stalls' event syncs are not reported as sync-in-loop. */
     g_assert_cmpuint (n_findings (a, "sync-in-loop"), ==, 0);
   }
+  /* Episodes every step, closer together than burst-gap-ms: each is still
+   * its own episode (a free ends a burst), as on the H200. */
+  so.stall_episodes = 20;
+  {
+    g_autoptr (PfprofAnalysis) a = analyze (&so);
+    g_assert_cmpuint (finding (a, "record-stream-stall")->count, ==, 20);
+  }
   /* Negative: polls that find their event ready, no stalls; autotuning
    * syncs and frees at start-up only. */
   sim_options_init (&so);
