@@ -578,10 +578,12 @@ test_record_stream (void)
   /* Episodes every step, closer together than burst-gap-ms: each is still
    * its own episode (a free ends a burst), as on the H200. */
   so.stall_episodes = 20;
+  so.compute_ns = 1000000; /* last malloc to next sync: ~1.3 ms */
   {
     g_autoptr (PfprofAnalysis) a = analyze (&so);
     g_assert_cmpuint (finding (a, "record-stream-stall")->count, ==, 20);
   }
+  so.compute_ns = 4000000;
   /* Negative: polls that find their event ready, no stalls; autotuning
    * syncs and frees at start-up only. */
   sim_options_init (&so);
