@@ -20,6 +20,7 @@
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
 #include "pfprof-cli.h"
+#include "pfprof-format.h"
 #include "pfprof-report-html.h"
 #include "pfprof-report.h"
 #include "pfprof-rules.h"
@@ -31,6 +32,7 @@ typedef struct
   gint64 started;     /* monotonic µs */
   gint64 last_shown;
   gboolean shown;
+  char *clean;        /* name, escaped for the terminal */
 } Progress;
 
 /* Shown only on a terminal, and only once a load has taken a moment, so
@@ -45,7 +47,15 @@ progress_cb (double fraction, gpointer data)
     return TRUE;
   p->last_shown = now;
   p->shown = TRUE;
-  fprintf (stderr, "\rpfprof: loading %s: %3d%%", p->name, (int) (CLAMP (fraction, 0.0, 1.0) * 100));
+  if (p->clean == NULL)
+    {
+      /* The name goes to a terminal: no escape sequences from it. */
+      g_autoptr (GString) clean = g_string_new (NULL);
+
+      pfprof_escape_terminal (clean, p->name, FALSE);
+      p->clean = g_string_free (g_steal_pointer (&clean), FALSE);
+    }
+  fprintf (stderr, "\rpfprof: loading %s: %3d%%", p->clean, (int) (CLAMP (fraction, 0.0, 1.0) * 100));
   fflush (stderr);
   return TRUE;
 }
@@ -265,9 +275,10 @@ pfprof_cmd_report (int argc, char **argv)
   loaded = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
   for (guint i = 0; traces[i]; i++)
     {
-      Progress p = { traces[i], g_get_monotonic_time (), 0, FALSE };
+      Progress p = { traces[i], g_get_monotonic_time (), 0, FALSE, NULL };
       PfprofTrace *t = pfprof_trace_reader_load (traces[i], show_progress ? progress_cb : NULL, &p, &error);
 
+      g_free (p.clean);
       if (p.shown)
         fprintf (stderr, "\r\033[K");
       if (t == NULL)
