@@ -12,9 +12,8 @@ script in samples/), the sample is recognized from the trace's command line
     must-have rules and a copy/compute overlap near 1;
   - no sample yields pageable-transfer for its start-up weight copies: a
     pageable-transfer finding lies in the steady window and recurs every
-    step, and samples whose batches are pinned have none. (item_sync.py's
-    batches reach the loop through DataLoader workers' shared memory, which
-    is pageable: there the finding is right.)
+    step, and samples whose batches are pinned (all but pageable_copies.py
+    without --fix) have none.
 Prints TAP; skips when no trace has been recorded yet.
 """
 import glob
@@ -96,8 +95,6 @@ for path in traces:
     if script != "record_stream_pressure.py":  # the only sample without a model
         startup_copies.append(n_startup)
     pinned = script != "pageable_copies.py" or fix
-    if script == "item_sync.py":
-        pinned = False  # its batches come through worker shared memory: pageable
     if pinned:
         check(f"{base}: no pageable-transfer (batches pinned)", "pageable-transfer" not in rules, summary)
 
