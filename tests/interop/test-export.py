@@ -9,6 +9,7 @@ safety and error handling.
 
 Usage: test-export.py PFPROF WORKDIR SOURCE_ROOT  (TAP on stdout)
 """
+import bisect
 import json
 import os
 import sqlite3
@@ -74,8 +75,23 @@ def structure_problems(doc):
     for key in slices:
         if key not in thread_names:
             problems.append(f"track {key} has slices but no thread_name")
-    for key in slices:
-        slices[key].sort()
+    # Per track: starts sorted, and the latest end among slices starting
+    # at or before each, so "some slice contains ts" is one bisection.
+    reach = {}
+    for key, spans in slices.items():
+        spans.sort()
+        starts, ends, latest = [], [], float("-inf")
+        for a, b in spans:
+            latest = max(latest, b)
+            starts.append(a)
+            ends.append(latest)
+        reach[key] = (starts, ends)
+
+    def inside_slice(x):
+        starts, ends = reach.get((x["pid"], x["tid"]), ([], []))
+        i = bisect.bisect_right(starts, x["ts"]) - 1
+        return i >= 0 and ends[i] >= x["ts"]
+
     for fid, pair in flows.items():
         phases = sorted(x["ph"] for x in pair)
         if phases != ["f", "s"]:
@@ -87,8 +103,7 @@ def structure_problems(doc):
             problems.append(f"flow {fid}: starts after it ends")
         # Binding: each flow event lies inside a slice of its own track.
         for x in (start, end):
-            track = slices.get((x["pid"], x["tid"]), [])
-            if not any(a <= x["ts"] <= b for a, b in track):
+            if not inside_slice(x):
                 problems.append(f"flow {fid}: {x['ph']} at {x['ts']} binds to no slice")
                 break
         if len(problems) > 50:
