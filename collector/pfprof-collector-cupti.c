@@ -299,6 +299,10 @@ static struct
 } ctx_devices[64];
 static unsigned n_ctx_devices;
 
+/* For meta.gpu_names / gpu_uuids, in the order CUPTI reported devices. */
+static char gpu_names[1024];
+static char gpu_uuids[1024];
+
 static uint32_t
 api_name_id (PfprofTraceWriter *w, int runtime, uint32_t cbid)
 {
@@ -555,6 +559,17 @@ convert_one (PfprofTraceWriter *w, CUpti_Activity *a)
                   u[14], u[15]);
         r.device_id = d->id;
         r.name_id = pfprof_trace_writer_intern (w, d->name ? d->name : "?");
+        if (strlen (gpu_names) + strlen (d->name ? d->name : "?") + 2 < sizeof gpu_names
+            && strlen (gpu_uuids) + strlen (uuid) + 2 < sizeof gpu_uuids)
+          {
+            if (gpu_names[0])
+              {
+                strcat (gpu_names, ",");
+                strcat (gpu_uuids, ",");
+              }
+            strcat (gpu_names, d->name ? d->name : "?");
+            strcat (gpu_uuids, uuid);
+          }
         r.uuid_id = pfprof_trace_writer_intern (w, uuid);
         r.cc_major = (int32_t) d->computeCapabilityMajor;
         r.cc_minor = (int32_t) d->computeCapabilityMinor;
@@ -606,6 +621,16 @@ pfprof_collector_cupti_convert (PfprofTraceWriter *w, uint8_t *buffer, size_t va
 
   while (cuptiActivityGetNextRecord (buffer, valid, &record) == CUPTI_SUCCESS)
     convert_one (w, record);
+}
+
+void
+pfprof_collector_cupti_write_end_meta (PfprofTraceWriter *w)
+{
+  if (gpu_names[0])
+    {
+      pfprof_trace_writer_set_meta (w, "gpu_names", gpu_names);
+      pfprof_trace_writer_set_meta (w, "gpu_uuids", gpu_uuids);
+    }
 }
 
 void

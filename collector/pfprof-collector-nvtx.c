@@ -38,7 +38,8 @@ struct nvtxStringRegistration_st
 };
 
 #define STACK_MAX 64
-#define PENDING_MAX 1000000 /* before CUDA starts, or if the writer stalls */
+#define PENDING_MAX 1000000 /* if the writer stalls */
+#define PENDING_MAX_IDLE 100000 /* before CUDA starts, which may be never */
 
 typedef struct
 {
@@ -139,7 +140,7 @@ pending_push (PfprofNvtxPending *p)
 {
   p->next = NULL;
   pthread_mutex_lock (&pending_lock);
-  if (n_pending >= PENDING_MAX)
+  if (n_pending >= (atomic_load (&pfprof_collector.state) == PFPROF_COLLECTOR_IDLE ? PENDING_MAX_IDLE : PENDING_MAX))
     {
       pthread_mutex_unlock (&pending_lock);
       atomic_fetch_add (&nvtx_dropped, 1);

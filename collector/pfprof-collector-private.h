@@ -119,8 +119,12 @@ uint64_t pfprof_collector_cupti_dropped (void);
  * writer thread, inside a transaction. */
 void pfprof_collector_cupti_convert (PfprofTraceWriter *w, uint8_t *buffer, size_t valid);
 
-/* Writes versions and device information into the trace's meta. */
+/* Writes versions and API filtering into the trace's meta (at start). */
 void pfprof_collector_cupti_write_meta (PfprofTraceWriter *w);
+
+/* Writes the devices seen (gpu_names, gpu_uuids) into meta (at the end,
+ * once CUPTI has delivered the DEVICE records). Writer thread only. */
+void pfprof_collector_cupti_write_end_meta (PfprofTraceWriter *w);
 
 /* pfprof-collector-nvtx.c */
 

@@ -164,6 +164,7 @@ static void
 write_end_meta (PfprofTraceWriter *w)
 {
   clock_triple (w, "end");
+  pfprof_collector_cupti_write_end_meta (w);
   pfprof_trace_writer_set_meta_int (w, "dropped_records", (int64_t) pfprof_collector_cupti_dropped ());
   pfprof_trace_writer_set_meta_int (w, "records_invalid", (int64_t) atomic_load (&pfprof_collector.records_invalid));
   pfprof_trace_writer_set_meta_int (w, "nvtx_dropped", (int64_t) pfprof_collector_nvtx_dropped ());
