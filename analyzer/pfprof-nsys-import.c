@@ -492,7 +492,7 @@ load_export_meta (Importer *im, GError **error)
         {
           g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_A_TRACE,
                        "%s: Nsight Systems SQLite schema %s is older than pfprof reads (%d.x); "
-                       "export again with Nsight Systems 2023.1 or newer",
+                       "export it again with a newer Nsight Systems",
                        im->path, version, NSYS_SCHEMA_MAJOR);
           return FALSE;
         }

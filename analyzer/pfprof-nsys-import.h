@@ -27,10 +27,10 @@
  * thread and process ids are decoded as (globalTid >> 24) & 0xFFFFFF =
  * pid, globalTid & 0xFFFFFF = tid.
  *
- * Schema versions: EXPORT_SCHEMA_VERSION major 3 (Nsight Systems 2023.x
- * to 2026.x; tested on files built with the 3.16 layout of 2024.6 and the
- * optional columns 3.28 added). A newer major is refused with
- * PFPROF_TRACE_ERROR_NEWER.
+ * Schema versions: EXPORT_SCHEMA_VERSION major 3, as documented for
+ * Nsight Systems 2024.6 (schema 3.16) to 2026.4 (3.28); tested on files
+ * built in those two layouts. A newer major is refused with
+ * PFPROF_TRACE_ERROR_NEWER, an older one with _NOT_A_TRACE.
  */
 #pragma once
 
