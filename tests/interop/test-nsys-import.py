@@ -164,6 +164,32 @@ def main():
     p = env.run("report", "-q", foreign)
     tap.ok(p.returncode == 2 and "not a pfprof trace" in p.stderr,
            "an SQLite file without nsys's activity tables is still 'not a pfprof trace'", p.stderr)
+
+    # 7. pfprof import: the same trace as a pfprof file.
+    nsys = env.path("all.sqlite")
+    imported = env.path("imported.pfprof")
+    p = env.run("import", nsys, "-o", imported)
+    ok = p.returncode == 0 and os.path.exists(imported)
+    got = summary(env.report_json(imported)) if ok else {"error": p.stderr}
+    tap.ok(got == summary(env.report_json(env.path("all.pfprof"))),
+           "pfprof import writes a pfprof trace with the same findings, steps and breakdown",
+           f"{p.stderr} {got}")
+    db = sqlite3.connect(f"file:{imported}?mode=ro", uri=True) if ok else None
+    meta = dict(db.execute("SELECT key, value FROM meta")) if db else {}
+    n_kernels = db.execute("SELECT count(*) FROM kernels").fetchone()[0] if db else 0
+    if db:
+        db.close()
+    tap.ok(meta.get("source") == "nsys-sqlite" and meta.get("complete") == "1"
+           and meta.get("nsys_schema_version", "").startswith("3.28")
+           and n_kernels == table_count(env.path("all.pfprof"), "kernels"),
+           "the imported trace is complete and says where it came from", meta)
+    before = open(imported, "rb").read()
+    p = env.run("import", nsys, "-o", imported)
+    tap.ok(p.returncode == 2 and "exists" in p.stderr and open(imported, "rb").read() == before,
+           "import refuses to replace a file without --force", p.stderr)
+    p = env.run("import", env.path("null.sqlite"), "-o", env.path("never.pfprof"))
+    tap.ok(p.returncode == 2 and not os.path.exists(env.path("never.pfprof")),
+           "a malformed export: exit 2, no output", p.stderr)
     return tap.done()
 
 
