@@ -159,7 +159,7 @@ text_finding (GString *out, const PfprofDiffFinding *f, gboolean color)
 }
 
 void
-pfprof_diff_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboolean color, GString *out)
+pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboolean color, GString *out)
 {
   g_autofree char *pb = side_paths (&d->before);
   g_autofree char *pa = side_paths (&d->after);
@@ -263,7 +263,7 @@ json_side (GString *out, const PfprofDiffSide *s)
 }
 
 void
-pfprof_diff_json (const PfprofDiff *d, const PfprofDiffGate *gate, GString *out)
+pfprof_diff_output_json (const PfprofDiff *d, const PfprofDiffGate *gate, GString *out)
 {
   double pct = 0;
   gboolean has_pct = pfprof_diff_step_change_pct (d, &pct);
@@ -323,7 +323,7 @@ pfprof_diff_json (const PfprofDiff *d, const PfprofDiffGate *gate, GString *out)
 /* ---- Markdown ------------------------------------------------------- */
 
 void
-pfprof_diff_markdown (const PfprofDiff *d, const PfprofDiffGate *gate, GString *out)
+pfprof_diff_output_markdown (const PfprofDiff *d, const PfprofDiffGate *gate, GString *out)
 {
   g_autofree char *pb = side_paths (&d->before);
   g_autofree char *pa = side_paths (&d->after);

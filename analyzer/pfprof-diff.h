@@ -82,10 +82,10 @@ typedef struct
 
 /* Renderers (pfprof-diff-output.c). Untrusted text (paths, titles) is
  * escaped for each format. */
-void pfprof_diff_text (const PfprofDiff *diff, const PfprofDiffGate *gate, gboolean color,
+void pfprof_diff_output_text (const PfprofDiff *diff, const PfprofDiffGate *gate, gboolean color,
                        GString *out);
-void pfprof_diff_json (const PfprofDiff *diff, const PfprofDiffGate *gate, GString *out);
-void pfprof_diff_markdown (const PfprofDiff *diff, const PfprofDiffGate *gate, GString *out);
+void pfprof_diff_output_json (const PfprofDiff *diff, const PfprofDiffGate *gate, GString *out);
+void pfprof_diff_output_markdown (const PfprofDiff *diff, const PfprofDiffGate *gate, GString *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofDiff, pfprof_diff_free)
 

@@ -90,7 +90,8 @@ table_columns (Importer *im, const char *table, GHashTable *names, GError **erro
   sqlite3_stmt *st = NULL;
   int rc;
 
-  if (sqlite3_prepare_v2 (im->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2 (im->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL)
+      != SQLITE_OK)
     return sqlite_failed (im, error, "table_info");
   sqlite3_bind_text (st, 1, table, -1, SQLITE_STATIC);
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
@@ -251,8 +252,8 @@ get_interval (Row *r, gint64 *start, gint64 *end)
   if (!r->failed && *end < *start)
     {
       r->failed = TRUE;
-      corrupt (r->im, r->error, "table %s row %" G_GINT64_FORMAT ": ends before it starts", r->table,
-               r->rowid);
+      corrupt (r->im, r->error, "table %s row %" G_GINT64_FORMAT ": ends before it starts",
+               r->table, r->rowid);
     }
   return !r->failed;
 }
@@ -263,6 +264,12 @@ static gboolean
 same_process (const Importer *im, gint64 global)
 {
   return im->pid < 0 || global < 0 || GLOBAL_PID (global) == im->pid;
+}
+
+static void
+set_meta (Importer *im, const char *key, const char *value)
+{
+  g_hash_table_replace (im->trace->meta, g_strdup (key), g_strdup (value ? value : ""));
 }
 
 static guint32
@@ -277,7 +284,8 @@ intern (Importer *im, const char *s)
     return GPOINTER_TO_UINT (found) - 1;
   id = im->trace->strings->len;
   g_ptr_array_add (im->trace->strings, g_strdup (s));
-  g_hash_table_insert (im->interned, g_ptr_array_index (im->trace->strings, id), GUINT_TO_POINTER (id + 1));
+  g_hash_table_insert (im->interned, g_ptr_array_index (im->trace->strings, id),
+                       GUINT_TO_POINTER (id + 1));
   return id;
 }
 
@@ -439,13 +447,14 @@ load_enums (Importer *im, GError **error)
   im->nvtx_type[75] = NVTX_DOMAIN;
   im->stream_flag[1] = 1;
 
-  return load_enum (im, "ENUM_CUDA_MEM_KIND", mem_kinds, G_N_ELEMENTS (mem_kinds), im->mem_kind, error)
-         && load_enum (im, "ENUM_CUDA_MEMCPY_OPER", copy_kinds, G_N_ELEMENTS (copy_kinds), im->copy_kind, error)
-         && load_enum (im, "ENUM_CUPTI_SYNC_TYPE", sync_types, G_N_ELEMENTS (sync_types), im->sync_type, error)
-         && load_enum (im, "ENUM_CUDA_DEV_MEM_EVENT_OPER", mem_ops, G_N_ELEMENTS (mem_ops), im->mem_op, error)
-         && load_enum (im, "ENUM_NSYS_EVENT_TYPE", nvtx_types, G_N_ELEMENTS (nvtx_types), im->nvtx_type, error)
-         && load_enum (im, "ENUM_CUPTI_STREAM_TYPE", stream_types, G_N_ELEMENTS (stream_types),
-                       im->stream_flag, error);
+#define LOAD(table, names, map) load_enum (im, table, names, G_N_ELEMENTS (names), map, error)
+  return LOAD ("ENUM_CUDA_MEM_KIND", mem_kinds, im->mem_kind)
+         && LOAD ("ENUM_CUDA_MEMCPY_OPER", copy_kinds, im->copy_kind)
+         && LOAD ("ENUM_CUPTI_SYNC_TYPE", sync_types, im->sync_type)
+         && LOAD ("ENUM_CUDA_DEV_MEM_EVENT_OPER", mem_ops, im->mem_op)
+         && LOAD ("ENUM_NSYS_EVENT_TYPE", nvtx_types, im->nvtx_type)
+         && LOAD ("ENUM_CUPTI_STREAM_TYPE", stream_types, im->stream_flag);
+#undef LOAD
 }
 
 /* ---- Version, strings, process --------------------------------------- */
@@ -468,9 +477,9 @@ load_export_meta (Importer *im, GError **error)
       if (name == NULL)
         continue;
       if (strcmp (name, "EXPORT_SCHEMA_VERSION") == 0)
-        g_hash_table_replace (im->trace->meta, g_strdup ("nsys_schema_version"), g_strdup (value ? value : ""));
+        set_meta (im, "nsys_schema_version", value);
       else if (strcmp (name, "EXPORT_PRODUCT_VERSION") == 0)
-        g_hash_table_replace (im->trace->meta, g_strdup ("nsys_product_version"), g_strdup (value ? value : ""));
+        set_meta (im, "nsys_product_version", value);
     }
   if (st != NULL)
     sqlite3_finalize (st);
@@ -518,7 +527,8 @@ load_strings (Importer *im, GError **error)
           sqlite3_finalize (st);
           return corrupt (im, error, "table StringIds: an id is not an integer");
         }
-      g_hash_table_replace (im->nsys_strings, g_memdup2 (&id, sizeof id), g_strdup (value ? value : ""));
+      g_hash_table_replace (im->nsys_strings, g_memdup2 (&id, sizeof id),
+                            g_strdup (value ? value : ""));
     }
   sqlite3_finalize (st);
   if (rc != SQLITE_DONE)
@@ -554,8 +564,9 @@ choose_process (Importer *im)
 
   im->pid = -1;
   if (has_table (im->db, "CUPTI_ACTIVITY_KIND_KERNEL")
-      && query_pair (im, "SELECT (globalPid >> 24) & 16777215 AS p, count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
-                         "WHERE globalPid IS NOT NULL GROUP BY p ORDER BY 2 DESC, p LIMIT 1",
+      && query_pair (im, "SELECT (globalPid >> 24) & 16777215 AS p, count(*) "
+                         "FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE globalPid IS NOT NULL "
+                         "GROUP BY p ORDER BY 2 DESC, p LIMIT 1",
                      &pid, &count))
     {
       im->pid = pid;
@@ -566,14 +577,17 @@ choose_process (Importer *im)
                               g_strdup_printf ("%" G_GINT64_FORMAT, n_procs));
     }
   else if (has_table (im->db, "CUPTI_ACTIVITY_KIND_RUNTIME")
-           && query_pair (im, "SELECT (globalTid >> 24) & 16777215 AS p, count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME "
-                              "WHERE globalTid IS NOT NULL GROUP BY p ORDER BY 2 DESC, p LIMIT 1",
+           && query_pair (im, "SELECT (globalTid >> 24) & 16777215 AS p, count(*) "
+                              "FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE globalTid IS NOT NULL "
+                              "GROUP BY p ORDER BY 2 DESC, p LIMIT 1",
                           &pid, &count))
     im->pid = pid;
   if (im->pid >= 0)
     {
       im->trace->pid = im->pid;
-      g_hash_table_replace (im->trace->meta, g_strdup ("pid"), g_strdup_printf ("%" G_GINT64_FORMAT, im->pid));
+      g_autofree char *pid_s = g_strdup_printf ("%" G_GINT64_FORMAT, im->pid);
+
+      set_meta (im, "pid", pid_s);
     }
 }
 
@@ -761,10 +775,12 @@ nvtx_domain_row (Row *r)
   gint64 gtid = get (r, 5, -1);
   const char *text;
 
-  if (type < 0 || type >= ENUM_MAX || r->im->nvtx_type[type] != NVTX_DOMAIN || !same_process (r->im, gtid))
+  if (type < 0 || type >= ENUM_MAX || r->im->nvtx_type[type] != NVTX_DOMAIN
+      || !same_process (r->im, gtid))
     return TRUE;
   text = get_text (r, 4) ? get_text (r, 4) : nsys_string (r->im, get (r, 6, -1));
-  g_hash_table_replace (r->im->nvtx_domains, GINT_TO_POINTER ((gint) get (r, 7, 0)), g_strdup (text ? text : ""));
+  g_hash_table_replace (r->im->nvtx_domains, GINT_TO_POINTER ((gint) get (r, 7, 0)),
+                        g_strdup (text ? text : ""));
   return TRUE;
 }
 
@@ -799,7 +815,8 @@ nvtx_row (Row *r)
     n.domain_id = PFPROF_NONE;
   else
     {
-      const char *dname = g_hash_table_lookup (r->im->nvtx_domains, GINT_TO_POINTER ((gint) domain));
+      const char *dname = g_hash_table_lookup (r->im->nvtx_domains,
+                                               GINT_TO_POINTER ((gint) domain));
       g_autofree char *fallback = g_strdup_printf ("domain %" G_GINT64_FORMAT, domain);
 
       n.domain_id = intern (r->im, dname ? dname : fallback);
@@ -932,7 +949,7 @@ process_row (Row *r)
   gint64 pid = get (r, 0, -1);
 
   if (pid == r->im->pid && get_text (r, 2) != NULL)
-    g_hash_table_replace (r->im->trace->meta, g_strdup ("process_name"), g_strdup (get_text (r, 2)));
+    set_meta (r->im, "process_name", get_text (r, 2));
   return TRUE;
 }
 
@@ -953,7 +970,8 @@ pfprof_nsys_import_detect (sqlite3 *db)
     return FALSE;
   st = NULL;
   if (sqlite3_prepare_v2 (db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                              "(name LIKE 'CUPTI\\_ACTIVITY\\_KIND\\_%' ESCAPE '\\' OR name = 'META_DATA_EXPORT')",
+                              "(name LIKE 'CUPTI\\_ACTIVITY\\_KIND\\_%' ESCAPE '\\' "
+                              "OR name = 'META_DATA_EXPORT')",
                           -1, &st, NULL) == SQLITE_OK)
     activity = sqlite3_step (st) == SQLITE_ROW;
   sqlite3_finalize (st);
@@ -973,7 +991,8 @@ pfprof_nsys_import_read (sqlite3 *db, const char *path, GError **error)
     { "streamId", TRUE }, { "globalPid", FALSE }, { "correlationId", FALSE },
     { "demangledName", FALSE }, { "shortName", FALSE }, { "gridX", FALSE }, { "gridY", FALSE },
     { "gridZ", FALSE }, { "blockX", FALSE }, { "blockY", FALSE }, { "blockZ", FALSE },
-    { "staticSharedMemory", FALSE }, { "dynamicSharedMemory", FALSE }, { "registersPerThread", FALSE },
+    { "staticSharedMemory", FALSE }, { "dynamicSharedMemory", FALSE },
+    { "registersPerThread", FALSE },
   };
   static const Col memcpy_cols[] = {
     { "start", TRUE }, { "end", TRUE }, { "deviceId", TRUE }, { "contextId", FALSE },
@@ -992,7 +1011,8 @@ pfprof_nsys_import_read (sqlite3 *db, const char *path, GError **error)
   };
   static const Col cuda_event_cols[] = {
     { "timestamp", FALSE }, { "deviceId", FALSE }, { "contextId", FALSE }, { "streamId", FALSE },
-    { "globalPid", FALSE }, { "correlationId", FALSE }, { "eventId", FALSE }, { "eventSyncId", FALSE },
+    { "globalPid", FALSE }, { "correlationId", FALSE }, { "eventId", FALSE },
+    { "eventSyncId", FALSE },
   };
   static const Col memory_cols[] = {
     { "start", TRUE }, { "globalPid", FALSE }, { "deviceId", FALSE }, { "contextId", FALSE },
@@ -1006,7 +1026,8 @@ pfprof_nsys_import_read (sqlite3 *db, const char *path, GError **error)
   };
   static const Col device_cols[] = {
     { "id", TRUE }, { "vmId", FALSE }, { "name", FALSE }, { "uuid", FALSE },
-    { "computeMajor", FALSE }, { "computeMinor", FALSE }, { "smCount", FALSE }, { "totalMemory", FALSE },
+    { "computeMajor", FALSE }, { "computeMinor", FALSE }, { "smCount", FALSE },
+    { "totalMemory", FALSE },
   };
   static const Col context_cols[] = {
     { "contextId", TRUE }, { "deviceId", TRUE }, { "nullStreamId", FALSE }, { "processId", FALSE },
@@ -1017,6 +1038,33 @@ pfprof_nsys_import_read (sqlite3 *db, const char *path, GError **error)
   };
   static const Col thread_cols[] = { { "nameId", TRUE }, { "globalTid", FALSE } };
   static const Col process_cols[] = { { "pid", FALSE }, { "globalPid", FALSE }, { "name", FALSE } };
+#define READER(table, cols, fn) { table, cols, G_N_ELEMENTS (cols), fn }
+  static const struct
+  {
+    const char *table;
+    const Col *cols;
+    guint n_cols;
+    RowFunc fn;
+  } readers[] = {
+    /* Runtime calls first: copies take their async flag from them. */
+    READER ("CUPTI_ACTIVITY_KIND_RUNTIME", api_cols, api_row),
+    READER ("CUPTI_ACTIVITY_KIND_KERNEL", kernel_cols, kernel_row),
+    READER ("CUPTI_ACTIVITY_KIND_MEMCPY", memcpy_cols, memcpy_row),
+    READER ("CUPTI_ACTIVITY_KIND_MEMSET", memset_cols, memset_row),
+    READER ("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", sync_cols, sync_row),
+    READER ("CUPTI_ACTIVITY_KIND_CUDA_EVENT", cuda_event_cols, cuda_event_row),
+    READER ("CUDA_GPU_MEMORY_USAGE_EVENTS", memory_cols, memory_row),
+    /* Domain names before the ranges that refer to them. */
+    READER ("NVTX_EVENTS", nvtx_cols, nvtx_domain_row),
+    READER ("NVTX_EVENTS", nvtx_cols, nvtx_row),
+    READER ("TARGET_INFO_GPU", device_cols, device_row),
+    /* Contexts before streams: a stream's device is its context's. */
+    READER ("TARGET_INFO_CUDA_CONTEXT_INFO", context_cols, context_row),
+    READER ("TARGET_INFO_CUDA_STREAM", stream_cols, stream_row),
+    READER ("ThreadNames", thread_cols, thread_row),
+    READER ("PROCESSES", process_cols, process_row),
+  };
+#undef READER
   Importer im = { 0 };
   gboolean ok;
 
@@ -1036,23 +1084,9 @@ pfprof_nsys_import_read (sqlite3 *db, const char *path, GError **error)
   ok = load_export_meta (&im, error) && load_enums (&im, error) && load_strings (&im, error);
   if (ok)
     choose_process (&im);
-  ok = ok
-       && for_each_row (&im, "CUPTI_ACTIVITY_KIND_RUNTIME", api_cols, G_N_ELEMENTS (api_cols), api_row, error)
-       && for_each_row (&im, "CUPTI_ACTIVITY_KIND_KERNEL", kernel_cols, G_N_ELEMENTS (kernel_cols), kernel_row, error)
-       && for_each_row (&im, "CUPTI_ACTIVITY_KIND_MEMCPY", memcpy_cols, G_N_ELEMENTS (memcpy_cols), memcpy_row, error)
-       && for_each_row (&im, "CUPTI_ACTIVITY_KIND_MEMSET", memset_cols, G_N_ELEMENTS (memset_cols), memset_row, error)
-       && for_each_row (&im, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", sync_cols, G_N_ELEMENTS (sync_cols), sync_row, error)
-       && for_each_row (&im, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", cuda_event_cols, G_N_ELEMENTS (cuda_event_cols),
-                        cuda_event_row, error)
-       && for_each_row (&im, "CUDA_GPU_MEMORY_USAGE_EVENTS", memory_cols, G_N_ELEMENTS (memory_cols), memory_row, error)
-       && for_each_row (&im, "NVTX_EVENTS", nvtx_cols, G_N_ELEMENTS (nvtx_cols), nvtx_domain_row, error)
-       && for_each_row (&im, "NVTX_EVENTS", nvtx_cols, G_N_ELEMENTS (nvtx_cols), nvtx_row, error)
-       && for_each_row (&im, "TARGET_INFO_GPU", device_cols, G_N_ELEMENTS (device_cols), device_row, error)
-       && for_each_row (&im, "TARGET_INFO_CUDA_CONTEXT_INFO", context_cols, G_N_ELEMENTS (context_cols),
-                        context_row, error)
-       && for_each_row (&im, "TARGET_INFO_CUDA_STREAM", stream_cols, G_N_ELEMENTS (stream_cols), stream_row, error)
-       && for_each_row (&im, "ThreadNames", thread_cols, G_N_ELEMENTS (thread_cols), thread_row, error)
-       && for_each_row (&im, "PROCESSES", process_cols, G_N_ELEMENTS (process_cols), process_row, error);
+  for (guint i = 0; ok && i < G_N_ELEMENTS (readers); i++)
+    ok = for_each_row (&im, readers[i].table, readers[i].cols, readers[i].n_cols, readers[i].fn,
+                       error);
 
   g_hash_table_unref (im.nvtx_domains);
   g_hash_table_unref (im.nsys_strings);

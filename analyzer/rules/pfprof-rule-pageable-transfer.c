@@ -48,7 +48,10 @@ static const char fix[] =
   "For device-to-host copies (.cpu()), copy into a pinned tensor:\n"
   "\n"
   "    out = torch.empty(t.shape, dtype=t.dtype, pin_memory=True)\n"
-  "    out.copy_(t, non_blocking=True)\n";
+  "    out.copy_(t, non_blocking=True)\n"
+  "\n"
+  "Once the batches are pinned, copy the next one on a side stream while the current\n"
+  "step computes, so the copy is hidden (see serialized-copy's fix).\n";
 
 /* Pinned HtoD bandwidth in bytes per ns (= GB/s) measured on @device in
  * the whole trace, or 0 when it saw no sizeable pinned copy. */

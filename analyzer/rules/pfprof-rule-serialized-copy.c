@@ -4,7 +4,8 @@
  * kernels, or a blocking (non-async) copy, is ordered with the kernels:
  * the GPU computes, then copies, then computes again. The copy time is
  * exposed in every step even though the copy engine could have run it
- * during the previous step's kernels.
+ * during the previous step's kernels. Copies from pageable memory are left
+ * to pageable-transfer: they cannot overlap until they are pinned.
  */
 #include "pfprof-rules.h"
 
@@ -66,9 +67,12 @@ judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
       gboolean same = m[i].stream_id == dev->compute_stream;
       gboolean blocking = !(m[i].flags & PFPROF_MEMCPY_FLAG_ASYNC);
 
+      /* A copy from pageable memory cannot overlap anything wherever it
+       * is issued (the driver stages it and the host waits): that is
+       * pageable-transfer's finding and fix, which comes first. */
       if (m[i].device_id != dev->device_id || m[i].copy_kind != PFPROF_COPY_KIND_HTOD
-          || m[i].bytes < min_bytes || dur <= 0 || !pfprof_trace_index_in_steady (ix, m[i].start_ns)
-          || !(same || blocking))
+          || m[i].src_kind == PFPROF_MEMORY_KIND_PAGEABLE || m[i].bytes < min_bytes || dur <= 0
+          || !pfprof_trace_index_in_steady (ix, m[i].start_ns) || !(same || blocking))
         continue;
       ov = pfprof_interval_set_length_in (dev->kernels, m[i].start_ns, m[i].end_ns);
       if ((double) ov > max_overlap * (double) dur)

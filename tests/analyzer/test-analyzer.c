@@ -335,6 +335,16 @@ test_serialized (void)
     g_autoptr (PfprofAnalysis) a = analyze (&so);
     g_assert_cmpuint (n_findings (a, "serialized-copy"), ==, 0);
   }
+  /* Negative: on the compute stream but from pageable memory: that is
+   * pageable-transfer's (pin first; as on the H200 pageable sample). */
+  so.copy_mode = SIM_COPY_SERIALIZED;
+  so.pageable = TRUE;
+  {
+    g_autoptr (PfprofAnalysis) a = analyze (&so);
+    g_assert_cmpuint (n_findings (a, "serialized-copy"), ==, 0);
+    g_assert_cmpuint (n_findings (a, "pageable-transfer"), ==, 1);
+  }
+  so.pageable = FALSE;
   /* Borderline: on a side stream but waited for: not serialized (that is
    * late-prefetch). */
   so.copy_mode = SIM_COPY_LATE;
