@@ -130,6 +130,10 @@ pfprof_view_window_select_finding (PfprofViewWindow *self, guint n)
   if (row == NULL)
     return FALSE;
   gtk_list_box_select_row (GTK_LIST_BOX (self->findings_list), row);
+  /* Focusing the row scrolls the panel to it; the keys then go back to
+   * the timeline. */
+  gtk_widget_grab_focus (GTK_WIDGET (row));
+  gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
   return TRUE;
 }
 
