@@ -1,11 +1,12 @@
 #!/bin/bash
-# bench/collector-overhead.sh [RUNS]: step time with and without pfprof
+# bench/collector-overhead.sh [RUNS [WORKLOAD]]: step time with and without pfprof
 # record, interleaved (bare, pfprof, bare, pfprof, ...) on one machine so
 # drifts hit both alike. Run from the repository root on the GPU machine
 # with the build folder carried (PFPROF_BUILD, default build-collector).
 # Prints one line per run and a summary (median of the per-run medians).
 set -u
 runs=${1:-3}
+only=${2:-}
 . tests/gpu/env.sh
 tmp=/tmp/pfprof-bench; rm -rf $tmp; mkdir -p $tmp
 export PYTHONUNBUFFERED=1
@@ -47,5 +48,5 @@ bench() {
   done
 }
 
-bench resnet18_prefetch -- python3 samples/side_stream_prefetch.py --steps 100 --warmup 20
-bench tiny_kernels -- python3 bench/tiny_kernels.py --kernels 1000 --steps 200 --warmup 20
+[ -z "$only" ] || [ "$only" = resnet18_prefetch ] && bench resnet18_prefetch -- python3 samples/side_stream_prefetch.py --steps 100 --warmup 20
+[ -z "$only" ] || [ "$only" = tiny_kernels ] && bench tiny_kernels -- python3 bench/tiny_kernels.py --kernels 1000 --steps 200 --warmup 20
