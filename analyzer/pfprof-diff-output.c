@@ -148,7 +148,9 @@ text_finding (GString *out, const PfprofDiffFinding *f, gboolean color)
   const char *on = "";
 
   if (color)
-    on = f->status == PFPROF_DIFF_RESOLVED ? ANSI_GREEN : f->status == PFPROF_DIFF_NEW ? ANSI_RED : "";
+    on = f->status == PFPROF_DIFF_RESOLVED ? ANSI_GREEN
+         : f->status == PFPROF_DIFF_NEW    ? ANSI_RED
+                                           : "";
   g_string_append_printf (out, "  %s%-9s%s [%s] %s: ", on, pfprof_diff_status_to_string (f->status),
                           *on ? ANSI_RESET : "", pfprof_severity_to_string (f->severity), f->rule);
   pfprof_escape_terminal (out, f->title ? f->title : "", FALSE);
@@ -159,7 +161,8 @@ text_finding (GString *out, const PfprofDiffFinding *f, gboolean color)
 }
 
 void
-pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboolean color, GString *out)
+pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboolean color,
+                         GString *out)
 {
   g_autofree char *pb = side_paths (&d->before);
   g_autofree char *pa = side_paths (&d->after);
@@ -182,7 +185,8 @@ pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboole
   g_string_append_printf (out, " (%u steady steps, steps from %s)\n", d->after.n_steady_steps,
                           d->after.step_source);
   if (strcmp (d->before.step_source, d->after.step_source) != 0)
-    g_string_append (out, "  note: the two sides found their steps differently; compare with care\n");
+    g_string_append (out, "  note: the two sides found their steps differently; "
+                          "compare with care\n");
 
   g_string_append_printf (out, "\n%-16s %12s %12s %12s %8s\n", "Median step", "before", "after",
                           "change", "");
@@ -205,7 +209,8 @@ pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboole
   g_string_append_printf (out, "  %-14s %12s %12s %21s\n", "GPU idle share", ib, ia, id);
 
   g_string_append_printf (out, "\nFindings: %u resolved, %u new, %u unchanged\n",
-                          pfprof_diff_count (d, PFPROF_DIFF_RESOLVED), pfprof_diff_count (d, PFPROF_DIFF_NEW),
+                          pfprof_diff_count (d, PFPROF_DIFF_RESOLVED),
+                          pfprof_diff_count (d, PFPROF_DIFF_NEW),
                           pfprof_diff_count (d, PFPROF_DIFF_UNCHANGED));
   for (guint i = 0; i < d->findings->len; i++)
     text_finding (out, g_ptr_array_index (d->findings, i), color);
@@ -265,6 +270,9 @@ json_side (GString *out, const PfprofDiffSide *s)
 void
 pfprof_diff_output_json (const PfprofDiff *d, const PfprofDiffGate *gate, GString *out)
 {
+  guint n_resolved = pfprof_diff_count (d, PFPROF_DIFF_RESOLVED);
+  guint n_new = pfprof_diff_count (d, PFPROF_DIFF_NEW);
+  guint n_unchanged = pfprof_diff_count (d, PFPROF_DIFF_UNCHANGED);
   double pct = 0;
   gboolean has_pct = pfprof_diff_step_change_pct (d, &pct);
 
@@ -299,16 +307,18 @@ pfprof_diff_output_json (const PfprofDiff *d, const PfprofDiffGate *gate, GStrin
                               pfprof_severity_to_string (f->severity));
       pfprof_escape_json (out, f->title ? f->title : "");
       g_string_append_printf (out,
-                              ",\"count_before\":%" G_GUINT64_FORMAT ",\"count_after\":%" G_GUINT64_FORMAT
-                              ",\"time_before_ns\":%" G_GINT64_FORMAT ",\"time_after_ns\":%" G_GINT64_FORMAT
+                              ",\"count_before\":%" G_GUINT64_FORMAT
+                              ",\"count_after\":%" G_GUINT64_FORMAT
+                              ",\"time_before_ns\":%" G_GINT64_FORMAT
+                              ",\"time_after_ns\":%" G_GINT64_FORMAT
                               ",\"est_savings_before_ns\":%" G_GINT64_FORMAT
                               ",\"est_savings_after_ns\":%" G_GINT64_FORMAT "}",
                               f->count_before, f->count_after, f->time_before_ns, f->time_after_ns,
                               f->savings_before_ns, f->savings_after_ns);
     }
-  g_string_append_printf (out, "],\"summary\":{\"resolved\":%u,\"new\":%u,\"unchanged\":%u},\"gate\":",
-                          pfprof_diff_count (d, PFPROF_DIFF_RESOLVED), pfprof_diff_count (d, PFPROF_DIFF_NEW),
-                          pfprof_diff_count (d, PFPROF_DIFF_UNCHANGED));
+  g_string_append_printf (out, "],\"summary\":{\"resolved\":%u,\"new\":%u,\"unchanged\":%u}",
+                          n_resolved, n_new, n_unchanged);
+  g_string_append (out, ",\"gate\":");
   if (gate == NULL || !gate->has_gate)
     g_string_append (out, "null");
   else
@@ -356,7 +366,8 @@ pfprof_diff_output_markdown (const PfprofDiff *d, const PfprofDiffGate *gate, GS
   g_string_append_printf (out, "| HtoD overlap | %s | %s | %s | |\n", ob, oa, od);
   g_string_append_printf (out, "| GPU idle share | %s | %s | %s | |\n\n", ib, ia, id);
   g_string_append_printf (out, "**Findings:** %u resolved, %u new, %u unchanged\n\n",
-                          pfprof_diff_count (d, PFPROF_DIFF_RESOLVED), pfprof_diff_count (d, PFPROF_DIFF_NEW),
+                          pfprof_diff_count (d, PFPROF_DIFF_RESOLVED),
+                          pfprof_diff_count (d, PFPROF_DIFF_NEW),
                           pfprof_diff_count (d, PFPROF_DIFF_UNCHANGED));
   if (d->findings->len > 0)
     {
@@ -369,8 +380,8 @@ pfprof_diff_output_markdown (const PfprofDiff *d, const PfprofDiffGate *gate, GS
           g_autofree char *ta = pfprof_format_ns (f->time_after_ns);
 
           g_string_append_printf (out,
-                                  "| %s | `%s` | %s | %" G_GUINT64_FORMAT " (%s) | %" G_GUINT64_FORMAT
-                                  " (%s) | ",
+                                  "| %s | `%s` | %s | %" G_GUINT64_FORMAT " (%s) | "
+                                  "%" G_GUINT64_FORMAT " (%s) | ",
                                   pfprof_diff_status_to_string (f->status), f->rule,
                                   pfprof_severity_to_string (f->severity), f->count_before, tb,
                                   f->count_after, ta);

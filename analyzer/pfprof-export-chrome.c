@@ -107,8 +107,8 @@ event_open (Export *x, const char *ph, const char *cat, const char *name, gint64
 static void
 metadata (Export *x, const char *what, gint64 pid, gint64 tid, const char *name, gint64 sort_index)
 {
-  g_autofree char *sort_what = g_strdup_printf ("%s_sort_index",
-                                                strcmp (what, "process_name") == 0 ? "process" : "thread");
+  const char *kind = strcmp (what, "process_name") == 0 ? "process" : "thread";
+  g_autofree char *sort_what = g_strdup_printf ("%s_sort_index", kind);
 
   event_open (x, "M", "__metadata", what, pid, tid, x->t0);
   g_string_append (x->out, ",\"args\":{\"name\":");
@@ -182,12 +182,16 @@ collect_tracks (Export *x)
     {
       PfprofTrace *t = trace_at (x, i);
 
+      const PfprofKernelRecord *kernels = pfprof_trace_kernels (t);
+      const PfprofMemcpyRecord *copies = pfprof_trace_memcpys (t);
+      const PfprofMemsetRecord *memsets = pfprof_trace_memsets (t);
+
       for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); k++)
-        note_stream (x, i, pfprof_trace_kernels (t)[k].device_id, pfprof_trace_kernels (t)[k].stream_id);
+        note_stream (x, i, kernels[k].device_id, kernels[k].stream_id);
       for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); k++)
-        note_stream (x, i, pfprof_trace_memcpys (t)[k].device_id, pfprof_trace_memcpys (t)[k].stream_id);
+        note_stream (x, i, copies[k].device_id, copies[k].stream_id);
       for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); k++)
-        note_stream (x, i, pfprof_trace_memsets (t)[k].device_id, pfprof_trace_memsets (t)[k].stream_id);
+        note_stream (x, i, memsets[k].device_id, memsets[k].stream_id);
       for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_API_CALLS); k++)
         note_thread (x, i, pfprof_trace_api_calls (t)[k].tid);
       for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_NVTX); k++)
@@ -304,10 +308,10 @@ write_metadata (Export *x)
       parse_key (g_ptr_array_index (gpus, g), k, 2);
       t = trace_at (x, (guint) k[0]);
       dev = device_name (t, (guint32) k[1]);
-      name = g_strdup_printf ("GPU %u%s%s (pid %" G_GINT64_FORMAT ")", (guint) k[1], *dev ? ": " : "",
-                              dev, t->pid);
-      metadata (x, "process_name", *(gint64 *) g_hash_table_lookup (x->gpu_pids, g_ptr_array_index (gpus, g)),
-                0, name, (gint64) k[0] * 2 + 1);
+      name = g_strdup_printf ("GPU %u%s%s (pid %" G_GINT64_FORMAT ")", (guint) k[1],
+                              *dev ? ": " : "", dev, t->pid);
+      metadata (x, "process_name", gpu_pid (x, (guint) k[0], (guint32) k[1]), 0, name,
+                (gint64) k[0] * 2 + 1);
     }
   for (guint s = 0; s < streams->len; s++)
     {
@@ -352,7 +356,8 @@ write_steps (Export *x)
 
       if (s->trace_index >= a->traces->len)
         continue;
-      name = g_strdup_printf ("step %u%s", numbers[s->trace_index]++, s->warmup ? " (warm-up)" : "");
+      name = g_strdup_printf ("step %u%s", numbers[s->trace_index]++,
+                              s->warmup ? " (warm-up)" : "");
       event_open (x, "X", "step", name, x->host_pids[s->trace_index], STEPS_TID, s->start_ns);
       append_us (x->out, "dur", MAX (s->end_ns - s->start_ns, 0));
       g_string_append (x->out, ",\"args\":{\"warmup\":");
@@ -402,7 +407,8 @@ write_trace_events (Export *x, guint i)
 
       if (c->correlation_id != 0)
         g_hash_table_insert (calls, GUINT_TO_POINTER (c->correlation_id), GUINT_TO_POINTER (k));
-      event_open (x, "X", "cuda_api", pfprof_trace_string (t, c->name_id), hpid, c->tid, c->start_ns);
+      event_open (x, "X", "cuda_api", pfprof_trace_string (t, c->name_id), hpid, c->tid,
+                  c->start_ns);
       append_us (x->out, "dur", c->end_ns - c->start_ns);
       g_string_append_printf (x->out, ",\"args\":{\"correlation_id\":%u,\"return_value\":%d}}",
                               c->correlation_id, c->return_value);
@@ -419,7 +425,7 @@ write_trace_events (Export *x, guint i)
       else
         append_us (x->out, "dur", r->end_ns - r->start_ns);
       g_string_append (x->out, ",\"args\":{\"domain\":");
-      pfprof_escape_json (x->out, r->domain_id == PFPROF_NONE ? "" : pfprof_trace_string (t, r->domain_id));
+      pfprof_escape_json (x->out, pfprof_trace_string (t, r->domain_id));
       g_string_append (x->out, "}}");
     }
   for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); k++)
@@ -427,7 +433,8 @@ write_trace_events (Export *x, guint i)
       const PfprofKernelRecord *r = &pfprof_trace_kernels (t)[k];
       gint64 pid = gpu_pid (x, i, r->device_id);
 
-      event_open (x, "X", "kernel", pfprof_trace_string (t, r->name_id), pid, r->stream_id, r->start_ns);
+      event_open (x, "X", "kernel", pfprof_trace_string (t, r->name_id), pid, r->stream_id,
+                  r->start_ns);
       append_us (x->out, "dur", r->end_ns - r->start_ns);
       g_string_append_printf (x->out,
                               ",\"args\":{\"correlation_id\":%u,\"grid\":[%d,%d,%d],"
@@ -489,8 +496,9 @@ write_findings (Export *x)
   for (guint i = 0; i < a->findings->len; i++)
     {
       const PfprofFinding *f = g_ptr_array_index (a->findings, i);
-      g_autofree char *name = g_strdup_printf ("[%s] %s: %s", pfprof_severity_to_string (f->severity),
-                                               f->rule, f->title ? f->title : "");
+      g_autofree char *name = g_strdup_printf ("[%s] %s: %s",
+                                               pfprof_severity_to_string (f->severity), f->rule,
+                                               f->title ? f->title : "");
       guint trace = 0;
 
       if (f->evidence->len > 0)

@@ -132,7 +132,12 @@ run (PfprofRuleContext *ctx)
               mi++;
             }
           g_array_append_val (episodes, ep);
-          ep_idle += (ep.end - ep.start) - pfprof_interval_set_length_in (dev->busy, ep.start, ep.end);
+          /* What the stall costs the GPU: idle time, and copy time that
+           * ran with no kernel beside it because the host could not queue
+           * compute while it waited. */
+          ep_idle += (ep.end - ep.start) - pfprof_interval_set_length_in (dev->busy, ep.start, ep.end)
+                     + pfprof_interval_set_length_in (dev->htod, ep.start, ep.end)
+                     - pfprof_interval_set_length_in (dev->htod_kernels, ep.start, ep.end);
           ep_host += ep.end - ep.start;
         }
       i = j + 1;
@@ -210,7 +215,8 @@ run (PfprofRuleContext *ctx)
           "After warm-up the host blocked in %u cudaEventSynchronize calls (%s) and the caching "
           "allocator freed and re-allocated device memory in %u episodes (%u frees, %u "
           "allocations; %s of host time, %s in allocations): the signature of record_stream() "
-          "under memory pressure. The GPU was idle %s during these episodes (%s per step). "
+          "under memory pressure. During these episodes the GPU was idle, or copied with no kernel "
+          "beside the copy, for %s (%s per step). "
           "%u event polls returned not-ready.",
           syncs->len, s_sync, episodes->len, frees->len, mallocs->len, s_host, s_alloc, s_idle,
           s_idle_step, n_not_ready);
