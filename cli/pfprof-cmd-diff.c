@@ -192,7 +192,8 @@ pfprof_cmd_diff (int argc, char **argv)
       if (end == fail_if_slower || *end != '\0' || errno != 0 || !isfinite (gate.max_slower_pct)
           || gate.max_slower_pct < 0)
         {
-          pfprof_cli_error ("diff: --fail-if-slower takes a percentage >= 0, not '%s'", fail_if_slower);
+          pfprof_cli_error ("diff: --fail-if-slower takes a percentage >= 0, not '%s'",
+                            fail_if_slower);
           return PFPROF_EXIT_USAGE;
         }
       gate.has_gate = TRUE;
@@ -241,10 +242,10 @@ pfprof_cmd_diff (int argc, char **argv)
 
   switch (fmt)
     {
-    case DIFF_JSON: pfprof_diff_json (diff, &gate, out); break;
-    case DIFF_MARKDOWN: pfprof_diff_markdown (diff, &gate, out); break;
+    case DIFF_JSON: pfprof_diff_output_json (diff, &gate, out); break;
+    case DIFF_MARKDOWN: pfprof_diff_output_markdown (diff, &gate, out); break;
     case DIFF_TEXT:
-    default: pfprof_diff_text (diff, &gate, use_color, out); break;
+    default: pfprof_diff_output_text (diff, &gate, use_color, out); break;
     }
   if (output != NULL && strcmp (output, "-") != 0)
     {

@@ -46,24 +46,27 @@ write_trace (PfprofTraceWriter *w, const PfprofTrace *trace)
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     {
       GArray *a = trace->tables[t];
-      g_autofree guchar *copy = g_malloc (MAX (g_array_get_element_size (a), 1));
+      gsize size = g_array_get_element_size (a);
+      g_autofree guchar *copy = g_malloc (MAX (size, 1));
 
       for (guint i = 0; i < a->len; i++)
         {
-          memcpy (copy, a->data + (gsize) i * g_array_get_element_size (a), g_array_get_element_size (a));
+          void *rec = copy;
+
+          memcpy (copy, a->data + (gsize) i * size, size);
           switch ((PfprofTableId) t)
             {
-            case PFPROF_TABLE_KERNELS: REMAP (((PfprofKernelRecord *) (void *) copy)->name_id); break;
-            case PFPROF_TABLE_API_CALLS: REMAP (((PfprofApiRecord *) (void *) copy)->name_id); break;
+            case PFPROF_TABLE_KERNELS: REMAP (((PfprofKernelRecord *) rec)->name_id); break;
+            case PFPROF_TABLE_API_CALLS: REMAP (((PfprofApiRecord *) rec)->name_id); break;
             case PFPROF_TABLE_NVTX:
-              REMAP (((PfprofNvtxRecord *) (void *) copy)->name_id);
-              REMAP (((PfprofNvtxRecord *) (void *) copy)->domain_id);
+              REMAP (((PfprofNvtxRecord *) rec)->name_id);
+              REMAP (((PfprofNvtxRecord *) rec)->domain_id);
               break;
             case PFPROF_TABLE_DEVICES:
-              REMAP (((PfprofDeviceRecord *) (void *) copy)->name_id);
-              REMAP (((PfprofDeviceRecord *) (void *) copy)->uuid_id);
+              REMAP (((PfprofDeviceRecord *) rec)->name_id);
+              REMAP (((PfprofDeviceRecord *) rec)->uuid_id);
               break;
-            case PFPROF_TABLE_THREADS: REMAP (((PfprofThreadRecord *) (void *) copy)->name_id); break;
+            case PFPROF_TABLE_THREADS: REMAP (((PfprofThreadRecord *) rec)->name_id); break;
             default: break;
             }
           if ((rc = pfprof_trace_writer_append (w, (PfprofTableId) t, copy)) != PFPROF_WRITER_OK)
@@ -120,7 +123,8 @@ pfprof_cmd_import (int argc, char **argv)
     }
   if (inputs == NULL || inputs[0] == NULL || inputs[1] != NULL)
     {
-      pfprof_cli_error ("import: give one export; usage: pfprof import NSYS.sqlite -o TRACE.pfprof");
+      pfprof_cli_error ("import: give one export; "
+                        "usage: pfprof import NSYS.sqlite -o TRACE.pfprof");
       return PFPROF_EXIT_USAGE;
     }
   if (output == NULL || *output == '\0')
@@ -143,7 +147,8 @@ pfprof_cmd_import (int argc, char **argv)
     }
   if (rc != PFPROF_WRITER_OK)
     {
-      pfprof_cli_error ("import: cannot write %s: %s", output, pfprof_trace_writer_status_string (rc));
+      pfprof_cli_error ("import: cannot write %s: %s", output,
+                        pfprof_trace_writer_status_string (rc));
       return PFPROF_EXIT_USAGE;
     }
   rc = write_trace (w, trace);
@@ -157,10 +162,12 @@ pfprof_cmd_import (int argc, char **argv)
   rc = pfprof_trace_writer_finish (w);
   if (rc != PFPROF_WRITER_OK)
     {
-      pfprof_cli_error ("import: cannot finish %s: %s", output, pfprof_trace_writer_status_string (rc));
+      pfprof_cli_error ("import: cannot finish %s: %s", output,
+                        pfprof_trace_writer_status_string (rc));
       remove_output (output);
       return PFPROF_EXIT_USAGE;
     }
-  printf ("%s: %" G_GUINT64_FORMAT " events from %s\n", output, pfprof_trace_n_events (trace), inputs[0]);
+  printf ("%s: %" G_GUINT64_FORMAT " events from %s\n", output, pfprof_trace_n_events (trace),
+          inputs[0]);
   return PFPROF_EXIT_OK;
 }
