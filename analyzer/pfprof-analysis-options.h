@@ -38,7 +38,7 @@ GQuark pfprof_analysis_error_quark (void);
 
 /* The default NVTX step pattern (case-insensitive regular expression). */
 #define PFPROF_DEFAULT_STEP_PATTERN                                                                \
-  "^(train[_ .-]?|training[_ .-]?|val[_ .-]?)?(step|iteration|iter|batch)([^[:alpha:]].*)?$"
+  "^(train[_ .-]?|training[_ .-]?|val[_ .-]?|profiler)?(step|iteration|iter|batch)([^[:alpha:]].*)?$"
 
 typedef struct _PfprofRule PfprofRule;
 

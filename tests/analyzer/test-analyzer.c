@@ -193,6 +193,24 @@ test_steps_nvtx (void)
 }
 
 static void
+test_step_pattern (void)
+{
+  static const char *const yes[] = { "train_step", "training_step", "step", "Step 12", "iteration-3",
+                                     "iter7", "Batch#4", "ProfilerStep#7", "val step 2" };
+  static const char *const no[] = { "forward", "stepper", "optimizer.step", "DataLoader.next",
+                                    "backward_step_x", "" };
+  g_autoptr (GRegex) re = g_regex_new (PFPROF_DEFAULT_STEP_PATTERN, G_REGEX_CASELESS, 0, NULL);
+
+  g_assert_nonnull (re);
+  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
+    if (!g_regex_match (re, yes[i], 0, NULL))
+      g_error ("step pattern does not match %s", yes[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
+    if (g_regex_match (re, no[i], 0, NULL))
+      g_error ("step pattern matches %s", no[i]);
+}
+
+static void
 test_steps_periodic (void)
 {
   SimOptions so;
@@ -963,6 +981,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analyzer/clean", test_clean);
   g_test_add_func ("/analyzer/steps/nvtx", test_steps_nvtx);
   g_test_add_func ("/analyzer/steps/periodic", test_steps_periodic);
+  g_test_add_func ("/analyzer/steps/pattern", test_step_pattern);
   g_test_add_func ("/analyzer/steps/warmup-fixed", test_warmup_fixed);
   g_test_add_func ("/analyzer/startup-not-flagged", test_startup_not_flagged);
   g_test_add_func ("/analyzer/rule/pageable-transfer", test_pageable);
