@@ -4,7 +4,8 @@
 
 Usage: test-output-safety.py PFPROF WORKDIR
 
-For `pfprof report`, `render`, `export` and `diff` (those the binary has):
+For `pfprof report`, `render`, `export`, `import` and `diff` (those the
+binary has):
   - a symbolic link at FILE is never followed (its target is unchanged),
     with or without --force, and a dangling one never creates its target;
   - a directory or FIFO at FILE is refused; a missing folder is an error;
@@ -63,15 +64,29 @@ def argv_export(inp, out):
     return ["export", inp, "-o", out]
 
 
+def argv_import(inp, out):
+    return ["import", inp, "-o", out]
+
+
 def argv_diff(inp, out):
     return ["diff", "-f", "json", "-b", trace2, "-a", inp, "-o", out]
 
 
 WRITERS = [("report", argv_report, "r.json"), ("render", argv_render, "x.png"),
-           ("export", argv_export, "e.json"), ("diff", argv_diff, "d.json")]
+           ("export", argv_export, "e.json"), ("import", argv_import, "i.pfprof"),
+           ("diff", argv_diff, "d.json")]
 WRITERS = [(c, a, n, help_has_force(c)) for c, a, n in WRITERS if c in CMDS]
 note("commands writing -o: " + ", ".join(f"{c} ({'has' if f else 'no'} --force)"
                                           for c, _, _, f in WRITERS))
+
+
+# Bugs this test found, handed to their owners; TAP TODOs until fixed.
+KNOWN = {
+    ("import", "a failed write keeps the existing file intact"):
+        "import --force unlinks the old TRACE before writing the new one in place "
+        "(pfprof_trace_writer_open with PFPROF_WRITER_OVERWRITE, no temporary name + "
+        "rename), so a failed import loses it; handed to the interop owner",
+}
 
 
 def one_line_error(r):
@@ -80,8 +95,12 @@ def one_line_error(r):
 
 
 def read(path):
-    with open(path, "rb") as f:
-        return f.read()
+    """The bytes of @path, or None when it cannot be read (gone)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 def run_limited(args, fsize):
@@ -203,7 +222,8 @@ for cmd, argv, name, has_force in WRITERS:
     r = run_limited(argv(trace, out) + force, limit)
     check(f"{cmd}: a failed write keeps the existing file intact",
           one_line_error(r) and read(out) == b"old bytes" and listdir_all(D) == [name],
-          r.describe() + f"\nfolder: {listdir_all(D)}")
+          r.describe() + f"\nfolder: {listdir_all(D)}",
+          todo=KNOWN.get((cmd, "a failed write keeps the existing file intact")))
 
 clear_dir(D)
 finish()
