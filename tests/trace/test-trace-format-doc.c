@@ -1,6 +1,7 @@
 /* test-trace-format-doc.c: docs/trace-format.md documents every table and
  * column of the schema description, the current format version, and
- * every meta key the collector and the generator write. The source root
+ * every meta key the collector and the generator write or that the
+ * recorded sample traces carry. The source root
  * comes from the PFPROF_SOURCE_ROOT environment variable (set by meson). */
 #include <string.h>
 
@@ -244,6 +245,52 @@ test_meta_keys (void)
   trace_test_tmp_dir_free (dir);
 }
 
+/* The traces recorded on the GPU (samples/traces/) load with this reader
+ * and carry only documented meta keys. */
+static void
+test_recorded_samples (void)
+{
+  g_autofree char *doc = read_source ("docs/trace-format.md");
+  g_autofree char *meta = section (doc, "## `meta`");
+  g_autofree char *dir
+    = g_build_filename (g_getenv ("PFPROF_SOURCE_ROOT"), "samples", "traces", NULL);
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0, missing = 0;
+
+  if (d == NULL)
+    {
+      g_test_skip ("no samples/traces");
+      return;
+    }
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PfprofTrace) trace = NULL;
+      GHashTableIter iter;
+      gpointer key;
+
+      if (!g_str_has_suffix (name, ".pfprof"))
+        continue;
+      path = g_build_filename (dir, name, NULL);
+      trace = pfprof_trace_reader_load (path, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (pfprof_trace_n_events (trace), >, 0);
+      g_hash_table_iter_init (&iter, trace->meta);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        if (!has_row (meta, key))
+          {
+            g_test_message ("%s: meta key %s is not documented", name, (const char *) key);
+            missing++;
+          }
+      n++;
+    }
+  g_dir_close (d);
+  g_test_message ("%u recorded traces", n);
+  g_assert_cmpuint (missing, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -252,5 +299,6 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-format-doc/version", test_version);
   g_test_add_func ("/trace-format-doc/enums", test_enums);
   g_test_add_func ("/trace-format-doc/meta-keys", test_meta_keys);
+  g_test_add_func ("/trace-format-doc/recorded-samples", test_recorded_samples);
   return g_test_run ();
 }
