@@ -678,6 +678,20 @@ pfprof_timeline_free (PfprofTimeline *timeline)
   g_free (timeline);
 }
 
+gboolean
+pfprof_timeline_set_analysis (PfprofTimeline *timeline, const PfprofAnalysis *analysis)
+{
+  if (analysis->traces->len != timeline->analysis->traces->len)
+    return FALSE;
+  for (guint i = 0; i < analysis->traces->len; i++)
+    if (g_ptr_array_index (analysis->traces, i) != g_ptr_array_index (timeline->analysis->traces, i))
+      return FALSE;
+  timeline->analysis = analysis;
+  if (timeline->finding_rows != NULL)
+    g_clear_pointer (&timeline->finding_rows, g_ptr_array_unref);
+  return TRUE;
+}
+
 const PfprofTimelineRow *
 pfprof_timeline_get_row (const PfprofTimeline *timeline, guint i)
 {

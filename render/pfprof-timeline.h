@@ -124,6 +124,14 @@ PfprofTimeline *pfprof_timeline_new (const PfprofAnalysis *analysis,
 
 void pfprof_timeline_free (PfprofTimeline *timeline);
 
+/* Makes @timeline read its findings and steps from @analysis, which must
+ * be over the same traces in the same order as the one it was built
+ * with. Lets a caller lay the timeline out over a bare PfprofAnalysis
+ * holding only the traces while the real analysis runs on another thread
+ * (both only read the traces). FALSE, and nothing changed, when the
+ * traces differ. */
+gboolean pfprof_timeline_set_analysis (PfprofTimeline *timeline, const PfprofAnalysis *analysis);
+
 /* Row @i; NULL past the end. */
 const PfprofTimelineRow *pfprof_timeline_get_row (const PfprofTimeline *timeline, guint i);
 
