@@ -8,6 +8,7 @@
 #include "pfprof-render-text.h"
 #include "pfprof-renderer.h"
 #include "pfprof-timeline.h"
+#include "pfprof-trace-reader.h"
 #include "render-test-util.h"
 
 #define W 1200
@@ -524,6 +525,94 @@ test_units (void)
   }
 }
 
+/* A trace recorded on the H200 (samples/traces/a_pageable.pfprof): the
+ * real reader and analysis, then the picture: its stream and thread rows,
+ * a pageable copy in the pageable colour over exactly its time range, and
+ * the analyzer's pageable-transfer finding marked on that copy's row. */
+static void
+test_recorded_sample (void)
+{
+  const char *dir = g_getenv ("PFPROF_SAMPLES");
+  g_autofree char *path = dir ? g_build_filename (dir, "a_pageable.pfprof", NULL) : NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+  PfprofAnalysis *a;
+  PfprofTimeline *tl;
+  PfprofTrace *t;
+  PfprofRenderView view;
+  cairo_surface_t *s;
+  const PfprofFinding *f = NULL;
+  const PfprofEvidence *ev;
+  const PfprofMemcpyRecord *m;
+  double orange[3], sev[3], p[3], y, h;
+  int row, x0, x1;
+
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("samples/traces/a_pageable.pfprof is not there");
+      return;
+    }
+  t = pfprof_trace_reader_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_ptr_array_add (traces, t);
+  a = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
+  g_assert_no_error (error);
+  tl = pfprof_timeline_new (a, NULL, NULL);
+  g_assert_cmpuint (tl->n_gpu_events, >, 1000);
+  g_assert_cmpint (find_row (tl, PFPROF_ROW_STREAM, 7, 0), >=, 0);
+  g_assert_cmpint (find_row (tl, PFPROF_ROW_THREAD_API, PFPROF_NONE, 0), >=, 0);
+  g_assert_cmpint (find_row (tl, PFPROF_ROW_THREAD_NVTX, PFPROF_NONE, 0), >=, 0);
+  for (guint i = 0; i < a->findings->len && f == NULL; i++)
+    if (g_str_equal (((PfprofFinding *) g_ptr_array_index (a->findings, i))->rule, "pageable-transfer"))
+      f = g_ptr_array_index (a->findings, i);
+  g_assert_nonnull (f);
+  g_assert_cmpuint (f->evidence->len, >, 0);
+  ev = &g_array_index (f->evidence, PfprofEvidence, 0);
+  g_assert_cmpint (ev->table, ==, PFPROF_TABLE_MEMCPYS);
+  m = &pfprof_trace_memcpys (t)[ev->index];
+  g_assert_cmpint (m->src_kind, ==, PFPROF_MEMORY_KIND_PAGEABLE);
+  row = pfprof_timeline_find_row (tl, 0, PFPROF_EVENT_REF (PFPROF_TABLE_MEMCPYS, ev->index));
+  g_assert_cmpint (row, >=, 0);
+  g_assert_cmpint (pfprof_timeline_evidence_row (tl, ev), ==, row);
+
+  /* The copy in the middle third of the picture. */
+  pfprof_render_view_init (&view, tl, W, 700);
+  view.t0 = m->start_ns - (m->end_ns - m->start_ns);
+  view.t1 = m->end_ns + (m->end_ns - m->start_ns);
+  s = draw (tl, &view, NULL);
+  y = pfprof_renderer_row_y (tl, &view, (guint) row);
+  h = pfprof_renderer_row_height (tl, &view, (guint) row);
+  g_assert_cmpfloat (y, >, 0);
+  x0 = (int) ceil (pfprof_renderer_x_of (&view, m->start_ns));
+  x1 = (int) floor (pfprof_renderer_x_of (&view, m->end_ns));
+  pfprof_renderer_item_color (PFPROF_ITEM_HTOD_PAGEABLE, FALSE, orange);
+  /* Orange, or the lighter stripes that mark pageable copies (any blend
+   * of the two along the anti-aliased stripe edges). */
+  {
+    int hits = 0, n = 0;
+
+    for (int yy = (int) y + 8; yy < (int) (y + h) - 5; yy++)
+      for (int xx = x0 + 3; xx < x1 - 3; xx++)
+        {
+          pixel (s, xx, yy, p);
+          hits += p[0] > 0.9 && p[1] > 0.4 && p[1] < 0.85 && p[2] < 0.65;
+          n++;
+        }
+    g_assert_cmpint (n, >, 100);
+    /* (The rest is the copy's label, drawn in white.) */
+    g_assert_cmpfloat ((double) hits / n, >, 0.8);
+  }
+  /* Not before it on that row. */
+  g_assert_cmpfloat (fraction_of (s, x0 - 40, x0 - 4, (int) y + 8, (int) (y + h) - 5, orange), <, 0.01);
+  /* The finding's underline on the copy's row. */
+  pfprof_renderer_severity_color (f->severity, sev);
+  pixel (s, (x0 + x1) / 2, (int) (y + h) - 2, p);
+  g_assert_true (near (p, sev, 0.08));
+  cairo_surface_destroy (s);
+  pfprof_timeline_free (tl);
+  pfprof_analysis_free (a);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -540,5 +629,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/hostile-text", test_hostile_text);
   g_test_add_func ("/render/empty-trace", test_empty_trace);
   g_test_add_func ("/render/units", test_units);
+  g_test_add_func ("/render/recorded-sample", test_recorded_sample);
   return g_test_run ();
 }
