@@ -113,9 +113,10 @@ pfprof_report_headline (const PfprofAnalysis *a)
   pct_wait = pfprof_format_double (100.0 * (double) worst->idle_data_wait_ns / (double) len, 0);
   pct_host = pfprof_format_double (100.0 * (double) host / (double) len, 0);
   if (worst->idle_data_wait_ns >= host)
-    return g_strdup_printf ("The GPU idled %s%% of the steady state, %s%% of it while the training "
-                            "loop waited for the DataLoader: the input pipeline is what limits "
-                            "this run, and copy/compute overlap is secondary until it keeps up.",
+    return g_strdup_printf ("The GPU idled %s%% of the steady state, mostly (%s%% of the steady "
+                            "state) while the training loop waited for the DataLoader: the input "
+                            "pipeline is what limits this run, and copy/compute overlap is "
+                            "secondary until it keeps up.",
                             pct, pct_wait);
   return g_strdup_printf ("The GPU idled %s%% of the steady state: %s%% while the training loop "
                           "waited for the DataLoader, and %s%% while the host was busy elsewhere "
