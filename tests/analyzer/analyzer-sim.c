@@ -19,6 +19,8 @@ sim_options_init (SimOptions *o)
   o->late_gap_ns = 3000;
   o->small_bytes = 4096;
   o->step_name = "train_step";
+  o->slow_steps = 1;
+  o->pid = 4242;
 }
 
 guint32
@@ -168,9 +170,9 @@ sim_build (const SimOptions *o)
   guint stalls = 0, allocs = 0, mallocs = 0;
   guint warm = 2; /* the first steps the simulator makes slow */
 
-  s.t->pid = 4242;
+  s.t->pid = o->pid;
   s.t->path = g_strdup ("sim.pfprof");
-  g_hash_table_insert (s.t->meta, g_strdup ("pid"), g_strdup ("4242"));
+  g_hash_table_insert (s.t->meta, g_strdup ("pid"), g_strdup_printf ("%" G_GINT64_FORMAT, o->pid));
   if (o->setup)
     t = setup (&s, t);
   if (o->stall_episodes)
@@ -183,7 +185,7 @@ sim_build (const SimOptions *o)
     {
       gint64 step_start = t;
       gint64 k0, kt;
-      gint64 compute = o->compute_ns * (i == 0 ? 4 : 1); /* step 0: lazy init */
+      gint64 compute = o->compute_ns * (i < o->slow_steps ? 4 : 1); /* lazy init, autotuning */
       gboolean steady = i >= warm;
 
       if (o->dataloader_nvtx)

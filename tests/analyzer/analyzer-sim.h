@@ -51,6 +51,8 @@ typedef struct
   guint mallocs_total;        /* cudaMalloc calls after warm-up (no frees) */
   gboolean mallocs_early_only; /* all of them in the first steady steps */
   const char *step_name;      /* NVTX step range name ("train_step") */
+  guint slow_steps;           /* leading steps with 4x the compute (1: lazy init) */
+  gint64 pid;                 /* 4242 */
   gint64 host_gap_ns;         /* host busy elsewhere at each step's end (Python), GPU idle */
 } SimOptions;
 
