@@ -593,6 +593,28 @@ choose_process (Importer *im)
 
 /* ---- Event tables ---------------------------------------------------- */
 
+/* nsys names runtime calls after CUPTI's callback ids
+ * ("cudaLaunchKernel_v7000"); the collector records the function name
+ * ("cudaLaunchKernel"). The version suffix (4 digits or more, so driver
+ * names such as "cuMemAlloc_v2" stay) is dropped so both read the same. */
+static guint32
+intern_api_name (Importer *im, const char *name)
+{
+  const char *v = name ? strrchr (name, '_') : NULL;
+  gsize digits = 0;
+
+  if (v != NULL && v[1] == 'v')
+    for (const char *p = v + 2; g_ascii_isdigit (*p); p++)
+      digits++;
+  if (v != NULL && digits >= 4 && v[2 + digits] == '\0')
+    {
+      g_autofree char *base = g_strndup (name, (gsize) (v - name));
+
+      return intern (im, base);
+    }
+  return intern (im, name);
+}
+
 static gboolean
 api_row (Row *r)
 {
@@ -605,7 +627,7 @@ api_row (Row *r)
   c.tid = gtid < 0 ? 0 : (guint32) GLOBAL_TID (gtid);
   c.correlation_id = get_u32 (r, 3, 0);
   name = nsys_string (r->im, get (r, 4, -1));
-  c.name_id = intern (r->im, name);
+  c.name_id = intern_api_name (r->im, name);
   c.return_value = get_i32 (r, 5, 0);
   c.domain = PFPROF_API_RUNTIME;
   if (c.correlation_id != 0)

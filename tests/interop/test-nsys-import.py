@@ -112,6 +112,10 @@ def main():
     tap.ok(p.returncode == 0 and kernels == table_count(env.path("all.pfprof"), "kernels")
            and flows > kernels,
            "pfprof export converts an nsys export, launch flows included", p.stderr)
+    api = {e["name"] for e in doc["traceEvents"] if e.get("cat") == "cuda_api"}
+    tap.ok("cudaLaunchKernel" in api and not any(n.endswith("_v7000") for n in api),
+           "nsys's versioned runtime names (cudaLaunchKernel_v7000) read as the function names",
+           sorted(api)[:10])
     p = env.run("diff", nsys, env.path("none.sqlite"), "--format", "json")
     d = json.loads(p.stdout) if p.returncode == 0 else {"findings": []}
     tap.ok(p.returncode == 0 and "pageable-transfer" in
