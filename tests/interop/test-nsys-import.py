@@ -14,7 +14,9 @@ Usage: test-nsys-import.py PFPROF WORKDIR SOURCE_ROOT  (TAP on stdout)
 """
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -116,6 +118,23 @@ def main():
     tap.ok("cudaLaunchKernel" in api and not any(n.endswith("_v7000") for n in api),
            "nsys's versioned runtime names (cudaLaunchKernel_v7000) read as the function names",
            sorted(api)[:10])
+    view = os.path.join(os.path.dirname(os.path.dirname(env.pfprof)), "gui", "pfprof-view")
+    xvfb = shutil.which("xvfb-run")
+    if os.path.exists(view) and xvfb:
+        report = env.path("view-report.txt")
+        # GTK keeps process-lifetime allocations: no leak checking in the app
+        # (as in the gui suite); its drawing code is covered there.
+        venv = dict(os.environ, LSAN_OPTIONS="detect_leaks=0", GSETTINGS_BACKEND="memory")
+        v = subprocess.run([xvfb, "-a", view, "--report", report, env.path("pageable.sqlite")],
+                           capture_output=True, text=True, timeout=240, env=venv)
+        shown = dict(line.split("=", 1) for line in open(report).read().splitlines()
+                     if "=" in line) if os.path.exists(report) else {}
+        tap.ok(v.returncode == 0 and shown.get("n_findings") == "1" and shown.get("error_dialog") == "0"
+               and int(shown.get("n_events", 0)) > 4000,
+               "pfprof-view opens an nsys export (its finding listed, no error dialog)",
+               f"{v.returncode} {v.stderr[-500:]} {shown}")
+    else:
+        tap.skip("pfprof-view opens an nsys export", "no GUI build or no xvfb-run")
     p = env.run("diff", nsys, env.path("none.sqlite"), "--format", "json")
     d = json.loads(p.stdout) if p.returncode == 0 else {"findings": []}
     tap.ok(p.returncode == 0 and "pageable-transfer" in
