@@ -220,7 +220,9 @@ lod_new (const PfprofTimelineRow *row)
   PfprofTimelineLod *lod = g_new0 (PfprofTimelineLod, 1);
   gint64 first, last_end = G_MININT64, span;
   gint64 *weights;
-  guint n0 = LOD_BUCKETS;
+  /* About one bucket per event, at most LOD_BUCKETS: a small lane needs
+   * no finer summary, its events are few enough to visit. */
+  guint n0 = MIN (LOD_BUCKETS, MAX (row->n_refs, 1024u));
 
   pfprof_timeline_event_range (row->trace, row->refs[0], &first, NULL);
   for (guint i = row->n_refs > 64 ? row->n_refs - 64 : 0; i < row->n_refs; i++)
