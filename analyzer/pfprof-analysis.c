@@ -123,6 +123,77 @@ summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
     }
 }
 
+/* Events further than this from the trace's typical time are left out of
+ * the analysis (~39 hours either way). Real recordings span seconds to
+ * hours; a corrupt or hostile timestamp near INT64_MIN/MAX would make every
+ * difference and sum of times overflow. Within the window, differences
+ * stay below 2^48 ns and sums of durations cannot overflow for fewer than
+ * 2^15 events spanning all of it. */
+#define TIME_WINDOW_NS ((gint64) 1 << 47)
+#define TIME_LIMIT_HI ((gint64) 1 << 62)
+#define TIME_LIMIT_LO (-((gint64) 1 << 62))
+
+/* Removes, in place, the events of @t outside TIME_WINDOW_NS around the
+ * middle event of its largest table; returns how many. */
+static guint64
+drop_out_of_range (PfprofTrace *t)
+{
+  guint big = PFPROF_TABLE_KERNELS;
+  const PfprofTraceTable *table;
+  gint64 ref, lo, hi;
+  guint64 dropped = 0;
+
+  for (guint i = 0; i < PFPROF_TABLE_DEVICES; i++)
+    if (i != PFPROF_TABLE_CUDA_EVENTS && t->tables[i]->len > t->tables[big]->len)
+      big = i;
+  if (t->tables[big]->len == 0)
+    return 0;
+  table = pfprof_trace_schema_table ((PfprofTableId) big);
+  ref = *(const gint64 *) (const void *) (t->tables[big]->data
+                                          + (gsize) (t->tables[big]->len / 2) * table->record_size);
+  /* Kept times also stay within ±2^62 (CUPTI's are ~2^60.6 ns since the
+   * epoch), so adding a step length or a gap to one cannot overflow. If
+   * the reference itself is beyond that, nothing is kept. */
+  lo = MAX (ref, TIME_LIMIT_LO + TIME_WINDOW_NS) - TIME_WINDOW_NS;
+  hi = MIN (ref, TIME_LIMIT_HI - TIME_WINDOW_NS) + TIME_WINDOW_NS;
+  lo = MAX (lo, TIME_LIMIT_LO);
+  hi = MIN (hi, TIME_LIMIT_HI);
+  if (t->start_ns >= lo && t->end_ns <= hi)
+    return 0;
+  for (guint i = 0; i < PFPROF_TABLE_DEVICES; i++)
+    {
+      GArray *a = t->tables[i];
+      gsize size;
+      guint keep = 0;
+
+      /* CUDA event timestamps are optional (0) and not used for times. */
+      if (i == PFPROF_TABLE_CUDA_EVENTS || a->len == 0)
+        continue;
+      table = pfprof_trace_schema_table ((PfprofTableId) i);
+      size = table->record_size;
+      for (guint r = 0; r < a->len; r++)
+        {
+          char *rec = a->data + (gsize) r * size;
+          gint64 start = *(const gint64 *) (const void *) rec;
+          gint64 end = start;
+
+          if (table->n_columns > 1 && table->columns[1].kind == PFPROF_COLUMN_DURATION)
+            end = *(const gint64 *) (const void *) (rec + table->columns[1].offset);
+          if (start < lo || end > hi)
+            {
+              dropped++;
+              continue;
+            }
+          if (keep != r)
+            memmove (a->data + (gsize) keep * size, rec, size);
+          keep++;
+        }
+      g_array_set_size (a, keep);
+    }
+  pfprof_trace_sort (t); /* recomputes start_ns/end_ns */
+  return dropped;
+}
+
 static int
 compare_steps (gconstpointer pa, gconstpointer pb)
 {
@@ -211,9 +282,11 @@ pfprof_analysis_run (GPtrArray *traces, const PfprofAnalysisOptions *options, GE
 
   for (guint i = 0; i < a->traces->len; i++)
     {
+      guint64 dropped = drop_out_of_range (g_ptr_array_index (a->traces, i));
       PfprofTraceIndex *ix = pfprof_trace_index_new (g_ptr_array_index (a->traces, i), i);
       PfprofTraceSummary ts = { 0 };
 
+      ts.n_out_of_range = dropped;
       pfprof_steps_detect (ix, options, a->steps);
       summarize_devices (a, ix);
       for (guint r = 0; r < n_rules; r++)

@@ -111,6 +111,7 @@ typedef struct
   gint64 steady_start_ns;   /* the window the rules judged */
   gint64 steady_end_ns;
   guint32 main_tid;         /* thread that launched most kernels, 0 if unknown */
+  guint64 n_out_of_range;   /* events left out: times ~39 h or more from the rest */
 } PfprofTraceSummary;
 
 typedef struct _PfprofAnalysisOptions PfprofAnalysisOptions;
@@ -131,8 +132,10 @@ typedef struct
 } PfprofAnalysis;
 
 /* Runs every enabled rule over @traces (PfprofTrace*, taken over by the
- * result). @options may be NULL for the defaults. Returns NULL with @error
- * set only for invalid options. */
+ * result; events whose times lie ~39 hours or more from the rest of their
+ * trace, or beyond ±2^62 ns, are removed from it first and counted in
+ * PfprofTraceSummary.n_out_of_range). @options may be NULL for the
+ * defaults. Returns NULL with @error set only for invalid options. */
 PfprofAnalysis *pfprof_analysis_run (GPtrArray *traces, const PfprofAnalysisOptions *options,
                                      GError **error);
 

@@ -16,7 +16,10 @@
 
 typedef struct
 {
-  GString *out;
+  GString *out;           /* pending output, handed to `write` in chunks */
+  PfprofExportWriteFunc write;
+  gpointer user_data;
+  gboolean failed;        /* `write` said stop */
   const PfprofAnalysis *analysis;
   gint64 t0;
   gboolean first;
@@ -91,9 +94,20 @@ append_int (GString *out, const char *key, gint64 value)
 /* Opens an event: {"ph":..,"cat":..,"name":..,"pid":..,"tid":..,"ts":..
  * The caller appends more members and the closing brace. */
 static void
+flush (Export *x)
+{
+  if (!x->failed && x->out->len > 0 && !x->write (x->out->str, x->out->len, x->user_data))
+    x->failed = TRUE;
+  g_string_truncate (x->out, 0);
+}
+
+static void
 event_open (Export *x, const char *ph, const char *cat, const char *name, gint64 pid, gint64 tid,
             gint64 ts_ns)
 {
+  /* Between events, so each chunk ends after a whole event. */
+  if (x->out->len >= PFPROF_EXPORT_CHROME_CHUNK)
+    flush (x);
   if (!x->first)
     g_string_append (x->out, ",\n");
   x->first = FALSE;
@@ -551,15 +565,19 @@ write_findings (Export *x)
     }
 }
 
-void
-pfprof_export_chrome (const PfprofAnalysis *analysis, GString *out)
+gboolean
+pfprof_export_chrome (const PfprofAnalysis *analysis, PfprofExportWriteFunc write,
+                      gpointer user_data)
 {
   Export x = { 0 };
   gboolean have_t0 = FALSE;
+  GString *out;
 
-  g_return_if_fail (analysis != NULL && out != NULL);
+  g_return_val_if_fail (analysis != NULL && write != NULL, FALSE);
 
-  x.out = out;
+  out = x.out = g_string_sized_new (PFPROF_EXPORT_CHROME_CHUNK + 4096);
+  x.write = write;
+  x.user_data = user_data;
   x.analysis = analysis;
   x.first = TRUE;
   x.next_pseudo_pid = PSEUDO_PID_BASE;
@@ -598,9 +616,12 @@ pfprof_export_chrome (const PfprofAnalysis *analysis, GString *out)
       pfprof_escape_json (out, t->path ? t->path : "");
     }
   g_string_append (out, "]}}\n");
+  flush (&x);
 
+  g_string_free (out, TRUE);
   g_free (x.host_pids);
   g_hash_table_unref (x.gpu_pids);
   g_hash_table_unref (x.streams);
   g_hash_table_unref (x.threads);
+  return !x.failed;
 }

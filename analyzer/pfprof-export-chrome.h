@@ -40,8 +40,17 @@ G_BEGIN_DECLS
  * full count. */
 #define PFPROF_EXPORT_CHROME_MAX_OCCURRENCES 200
 
-/* Appends the Trace Event Format JSON of @analysis (its traces, steps and
- * findings) to @out. */
-void pfprof_export_chrome (const PfprofAnalysis *analysis, GString *out);
+/* Receives the output in order, in pieces of about
+ * PFPROF_EXPORT_CHROME_CHUNK bytes; returns FALSE to stop the export. */
+typedef gboolean (*PfprofExportWriteFunc) (const char *data, gsize len, gpointer user_data);
+
+#define PFPROF_EXPORT_CHROME_CHUNK (1 << 20)
+
+/* Writes the Trace Event Format JSON of @analysis (its traces, steps and
+ * findings) through @write, so the whole text is never in memory (a
+ * 10-million-event trace makes gigabytes of JSON). FALSE when @write
+ * returned FALSE; what was written is then incomplete. */
+gboolean pfprof_export_chrome (const PfprofAnalysis *analysis, PfprofExportWriteFunc write,
+                               gpointer user_data);
 
 G_END_DECLS

@@ -106,6 +106,7 @@ write_traces (GString *out, const PfprofAnalysis *a)
       kv_int (out, "steady_start_ns", ts->steady_start_ns);
       kv_int (out, "steady_end_ns", ts->steady_end_ns);
       kv_uint (out, "main_tid", ts->main_tid);
+      kv_uint (out, "events_out_of_range", ts->n_out_of_range);
       close_with (out, '}');
       g_string_append_c (out, ',');
     }

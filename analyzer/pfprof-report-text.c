@@ -164,10 +164,15 @@ header (Text *t, const PfprofAnalysis *a)
   for (guint i = 0; i < a->traces->len; i++)
     {
       const PfprofTrace *tr = g_ptr_array_index (a->traces, i);
+      const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
       g_autofree char *line = g_strdup_printf ("  [%u] %s (pid %" G_GINT64_FORMAT ")", i,
                                                tr->path ? tr->path : "(in memory)", tr->pid);
 
       wrap_untrusted (t, line, 0);
+      if (ts->n_out_of_range > 0)
+        g_string_append_printf (t->out, "      %" G_GUINT64_FORMAT " events left out: their times "
+                                "are 39 hours or more away from the rest of the trace.\n",
+                                ts->n_out_of_range);
     }
   if (headline)
     {

@@ -1011,6 +1011,47 @@ test_odd_input (void)
       g_assert_cmpuint (out->len, >, 0);
       g_assert_true (g_utf8_validate (out->str, -1, NULL));
     }
+  /* Times at both ends of int64 next to a normal trace: the outliers are
+   * left out (and counted), the rest analyzed as usual, no overflow
+   * (UBSan in the sanitizer build). */
+  {
+    SimOptions so;
+    PfprofTrace *x;
+    PfprofKernelRecord kk = { 0 };
+    PfprofNvtxRecord nn = { 0 };
+    g_autoptr (PfprofAnalysis) b = NULL;
+    g_autoptr (GPtrArray) one = g_ptr_array_new ();
+
+    sim_options_init (&so);
+    so.data_wait_ns = 20000000;
+    x = sim_build (&so);
+    kk.start_ns = kk.end_ns = G_MININT64;
+    g_array_append_val (x->tables[PFPROF_TABLE_KERNELS], kk);
+    kk.start_ns = kk.end_ns = G_MAXINT64;
+    g_array_append_val (x->tables[PFPROF_TABLE_KERNELS], kk);
+    nn.start_ns = G_MININT64;
+    nn.end_ns = G_MAXINT64;
+    nn.kind = PFPROF_NVTX_RANGE;
+    nn.name_id = sim_intern (x, "step");
+    g_array_append_val (x->tables[PFPROF_TABLE_NVTX], nn);
+    pfprof_trace_sort (x);
+    g_ptr_array_add (one, x);
+    b = pfprof_analysis_run (g_steal_pointer (&one), NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (g_array_index (b->trace_summaries, PfprofTraceSummary, 0).n_out_of_range, ==, 3);
+    g_assert_cmpuint (b->steps->len, ==, 30);
+    g_assert_cmpuint (n_findings (b, "input-starved"), ==, 1);
+    for (int f = PFPROF_REPORT_TEXT; f <= PFPROF_REPORT_JUNIT; f++)
+      {
+        g_autoptr (GString) out = g_string_new (NULL);
+        PfprofReportOptions o;
+
+        pfprof_report_options_init (&o);
+        o.format = (PfprofReportFormat) f;
+        pfprof_report_render (b, &o, out);
+        g_assert_cmpuint (out->len, >, 0);
+      }
+  }
   /* No traces at all. */
   {
     g_autoptr (PfprofAnalysis) e = pfprof_analysis_run (g_ptr_array_new (), NULL, &error);
