@@ -45,83 +45,142 @@ check_destination (const char *path, gboolean overwrite, GError **error)
   return TRUE;
 }
 
-gboolean
-pfprof_cli_output_write (const char *path, const char *data, gsize len, gboolean overwrite,
-                         GError **error)
+struct _PfprofCliOutput
+{
+  char *path;
+  char *tmp;
+  gboolean overwrite;
+  int fd;
+};
+
+static void
+output_free (PfprofCliOutput *o)
+{
+  if (o->fd >= 0)
+    close (o->fd);
+  g_free (o->tmp);
+  g_free (o->path);
+  g_free (o);
+}
+
+void
+pfprof_cli_output_abort (PfprofCliOutput *o)
+{
+  if (o == NULL)
+    return;
+  g_unlink (o->tmp);
+  output_free (o);
+}
+
+PfprofCliOutput *
+pfprof_cli_output_open (const char *path, gboolean overwrite, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *tmp = NULL;
-  gsize off = 0;
+  PfprofCliOutput *o;
   mode_t mask;
-  int fd;
 
   if (!check_destination (path, overwrite, error))
-    return FALSE;
-  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return set_errno_error (error, errno, "cannot create a file in its folder", path);
+    return NULL;
+  o = g_new0 (PfprofCliOutput, 1);
+  o->path = g_strdup (path);
+  o->overwrite = overwrite;
+  o->tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  o->fd = g_mkstemp_full (o->tmp, O_WRONLY | O_CLOEXEC, 0600);
+  if (o->fd < 0)
+    {
+      set_errno_error (error, errno, "cannot create a file in its folder", path);
+      g_free (o->tmp);
+      g_free (o->path);
+      g_free (o);
+      return NULL;
+    }
   /* mkstemp makes 0600; the output is an ordinary file for the user. */
   mask = umask (0);
   umask (mask);
-  (void) fchmod (fd, 0666 & ~mask);
+  (void) fchmod (o->fd, 0666 & ~mask);
+  return o;
+}
+
+gboolean
+pfprof_cli_output_append (PfprofCliOutput *o, const char *data, gsize len, GError **error)
+{
+  gsize off = 0;
+
   while (off < len)
     {
-      ssize_t w = write (fd, data + off, len - off);
+      ssize_t w = write (o->fd, data + off, len - off);
 
       if (w < 0 && errno == EINTR)
         continue;
       if (w <= 0)
-        {
-          int e = w < 0 ? errno : ENOSPC;
-
-          close (fd);
-          g_unlink (tmp);
-          return set_errno_error (error, e, "cannot write", path);
-        }
+        return set_errno_error (error, w < 0 ? errno : ENOSPC, "cannot write", o->path);
       off += (gsize) w;
     }
-  if (close (fd) != 0)
-    {
-      int e = errno;
+  return TRUE;
+}
 
-      g_unlink (tmp);
-      return set_errno_error (error, e, "cannot write", path);
+gboolean
+pfprof_cli_output_commit (PfprofCliOutput *o, GError **error)
+{
+  int e;
+
+  e = close (o->fd) != 0 ? errno : 0;
+  o->fd = -1;
+  if (e != 0)
+    {
+      set_errno_error (error, e, "cannot write", o->path);
+      pfprof_cli_output_abort (o);
+      return FALSE;
     }
-  if (overwrite)
+  if (o->overwrite)
     {
       /* rename() replaces the name itself, never a link's target; check
        * again for a link made since the first look. */
-      if (!check_destination (path, TRUE, error))
+      if (!check_destination (o->path, TRUE, error))
         {
-          g_unlink (tmp);
+          pfprof_cli_output_abort (o);
           return FALSE;
         }
-      if (rename (tmp, path) != 0)
+      if (rename (o->tmp, o->path) != 0)
         {
-          int e = errno;
-
-          g_unlink (tmp);
-          return set_errno_error (error, e, "cannot create", path);
+          set_errno_error (error, errno, "cannot create", o->path);
+          pfprof_cli_output_abort (o);
+          return FALSE;
         }
+      output_free (o);
       return TRUE;
     }
   /* link() fails when the name exists, closing the race with a file made
    * after the check. */
-  if (link (tmp, path) != 0)
+  else if (link (o->tmp, o->path) != 0)
     {
-      int e = errno;
-
-      g_unlink (tmp);
+      e = errno;
       if (e == EEXIST)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                       "%s exists; use --force to replace it", path);
-          return FALSE;
-        }
-      return set_errno_error (error, e, "cannot create", path);
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s exists; use --force to replace it",
+                     o->path);
+      else
+        set_errno_error (error, e, "cannot create", o->path);
+      pfprof_cli_output_abort (o);
+      return FALSE;
     }
-  g_unlink (tmp);
+  /* The file now has both names: drop the temporary one. */
+  pfprof_cli_output_abort (o);
   return TRUE;
+}
+
+gboolean
+pfprof_cli_output_write (const char *path, const char *data, gsize len, gboolean overwrite,
+                         GError **error)
+{
+  PfprofCliOutput *o = pfprof_cli_output_open (path, overwrite, error);
+
+  if (o == NULL)
+    return FALSE;
+  if (!pfprof_cli_output_append (o, data, len, error))
+    {
+      pfprof_cli_output_abort (o);
+      return FALSE;
+    }
+  return pfprof_cli_output_commit (o, error);
 }

@@ -17,6 +17,28 @@
 #include "pfprof-export-chrome.h"
 #include "pfprof-trace-reader.h"
 
+typedef struct
+{
+  PfprofCliOutput *file; /* NULL: standard output */
+  GError *error;
+} Sink;
+
+static gboolean
+sink_write (const char *data, gsize len, gpointer user_data)
+{
+  Sink *sink = user_data;
+
+  if (sink->file != NULL)
+    return pfprof_cli_output_append (sink->file, data, len, &sink->error);
+  if (fwrite (data, 1, len, stdout) != len)
+    {
+      g_set_error (&sink->error, G_IO_ERROR, g_io_error_from_errno (errno),
+                   "cannot write to standard output: %s", g_strerror (errno));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 int
 pfprof_cmd_export (int argc, char **argv)
 {
@@ -42,7 +64,8 @@ pfprof_cmd_export (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
   g_autoptr (PfprofAnalysis) analysis = NULL;
-  g_autoptr (GString) out = NULL;
+  Sink sink = { NULL, NULL };
+  gboolean ok;
   GPtrArray *traces;
 
   g_option_context_set_summary (ctx,
@@ -109,19 +132,26 @@ pfprof_cmd_export (int argc, char **argv)
       return PFPROF_EXIT_USAGE;
     }
 
-  out = g_string_new (NULL);
-  pfprof_export_chrome (analysis, out);
-  if (output != NULL && strcmp (output, "-") != 0)
+  if (output != NULL && strcmp (output, "-") != 0
+      && (sink.file = pfprof_cli_output_open (output, force, &error)) == NULL)
     {
-      if (!pfprof_cli_output_write (output, out->str, out->len, force, &error))
-        {
-          pfprof_cli_error ("export: %s", error->message);
-          return PFPROF_EXIT_USAGE;
-        }
+      pfprof_cli_error ("export: %s", error->message);
+      return PFPROF_EXIT_USAGE;
     }
-  else if (fwrite (out->str, 1, out->len, stdout) != out->len || fflush (stdout) != 0)
+  ok = pfprof_export_chrome (analysis, sink_write, &sink);
+  if (ok && sink.file != NULL)
+    ok = pfprof_cli_output_commit (g_steal_pointer (&sink.file), &sink.error);
+  else if (ok && fflush (stdout) != 0)
     {
-      pfprof_cli_error ("export: cannot write to standard output: %s", g_strerror (errno));
+      g_set_error (&sink.error, G_IO_ERROR, g_io_error_from_errno (errno),
+                   "cannot write to standard output: %s", g_strerror (errno));
+      ok = FALSE;
+    }
+  if (!ok)
+    {
+      pfprof_cli_output_abort (sink.file);
+      pfprof_cli_error ("export: %s", sink.error ? sink.error->message : "write failed");
+      g_clear_error (&sink.error);
       return PFPROF_EXIT_USAGE;
     }
   return PFPROF_EXIT_OK;

@@ -13,6 +13,7 @@ import bisect
 import json
 import os
 import sqlite3
+import subprocess
 import sys
 from collections import Counter, defaultdict
 
@@ -282,6 +283,13 @@ def main():
     p = env.run("export", pg)
     tap.ok(p.returncode == 0 and json.loads(p.stdout)["traceEvents"],
            "without -o the JSON goes to standard output", p.stderr)
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            q = subprocess.run([env.pfprof, "export", all_trace], stdout=full,
+                               stderr=subprocess.PIPE, text=True)
+        tap.ok(q.returncode == 2 and "standard output" in q.stderr
+               and len(q.stderr.strip().splitlines()) == 1,
+               "a full disk on standard output: one error line, exit 2", q.stderr)
     p = env.run("export", "--help")
     tap.ok(p.returncode == 0 and "chrome-json" in p.stdout and "perfetto" in p.stdout.lower(),
            "--help documents the format", p.stdout)
