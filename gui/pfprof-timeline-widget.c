@@ -2,6 +2,7 @@
 #include "pfprof-timeline-widget.h"
 
 #include <math.h>
+#include <time.h>
 
 /* Never zoom in further than this many ns across the whole width. */
 #define MIN_SPAN_NS 200
@@ -21,6 +22,7 @@ struct _PfprofTimelineWidget
   double zoom_gesture_scale;
   gint64 zoom_gesture_t0, zoom_gesture_t1;
   gint64 last_draw_us;
+  gint64 last_draw_cpu_us;
   guint n_frames;
   gboolean first_frame_sent;
 };
@@ -131,6 +133,15 @@ pointer_time (PfprofTimelineWidget *self)
   return pfprof_renderer_time_at (&self->view, x);
 }
 
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static void
 snapshot (GtkWidget *widget, GtkSnapshot *snap)
 {
@@ -147,8 +158,10 @@ snapshot (GtkWidget *widget, GtkSnapshot *snap)
   clamp_scroll (self);
   cr = gtk_snapshot_append_cairo (snap, &GRAPHENE_RECT_INIT (0, 0, (float) w, (float) h));
   t = g_get_monotonic_time ();
+  self->last_draw_cpu_us = thread_cpu_us ();
   pfprof_renderer_draw (cr, self->timeline, &self->view, NULL);
   self->last_draw_us = g_get_monotonic_time () - t;
+  self->last_draw_cpu_us = thread_cpu_us () - self->last_draw_cpu_us;
   cairo_destroy (cr);
   self->n_frames++;
   if (!self->first_frame_sent)
@@ -549,6 +562,12 @@ gint64
 pfprof_timeline_widget_last_draw_us (PfprofTimelineWidget *self)
 {
   return self->last_draw_us;
+}
+
+gint64
+pfprof_timeline_widget_last_draw_cpu_us (PfprofTimelineWidget *self)
+{
+  return self->last_draw_cpu_us;
 }
 
 guint

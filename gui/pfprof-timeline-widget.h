@@ -54,8 +54,10 @@ void pfprof_timeline_widget_scroll_to_row (PfprofTimelineWidget *self, int row);
 /* Whether dark colours are used. */
 void pfprof_timeline_widget_set_dark (PfprofTimelineWidget *self, gboolean dark);
 
-/* Microseconds the last pfprof_renderer_draw() took, and frames drawn. */
+/* Microseconds the last pfprof_renderer_draw() took (wall clock, and CPU
+ * time of the drawing thread), and frames drawn. */
 gint64 pfprof_timeline_widget_last_draw_us (PfprofTimelineWidget *self);
+gint64 pfprof_timeline_widget_last_draw_cpu_us (PfprofTimelineWidget *self);
 guint pfprof_timeline_widget_n_frames (PfprofTimelineWidget *self);
 
 G_END_DECLS

@@ -60,6 +60,7 @@ typedef struct
   guint bench_frames;
   guint bench_tick;
   GArray *frame_us;
+  GArray *frame_cpu_us;
   int exit_code;
 } TestRun;
 
@@ -158,9 +159,8 @@ compare_i64 (gconstpointer a, gconstpointer b)
 }
 
 static void
-report_frames (const char *name)
+report_series (const char *name, GArray *f)
 {
-  GArray *f = test_run.frame_us;
   g_autofree char *k1 = g_strdup_printf ("%s_median_ms", name);
   g_autofree char *k2 = g_strdup_printf ("%s_max_ms", name);
 
@@ -170,6 +170,17 @@ report_frames (const char *name)
   report_kv (k1, "%.2f", g_array_index (f, gint64, f->len / 2) / 1000.0);
   report_kv (k2, "%.2f", g_array_index (f, gint64, f->len - 1) / 1000.0);
   g_array_set_size (f, 0);
+}
+
+/* Wall time of each draw, and its CPU time (apart from preemption on a
+ * busy machine). */
+static void
+report_frames (const char *name)
+{
+  g_autofree char *cpu = g_strdup_printf ("%s_cpu", name);
+
+  report_series (name, test_run.frame_us);
+  report_series (cpu, test_run.frame_cpu_us);
 }
 
 /* Redraws the timeline frame after frame, recording each draw's time. */
@@ -185,8 +196,10 @@ bench_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
       if (test_run.bench_frames > 0)
         {
           gint64 us = pfprof_timeline_widget_last_draw_us (tw);
+          gint64 cpu = pfprof_timeline_widget_last_draw_cpu_us (tw);
 
           g_array_append_val (test_run.frame_us, us);
+          g_array_append_val (test_run.frame_cpu_us, cpu);
         }
       test_run.bench_frames++;
     }
@@ -426,6 +439,7 @@ setup_test_mode (PfprofViewWindow *win)
   test_run.window = win;
   test_run.report = g_string_new ("");
   test_run.frame_us = g_array_new (FALSE, FALSE, sizeof (gint64));
+  test_run.frame_cpu_us = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_signal_connect (pfprof_view_window_get_timeline (win), "first-frame", G_CALLBACK (on_test_first_frame), NULL);
   g_signal_connect (win, "loaded", G_CALLBACK (on_test_loaded), NULL);
   g_timeout_add_seconds (120, on_watchdog, NULL);
@@ -596,6 +610,7 @@ main (int argc, char **argv)
     {
       g_string_free (test_run.report, TRUE);
       g_array_unref (test_run.frame_us);
+      g_array_unref (test_run.frame_cpu_us);
     }
   return status != 0 ? status : test_run.exit_code;
 }
