@@ -188,8 +188,8 @@ pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboole
     g_string_append (out, "  note: the two sides found their steps differently; "
                           "compare with care\n");
 
-  g_string_append_printf (out, "\n%-16s %12s %12s %12s %8s\n", "Median step", "before", "after",
-                          "change", "");
+  g_string_append_printf (out, "\n%-16s %12s %12s %12s\n", "Median step", "before", "after",
+                          "change");
   for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
     {
       gint64 b = field (&d->before.median, r), a = field (&d->after.median, r);
