@@ -334,5 +334,18 @@ pfprof_report_text (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
     g_string_append_printf (out, "\n(%u more; run 'pfprof report' without --top to see them)\n",
                             a->findings->len - shown);
   if (o->summary)
-    g_string_append (out, "\nRun 'pfprof report TRACE' for the evidence and the fixes.\n");
+    {
+      /* Name the real files, so the line can be copied as it is. */
+      g_autoptr (GString) cmd = g_string_new ("Run 'pfprof report");
+
+      for (guint i = 0; i < a->traces->len; i++)
+        {
+          const PfprofTrace *tr = g_ptr_array_index (a->traces, i);
+
+          g_string_append_printf (cmd, " %s", tr->path ? tr->path : "TRACE");
+        }
+      g_string_append (cmd, "' for the evidence and the fixes.");
+      g_string_append_c (out, '\n');
+      wrap_untrusted (&t, cmd->str, 0);
+    }
 }

@@ -449,6 +449,9 @@ pfprof_cmd_record (int argc, char **argv)
           g_autoptr (GPtrArray) report_argv = g_ptr_array_new ();
 
           g_ptr_array_add (report_argv, (char *) "report");
+          /* The headline and the findings; the evidence and the fixes
+           * are one `pfprof report` away, named on the last line. */
+          g_ptr_array_add (report_argv, (char *) "--summary");
           for (guint i = 0; i < statuses->len; i++)
             {
               PfprofRecordStatus *s = g_ptr_array_index (statuses, i);
