@@ -194,7 +194,10 @@ count_bluish (cairo_surface_t *s, int x0, int x1, int y0, int y1)
 static cairo_surface_t *
 load_png (const char *path)
 {
-  cairo_surface_t *s = cairo_image_surface_create_from_png (path);
+  cairo_surface_t *s;
+
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  s = cairo_image_surface_create_from_png (path);
 
   g_assert_cmpint (cairo_surface_status (s), ==, CAIRO_STATUS_SUCCESS);
   return s;
@@ -279,6 +282,7 @@ test_select_finding (void)
   cairo_surface_t *s;
 
   g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (get (r, "screenshot"), ==, "1");
   g_assert_cmpstr (get (r, "select_finding_ok"), ==, "1");
   g_assert_cmpstr (get (r, "finding_rule"), ==, "pageable-transfer");
   g_assert_cmpint (sscanf (get (r, "evidence"), "%d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &index, &e0, &e1), ==, 3);
