@@ -9,6 +9,7 @@ packages=(
   libglib2.0-dev libsqlite3-dev libcairo2-dev libgtk-4-dev
   sqlite3 python3 xvfb xauth
   clang libclang-rt-14-dev
+  chromium shared-mime-info libglib2.0-bin
 )
 
 SUDO=""

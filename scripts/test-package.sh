@@ -45,4 +45,21 @@ done
 [ -f "$root/usr/share/bash-completion/completions/pfprof" ] && echo "ok: bash completion" || { echo "FAIL: completion"; fail=1; }
 bash -c "source '$root/usr/share/bash-completion/completions/pfprof' && PATH='$root/usr/bin':\$PATH && COMP_WORDS=(pfprof rep) COMP_CWORD=1 && _pfprof && [ \"\${COMPREPLY[*]}\" = report ]" \
   && echo "ok: completion of 'pfprof rep' is 'report'" || { echo "FAIL: completion"; fail=1; }
+# The mime entry: a file manager must see a trace as a pfprof trace, by its
+# name and, renamed, by the application id in its SQLite header.
+if command -v update-mime-database >/dev/null && command -v gio >/dev/null; then
+  mime=$(mktemp -d)
+  mkdir -p "$mime/mime/packages"
+  cp "$root/usr/share/mime/packages/pfprof.xml" "$mime/mime/packages/"
+  update-mime-database "$mime/mime" >/dev/null 2>&1
+  cp "$root/sample.pfprof" "$mime/renamed"
+  for f in "$root/sample.pfprof" "$mime/renamed"; do
+    type=$(XDG_DATA_HOME="$mime" XDG_DATA_DIRS="$mime:/usr/share" gio info -a standard::content-type "$f" 2>/dev/null | sed -n 's/.*content-type: //p')
+    [ "$type" = application/x-pfprof-trace ] && echo "ok: mime type of $(basename "$f") is $type" \
+      || { echo "FAIL: mime type of $(basename "$f") is '$type'"; fail=1; }
+  done
+  rm -rf "$mime"
+fi
+grep -q '^MimeType=application/x-pfprof-trace;' "$root/usr/share/applications/pfprof-view.desktop" \
+  && echo "ok: the desktop entry opens pfprof traces" || { echo "FAIL: desktop entry MimeType"; fail=1; }
 exit $fail
