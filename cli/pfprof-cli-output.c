@@ -121,6 +121,45 @@ pfprof_cli_output_append (PfprofCliOutput *o, const char *data, gsize len, GErro
 }
 
 gboolean
+pfprof_cli_output_check (const char *path, gboolean overwrite, GError **error)
+{
+  return check_destination (path, overwrite, error);
+}
+
+gboolean
+pfprof_cli_output_place (const char *tmp, const char *path, gboolean overwrite, GError **error)
+{
+  int e;
+
+  if (overwrite)
+    {
+      /* rename() replaces the name itself, never a link's target; check
+       * again for a link made since the first look. */
+      if (!check_destination (path, TRUE, error))
+        return FALSE;
+      if (rename (tmp, path) != 0)
+        return set_errno_error (error, errno, "cannot create", path);
+      return TRUE;
+    }
+  /* link() fails when the name exists, closing the race with a file made
+   * after the check. */
+  if (link (tmp, path) != 0)
+    {
+      e = errno;
+      if (e == EEXIST)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                       "%s exists; use --force to replace it", path);
+          return FALSE;
+        }
+      return set_errno_error (error, e, "cannot create", path);
+    }
+  /* The file now has both names: drop the temporary one. */
+  g_unlink (tmp);
+  return TRUE;
+}
+
+gboolean
 pfprof_cli_output_commit (PfprofCliOutput *o, GError **error)
 {
   int e;
@@ -133,39 +172,12 @@ pfprof_cli_output_commit (PfprofCliOutput *o, GError **error)
       pfprof_cli_output_abort (o);
       return FALSE;
     }
-  if (o->overwrite)
+  if (!pfprof_cli_output_place (o->tmp, o->path, o->overwrite, error))
     {
-      /* rename() replaces the name itself, never a link's target; check
-       * again for a link made since the first look. */
-      if (!check_destination (o->path, TRUE, error))
-        {
-          pfprof_cli_output_abort (o);
-          return FALSE;
-        }
-      if (rename (o->tmp, o->path) != 0)
-        {
-          set_errno_error (error, errno, "cannot create", o->path);
-          pfprof_cli_output_abort (o);
-          return FALSE;
-        }
-      output_free (o);
-      return TRUE;
-    }
-  /* link() fails when the name exists, closing the race with a file made
-   * after the check. */
-  else if (link (o->tmp, o->path) != 0)
-    {
-      e = errno;
-      if (e == EEXIST)
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s exists; use --force to replace it",
-                     o->path);
-      else
-        set_errno_error (error, e, "cannot create", o->path);
       pfprof_cli_output_abort (o);
       return FALSE;
     }
-  /* The file now has both names: drop the temporary one. */
-  pfprof_cli_output_abort (o);
+  output_free (o);
   return TRUE;
 }
 

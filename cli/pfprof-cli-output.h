@@ -33,6 +33,17 @@ gboolean pfprof_cli_output_commit (PfprofCliOutput *output, GError **error);
 /* Removes the temporary file and frees @output; NULL is allowed. */
 void pfprof_cli_output_abort (PfprofCliOutput *output);
 
+/* The checks pfprof_cli_output_open() makes on @path, for a command whose
+ * writer makes its own temporary file (pfprof import). */
+gboolean pfprof_cli_output_check (const char *path, gboolean overwrite, GError **error);
+
+/* Gives the finished file @tmp (in @path's folder) the name @path as
+ * commit does: rename() over an existing file with @overwrite, else
+ * link() + unlink() so an existing file is never replaced. On failure
+ * @tmp is left for the caller to remove. */
+gboolean pfprof_cli_output_place (const char *tmp, const char *path, gboolean overwrite,
+                                  GError **error);
+
 /* open + append + commit of one buffer. */
 gboolean pfprof_cli_output_write (const char *path, const char *data, gsize len,
                                   gboolean overwrite, GError **error);

@@ -82,10 +82,6 @@ note("commands writing -o: " + ", ".join(f"{c} ({'has' if f else 'no'} --force)"
 
 # Bugs this test found, handed to their owners; TAP TODOs until fixed.
 KNOWN = {
-    ("import", "a failed write keeps the existing file intact"):
-        "import --force unlinks the old TRACE before writing the new one in place "
-        "(pfprof_trace_writer_open with PFPROF_WRITER_OVERWRITE, no temporary name + "
-        "rename), so a failed import loses it; handed to the interop owner",
 }
 
 
