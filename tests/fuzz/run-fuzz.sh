@@ -29,6 +29,8 @@ if [ -z "$(ls -A "$corpus")" ]; then
     [ "$(stat -c %s "$t")" -le 2000000 ] && cp "$t" "$corpus/"
   done
 fi
+# UBSan reports only print by default; here each one is a crash.
+export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
 echo "==> fuzzing the trace reader and analyzer for ${secs}s ($(ls "$corpus" | wc -l) seeds)"
 "$dir/tests/fuzz/pfprof-fuzz-trace" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
   -max_len=4000000 -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" "$corpus" 2>"$dir/fuzz.log" \
