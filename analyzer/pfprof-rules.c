@@ -59,6 +59,13 @@ pfprof_rule_finding_new (const PfprofRuleContext *ctx)
 }
 
 void
+pfprof_rule_for_each_device (PfprofRuleContext *ctx, PfprofRuleDeviceFunc judge)
+{
+  for (guint d = 0; d < ctx->ix->devices->len; d++)
+    judge (ctx, &g_array_index (ctx->ix->devices, PfprofDeviceTimeline, d));
+}
+
+void
 pfprof_rule_emit (const PfprofRuleContext *ctx, PfprofFinding *f)
 {
   if (f->first_ns == G_MAXINT64)

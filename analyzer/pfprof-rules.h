@@ -82,6 +82,11 @@ PfprofFinding *pfprof_rule_finding_new (const PfprofRuleContext *ctx);
 /* Adds @finding to the analysis (takes it over). */
 void pfprof_rule_emit (const PfprofRuleContext *ctx, PfprofFinding *finding);
 
+/* Calls @judge once for each device timeline of the context's trace: the
+ * run function of rules that judge every device on its own. */
+typedef void (*PfprofRuleDeviceFunc) (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev);
+void pfprof_rule_for_each_device (PfprofRuleContext *ctx, PfprofRuleDeviceFunc judge);
+
 /* Appends one piece of evidence; first_ns/last_ns of @finding are widened
  * to cover it. At most @max pieces are kept (the count is separate). */
 void pfprof_finding_add_evidence (PfprofFinding *finding, const PfprofEvidence *evidence, guint max);

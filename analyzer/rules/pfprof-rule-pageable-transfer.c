@@ -179,8 +179,7 @@ judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
 static void
 run (PfprofRuleContext *ctx)
 {
-  for (guint d = 0; d < ctx->ix->devices->len; d++)
-    judge_device (ctx, &g_array_index (ctx->ix->devices, PfprofDeviceTimeline, d));
+  pfprof_rule_for_each_device (ctx, judge_device);
 }
 
 const PfprofRule pfprof_rule_pageable_transfer = {
