@@ -76,7 +76,10 @@ pfprof_cmd_view (int argc, char **argv)
       /* Say it here, on the terminal, rather than in a dialog. */
       if (!g_file_test (argv[i], G_FILE_TEST_IS_REGULAR))
         {
-          pfprof_cli_error ("view: %s: no such file", argv[i]);
+          /* The reader's wording, so every command says the same. */
+          pfprof_cli_error ("%s: %s", argv[i],
+                            g_file_test (argv[i], G_FILE_TEST_EXISTS) ? "not a regular file"
+                                                                      : "no such file");
           return PFPROF_EXIT_USAGE;
         }
     }

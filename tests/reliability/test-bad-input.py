@@ -361,13 +361,7 @@ CASES = [
 # TODO (expected failure, with a short timeout) until fixed.
 # (Keys are (case, command); a value of (reason, True) applies only to the
 # sanitizer build, where UBSan reports what the plain build survives.)
-KNOWN = {
-    ("a directory", "view"):
-        "view: says 'no such file' for a directory (cli/pfprof-cmd-view.c tests "
-        "G_FILE_TEST_IS_REGULAR and gives one message for every failure); handed to the gui owner",
-    ("a FIFO (must not block)", "view"):
-        "view: says 'no such file' for a FIFO (same cause); handed to the gui owner",
-}
+KNOWN = {}
 
 HUGE_CASE = (f"{HUGE_EVENTS:,} zero-length kernels", b_zero_length_events, "valid", None)
 
