@@ -78,6 +78,7 @@ pfprof_cmd_diff (int argc, char **argv)
 {
   g_autofree char *format = NULL;
   g_autofree char *output = NULL;
+  gboolean force = FALSE;
   g_autofree char *fail_if_slower = NULL;
   g_autofree char *rules = NULL;
   g_autofree char *config = NULL;
@@ -92,7 +93,8 @@ pfprof_cmd_diff (int argc, char **argv)
     { "after", 'a', 0, G_OPTION_ARG_FILENAME_ARRAY, &after_opt,
       "A trace of the run after (repeat for its ranks)", "TRACE" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "text (default), json or markdown", "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (replaced atomically)", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (whole or not at all)", "FILE" },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
     { "fail-if-slower", 0, 0, G_OPTION_ARG_STRING, &fail_if_slower,
       "Exit with 1 when the median step got more than PCT percent slower", "PCT" },
     { "rules", 0, 0, G_OPTION_ARG_STRING, &rules, "Rules to run on both sides (as in report)", "LIST" },
@@ -249,7 +251,7 @@ pfprof_cmd_diff (int argc, char **argv)
     }
   if (output != NULL && strcmp (output, "-") != 0)
     {
-      if (!pfprof_cli_output_write (output, out->str, out->len, TRUE, &error))
+      if (!pfprof_cli_output_write (output, out->str, out->len, force, &error))
         {
           pfprof_cli_error ("diff: %s", error->message);
           return PFPROF_EXIT_USAGE;

@@ -19,6 +19,7 @@
 
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
+#include "pfprof-cli-output.h"
 #include "pfprof-cli.h"
 #include "pfprof-format.h"
 #include "pfprof-report-html.h"
@@ -95,71 +96,12 @@ list_rules (void)
     }
 }
 
-/* Writes @data to @path through a temporary file in the same folder and
- * a rename, so a reader never sees half a report; never through a
- * symlink, and only over a regular file. */
-static gboolean
-write_output (const char *path, const GString *data)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *tmp = g_build_filename (dir, ".pfprof-report-XXXXXX", NULL);
-  struct stat st;
-  mode_t mask;
-  gsize off = 0;
-  int fd;
-
-  if (lstat (path, &st) == 0)
-    {
-      if (S_ISLNK (st.st_mode))
-        {
-          pfprof_cli_error ("%s: is a symbolic link; refusing to write the report through it", path);
-          return FALSE;
-        }
-      if (!S_ISREG (st.st_mode))
-        {
-          pfprof_cli_error ("%s: exists and is not a regular file", path);
-          return FALSE;
-        }
-    }
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
-  if (fd < 0)
-    {
-      pfprof_cli_error ("%s: cannot create a file in %s: %s", path, dir, g_strerror (errno));
-      return FALSE;
-    }
-  mask = umask (0);
-  umask (mask);
-  (void) fchmod (fd, 0666 & ~mask);
-  while (off < data->len)
-    {
-      ssize_t w = write (fd, data->str + off, data->len - off);
-
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
-        {
-          pfprof_cli_error ("%s: write failed: %s", path, g_strerror (errno));
-          close (fd);
-          g_unlink (tmp);
-          return FALSE;
-        }
-      off += (gsize) w;
-    }
-  if (close (fd) != 0 || rename (tmp, path) != 0)
-    {
-      pfprof_cli_error ("%s: cannot write: %s", path, g_strerror (errno));
-      g_unlink (tmp);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 int
 pfprof_cmd_report (int argc, char **argv)
 {
   g_autofree char *format = NULL;
   g_autofree char *output = NULL;
+  gboolean force = FALSE;
   g_autofree char *fail_on = NULL;
   g_autofree char *rules = NULL;
   g_autofree char *config = NULL;
@@ -179,7 +121,8 @@ pfprof_cmd_report (int argc, char **argv)
   gboolean html = FALSE;
   const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "text (default), json, markdown, junit or html", "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE (replaced atomically)", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE (whole or not at all)", "FILE" },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING, &fail_on,
       "Exit with 1 when a finding at or above this severity fired (info, warning, error)", "LEVEL" },
     { "rules", 0, 0, G_OPTION_ARG_STRING, &rules, "Rules to run: id,id,... or -id to leave one out", "LIST" },
@@ -303,8 +246,13 @@ pfprof_cmd_report (int argc, char **argv)
     pfprof_report_render (analysis, &ro, out);
   if (output)
     {
-      if (!write_output (output, out))
-        return PFPROF_EXIT_USAGE;
+      g_autoptr (GError) werr = NULL;
+
+      if (!pfprof_cli_output_write (output, out->str, out->len, force, &werr))
+        {
+          pfprof_cli_error ("%s", werr->message);
+          return PFPROF_EXIT_USAGE;
+        }
     }
   else if (fwrite (out->str, 1, out->len, stdout) != out->len || fflush (stdout) != 0)
     {
