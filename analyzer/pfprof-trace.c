@@ -76,6 +76,16 @@ compare_start (gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
+static gboolean
+is_sorted (const GArray *a, gsize record_size)
+{
+  for (guint i = 1; i < a->len; i++)
+    if (*(const gint64 *) (a->data + (gsize) i * record_size)
+        < *(const gint64 *) (a->data + (gsize) (i - 1) * record_size))
+      return FALSE;
+  return TRUE;
+}
+
 void
 pfprof_trace_sort (PfprofTrace *trace)
 {
@@ -89,8 +99,11 @@ pfprof_trace_sort (PfprofTrace *trace)
 
       if (!is_event_table (t) || a->len == 0)
         continue;
-      /* g_array_sort is a stable merge sort: equal starts keep file order. */
-      g_array_sort (a, compare_start);
+      /* Writers mostly append in time order: a linear check saves the
+       * merge sort's allocation and copying then. g_array_sort is stable,
+       * so equal starts keep file order either way. */
+      if (!is_sorted (a, table->record_size))
+        g_array_sort (a, compare_start);
       /* CUDA event timestamps are optional (0): not part of the extent. */
       if (t == PFPROF_TABLE_CUDA_EVENTS)
         continue;
