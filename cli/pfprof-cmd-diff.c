@@ -16,10 +16,10 @@
 
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
+#include "pfprof-cli-analyze.h"
 #include "pfprof-cli-output.h"
 #include "pfprof-cli.h"
 #include "pfprof-diff.h"
-#include "pfprof-trace-reader.h"
 
 typedef enum
 {
@@ -45,32 +45,6 @@ split_side (const char *spec, GPtrArray *paths, const char *side)
       g_ptr_array_add (paths, g_strdup (items[i]));
     }
   return TRUE;
-}
-
-/* Loads @paths and analyzes them; NULL after printing the error. */
-static PfprofAnalysis *
-analyze_side (GPtrArray *paths, const PfprofAnalysisOptions *options)
-{
-  g_autoptr (GError) error = NULL;
-  GPtrArray *traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
-  PfprofAnalysis *analysis;
-
-  for (guint i = 0; i < paths->len; i++)
-    {
-      PfprofTrace *t = pfprof_trace_reader_load (g_ptr_array_index (paths, i), NULL, NULL, &error);
-
-      if (t == NULL)
-        {
-          pfprof_cli_error ("%s", error->message);
-          g_ptr_array_unref (traces);
-          return NULL;
-        }
-      g_ptr_array_add (traces, t);
-    }
-  analysis = pfprof_analysis_run (traces, options, &error);
-  if (analysis == NULL)
-    pfprof_cli_error ("diff: %s", error->message);
-  return analysis;
 }
 
 int
@@ -226,8 +200,10 @@ pfprof_cmd_diff (int argc, char **argv)
       return PFPROF_EXIT_USAGE;
     }
 
-  if ((before = analyze_side (before_paths, options)) == NULL
-      || (after = analyze_side (after_paths, options)) == NULL)
+  if ((before = pfprof_cli_analyze ((const char *const *) before_paths->pdata, before_paths->len,
+                                    options, "diff")) == NULL
+      || (after = pfprof_cli_analyze ((const char *const *) after_paths->pdata, after_paths->len,
+                                      options, "diff")) == NULL)
     return PFPROF_EXIT_USAGE;
   diff = pfprof_diff_new (before, after);
   if (gate.has_gate)

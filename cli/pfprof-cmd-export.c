@@ -12,10 +12,10 @@
 
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
+#include "pfprof-cli-analyze.h"
 #include "pfprof-cli-output.h"
 #include "pfprof-cli.h"
 #include "pfprof-export-chrome.h"
-#include "pfprof-trace-reader.h"
 
 typedef struct
 {
@@ -66,7 +66,6 @@ pfprof_cmd_export (int argc, char **argv)
   g_autoptr (PfprofAnalysis) analysis = NULL;
   Sink sink = { NULL, NULL };
   gboolean ok;
-  GPtrArray *traces;
 
   g_option_context_set_summary (ctx,
     "Writes traces, their detected steps and the findings as Trace Event Format JSON,\n"
@@ -112,25 +111,10 @@ pfprof_cmd_export (int argc, char **argv)
       return PFPROF_EXIT_USAGE;
     }
 
-  traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
-  for (guint i = 0; inputs[i] != NULL; i++)
-    {
-      PfprofTrace *t = pfprof_trace_reader_load (inputs[i], NULL, NULL, &error);
-
-      if (t == NULL)
-        {
-          pfprof_cli_error ("%s", error->message);
-          g_ptr_array_unref (traces);
-          return PFPROF_EXIT_USAGE;
-        }
-      g_ptr_array_add (traces, t);
-    }
-  analysis = pfprof_analysis_run (traces, options, &error);
+  analysis = pfprof_cli_analyze ((const char *const *) inputs, g_strv_length (inputs), options,
+                                 "export");
   if (analysis == NULL)
-    {
-      pfprof_cli_error ("export: %s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
+    return PFPROF_EXIT_USAGE;
 
   if (output != NULL && strcmp (output, "-") != 0
       && (sink.file = pfprof_cli_output_open (output, force, &error)) == NULL)

@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "pfprof-analysis.h"
+#include "pfprof-cli-analyze.h"
 #include "pfprof-cli.h"
 #include "pfprof-render-output.h"
 #include "pfprof-render-text.h"
 #include "pfprof-renderer.h"
 #include "pfprof-timeline.h"
-#include "pfprof-trace-reader.h"
 
 #define MAX_PIXELS 20000
 
@@ -124,7 +124,6 @@ pfprof_cmd_render (int argc, char **argv)
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE... -o OUT.png|svg|pdf");
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) traces = NULL;
   g_autoptr (PfprofAnalysis) analysis = NULL;
   g_autoptr (PfprofTimeline) tl = NULL;
   g_autofree guint8 *mask = NULL;
@@ -178,24 +177,9 @@ pfprof_cmd_render (int argc, char **argv)
       return PFPROF_EXIT_USAGE;
     }
 
-  traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
-  for (guint i = 0; inputs[i] != NULL; i++)
-    {
-      PfprofTrace *t = pfprof_trace_reader_load (inputs[i], NULL, NULL, &error);
-
-      if (t == NULL)
-        {
-          pfprof_cli_error ("%s", error->message);
-          return PFPROF_EXIT_USAGE;
-        }
-      g_ptr_array_add (traces, t);
-    }
-  analysis = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
+  analysis = pfprof_cli_analyze ((const char *const *) inputs, g_strv_length (inputs), NULL, "render");
   if (analysis == NULL)
-    {
-      pfprof_cli_error ("render: %s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
+    return PFPROF_EXIT_USAGE;
   tl = pfprof_timeline_new (analysis, NULL, NULL);
   pfprof_render_view_init (&view, tl, width, 400);
   view.dark = dark;
