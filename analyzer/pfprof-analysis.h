@@ -53,6 +53,8 @@ typedef struct
   guint32 device_id;      /* PFPROF_NONE if not device-specific */
   guint32 stream_id;      /* PFPROF_NONE if not stream-specific */
   GArray *evidence;       /* PfprofEvidence, in time order */
+  /* Added for multi-rank runs: */
+  guint trace_index;      /* the trace it is about (into PfprofAnalysis.traces) */
 } PfprofFinding;
 
 void pfprof_finding_free (PfprofFinding *finding);

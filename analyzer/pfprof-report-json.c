@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "pfprof-format.h"
+#include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
 
 static void
@@ -107,6 +108,39 @@ write_traces (GString *out, const PfprofAnalysis *a)
       kv_int (out, "steady_end_ns", ts->steady_end_ns);
       kv_uint (out, "main_tid", ts->main_tid);
       kv_uint (out, "events_out_of_range", ts->n_out_of_range);
+      close_with (out, '}');
+      g_string_append_c (out, ',');
+    }
+  close_with (out, ']');
+  g_string_append_c (out, ',');
+}
+
+/* "ranks": one object per ranked trace when two or more were given
+ * together (additive to pfprof-report/1; absent otherwise). */
+static void
+write_ranks (GString *out, const PfprofAnalysis *a)
+{
+  g_autoptr (GArray) ranks = pfprof_rank_summary_collect (a);
+
+  if (ranks->len == 0)
+    return;
+  key (out, "ranks");
+  g_string_append_c (out, '[');
+  for (guint i = 0; i < ranks->len; i++)
+    {
+      const PfprofRankSummary *r = &g_array_index (ranks, PfprofRankSummary, i);
+
+      g_string_append_c (out, '{');
+      kv_int (out, "rank", r->rank);
+      kv_int (out, "trace", r->trace_index);
+      kv_str (out, "host", r->host);
+      kv_int (out, "pid", r->pid);
+      kv_uint (out, "steps", r->n_steady_steps);
+      kv_int (out, "step_median_ns", r->step_median_ns);
+      kv_int (out, "data_wait_per_step_ns", r->data_wait_ns);
+      kv_int (out, "copy_exposed_per_step_ns", r->copy_exposed_ns);
+      kv_int (out, "idle_per_step_ns", r->idle_ns);
+      kv_uint (out, "findings", r->n_findings);
       close_with (out, '}');
       g_string_append_c (out, ',');
     }
@@ -234,6 +268,7 @@ pfprof_report_json (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
   kv_str (out, "format", PFPROF_REPORT_JSON_FORMAT);
   kv_str (out, "generator", "pfprof " PFPROF_VERSION);
   write_traces (out, a);
+  write_ranks (out, a);
   write_summary (out, a);
   key (out, "rules");
   g_string_append_c (out, '[');

@@ -5,6 +5,7 @@
  * so a kernel or NVTX name cannot move the cursor or change colours.
  */
 #include "pfprof-format.h"
+#include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
 
 #include <math.h>
@@ -250,6 +251,36 @@ steps (Text *t, const PfprofAnalysis *a)
   wrap (t, line, 0);
 }
 
+/* The per-rank table, when two or more ranked traces were given. */
+static void
+ranks_table (Text *t, const PfprofAnalysis *a)
+{
+  g_autoptr (GArray) ranks = pfprof_rank_summary_collect (a);
+
+  if (ranks->len == 0)
+    return;
+  g_string_append (t->out, "\nPer rank (steady state; per step = mean over its steps):\n");
+  g_string_append_printf (t->out, "  %5s  %-20s %8s %6s %11s %11s %11s %11s %8s\n", "rank", "host",
+                          "pid", "steps", "median step", "data wait", "exp. copy", "GPU idle",
+                          "findings");
+  for (guint i = 0; i < ranks->len; i++)
+    {
+      const PfprofRankSummary *r = &g_array_index (ranks, PfprofRankSummary, i);
+      g_autoptr (GString) host = g_string_new (NULL);
+      g_autofree char *s_med = pfprof_format_ns (r->step_median_ns);
+      g_autofree char *s_dw = pfprof_format_ns (r->data_wait_ns);
+      g_autofree char *s_ce = pfprof_format_ns (r->copy_exposed_ns);
+      g_autofree char *s_i = pfprof_format_ns (r->idle_ns);
+
+      pfprof_escape_terminal (host, r->host != NULL ? r->host : "-", FALSE);
+      g_string_append_printf (t->out,
+                              "  %5" G_GINT64_FORMAT "  %-20s %8" G_GINT64_FORMAT " %6u %11s %11s %11s "
+                              "%11s %8u\n",
+                              r->rank, host->str, r->pid, r->n_steady_steps, s_med, s_dw, s_ce, s_i,
+                              r->n_findings);
+    }
+}
+
 static void
 finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
 {
@@ -265,6 +296,8 @@ finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
       if (ti < a->traces->len)
         tr = g_ptr_array_index (a->traces, ti);
     }
+  else if (f->trace_index < a->traces->len)
+    tr = g_ptr_array_index (a->traces, f->trace_index); /* cross-trace findings carry no evidence */
   t0 = tr ? tr->start_ns : 0;
   s_first = pfprof_format_ns (f->first_ns - t0);
   s_last = pfprof_format_ns (f->last_ns - t0);
@@ -316,6 +349,7 @@ pfprof_report_text (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
   if (!o->summary)
     devices (&t, a);
   steps (&t, a);
+  ranks_table (&t, a);
   if (a->findings->len == 0)
     {
       g_string_append_c (out, '\n');

@@ -18,6 +18,7 @@ static const PfprofRule *const rule_table[] = {
   &pfprof_rule_sync_in_loop,
   &pfprof_rule_small_transfers,
   &pfprof_rule_pinned_alloc_in_loop,
+  &pfprof_rule_rank_imbalance,
 };
 
 const PfprofRule *const *
@@ -50,6 +51,7 @@ pfprof_rule_finding_new (const PfprofRuleContext *ctx)
   f->rule = ctx->rule->id;
   f->severity = pfprof_analysis_options_rule_severity (ctx->options, ctx->rule);
   f->pid = ctx->ix->trace->pid;
+  f->trace_index = ctx->ix->trace_index;
   f->device_id = PFPROF_NONE;
   f->stream_id = PFPROF_NONE;
   f->first_ns = G_MAXINT64;

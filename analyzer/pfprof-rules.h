@@ -12,6 +12,10 @@
  *      pfprof_rule_finding_new() + pfprof_rule_emit(): measured numbers in
  *      the message, evidence, estimated savings per step, and fix text
  *      with concrete PyTorch code.
+ *      A rule that compares traces (ranks) with one another acts only
+ *      when called for the last trace (ctx->ix->trace_index + 1 ==
+ *      ctx->analysis->traces->len): every trace's steps are in
+ *      ctx->analysis->steps by then (see pfprof-rule-rank-imbalance.c).
  *   2. Declare it below and add it to the table in pfprof-rules.c.
  *   3. Add the file to analyzer/meson.build, its thresholds to
  *      docs/report-format.md, and a positive, a negative and a
@@ -62,6 +66,7 @@ extern const PfprofRule pfprof_rule_late_prefetch;
 extern const PfprofRule pfprof_rule_sync_in_loop;
 extern const PfprofRule pfprof_rule_small_transfers;
 extern const PfprofRule pfprof_rule_pinned_alloc_in_loop;
+extern const PfprofRule pfprof_rule_rank_imbalance;
 
 /* Every rule, in table order; @n_rules receives the count. */
 const PfprofRule *const *pfprof_rules_get (guint *n_rules);

@@ -806,7 +806,7 @@ test_options (void)
 
     g_assert_true (pfprof_analysis_options_select_rules (o, "-small-transfers", &error));
     a = analyze_with (sim_build (&so), o);
-    g_assert_cmpuint (a->rules_run->len, ==, 7);
+    g_assert_cmpuint (a->rules_run->len, ==, 8);
     g_assert_cmpuint (n_findings (a, "small-transfers"), ==, 0);
     g_assert_cmpuint (n_findings (a, "sync-in-loop"), ==, 1);
   }

@@ -1,0 +1,127 @@
+/* pfprof-rule-rank-imbalance.c: one rank's input pipeline is slower than
+ * the others'.
+ *
+ * In data-parallel training every rank waits for the slowest at each
+ * gradient all-reduce, so a rank whose DataLoader or copies take longer
+ * per step slows the whole job, even when each trace on its own looks
+ * only mildly input-bound. The rule compares, across the ranked traces
+ * given together (PfprofTrace.rank >= 0), each rank's input-pipeline cost
+ * per steady step (DataLoader wait + exposed HtoD copy, the figures of
+ * pfprof-rank-summary.h) with the median of the other ranks.
+ *
+ * The rule table calls rules once per trace; this one judges across
+ * traces, so it acts only on the call for the last trace, when every
+ * trace's steps are in the analysis.
+ */
+#include "pfprof-rules.h"
+
+#include "pfprof-format.h"
+#include "pfprof-rank-summary.h"
+#include "pfprof-steps.h"
+
+static const PfprofRuleParam params[] = {
+  { "min-excess-share", 0.20, "fire when a rank's data wait + exposed copy per step exceeds the other ranks' median by at least this fraction" },
+  { "min-excess-ms", 1.0, "and by at least this many milliseconds per step" },
+};
+
+static const char fix[] =
+  "Every rank waits for the slowest at each all-reduce: make this rank's input\n"
+  "pipeline as fast as the others'. On its host check:\n"
+  "\n"
+  "- the DataLoader workers: same num_workers on every rank, and enough CPU\n"
+  "  cores for them (nproc on that node / GPUs per node), not shared with\n"
+  "  other jobs;\n"
+  "- CPU affinity: keep each rank and its workers on the cores near its GPU\n"
+  "  (`numactl --cpunodebind=NODE --membind=NODE python train.py`, or\n"
+  "  os.sched_setaffinity in worker_init_fn), not all ranks on one socket;\n"
+  "- storage and data locality: is this node reading over the network (NFS,\n"
+  "  object store) or from a slower disk? Stage the shards to local disk or\n"
+  "  page cache first;\n"
+  "- worker restarts each epoch:\n"
+  "\n"
+  "    loader = DataLoader(dataset, batch_size=B, sampler=DistributedSampler(dataset),\n"
+  "                        num_workers=8, persistent_workers=True,\n"
+  "                        prefetch_factor=4, pin_memory=True)\n";
+
+static void
+run (PfprofRuleContext *ctx)
+{
+  const PfprofAnalysis *a = ctx->analysis;
+  g_autoptr (GArray) ranks = NULL;
+  g_autofree gint64 *others = NULL;
+  double min_share = pfprof_rule_param (ctx, "min-excess-share");
+  gint64 min_ns = (gint64) (pfprof_rule_param (ctx, "min-excess-ms") * 1e6);
+
+  if (ctx->ix->trace_index + 1 != a->traces->len)
+    return;
+  ranks = pfprof_rank_summary_collect (a);
+  others = g_new (gint64, ranks->len + 1);
+  for (guint i = 0; i < ranks->len; i++)
+    {
+      const PfprofRankSummary *s = &g_array_index (ranks, PfprofRankSummary, i);
+      const PfprofTrace *t = g_ptr_array_index (a->traces, s->trace_index);
+      gint64 mine = pfprof_rank_summary_input_ns (s);
+      gint64 median, excess;
+      guint n = 0;
+      PfprofFinding *f;
+
+      if (s->n_steady_steps == 0)
+        continue; /* nothing per step to compare */
+      for (guint j = 0; j < ranks->len; j++)
+        {
+          const PfprofRankSummary *o = &g_array_index (ranks, PfprofRankSummary, j);
+
+          if (j != i && o->n_steady_steps > 0)
+            others[n++] = pfprof_rank_summary_input_ns (o);
+        }
+      if (n == 0)
+        continue;
+      median = pfprof_median_i64 (others, n);
+      excess = mine - median;
+      if (excess < min_ns || (double) excess < min_share * (double) median)
+        continue;
+
+      f = pfprof_rule_finding_new (ctx);
+      f->pid = s->pid;
+      f->trace_index = s->trace_index;
+      f->count = s->n_steady_steps;
+      f->time_ns = excess * (gint64) s->n_steady_steps;
+      f->est_savings_ns = excess;
+      f->first_ns = s->steady_start_ns;
+      f->last_ns = s->steady_end_ns;
+      {
+        g_autofree char *s_mine = pfprof_format_ns (mine);
+        g_autofree char *s_med = pfprof_format_ns (median);
+        g_autofree char *s_ex = pfprof_format_ns (excess);
+        g_autofree char *s_dw = pfprof_format_ns (s->data_wait_ns);
+        g_autofree char *s_ce = pfprof_format_ns (s->copy_exposed_ns);
+        g_autofree char *s_step = pfprof_format_ns (s->step_median_ns);
+        g_autofree char *s_pct = pfprof_format_double (
+          median > 0 ? 100.0 * (double) excess / (double) median : 100.0, 0);
+        const char *host = s->host != NULL ? s->host : "unknown host";
+
+        f->title = g_strdup_printf ("Rank %" G_GINT64_FORMAT " is input-bound: its input pipeline takes %s "
+                                    "more per step than the other ranks'",
+                                    s->rank, s_ex);
+        f->message = g_strdup_printf (
+          "Rank %" G_GINT64_FORMAT " (host %s, pid %" G_GINT64_FORMAT ", %s) spent %s per step "
+          "waiting for the DataLoader and on exposed host-to-device copies (data wait %s, exposed "
+          "copy %s; median step %s), %s%% more than the median %s of the other %u ranks. In "
+          "data-parallel training every rank waits for the slowest, so the whole job loses about "
+          "%s per step.",
+          s->rank, host, s->pid, t->path != NULL ? t->path : "trace", s_mine, s_dw, s_ce, s_step,
+          s_pct, s_med, n, s_ex);
+      }
+      f->fix = g_strdup (fix);
+      pfprof_rule_emit (ctx, f);
+    }
+}
+
+const PfprofRule pfprof_rule_rank_imbalance = {
+  "rank-imbalance",
+  PFPROF_SEVERITY_WARNING,
+  "One rank's input pipeline (data wait + exposed copy per step) is slower than the other ranks'",
+  params,
+  G_N_ELEMENTS (params),
+  run,
+};
