@@ -251,33 +251,60 @@ steps (Text *t, const PfprofAnalysis *a)
   wrap (t, line, 0);
 }
 
+/* Appends @s right-aligned (or left with @left) in @width columns:
+ * counted in characters, not bytes ("µs"). */
+static void
+cell (GString *out, const char *s, guint width, gboolean left)
+{
+  glong n = g_utf8_strlen (s, -1);
+
+  g_string_append_c (out, ' ');
+  if (left)
+    g_string_append (out, s);
+  for (glong i = n; i < (glong) width; i++)
+    g_string_append_c (out, ' ');
+  if (!left)
+    g_string_append (out, s);
+}
+
 /* The per-rank table, when two or more ranked traces were given. */
 static void
 ranks_table (Text *t, const PfprofAnalysis *a)
 {
+  static const char *const head[] = { "rank", "host", "pid", "steps", "med. step", "data wait",
+                                       "exp. copy", "GPU idle", "findings" };
+  static const guint width[] = { 4, 14, 7, 5, 9, 9, 9, 9, 8 };
   g_autoptr (GArray) ranks = pfprof_rank_summary_collect (a);
 
   if (ranks->len == 0)
     return;
-  g_string_append (t->out, "\nPer rank (steady state; per step = mean over its steps):\n");
-  g_string_append_printf (t->out, "  %5s  %-20s %8s %6s %11s %11s %11s %11s %8s\n", "rank", "host",
-                          "pid", "steps", "median step", "data wait", "exp. copy", "GPU idle",
-                          "findings");
+  g_string_append (t->out, "\nPer rank (steady state; per step = mean over its steps):\n ");
+  for (guint c = 0; c < G_N_ELEMENTS (head); c++)
+    cell (t->out, head[c], width[c], c == 1);
+  g_string_append_c (t->out, '\n');
   for (guint i = 0; i < ranks->len; i++)
     {
       const PfprofRankSummary *r = &g_array_index (ranks, PfprofRankSummary, i);
       g_autoptr (GString) host = g_string_new (NULL);
-      g_autofree char *s_med = pfprof_format_ns (r->step_median_ns);
-      g_autofree char *s_dw = pfprof_format_ns (r->data_wait_ns);
-      g_autofree char *s_ce = pfprof_format_ns (r->copy_exposed_ns);
-      g_autofree char *s_i = pfprof_format_ns (r->idle_ns);
+      char *v[9];
 
       pfprof_escape_terminal (host, r->host != NULL ? r->host : "-", FALSE);
-      g_string_append_printf (t->out,
-                              "  %5" G_GINT64_FORMAT "  %-20s %8" G_GINT64_FORMAT " %6u %11s %11s %11s "
-                              "%11s %8u\n",
-                              r->rank, host->str, r->pid, r->n_steady_steps, s_med, s_dw, s_ce, s_i,
-                              r->n_findings);
+      v[0] = g_strdup_printf ("%" G_GINT64_FORMAT, r->rank);
+      v[1] = g_strdup (host->str);
+      v[2] = g_strdup_printf ("%" G_GINT64_FORMAT, r->pid);
+      v[3] = g_strdup_printf ("%u", r->n_steady_steps);
+      v[4] = pfprof_format_ns (r->step_median_ns);
+      v[5] = pfprof_format_ns (r->data_wait_ns);
+      v[6] = pfprof_format_ns (r->copy_exposed_ns);
+      v[7] = pfprof_format_ns (r->idle_ns);
+      v[8] = g_strdup_printf ("%u", r->n_findings);
+      g_string_append_c (t->out, ' ');
+      for (guint c = 0; c < G_N_ELEMENTS (width); c++)
+        {
+          cell (t->out, v[c], width[c], c == 1);
+          g_free (v[c]);
+        }
+      g_string_append_c (t->out, '\n');
     }
 }
 

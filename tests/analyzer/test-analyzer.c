@@ -295,6 +295,84 @@ test_two_traces (void)
                      g_array_index (a->steps, PfprofStep, i).start_ns);
 }
 
+/* Four ranks whose DataLoader waits are @base_ns per step, rank 2's
+ * @slow_ns, analyzed together with the default thresholds. */
+static PfprofAnalysis *
+analyze_ranks (gint64 base_ns, gint64 slow_ns)
+{
+  SimOptions so;
+  g_autoptr (GPtrArray) traces = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  PfprofAnalysis *a;
+
+  sim_options_init (&so);
+  for (guint r = 0; r < 4; r++)
+    {
+      PfprofTrace *t;
+
+      so.pid = 2000 + r;
+      so.data_wait_ns = r == 2 ? slow_ns : base_ns;
+      t = sim_build (&so);
+      t->rank = r;
+      g_ptr_array_add (traces, t);
+    }
+  a = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
+  g_assert_no_error (error);
+  return a;
+}
+
+/* rank-imbalance: positive, negative, and borderline on both thresholds
+ * (at least 1 ms and 20% over the other ranks' median per step). */
+static void
+test_rank_imbalance (void)
+{
+  {
+    g_autoptr (PfprofAnalysis) a = analyze_ranks (2000000, 3500000);
+    const PfprofFinding *f = finding (a, "rank-imbalance");
+
+    g_assert_cmpuint (n_findings (a, "rank-imbalance"), ==, 1);
+    g_assert_cmpint (f->pid, ==, 2002);
+    g_assert_cmpuint (f->trace_index, ==, 2);
+    g_assert_nonnull (strstr (f->message, "Rank 2 "));
+    /* 1.5 ms more per step than the others. */
+    g_assert_cmpint (f->est_savings_ns, >, 1300000);
+    g_assert_cmpint (f->est_savings_ns, <, 1700000);
+  }
+  {
+    g_autoptr (PfprofAnalysis) a = analyze_ranks (2000000, 2000000);
+
+    g_assert_cmpuint (n_findings (a, "rank-imbalance"), ==, 0);
+  }
+  {
+    /* 0.8 ms (40%) more: below 1 ms. */
+    g_autoptr (PfprofAnalysis) a = analyze_ranks (2000000, 2800000);
+
+    g_assert_cmpuint (n_findings (a, "rank-imbalance"), ==, 0);
+  }
+  {
+    /* 1.5 ms but 15% more: below 20%; 2.5 ms (25%) fires. */
+    g_autoptr (PfprofAnalysis) a = analyze_ranks (10000000, 11500000);
+    g_autoptr (PfprofAnalysis) b = analyze_ranks (10000000, 12500000);
+
+    g_assert_cmpuint (n_findings (a, "rank-imbalance"), ==, 0);
+    g_assert_cmpuint (n_findings (b, "rank-imbalance"), ==, 1);
+  }
+  {
+    /* The same traces without ranks are separate processes. */
+    SimOptions so;
+    g_autoptr (GPtrArray) traces = g_ptr_array_new ();
+    g_autoptr (PfprofAnalysis) a = NULL;
+
+    sim_options_init (&so);
+    g_ptr_array_add (traces, sim_build (&so));
+    so.pid = 4243;
+    so.data_wait_ns = 5000000;
+    g_ptr_array_add (traces, sim_build (&so));
+    a = pfprof_analysis_run (g_steal_pointer (&traces), NULL, NULL);
+    g_assert_cmpuint (n_findings (a, "rank-imbalance"), ==, 0);
+  }
+}
+
 /* Start-up copies weights from pageable memory and autotunes with
  * hundreds of syncs; with set-up only and no steady-state problem, no
  * rule may fire, whatever the step source. */
@@ -1086,6 +1164,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analyzer/rule/small-transfers", test_small_transfers);
   g_test_add_func ("/analyzer/rule/pinned-alloc-in-loop", test_pinned_alloc);
   g_test_add_func ("/analyzer/rule/record-stream-stall", test_record_stream);
+  g_test_add_func ("/analyzer/rule/rank-imbalance", test_rank_imbalance);
   g_test_add_func ("/analyzer/ordering", test_ordering);
   g_test_add_func ("/analyzer/headline", test_headline);
   g_test_add_func ("/analyzer/options", test_options);

@@ -105,7 +105,7 @@ check("format unchanged", d and d["format"] == "pfprof-report/1")
 rc, out, err = run("report", *skewed)
 lines = out.splitlines()
 hdr = [i for i, l in enumerate(lines) if l.startswith("Per rank")]
-check("text: per-rank table", rc == 0 and len(hdr) == 1 and "median step" in lines[hdr[0] + 1], out[:2000])
+check("text: per-rank table", rc == 0 and len(hdr) == 1 and "data wait" in lines[hdr[0] + 1], out[:2000])
 if hdr:
     rows = [l.split() for l in lines[hdr[0] + 2:hdr[0] + 6]]
     check("text: one row per rank, host and pid",
