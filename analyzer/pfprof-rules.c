@@ -185,3 +185,19 @@ pfprof_rule_evidence (const PfprofRuleContext *ctx, PfprofTableId table, guint i
   e.tid = tid;
   return e;
 }
+
+void
+pfprof_rule_add_memcpy_evidence (const PfprofRuleContext *ctx, PfprofFinding *finding,
+                                 const GArray *hits)
+{
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ctx->ix->trace);
+
+  for (guint i = 0; i < hits->len; i++)
+    {
+      guint k = g_array_index (hits, guint, i);
+      PfprofEvidence e = pfprof_rule_evidence (ctx, PFPROF_TABLE_MEMCPYS, k, m[k].start_ns,
+                                               m[k].end_ns, m[k].device_id, m[k].stream_id, 0);
+
+      pfprof_finding_add_evidence (finding, &e, PFPROF_RULE_MAX_EVIDENCE);
+    }
+}

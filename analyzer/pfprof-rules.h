@@ -120,6 +120,11 @@ PfprofEvidence pfprof_rule_evidence (const PfprofRuleContext *ctx, PfprofTableId
                                      gint64 start, gint64 end, guint32 device_id,
                                      guint32 stream_id, guint32 tid);
 
+/* Adds the copies at @hits (guint indexes into the trace's memcpy table),
+ * in order, as @finding's evidence, up to PFPROF_RULE_MAX_EVIDENCE. */
+void pfprof_rule_add_memcpy_evidence (const PfprofRuleContext *ctx, PfprofFinding *finding,
+                                      const GArray *hits);
+
 /* How many pieces of evidence rules keep per finding. */
 #define PFPROF_RULE_MAX_EVIDENCE 8
 

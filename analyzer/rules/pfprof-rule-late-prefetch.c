@@ -117,14 +117,7 @@ judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
   f->count = hits->len;
   f->time_ns = waited;
   f->est_savings_ns = MIN (pfprof_rule_per_step (ctx, waited), pfprof_rule_per_step (ctx, compute));
-  for (guint i = 0; i < hits->len; i++)
-    {
-      guint c = g_array_index (hits, guint, i);
-      PfprofEvidence e = pfprof_rule_evidence (ctx, PFPROF_TABLE_MEMCPYS, c, m[c].start_ns,
-                                               m[c].end_ns, m[c].device_id, m[c].stream_id, 0);
-
-      pfprof_finding_add_evidence (f, &e, PFPROF_RULE_MAX_EVIDENCE);
-    }
+  pfprof_rule_add_memcpy_evidence (ctx, f, hits);
   {
     g_autofree char *s_wait = pfprof_format_ns (waited);
     g_autofree char *s_step = pfprof_format_ns (pfprof_rule_per_step (ctx, waited));

@@ -143,14 +143,7 @@ judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
   f->count = hits->len;
   f->time_ns = time;
   f->est_savings_ns = pfprof_rule_per_step (ctx, MAX (0, time - ideal));
-  for (guint i = 0; i < hits->len; i++)
-    {
-      guint k = g_array_index (hits, guint, i);
-      PfprofEvidence e = pfprof_rule_evidence (ctx, PFPROF_TABLE_MEMCPYS, k, m[k].start_ns,
-                                               m[k].end_ns, m[k].device_id, m[k].stream_id, 0);
-
-      pfprof_finding_add_evidence (f, &e, PFPROF_RULE_MAX_EVIDENCE);
-    }
+  pfprof_rule_add_memcpy_evidence (ctx, f, hits);
   {
     g_autofree char *s_bytes = pfprof_format_bytes (bytes);
     g_autofree char *s_avg = pfprof_format_bytes (bytes / hits->len);
