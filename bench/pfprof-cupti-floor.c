@@ -1,0 +1,241 @@
+/* pfprof-cupti-floor.c: the "CUPTI floor" of issue 6, a minimal CUDA
+ * injection library that enables CUPTI activity kinds and throws every
+ * record away. What a program loses under it is what CUPTI itself costs
+ * for those kinds; whatever pfprof costs above it is ours (writer, trace,
+ * API filtering). Benchmark only: built with the collector, installed
+ * nowhere.
+ *
+ *   CUDA_INJECTION64_PATH=.../libpfprof-cupti-floor.so \
+ *   PFPROF_FLOOR_KINDS=kernel,memcpy python3 train.py
+ *
+ * PFPROF_FLOOR_KINDS: comma list of kernel (CONCURRENT_KERNEL), memcpy,
+ * memset, sync, runtime, driver, cuda_event, stream, memory2, overhead,
+ * or "none"; unset or empty: all ten, the set pfprof enabled before its
+ * defaults were narrowed. PFPROF_FLOOR_FLUSH_MS (default 500, as the
+ * collector's writer; 0: never): how often a thread asks CUPTI for
+ * completed buffers, as the collector does, so both pay the same
+ * delivery cost.
+ *
+ * Prints one stderr line when it starts (which kinds CUPTI accepted) and
+ * one at exit with the records counted and dropped, so a benchmark can
+ * check that it really ran: the driver says nothing when an injection
+ * library cannot be loaded.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#define FLOOR_EXPORT __attribute__ ((visibility ("default")))
+
+/* The same size as the collector's buffers (PFPROF_COLLECTOR_BUFFER_SIZE),
+ * so CUPTI completes them as often. */
+#define FLOOR_BUFFER_SIZE (4u << 20)
+
+typedef struct
+{
+  const char *name;
+  CUpti_ActivityKind kind;
+} FloorKind;
+
+/* The ten kinds the collector enabled by default, under the names its
+ * trace meta `activity_kinds` uses. */
+static const FloorKind floor_kinds[] = {
+  { "kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL },
+  { "memcpy", CUPTI_ACTIVITY_KIND_MEMCPY },
+  { "memset", CUPTI_ACTIVITY_KIND_MEMSET },
+  { "sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
+  { "runtime", CUPTI_ACTIVITY_KIND_RUNTIME },
+  { "driver", CUPTI_ACTIVITY_KIND_DRIVER },
+  { "cuda_event", CUPTI_ACTIVITY_KIND_CUDA_EVENT },
+  { "stream", CUPTI_ACTIVITY_KIND_STREAM },
+  { "memory2", CUPTI_ACTIVITY_KIND_MEMORY2 },
+  { "overhead", CUPTI_ACTIVITY_KIND_OVERHEAD },
+};
+#define N_FLOOR_KINDS (sizeof floor_kinds / sizeof floor_kinds[0])
+
+static CUpti_SubscriberHandle subscriber;
+static _Atomic uint64_t n_records;
+static _Atomic uint64_t n_dropped;
+static _Atomic uint64_t n_buffers;
+static _Atomic int stopping;
+static pid_t owner_pid;
+static char enabled_names[160];
+static pthread_t flush_thread;
+static int flush_thread_up;
+static unsigned flush_ms = 500;
+
+static void CUPTIAPI
+buffer_requested (uint8_t **buffer, size_t *size, size_t *max_records)
+{
+  *buffer = aligned_alloc (8, FLOOR_BUFFER_SIZE);
+  *size = *buffer ? FLOOR_BUFFER_SIZE : 0;
+  *max_records = 0;
+}
+
+/* Counting walks the records, as any consumer must; nothing else is done
+ * with them. */
+static void CUPTIAPI
+buffer_completed (CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t size, size_t valid)
+{
+  CUpti_Activity *record = NULL;
+  size_t dropped = 0;
+  uint64_t n = 0;
+
+  if (cuptiActivityGetNumDroppedRecords (ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0)
+    atomic_fetch_add (&n_dropped, (uint64_t) dropped);
+  if (buffer == NULL)
+    return;
+  while (valid > 0 && cuptiActivityGetNextRecord (buffer, valid, &record) == CUPTI_SUCCESS)
+    n++;
+  atomic_fetch_add (&n_records, n);
+  atomic_fetch_add (&n_buffers, 1);
+  free (buffer);
+}
+
+/* A subscriber needs a callback; no callback domain is enabled, so it is
+ * never called. */
+static void CUPTIAPI
+callback (void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
+{
+}
+
+static const char *
+result_string (CUptiResult r)
+{
+  const char *s = NULL;
+
+  if (cuptiGetResultString (r, &s) != CUPTI_SUCCESS || s == NULL)
+    s = "unknown CUPTI error";
+  return s;
+}
+
+/* Sets wanted[i] for each kind named in @list; returns the number of
+ * unknown names (each reported once). */
+static int
+parse_kinds (const char *list, unsigned char *wanted)
+{
+  char buf[256];
+  char *save = NULL;
+  int bad = 0;
+
+  if (list == NULL || *list == '\0')
+    {
+      memset (wanted, 1, N_FLOOR_KINDS);
+      return 0;
+    }
+  memset (wanted, 0, N_FLOOR_KINDS);
+  snprintf (buf, sizeof buf, "%s", list);
+  for (char *tok = strtok_r (buf, ", ", &save); tok != NULL; tok = strtok_r (NULL, ", ", &save))
+    {
+      size_t i;
+
+      if (strcmp (tok, "none") == 0)
+        continue;
+      for (i = 0; i < N_FLOOR_KINDS; i++)
+        if (strcmp (tok, floor_kinds[i].name) == 0)
+          break;
+      if (i < N_FLOOR_KINDS)
+        wanted[i] = 1;
+      else
+        {
+          fprintf (stderr, "pfprof-cupti-floor: unknown kind '%s' in PFPROF_FLOOR_KINDS, ignored\n",
+                   tok);
+          bad++;
+        }
+    }
+  return bad;
+}
+
+static void *
+flush_main (void *data)
+{
+  struct timespec ts = { (time_t) (flush_ms / 1000), (long) (flush_ms % 1000) * 1000000L };
+
+  while (!atomic_load (&stopping))
+    {
+      nanosleep (&ts, NULL);
+      if (!atomic_load (&stopping))
+        cuptiActivityFlushAll (0);
+    }
+  return NULL;
+}
+
+static void
+at_exit (void)
+{
+  if (getpid () != owner_pid)
+    return;
+  atomic_store (&stopping, 1);
+  if (flush_thread_up)
+    pthread_join (flush_thread, NULL);
+  cuptiActivityFlushAll (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  fprintf (stderr,
+           "pfprof-cupti-floor: pid %ld: %llu records in %llu buffers discarded, "
+           "%llu dropped, kinds %s\n",
+           (long) owner_pid, (unsigned long long) atomic_load (&n_records),
+           (unsigned long long) atomic_load (&n_buffers),
+           (unsigned long long) atomic_load (&n_dropped), enabled_names);
+}
+
+FLOOR_EXPORT int InitializeInjection (void);
+
+FLOOR_EXPORT int
+InitializeInjection (void)
+{
+  static _Atomic int started;
+  unsigned char wanted[N_FLOOR_KINDS];
+  const char *v;
+  size_t pos = 0;
+  CUptiResult r;
+
+  if (atomic_exchange (&started, 1))
+    return 1;
+  owner_pid = getpid ();
+  parse_kinds (getenv ("PFPROF_FLOOR_KINDS"), wanted);
+  v = getenv ("PFPROF_FLOOR_FLUSH_MS");
+  if (v != NULL && *v != '\0')
+    flush_ms = (unsigned) strtoul (v, NULL, 10);
+  r = cuptiSubscribe (&subscriber, (CUpti_CallbackFunc) callback, NULL);
+  if (r != CUPTI_SUCCESS)
+    {
+      fprintf (stderr, "pfprof-cupti-floor: cannot subscribe to CUPTI (%s)\n", result_string (r));
+      return 1;
+    }
+  r = cuptiActivityRegisterCallbacks (buffer_requested, buffer_completed);
+  if (r != CUPTI_SUCCESS)
+    {
+      fprintf (stderr, "pfprof-cupti-floor: cannot register buffers (%s)\n", result_string (r));
+      cuptiUnsubscribe (subscriber);
+      return 1;
+    }
+  enabled_names[0] = '\0';
+  for (size_t i = 0; i < N_FLOOR_KINDS; i++)
+    {
+      if (!wanted[i])
+        continue;
+      r = cuptiActivityEnable (floor_kinds[i].kind);
+      if (r != CUPTI_SUCCESS)
+        fprintf (stderr, "pfprof-cupti-floor: CUPTI refused kind %s (%s)\n", floor_kinds[i].name,
+                 result_string (r));
+      else if (pos < sizeof enabled_names)
+        pos += (size_t) snprintf (enabled_names + pos, sizeof enabled_names - pos, "%s%s",
+                                  pos ? "," : "", floor_kinds[i].name);
+    }
+  if (pos == 0)
+    snprintf (enabled_names, sizeof enabled_names, "none");
+  if (flush_ms > 0)
+    flush_thread_up = pthread_create (&flush_thread, NULL, flush_main, NULL) == 0;
+  /* Registered after CUPTI's own set-up, so it runs before CUPTI's exit
+   * handlers (atexit runs in reverse order), as in the collector. */
+  atexit (at_exit);
+  fprintf (stderr, "pfprof-cupti-floor: pid %ld: started, kinds %s, flush every %u ms\n",
+           (long) owner_pid, enabled_names, flush_ms);
+  return 1;
+}
