@@ -1,52 +1,211 @@
 #!/bin/bash
-# bench/collector-overhead.sh [RUNS [WORKLOAD]]: step time with and without pfprof
-# record, interleaved (bare, pfprof, bare, pfprof, ...) on one machine so
-# drifts hit both alike. Run from the repository root on the GPU machine
-# with the build folder carried (PFPROF_BUILD, default build-collector).
-# Prints one line per run and a summary (median of the per-run medians).
+# bench/collector-overhead.sh [-n] [ROUNDS [WORKLOADS]]: issue 6's
+# interleaved overhead benchmark. Run from the repository root on the GPU
+# machine with the build folder carried (PFPROF_BUILD, default
+# build-collector, made with the collector enabled and
+# tests/gpu/pack-libs.sh run on it).
+#
+# For each round and each workload, one process per variant, in turn:
+#   bare       the workload alone
+#   pfprof     pfprof record --quiet --no-report -o TRACE (default settings)
+#   torch      the workload's --profiler torch (CPU+CUDA, chrome export)
+#   floor      CUDA_INJECTION64_PATH=BUILD/bench/libpfprof-cupti-floor.so with
+#              PFPROF_FLOOR_KINDS = the kinds pfprof enabled (meta
+#              activity_kinds of this workload's pfprof trace of this
+#              round, or of the previous round when the rotation put the
+#              floor first; all ten when the trace does not say)
+#   floor-all  the floor with all ten kinds
+# The order rotates by one variant each round (round 1: the order above),
+# so no variant always runs first or right after torch.profiler.
+#
+# Workloads: resnet50 (bench/resnet50_step.py) and tiny
+# (bench/tiny_kernels.py, 1,000 tiny kernels + one copy per step).
+#
+# -n  print the commands and exit (runs nothing, needs no GPU or build).
+#
+# Environment (defaults): ROUNDS (3), WORKLOADS ("resnet50 tiny"),
+# VARIANTS ("bare pfprof torch floor floor-all"), RESNET_STEPS (120),
+# RESNET_WARMUP (15), TINY_KERNELS (1000), TINY_STEPS (200), TINY_WARMUP
+# (20), ROTATE (1), BUDGET_S (530: no new round starts unless the last
+# round's duration still fits), RUN_TIMEOUT_S (240, per process),
+# KEEP_TRACES (0: delete every trace once counted), OVERHEAD_OUT (the
+# results folder: $OUT/overhead when $OUT is set, else
+# /tmp/pfprof-overhead-out).
+#
+# Results (four files, so they come back from the device machine):
+#   overhead.md   the tables in Markdown (rewritten after every round)
+#   overhead.log  everything printed here
+#   runs.tsv      one row per run
+#   logs.tar.gz   each run's log and each pfprof trace's counts (JSON)
 set -u
-runs=${1:-3}
-only=${2:-}
-. tests/gpu/env.sh
-tmp=/tmp/pfprof-bench; rm -rf $tmp; mkdir -p $tmp
-export PYTHONUNBUFFERED=1
+dry=0
+if [ "${1:-}" = -n ] || [ "${1:-}" = --dry-run ]; then dry=1; shift; fi
+rounds=${1:-${ROUNDS:-3}}
+workloads=${2:-${WORKLOADS:-resnet50 tiny}}
+variants=${VARIANTS:-bare pfprof torch floor floor-all}
+resnet_steps=${RESNET_STEPS:-120}
+resnet_warmup=${RESNET_WARMUP:-15}
+tiny_kernels=${TINY_KERNELS:-1000}
+tiny_steps=${TINY_STEPS:-200}
+tiny_warmup=${TINY_WARMUP:-20}
+rotate=${ROTATE:-1}
+budget_s=${BUDGET_S:-530}
+run_timeout_s=${RUN_TIMEOUT_S:-240}
+keep_traces=${KEEP_TRACES:-0}
+if [ -n "${OUT:-}" ]; then out=${OVERHEAD_OUT:-$OUT/overhead}; else out=${OVERHEAD_OUT:-/tmp/pfprof-overhead-out}; fi
+work=/tmp/pfprof-overhead
+build=${PFPROF_BUILD:-build-collector}
+floor_lib=$PWD/$build/bench/libpfprof-cupti-floor.so
+stats="python3 bench/overhead_stats.py"
 
-median_of() { python3 -c "import statistics,sys; v=[float(x) for x in sys.argv[1:]]; print(f'{statistics.median(v):.3f}')" "$@"; }
+case $rounds in ''|*[!0-9]*) echo "collector-overhead: ROUNDS must be a number, not '$rounds'" >&2; exit 2;; esac
+for w in $workloads; do
+  case $w in resnet50|tiny) ;; *) echo "collector-overhead: unknown workload '$w' (resnet50, tiny)" >&2; exit 2;; esac
+done
+for v in $variants; do
+  case $v in bare|pfprof|torch|floor|floor-all) ;; *) echo "collector-overhead: unknown variant '$v'" >&2; exit 2;; esac
+done
+read -r -a vlist <<<"$variants"
+nv=${#vlist[@]}
 
-# One run of "$@" under pfprof with the options in $mode_opts; prints
-# "STEP_MS BYTES EVENTS".
-profiled() {
-  local f=$tmp/run-$RANDOM.pfprof
-  "$pfprof" record --quiet --no-report $mode_opts -o "$f" -- "$@" >"$f.log" 2>&1
-  local ms=$(grep -o 'median step [0-9.]*' "$f.log" | awk '{print $3}')
-  local ev=$(python3 -c "
-import sqlite3; db=sqlite3.connect('file:$f?mode=ro', uri=True)
-print(sum(db.execute(f'select count(*) from {t}').fetchone()[0] for t in ['kernels','memcpys','memsets','syncs','cuda_events','api_calls','nvtx','memory','overhead']))" 2>/dev/null)
-  echo "${ms:-nan} $(stat -c %s "$f" 2>/dev/null || echo 0) ${ev:-0}"
+workload_cmd() {
+  case $1 in
+    resnet50) echo "python3 bench/resnet50_step.py --steps $resnet_steps --warmup $resnet_warmup" ;;
+    tiny) echo "python3 bench/tiny_kernels.py --kernels $tiny_kernels --steps $tiny_steps --warmup $tiny_warmup" ;;
+  esac
 }
 
-# bench LABEL -- COMMAND: per run, bare then each pfprof mode, interleaved.
-bench() {
-  local label=$1; shift 2
-  local -A ms
-  for i in $(seq 1 "$runs"); do
-    b=$("$@" 2>/dev/null | grep -o 'median step [0-9.]*' | awk '{print $3}')
-    ms[bare]+=" ${b:-nan}"
-    line="$label run $i: bare ${b} ms"
-    for mode in default skip-launches; do
-      mode_opts=""; [ $mode = skip-launches ] && mode_opts=--skip-launches
-      read -r p size events < <(profiled "$@")
-      ms[$mode]+=" $p"
-      line+="; $mode ${p} ms (${size} B, ${events} events, $((size / (events > 0 ? events : 1))) B/event)"
+# The variants of round $1 in their order.
+round_variants() {
+  local off=0 i
+  [ "$rotate" = 1 ] && off=$((($1 - 1) % nv))
+  for ((i = 0; i < nv; i++)); do echo "${vlist[(i + off) % nv]}"; done
+}
+
+# The command line of one run (for -n and for the log); FLOOR_KINDS stands
+# for the list read at run time.
+show_cmd() {
+  local r=$1 w=$2 v=$3 cmd
+  cmd=$(workload_cmd "$w")
+  case $v in
+    bare) echo "$cmd" ;;
+    pfprof) echo "$pfprof record --quiet --no-report -o $work/pfprof-r$r-$w.pfprof -- $cmd" ;;
+    torch) echo "$cmd --profiler torch --trace-out $work/torch-r$r-$w.json" ;;
+    floor) echo "CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=\${kinds from pfprof trace} $cmd" ;;
+    floor-all) echo "CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=$all_kinds $cmd" ;;
+  esac
+}
+
+all_kinds=kernel,memcpy,memset,sync,runtime,driver,cuda_event,stream,memory2,overhead
+
+if [ $dry = 1 ]; then
+  pfprof=$PWD/$build/cli/pfprof
+  echo "# $rounds round(s) x workloads ($workloads) x variants ($variants); results in $out"
+  for ((r = 1; r <= rounds; r++)); do
+    for w in $workloads; do
+      for v in $(round_variants $r); do
+        echo "round $r $w $v: $(show_cmd $r $w $v)"
+      done
     done
-    echo "$line"
   done
-  mb=$(median_of ${ms[bare]})
-  for mode in default skip-launches; do
-    mp=$(median_of ${ms[$mode]})
-    echo "SUMMARY $label $mode: bare ${mb} ms, pfprof ${mp} ms, overhead $(python3 -c "print(f'{($mp/$mb-1)*100:+.1f}%')")"
-  done
+  exit 0
+fi
+
+. tests/gpu/env.sh
+export PYTHONUNBUFFERED=1
+rm -rf "$work"; mkdir -p "$work/logs" "$out"
+rm -f "$out/overhead.md" "$out/overhead.log" "$out/runs.tsv" "$out/logs.tar.gz"
+exec > >(tee "$out/overhead.log") 2>&1
+tsv=$out/runs.tsv
+t_start=$SECONDS
+
+if ! "$pfprof" --version >/dev/null 2>&1; then
+  echo "collector-overhead: $pfprof does not run; pfprof variants will fail"
+fi
+if [ ! -f "$floor_lib" ]; then
+  echo "collector-overhead: $floor_lib is missing (build with -Dcollector=enabled); floor variants skipped"
+  variants=$(echo " $variants " | sed 's/ floor-all / /; s/ floor / /; s/^ *//; s/ *$//')
+  read -r -a vlist <<<"$variants"; nv=${#vlist[@]}
+fi
+
+machine=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
+torchv=$(python3 -c "import torch, torchvision; print(f'torch {torch.__version__}, torchvision {torchvision.__version__}, CUDA {torch.version.cuda}')" 2>/dev/null)
+header="Machine: ${machine:-no nvidia-smi}; $(nproc) CPUs; ${torchv:-no torch}; $("$pfprof" --version 2>/dev/null | head -1); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "$header"
+echo "rounds $rounds; workloads: $workloads; variants: $variants; resnet50 $resnet_steps+$resnet_warmup steps; tiny $tiny_kernels kernels x $tiny_steps+$tiny_warmup steps; budget ${budget_s}s"
+
+declare -A pfprof_kinds     # workload -> "round kinds source" of its latest pfprof trace
+# One run: round, workload, variant.
+run_one() {
+  local r=$1 w=$2 v=$3 cmd log t0 rc kinds="" src kr trace=""
+  cmd=$(workload_cmd "$w")
+  log=$work/logs/r$r-$w-$v.log
+  t0=${EPOCHREALTIME/,/.}
+  case $v in
+    bare)
+      env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" $cmd >"$log" 2>&1 ;;
+    pfprof)
+      trace=$work/pfprof-r$r-$w.pfprof
+      rm -f "$trace"
+      env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" \
+        "$pfprof" record --quiet --no-report -o "$trace" -- $cmd >"$log" 2>&1 ;;
+    torch)
+      env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" \
+        $cmd --profiler torch --trace-out "$work/torch-r$r-$w.json" >"$log" 2>&1 ;;
+    floor|floor-all)
+      if [ $v = floor ]; then
+        if [ -n "${pfprof_kinds[$w]:-}" ]; then
+          read -r kr kinds src <<<"${pfprof_kinds[$w]}"
+          [ "$kr" = "$r" ] || src="$src, round $kr: pfprof has not run yet in round $r"
+        else
+          kinds=$all_kinds; src="all ten: no pfprof trace of $w yet"
+        fi
+        echo "floor kinds: $kinds ($src)" >"$log"
+      else
+        kinds=$all_kinds; : >"$log"
+      fi
+      CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=$kinds timeout "$run_timeout_s" \
+        $cmd >>"$log" 2>&1 ;;
+  esac
+  rc=$?
+  if [ -n "$trace" ]; then
+    read -r kinds src < <($stats kinds "$trace")
+    pfprof_kinds[$w]="$r $kinds $src"
+  fi
+  $stats record --tsv "$tsv" --round "$r" --workload "$w" --variant "$v" --log "$log" \
+    --wall "$(awk "BEGIN {print ${EPOCHREALTIME/,/.} - $t0}")" --rc $rc ${trace:+--trace "$trace"} ${kinds:+--kinds "$kinds"}
+  if [ "$keep_traces" != 1 ]; then
+    [ -z "$trace" ] || rm -f "$trace" "$trace"-*
+    [ $v != torch ] || rm -f "$work/torch-r$r-$w.json"
+  fi
 }
 
-[ -z "$only" ] || [ "$only" = resnet18_prefetch ] && bench resnet18_prefetch -- python3 samples/side_stream_prefetch.py --steps 100 --warmup 20
-[ -z "$only" ] || [ "$only" = tiny_kernels ] && bench tiny_kernels -- python3 bench/tiny_kernels.py --kernels 1000 --steps 200 --warmup 20
+finish() {
+  $stats summary --tsv "$tsv" --md "$out/overhead.md" --header "$header" >"$work/summary.txt" 2>&1
+  tar -C "$work" -czf "$out/logs.tar.gz.tmp" logs && mv "$out/logs.tar.gz.tmp" "$out/logs.tar.gz"
+}
+
+last_round_s=0
+done_rounds=0
+for ((r = 1; r <= rounds; r++)); do
+  elapsed=$((SECONDS - t_start))
+  if [ $r -gt 1 ] && [ $((elapsed + last_round_s)) -gt "$budget_s" ]; then
+    echo "stopping after $done_rounds round(s): ${elapsed}s elapsed, a round takes ~${last_round_s}s, budget ${budget_s}s"
+    break
+  fi
+  t_round=$SECONDS
+  for w in $workloads; do
+    for v in $(round_variants $r); do
+      run_one $r $w $v
+    done
+  done
+  last_round_s=$((SECONDS - t_round))
+  done_rounds=$r
+  finish
+  echo "round $r done in ${last_round_s}s (elapsed $((SECONDS - t_start))s)"
+done
+
+finish
+cat "$work/summary.txt"
+[ "$keep_traces" = 1 ] || rm -f "$work"/*.pfprof "$work"/*.json
+echo "elapsed $((SECONDS - t_start))s for $done_rounds round(s); results in $out"

@@ -1,0 +1,420 @@
+"""Helpers of bench/collector-overhead.sh (no torch needed):
+
+  overhead_stats.py kinds TRACE
+      the comma list of activity kinds a pfprof trace says it enabled (meta
+      key activity_kinds); all ten names when the key or the trace is
+      missing. Prints `KINDS SOURCE` where SOURCE says which.
+  overhead_stats.py trace TRACE
+      JSON: bytes, events, dropped_records, activity_kinds, how counted.
+  overhead_stats.py record --tsv F --round R --workload W --variant V
+                           --log LOG --wall S [--trace TRACE] [--kinds K]
+      parses one run's log (and pfprof trace) and appends a row to F;
+      prints the row in words.
+  overhead_stats.py summary --tsv F --md OUT [--header TEXT]
+      the table of issue 6: per workload and variant, median of the run
+      medians, spread, % over bare, bytes/event, drops; Markdown to OUT and
+      plain text to stdout.
+
+Events of a pfprof trace: rows of its event tables (kernels, memcpys,
+memsets, syncs, cuda_events, api_calls, nvtx, memory, overhead), counted
+with tests/pfprof_trace_rows.py when that decoder exists, else with
+sqlite3: the chunks' row counts (format 2) or count(*) of the v1 tables.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import sqlite3
+import statistics
+import sys
+
+ALL_KINDS = ["kernel", "memcpy", "memset", "sync", "runtime", "driver", "cuda_event", "stream",
+             "memory2", "overhead"]
+V1_EVENT_TABLES = ["kernels", "memcpys", "memsets", "syncs", "cuda_events", "api_calls", "nvtx",
+                   "memory", "overhead"]
+VARIANTS = ["bare", "pfprof", "torch", "floor", "floor-all"]
+VARIANT_WORDS = {
+    "bare": "no profiler",
+    "pfprof": "pfprof record (defaults)",
+    "torch": "torch.profiler (CPU+CUDA, chrome export)",
+    "floor": "CUPTI floor, pfprof's default kinds",
+    "floor-all": "CUPTI floor, all ten kinds",
+}
+COLUMNS = ["round", "workload", "variant", "step_ms", "wall_s", "trace_bytes", "events",
+           "dropped", "kinds", "note"]
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# --- pfprof traces ---------------------------------------------------------
+
+def _is_sqlite(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def _meta_sqlite(path):
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return dict(db.execute("select key, value from meta").fetchall())
+    finally:
+        db.close()
+
+
+def _count_sqlite(path):
+    """(events, per table, how): format 2 keeps rows in `chunks`, each with
+    its row count n; format 1 has one SQLite table per record type."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        have = {r[0] for r in db.execute("select name from sqlite_master where type = 'table'")}
+        if "chunks" in have:
+            per = dict(db.execute("select table_name, sum(n) from chunks group by table_name"))
+            per = {t: int(n) for t, n in per.items() if t in V1_EVENT_TABLES}
+            how = "sqlite3: sum(n) of chunks"
+        else:
+            per = {t: db.execute(f"select count(*) from {t}").fetchone()[0]
+                   for t in V1_EVENT_TABLES if t in have}
+            how = "sqlite3: count(*) of v1 tables"
+    finally:
+        db.close()
+    return sum(per.values()), per, how
+
+
+def _decoder():
+    """tests/pfprof_trace_rows.py as a module, or None."""
+    path = os.path.join(REPO, "tests", "pfprof_trace_rows.py")
+    if not os.path.exists(path):
+        return None
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pfprof_trace_rows", path)
+    mod = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(mod)
+    except Exception as e:  # a decoder still being written must not stop the benchmark
+        print(f"overhead_stats: cannot load {path}: {e}", file=sys.stderr)
+        return None
+    return mod
+
+
+def _count_with_decoder(mod, path):
+    """Rows per event table through the decoder; None when its interface
+    is not one we know."""
+    for name in ("count_rows", "row_counts", "table_counts", "counts"):
+        fn = getattr(mod, name, None)
+        if callable(fn):
+            per = fn(path)
+            if isinstance(per, dict):
+                per = {k: int(v) for k, v in per.items() if k in V1_EVENT_TABLES}
+                return sum(per.values()), per
+            return int(per), {}
+    for name in ("rows", "read_rows", "table_rows"):
+        fn = getattr(mod, name, None)
+        if callable(fn):
+            per = {}
+            for t in V1_EVENT_TABLES:
+                try:
+                    per[t] = sum(1 for _ in fn(path, t))
+                except (KeyError, LookupError, ValueError):
+                    continue
+            return sum(per.values()), per
+    return None
+
+
+def trace_stats(path):
+    out = {"path": path, "bytes": 0, "events": 0, "dropped_records": None, "activity_kinds": None,
+           "counted_by": None, "per_table": {}}
+    if not os.path.exists(path):
+        out["error"] = "no trace"
+        return out
+    out["bytes"] = os.path.getsize(path)
+    meta = {}
+    if _is_sqlite(path):
+        try:
+            meta = _meta_sqlite(path)
+        except sqlite3.Error as e:
+            out["error"] = f"meta: {e}"
+    mod = _decoder()
+    counted = None
+    if mod is not None:
+        try:
+            counted = _count_with_decoder(mod, path)
+            if counted is not None:
+                out["counted_by"] = "tests/pfprof_trace_rows.py"
+        except Exception as e:
+            out["error"] = f"decoder: {e}"
+        if not meta:
+            for name in ("meta", "read_meta"):
+                fn = getattr(mod, name, None)
+                if callable(fn):
+                    try:
+                        meta = dict(fn(path))
+                    except Exception:
+                        pass
+                    break
+    if counted is None and _is_sqlite(path):
+        try:
+            n, per, how = _count_sqlite(path)
+            counted = (n, per)
+            out["counted_by"] = how
+        except sqlite3.Error as e:
+            out["error"] = f"count: {e}"
+    if counted is not None:
+        out["events"], out["per_table"] = counted
+    if "dropped_records" in meta:
+        out["dropped_records"] = int(meta["dropped_records"])
+    if meta.get("activity_kinds"):
+        out["activity_kinds"] = meta["activity_kinds"]
+    return out
+
+
+def read_meta(path):
+    """The trace's meta keys (SQLite meta table, else the decoder's)."""
+    if _is_sqlite(path):
+        try:
+            return _meta_sqlite(path)
+        except sqlite3.Error:
+            pass
+    mod = _decoder()
+    for name in ("meta", "read_meta"):
+        fn = getattr(mod, name, None) if mod else None
+        if callable(fn):
+            try:
+                return dict(fn(path))
+            except Exception:
+                return {}
+    return {}
+
+
+def kinds_of(path):
+    """(comma list, source) for the floor from a pfprof trace's meta."""
+    base = os.path.basename(path) if path else ""
+    if path and os.path.exists(path):
+        k = read_meta(path).get("activity_kinds")
+        if k:
+            names = [n.strip() for n in k.split(",") if n.strip()]
+            unknown = [n for n in names if n not in ALL_KINDS]
+            src = f"meta activity_kinds of {base}: {k}"
+            if unknown:
+                src += f"; the floor has no {','.join(unknown)}"
+            return ",".join(n for n in names if n in ALL_KINDS) or "none", src
+        return ",".join(ALL_KINDS), f"all ten: no activity_kinds in {base}"
+    return ",".join(ALL_KINDS), f"all ten: no trace {base}"
+
+
+# --- one run ---------------------------------------------------------------
+
+STEP_RE = re.compile(r"median step ([0-9.]+) ms")
+TORCH_RE = re.compile(r"torch\.profiler trace: .* (\d+) bytes, (\d+) events")
+FLOOR_RE = re.compile(r"pfprof-cupti-floor: pid \d+: (\d+) records in \d+ buffers discarded, (\d+) dropped, kinds (\S+)")
+
+
+def parse_log(text):
+    r = {"step_ms": math.nan, "trace_bytes": None, "events": None, "dropped": None, "kinds": None,
+         "note": []}
+    m = STEP_RE.findall(text)
+    if m:
+        r["step_ms"] = float(m[-1])
+    else:
+        r["note"].append("no step time")
+    m = TORCH_RE.search(text)
+    if m:
+        r["trace_bytes"], r["events"] = int(m.group(1)), int(m.group(2))
+    floors = FLOOR_RE.findall(text)
+    if floors:
+        r["events"] = sum(int(f[0]) for f in floors)
+        r["dropped"] = sum(int(f[1]) for f in floors)
+        r["kinds"] = floors[-1][2]
+    return r
+
+
+def cmd_record(a):
+    with open(a.log, errors="replace") as f:
+        text = f.read()
+    r = parse_log(text)
+    if a.variant.startswith("floor"):
+        if r["events"] is None:
+            r["note"].append("floor did not report (not loaded?)")
+    if a.variant == "torch" and r["trace_bytes"] is None:
+        r["note"].append("no torch trace line")
+    if a.trace:
+        s = trace_stats(a.trace)
+        if "error" not in s or s["bytes"]:
+            r["trace_bytes"], r["events"] = s["bytes"], s["events"]
+        r["dropped"] = s["dropped_records"]
+        r["kinds"] = s["activity_kinds"] or "(not in meta)"
+        if s.get("error"):
+            r["note"].append(s["error"])
+        with open(a.log + ".trace.json", "w") as f:
+            json.dump(s, f, indent=1)
+    if a.kinds and not r["kinds"]:
+        r["kinds"] = a.kinds
+    row = {"round": a.round, "workload": a.workload, "variant": a.variant,
+           "step_ms": f"{r['step_ms']:.3f}", "wall_s": f"{a.wall:.1f}",
+           "trace_bytes": "" if r["trace_bytes"] is None else r["trace_bytes"],
+           "events": "" if r["events"] is None else r["events"],
+           "dropped": "" if r["dropped"] is None else r["dropped"],
+           "kinds": r["kinds"] or "", "note": "; ".join(r["note"]) + (f"; exit {a.rc}" if a.rc else "")}
+    new = not os.path.exists(a.tsv)
+    with open(a.tsv, "a") as f:
+        if new:
+            f.write("\t".join(COLUMNS) + "\n")
+        f.write("\t".join(str(row[c]).replace("\t", " ") for c in COLUMNS) + "\n")
+    words = f"{a.workload} round {a.round} {a.variant}: {row['step_ms']} ms/step, {row['wall_s']} s"
+    if row["trace_bytes"] != "":
+        words += f", trace {row['trace_bytes']} B"
+    if row["events"] != "":
+        words += f", {row['events']} events"
+        if row["trace_bytes"] != "" and int(row["events"]) > 0:
+            words += f" ({int(row['trace_bytes']) / int(row['events']):.1f} B/event)"
+    if row["dropped"] != "":
+        words += f", {row['dropped']} dropped"
+    if row["kinds"]:
+        words += f", kinds {row['kinds']}"
+    if row["note"].strip("; "):
+        words += f" [{row['note'].strip('; ')}]"
+    print(words, flush=True)
+
+
+# --- summary ---------------------------------------------------------------
+
+def read_rows(tsv):
+    if not os.path.exists(tsv):
+        return []
+    with open(tsv) as f:
+        lines = [l.rstrip("\n").split("\t") for l in f if l.strip()]
+    if not lines:
+        return []
+    head = lines[0]
+    return [dict(zip(head, l + [""] * (len(head) - len(l)))) for l in lines[1:]]
+
+
+def _num(s):
+    try:
+        v = float(s)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else v
+
+
+def summarize(rows):
+    """[(workload, [(variant, n, median, lo, hi, pct, bpe, dropped)])]"""
+    out = []
+    workloads = []
+    for r in rows:
+        if r["workload"] not in workloads:
+            workloads.append(r["workload"])
+    for w in workloads:
+        lines = []
+        bare = None
+        for v in VARIANTS:
+            rs = [r for r in rows if r["workload"] == w and r["variant"] == v]
+            if not rs:
+                continue
+            ms = [x for x in (_num(r["step_ms"]) for r in rs) if x is not None]
+            med = statistics.median(ms) if ms else None
+            if v == "bare":
+                bare = med
+            bpe = [float(r["trace_bytes"]) / float(r["events"]) for r in rs
+                   if _num(r["trace_bytes"]) and _num(r["events"]) and v in ("pfprof", "torch")]
+            ev = [int(float(r["events"])) for r in rs if _num(r["events"])]
+            dropped = [int(float(r["dropped"])) for r in rs if _num(r["dropped"]) is not None]
+            lines.append({
+                "variant": v, "n": len(ms), "runs": len(rs), "median": med,
+                "lo": min(ms) if ms else None, "hi": max(ms) if ms else None,
+                "bpe": statistics.median(bpe) if bpe else None,
+                "events": statistics.median(ev) if ev else None,
+                "dropped": sum(dropped) if dropped else None,
+                "kinds": sorted({r["kinds"] for r in rs if r["kinds"]}),
+            })
+        for l in lines:
+            l["pct"] = (l["median"] / bare - 1) * 100 if bare and l["median"] else None
+        out.append((w, lines))
+    return out
+
+
+def _f(v, fmt):
+    return "n/a" if v is None else format(v, fmt)
+
+
+def cmd_summary(a):
+    rows = read_rows(a.tsv)
+    table = summarize(rows)
+    md = []
+    if a.header:
+        md += [a.header, ""]
+    rounds = sorted({r["round"] for r in rows}, key=lambda x: int(x) if x.isdigit() else 0)
+    md.append(f"{len(rounds)} round(s), {len(rows)} runs. Step time: median over each run's timed "
+              "steps; table: median of those run medians, with the lowest and highest run.")
+    md.append("")
+    for w, lines in table:
+        md += [f"### {w}", "",
+               "| variant | runs | median step | run range | vs bare | events/run | bytes/event | dropped |",
+               "|---|---|---|---|---|---|---|---|"]
+        for l in lines:
+            name = VARIANT_WORDS.get(l["variant"], l["variant"])
+            if l["variant"].startswith("floor") and l["kinds"]:
+                name += f" ({'; '.join(l['kinds'])})"
+            pct = "" if l["variant"] == "bare" else (f"{l['pct']:+.1f}%" if l["pct"] is not None else "n/a")
+            md.append(f"| {name} | {l['n']}/{l['runs']} | {_f(l['median'], '.3f')} ms | "
+                      f"{_f(l['lo'], '.3f')}-{_f(l['hi'], '.3f')} ms | {pct} | "
+                      f"{_f(l['events'], ',.0f')} | {_f(l['bpe'], '.1f')} | "
+                      f"{'' if l['dropped'] is None else l['dropped']} |")
+        md.append("")
+    md += ["### every run", "", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for r in rows:
+        md.append("| " + " | ".join(str(r.get(c, "")) for c in COLUMNS) + " |")
+    text = "\n".join(md) + "\n"
+    if a.md:
+        tmp = a.md + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, a.md)
+    for w, lines in table:
+        for l in lines:
+            pct = "" if l["variant"] == "bare" else (f" {l['pct']:+.1f}%" if l["pct"] is not None else " n/a")
+            print(f"SUMMARY {w} {l['variant']}: {_f(l['median'], '.3f')} ms "
+                  f"({l['n']} runs, {_f(l['lo'], '.3f')}-{_f(l['hi'], '.3f')}){pct}"
+                  + (f", {_f(l['bpe'], '.1f')} B/event" if l["bpe"] is not None else "")
+                  + (f", dropped {l['dropped']}" if l["dropped"] is not None else ""))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    k = sub.add_parser("kinds")
+    k.add_argument("trace", nargs="?")
+    t = sub.add_parser("trace")
+    t.add_argument("trace")
+    r = sub.add_parser("record")
+    r.add_argument("--tsv", required=True)
+    r.add_argument("--round", required=True)
+    r.add_argument("--workload", required=True)
+    r.add_argument("--variant", required=True, choices=VARIANTS)
+    r.add_argument("--log", required=True)
+    r.add_argument("--wall", type=float, default=math.nan)
+    r.add_argument("--rc", type=int, default=0)
+    r.add_argument("--trace")
+    r.add_argument("--kinds")
+    s = sub.add_parser("summary")
+    s.add_argument("--tsv", required=True)
+    s.add_argument("--md")
+    s.add_argument("--header")
+    a = p.parse_args()
+    if a.cmd == "kinds":
+        kinds, source = kinds_of(a.trace)
+        print(kinds, source)
+    elif a.cmd == "trace":
+        print(json.dumps(trace_stats(a.trace), indent=1))
+    elif a.cmd == "record":
+        cmd_record(a)
+    else:
+        cmd_summary(a)
+
+
+if __name__ == "__main__":
+    main()
