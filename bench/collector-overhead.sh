@@ -116,6 +116,7 @@ export PYTHONUNBUFFERED=1
 rm -rf "$work"; mkdir -p "$work/logs" "$out"
 rm -f "$out/overhead.md" "$out/overhead.log" "$out/runs.tsv" "$out/logs.tar.gz"
 exec > >(tee "$out/overhead.log") 2>&1
+tee_pid=$!
 tsv=$out/runs.tsv
 t_start=$SECONDS
 
@@ -170,6 +171,7 @@ run_one() {
   rc=$?
   if [ -n "$trace" ]; then
     read -r kinds src < <($stats kinds "$trace")
+    [ -n "$kinds" ] || { kinds=$all_kinds; src="all ten: overhead_stats.py kinds failed"; }
     pfprof_kinds[$w]="$r $kinds $src"
   fi
   $stats record --tsv "$tsv" --round "$r" --workload "$w" --variant "$v" --log "$log" \
@@ -209,3 +211,9 @@ finish
 cat "$work/summary.txt"
 [ "$keep_traces" = 1 ] || rm -f "$work"/*.pfprof "$work"/*.json
 echo "elapsed $((SECONDS - t_start))s for $done_rounds round(s); results in $out"
+failed=$(awk -F'\t' 'NR > 1 && ($4 == "nan" || $10 ~ /exit|not loaded|no trace/)' "$tsv" | wc -l)
+[ "$failed" = 0 ] || echo "collector-overhead: $failed run(s) failed or reported nothing: see the note column of $tsv"
+# Let tee write the last lines before the script ends.
+exec >&- 2>&-
+wait "$tee_pid" 2>/dev/null || true
+[ "$failed" = 0 ]
