@@ -220,6 +220,14 @@ static const char description[] =
   "writes one trace per process that initializes CUDA. PROGRAM's exit code is\n"
   "returned (128+N if it died of signal N); SIGINT and SIGTERM sent to pfprof\n"
   "are passed on to it.\n"
+  "\n"  "What is recorded: kernels, copies, memsets, synchronizations, CUDA events,\n"
+  "streams, allocations, CUPTI's own overhead, NVTX ranges, and the host calls\n"
+  "the rules use (copies, memsets, synchronizations, events, allocations, host\n"
+  "allocations). Other host calls, kernel launches included, are not\n"
+  "intercepted, which keeps launch-bound programs fast; a kernel then shows no\n"
+  "link to the call that launched it. --trace-launches records every host\n"
+  "call (CUPTI's RUNTIME and DRIVER activity) and so those links, at a higher\n"
+  "cost in programs that launch many small kernels.\n"
   "\n"
   "-o PATH may contain %p (process id), %h (host name), %r ($RANK, else 0)\n"
   "and %%. Without %p, a second process that initializes CUDA writes\n"
@@ -236,9 +244,10 @@ static const char description[] =
   "  PFPROF_REDACT_ARGS=1   store only the program name (as --redact-args)\n"
   "  PFPROF_STATUS_DIR      where each process reports what it wrote\n"
   "  PFPROF_PYTHON_HOOKS=0  the Python hook does nothing (as --no-python-hooks)\n"
-  "  PFPROF_SKIP_LAUNCHES=1 as --skip-launches\n"
-  "  PFPROF_ALL_API=1       also record getter API calls (cudaGetDevice, ...),\n"
-  "                         which no rule uses and which slow PyTorch down\n"
+  "  PFPROF_TRACE_LAUNCHES=1  as --trace-launches\n"
+  "  PFPROF_ALL_API=1       with --trace-launches, also record getter API calls\n"
+  "                         (cudaGetDevice, ...), which no rule uses and which\n"
+  "                         slow PyTorch down\n"
   "Read by pfprof record itself:\n"
   "  PFPROF_COLLECTOR       path of libpfprof-collector.so (default: next to pfprof)\n"
   "\n"
@@ -252,7 +261,7 @@ pfprof_cmd_record (int argc, char **argv)
   g_autofree char *delay = NULL;
   g_autofree char *duration = NULL;
   gboolean force = FALSE, quiet = FALSE, no_hooks = FALSE, redact = FALSE, no_report = FALSE, help = FALSE;
-  gboolean skip_launches = FALSE;
+  gboolean skip_launches = FALSE, trace_launches = FALSE;
   GOptionEntry entries[] = {
     { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Trace path (%p %h %r expand)", "PATH" },
@@ -264,9 +273,12 @@ pfprof_cmd_record (int argc, char **argv)
       NULL },
     { "redact-args", 0, 0, G_OPTION_ARG_NONE, &redact, "Do not store PROGRAM's arguments in the trace", NULL },
     { "no-report", 0, 0, G_OPTION_ARG_NONE, &no_report, "Do not print the findings at the end", NULL },
-    { "skip-launches", 0, 0, G_OPTION_ARG_NONE, &skip_launches,
-      "Do not record kernel-launch API calls (less overhead in launch-bound programs; kernels are still "
-      "recorded, without their launching call)", NULL },
+    { "trace-launches", 0, 0, G_OPTION_ARG_NONE, &trace_launches,
+      "Also record every host API call, kernel launches included, so each kernel links to its launching "
+      "call (more overhead in launch-bound programs)", NULL },
+    /* The default since launches are no longer intercepted; kept so
+     * existing command lines still work. */
+    { "skip-launches", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &skip_launches, NULL, NULL },
     { NULL },
   };
   g_autoptr (GOptionContext) context = NULL;
@@ -325,6 +337,11 @@ pfprof_cmd_record (int argc, char **argv)
     }
   if (!parse_seconds ("delay", delay, &delay_s) || !parse_seconds ("duration", duration, &duration_s))
     return PFPROF_EXIT_USAGE;
+  if (trace_launches && skip_launches)
+    {
+      pfprof_cli_error ("--trace-launches and --skip-launches contradict each other; choose one");
+      return PFPROF_EXIT_USAGE;
+    }
   if (output != NULL && *output == '\0')
     {
       pfprof_cli_error ("-o needs a path");
@@ -380,6 +397,8 @@ pfprof_cmd_record (int argc, char **argv)
     g_setenv ("PFPROF_REDACT_ARGS", "1", TRUE);
   if (skip_launches)
     g_setenv ("PFPROF_SKIP_LAUNCHES", "1", TRUE);
+  if (trace_launches)
+    g_setenv ("PFPROF_TRACE_LAUNCHES", "1", TRUE);
   if (delay != NULL)
     g_setenv ("PFPROF_DELAY", delay, TRUE);
   if (duration != NULL)

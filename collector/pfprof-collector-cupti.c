@@ -21,28 +21,47 @@ static _Atomic int cupti_up;            /* activity API usable */
 static _Atomic uint64_t dropped_records;
 static uint32_t cupti_loaded_version;
 
-/* Kinds switched by the --delay/--duration window. DEVICE and CONTEXT are
- * enabled once and stay on: they describe, they do not time. Never
- * CUPTI_ACTIVITY_KIND_KERNEL, which serializes kernels. */
-static const CUpti_ActivityKind timed_kinds[] = {
-  CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-  CUPTI_ACTIVITY_KIND_MEMCPY,
-  CUPTI_ACTIVITY_KIND_MEMSET,
-  CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-  CUPTI_ACTIVITY_KIND_RUNTIME,
-  CUPTI_ACTIVITY_KIND_DRIVER,
-  CUPTI_ACTIVITY_KIND_CUDA_EVENT,
-  CUPTI_ACTIVITY_KIND_STREAM,
-  CUPTI_ACTIVITY_KIND_MEMORY2,
-  CUPTI_ACTIVITY_KIND_OVERHEAD,
+/* Kinds switched by the --delay/--duration window, by the names
+ * PFPROF_KINDS uses. DEVICE and CONTEXT are enabled once and stay on: they
+ * describe, they do not time. Never CUPTI_ACTIVITY_KIND_KERNEL, which
+ * serializes kernels. */
+static const struct
+{
+  const char *name;
+  CUpti_ActivityKind kind;
+} timed_kinds[] = {
+  { "kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL },
+  { "memcpy", CUPTI_ACTIVITY_KIND_MEMCPY },
+  { "memset", CUPTI_ACTIVITY_KIND_MEMSET },
+  { "sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
+  { "runtime", CUPTI_ACTIVITY_KIND_RUNTIME },
+  { "driver", CUPTI_ACTIVITY_KIND_DRIVER },
+  { "cuda_event", CUPTI_ACTIVITY_KIND_CUDA_EVENT },
+  { "stream", CUPTI_ACTIVITY_KIND_STREAM },
+  { "memory2", CUPTI_ACTIVITY_KIND_MEMORY2 },
+  { "overhead", CUPTI_ACTIVITY_KIND_OVERHEAD },
 };
 #define N_TIMED_KINDS (sizeof timed_kinds / sizeof timed_kinds[0])
+#define KIND_RUNTIME 4
+#define KIND_DRIVER 5
+
+/* What is recorded unless PFPROF_KINDS says otherwise: every kind but
+ * RUNTIME and DRIVER, whose interception of every call (launches
+ * included) cost most of the overhead in launch-bound loops (issue 6),
+ * and API records of the calls the rules use from callbacks instead.
+ * tests/collector/test-default-kinds.py reads this line. */
+static const char default_kinds[] = "kernel,memcpy,memset,sync,cuda_event,stream,memory2,overhead,api-callbacks";
+
 static const CUpti_ActivityKind info_kinds[] = {
   CUPTI_ACTIVITY_KIND_DEVICE,
   CUPTI_ACTIVITY_KIND_CONTEXT,
 };
+static unsigned char timed_wanted[N_TIMED_KINDS];  /* asked for */
 static unsigned char timed_enabled[N_TIMED_KINDS]; /* enable succeeded */
+static int want_api_callbacks;                     /* "api-callbacks" asked for */
+static unsigned n_api_callbacks;                   /* callback ids enabled */
 static char kinds_unavailable[256];                /* for meta */
+static char kinds_enabled[256];                    /* for meta */
 static unsigned n_api_filtered;                    /* cbids switched off */
 static int skip_launches;                          /* PFPROF_SKIP_LAUNCHES=1 */
 
@@ -86,11 +105,13 @@ buffer_completed (CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t siz
   pfprof_collector_writer_push_buffer (buffer, valid);
 }
 
-/* A subscriber needs a callback; we enable no callback domain, so it is
- * never called. */
+/* Only the runtime and driver callbacks of pfprof-collector-api.c are
+ * enabled, and only with "api-callbacks". */
 static void CUPTIAPI
 callback (void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API)
+    pfprof_collector_api_callback (domain == CUPTI_CB_DOMAIN_RUNTIME_API, cbid, data);
 }
 
 static const char *
@@ -131,16 +152,17 @@ filtered (const char *name, int all)
   return !all && is_noise (name);
 }
 
-/* Per-cbid switches apply on top of the RUNTIME/DRIVER kinds. */
+/* Per-cbid switches apply on top of the RUNTIME/DRIVER kinds, and
+ * enabling a kind again clears them: called after every enable. */
 static void
 filter_api (void)
 {
   int all = env_is_1 ("PFPROF_ALL_API");
 
-  skip_launches = env_is_1 ("PFPROF_SKIP_LAUNCHES");
+  n_api_filtered = 0;
   if (all && !skip_launches)
     return;
-  for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+  for (uint32_t cbid = 1; timed_enabled[KIND_RUNTIME] && cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
     {
       const char *name = NULL;
 
@@ -148,7 +170,7 @@ filter_api (void)
           && filtered (name, all) && cuptiActivityEnableRuntimeApi (cbid, 0) == CUPTI_SUCCESS)
         n_api_filtered++;
     }
-  for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+  for (uint32_t cbid = 1; timed_enabled[KIND_DRIVER] && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
     {
       const char *name = NULL;
 
@@ -158,13 +180,58 @@ filter_api (void)
     }
 }
 
+/* The kinds to record: PFPROF_KINDS (a comma list of timed_kinds names
+ * and "api-callbacks") or default_kinds, plus RUNTIME and DRIVER with
+ * PFPROF_TRACE_LAUNCHES=1. Unknown names are said and skipped. */
+static void
+choose_kinds (void)
+{
+  const char *env = getenv ("PFPROF_KINDS");
+  const char *list = env != NULL && *env != '\0' ? env : default_kinds;
+  const char *p = list;
+
+  while (*p)
+    {
+      size_t len = strcspn (p, ",");
+      const char *q = p;
+      size_t n = len;
+      int known = 0;
+
+      while (n > 0 && (*q == ' ' || *q == '\t'))
+        q++, n--;
+      while (n > 0 && (q[n - 1] == ' ' || q[n - 1] == '\t'))
+        n--;
+      if (n == strlen ("api-callbacks") && strncmp (q, "api-callbacks", n) == 0)
+        known = want_api_callbacks = 1;
+      for (size_t i = 0; i < N_TIMED_KINDS && !known; i++)
+        if (n == strlen (timed_kinds[i].name) && strncmp (q, timed_kinds[i].name, n) == 0)
+          known = timed_wanted[i] = 1;
+      if (!known && n > 0)
+        pfprof_collector_warn ("ignoring unknown activity kind '%.*s' in PFPROF_KINDS", (int) (n > 64 ? 64 : n), q);
+      p += len;
+      if (*p == ',')
+        p++;
+    }
+  if (env_is_1 ("PFPROF_TRACE_LAUNCHES"))
+    timed_wanted[KIND_RUNTIME] = timed_wanted[KIND_DRIVER] = 1;
+  skip_launches = env_is_1 ("PFPROF_SKIP_LAUNCHES");
+}
+
+static void
+list_add (char *buf, size_t size, size_t *pos, const char *item)
+{
+  if (*pos < size)
+    *pos += (size_t) snprintf (buf + *pos, size - *pos, "%s%s", *pos ? "," : "", item);
+}
+
 int
 pfprof_collector_cupti_start (void)
 {
   CUptiResult r;
-  size_t pos = 0;
+  size_t pos = 0, epos = 0;
   int any = 0;
 
+  choose_kinds ();
   /* Subscribe before anything else so that we learn at once whether
    * another tool (torch.profiler, Nsight) holds CUPTI. */
   r = cuptiSubscribe (&subscriber, (CUpti_CallbackFunc) callback, NULL);
@@ -203,23 +270,42 @@ pfprof_collector_cupti_start (void)
     if (cuptiActivityEnable (info_kinds[i]) != CUPTI_SUCCESS)
       pos += (size_t) snprintf (kinds_unavailable + pos, sizeof kinds_unavailable - pos, "%s%d",
                                 pos ? "," : "", (int) info_kinds[i]);
-  for (size_t i = 0; i < N_TIMED_KINDS && pos < sizeof kinds_unavailable; i++)
+  for (size_t i = 0; i < N_TIMED_KINDS; i++)
     {
-      timed_enabled[i] = cuptiActivityEnable (timed_kinds[i]) == CUPTI_SUCCESS;
+      char num[16];
+
+      if (!timed_wanted[i])
+        continue;
+      timed_enabled[i] = cuptiActivityEnable (timed_kinds[i].kind) == CUPTI_SUCCESS;
       if (timed_enabled[i])
-        any = 1;
+        {
+          any = 1;
+          list_add (kinds_enabled, sizeof kinds_enabled, &epos, timed_kinds[i].name);
+        }
       else
-        pos += (size_t) snprintf (kinds_unavailable + pos, sizeof kinds_unavailable - pos, "%s%d",
-                                  pos ? "," : "", (int) timed_kinds[i]);
+        {
+          snprintf (num, sizeof num, "%d", (int) timed_kinds[i].kind);
+          list_add (kinds_unavailable, sizeof kinds_unavailable, &pos, num);
+        }
     }
   filter_api ();
+  /* A domain whose activity kind is on already has every call's record. */
+  if (want_api_callbacks)
+    n_api_callbacks = pfprof_collector_api_enable (subscriber, !timed_enabled[KIND_RUNTIME],
+                                                   !timed_enabled[KIND_DRIVER]);
+  if (n_api_callbacks > 0)
+    {
+      any = 1;
+      list_add (kinds_enabled, sizeof kinds_enabled, &epos, "api-callbacks");
+    }
   if (!any)
     {
       pfprof_collector_cupti_stop ();
       pfprof_collector_fail ("CUPTI refused every activity kind; not tracing");
       return -1;
     }
-  /* Started disabled when --delay asks for it; the writer enables later. */
+  /* Started disabled when --delay asks for it; the writer enables later.
+   * The callbacks stay on and look at pfprof_collector.tracing. */
   if (!atomic_load (&pfprof_collector.tracing))
     pfprof_collector_cupti_enable (0);
   return 0;
@@ -234,10 +320,12 @@ pfprof_collector_cupti_enable (int enable)
     if (timed_enabled[i])
       {
         if (enable)
-          cuptiActivityEnable (timed_kinds[i]);
+          cuptiActivityEnable (timed_kinds[i].kind);
         else
-          cuptiActivityDisable (timed_kinds[i]);
+          cuptiActivityDisable (timed_kinds[i].kind);
       }
+  if (enable)
+    filter_api ();
 }
 
 void
@@ -254,7 +342,7 @@ pfprof_collector_cupti_stop (void)
     return;
   for (size_t i = 0; i < N_TIMED_KINDS; i++)
     if (timed_enabled[i])
-      cuptiActivityDisable (timed_kinds[i]);
+      cuptiActivityDisable (timed_kinds[i].kind);
   cuptiUnsubscribe (subscriber);
 }
 
@@ -303,8 +391,8 @@ static unsigned n_ctx_devices;
 static char gpu_names[1024];
 static char gpu_uuids[1024];
 
-static uint32_t
-api_name_id (PfprofTraceWriter *w, int runtime, uint32_t cbid)
+uint32_t
+pfprof_collector_cupti_api_name (PfprofTraceWriter *w, int runtime, uint32_t cbid)
 {
   NameCache *c = &api_names[runtime ? 1 : 0];
   const char *name = NULL;
@@ -496,7 +584,7 @@ convert_one (PfprofTraceWriter *w, CUpti_Activity *a)
         r.tid = api->threadId;
         r.correlation_id = api->correlationId;
         r.cbid = api->cbid;
-        r.name_id = api_name_id (w, runtime, api->cbid);
+        r.name_id = pfprof_collector_cupti_api_name (w, runtime, api->cbid);
         r.return_value = (int32_t) api->returnValue;
         r.domain = runtime ? PFPROF_API_RUNTIME : PFPROF_API_DRIVER;
         append (w, PFPROF_TABLE_API_CALLS, &r);
@@ -624,6 +712,22 @@ pfprof_collector_cupti_convert (PfprofTraceWriter *w, uint8_t *buffer, size_t va
 }
 
 void
+pfprof_collector_cupti_write_api (PfprofTraceWriter *w, const PfprofApiChunk *chunks)
+{
+  for (const PfprofApiChunk *c = chunks; c != NULL; c = c->next)
+    for (unsigned i = 0; i < c->n; i++)
+      {
+        PfprofApiRecord r = c->records[i];
+
+        if (!valid_span ((uint64_t) r.start_ns, (uint64_t) r.end_ns))
+          continue;
+        r.name_id = pfprof_collector_cupti_api_name (w, r.domain == PFPROF_API_RUNTIME, r.cbid);
+        append (w, PFPROF_TABLE_API_CALLS, &r);
+        pfprof_collector_writer_note_thread (w, r.tid);
+      }
+}
+
+void
 pfprof_collector_cupti_write_end_meta (PfprofTraceWriter *w)
 {
   if (gpu_names[0])
@@ -669,7 +773,12 @@ pfprof_collector_cupti_write_meta (PfprofTraceWriter *w)
         }
       fclose (f);
     }
+  pfprof_trace_writer_set_meta (w, "activity_kinds", kinds_enabled);
   pfprof_trace_writer_set_meta (w, "activity_kinds_unavailable", kinds_unavailable);
   pfprof_trace_writer_set_meta_int (w, "api_callbacks_filtered", n_api_filtered);
-  pfprof_trace_writer_set_meta (w, "launch_records", skip_launches ? "0" : "1");
+  pfprof_trace_writer_set_meta_int (w, "api_callbacks_enabled", n_api_callbacks);
+  /* Kernels join their launching call only through RUNTIME/DRIVER records. */
+  pfprof_trace_writer_set_meta (w, "launch_records",
+                                (timed_enabled[KIND_RUNTIME] || timed_enabled[KIND_DRIVER]) && !skip_launches ? "1"
+                                                                                                              : "0");
 }

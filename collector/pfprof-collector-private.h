@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cupti.h>
+
 #include "pfprof-trace-schema.h"
 #include "pfprof-trace-writer.h"
 
@@ -50,6 +52,16 @@ struct _PfprofNvtxPending
   PfprofNvtxRecord record; /* name_id and domain_id unset */
   const char *domain;      /* domain name (lives forever), NULL = default */
   char name[];             /* the message, NUL-terminated */
+};
+
+/* API records made from CUPTI callbacks, waiting for the writer. */
+#define PFPROF_API_CHUNK_RECORDS 4096
+typedef struct _PfprofApiChunk PfprofApiChunk;
+struct _PfprofApiChunk
+{
+  PfprofApiChunk *next;
+  unsigned n;
+  PfprofApiRecord records[PFPROF_API_CHUNK_RECORDS]; /* name_id unset */
 };
 
 /* Process-wide state. Fields written once before the writer starts are
@@ -125,6 +137,41 @@ void pfprof_collector_cupti_write_meta (PfprofTraceWriter *w);
 /* Writes the devices seen (gpu_names, gpu_uuids) into meta (at the end,
  * once CUPTI has delivered the DEVICE records). Writer thread only. */
 void pfprof_collector_cupti_write_end_meta (PfprofTraceWriter *w);
+
+/* The strings id of API function @cbid of the runtime (@runtime) or
+ * driver domain, as CUPTI names it. Writer thread only. */
+uint32_t pfprof_collector_cupti_api_name (PfprofTraceWriter *w, int runtime, uint32_t cbid);
+
+/* Converts the API records of @chunks (name ids unset) and writes them
+ * through @w. Writer thread only, inside a transaction. */
+void pfprof_collector_cupti_write_api (PfprofTraceWriter *w, const PfprofApiChunk *chunks);
+
+/* pfprof-collector-api.c */
+
+/* Whether the API function @name (cuptiGetCallbackName's spelling) is one
+ * the rules use, and so recorded from callbacks. */
+int pfprof_collector_api_wanted (const char *name);
+
+/* Enables @subscriber's callback for every wanted function of the runtime
+ * (@runtime) and driver (@driver) domains. Returns how many. */
+unsigned pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int driver);
+
+/* Callback ids enabled by the last pfprof_collector_api_enable(). */
+unsigned pfprof_collector_api_n_enabled (void);
+
+/* The subscriber's handler for the runtime and driver domains: times the
+ * call on entry, queues a record on exit. Program threads; never blocks
+ * longer than a short mutex. */
+void pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackData *cb);
+
+/* Takes every queued chunk (oldest first). */
+PfprofApiChunk *pfprof_collector_api_take (void);
+
+/* Gives chunks from pfprof_collector_api_take() back (kept or freed). */
+void pfprof_collector_api_release (PfprofApiChunk *chunks);
+
+/* Callback records not kept (the writer fell behind). */
+uint64_t pfprof_collector_api_dropped (void);
 
 /* pfprof-collector-nvtx.c */
 

@@ -168,6 +168,7 @@ write_end_meta (PfprofTraceWriter *w)
   pfprof_trace_writer_set_meta_int (w, "dropped_records", (int64_t) pfprof_collector_cupti_dropped ());
   pfprof_trace_writer_set_meta_int (w, "records_invalid", (int64_t) atomic_load (&pfprof_collector.records_invalid));
   pfprof_trace_writer_set_meta_int (w, "nvtx_dropped", (int64_t) pfprof_collector_nvtx_dropped ());
+  pfprof_trace_writer_set_meta_int (w, "api_callback_dropped", (int64_t) pfprof_collector_api_dropped ());
   pfprof_trace_writer_set_meta_int (w, "records_written", (int64_t) atomic_load (&pfprof_collector.records_written));
   pfprof_trace_writer_set_meta (w, "ended_by", atomic_load (&ended_by_signal) ? "signal" : "exit");
 }
@@ -254,6 +255,7 @@ write_round (void)
 {
   Buffer *b;
   PfprofNvtxPending *p;
+  PfprofApiChunk *a;
   int status;
 
   pthread_mutex_lock (&queue_lock);
@@ -261,13 +263,17 @@ write_round (void)
   queue_head = queue_tail = NULL;
   pthread_mutex_unlock (&queue_lock);
   p = pfprof_collector_nvtx_take ();
-  if (b == NULL && p == NULL)
+  a = pfprof_collector_api_take ();
+  if (b == NULL && p == NULL && a == NULL)
     return 0;
 
   status = pfprof_trace_writer_begin (writer);
   for (Buffer *i = b; i != NULL && status == PFPROF_WRITER_OK; i = i->next)
     pfprof_collector_cupti_convert (writer, i->data, i->valid);
   free_queue (b);
+  if (status == PFPROF_WRITER_OK)
+    pfprof_collector_cupti_write_api (writer, a);
+  pfprof_collector_api_release (a);
   while (p != NULL)
     {
       PfprofNvtxPending *next = p->next;

@@ -13,6 +13,10 @@
  *   PFPROF_QUIET=1     no stderr lines
  *   PFPROF_REDACT_ARGS=1  store only the program name as command_line
  *   PFPROF_ALL_API=1   keep the API records of getters (see cupti.c)
+ *   PFPROF_TRACE_LAUNCHES=1  RUNTIME and DRIVER activity: every API call
+ *   PFPROF_SKIP_LAUNCHES=1   ... but not the launches
+ *   PFPROF_KINDS       hidden, for benchmarks: the kinds to record instead
+ *                      of the default (names in cupti.c's timed_kinds)
  */
 #include "pfprof-collector-private.h"
 

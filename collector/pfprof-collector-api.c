@@ -1,0 +1,240 @@
+/* pfprof-collector-api.c: API records made from CUPTI callbacks.
+ *
+ * Why: with the RUNTIME and DRIVER activity kinds on, CUPTI intercepts
+ * every runtime and driver call, kernel launches included, whatever the
+ * per-cbid activity switches say (issue 6: --skip-launches cut the trace
+ * in half and the time not at all). The rules only look at a few calls:
+ * copies, memsets, synchronizations, events, allocations and host
+ * allocations. So by default the collector enables the CUPTI callback of
+ * just those callback ids and makes the API records itself; launches are
+ * then not intercepted at all. `pfprof record --trace-launches` turns the
+ * two activity kinds back on instead.
+ *
+ * Program threads: the callback takes CUPTI's timestamp on entry (kept in
+ * the call's correlationData) and on exit appends one record to a chunk
+ * under a short mutex. Chunks of API_CHUNK_RECORDS records are allocated
+ * at most API_MAX_CHUNKS at a time; when the writer falls that far behind,
+ * records are dropped and counted, never waited for.
+ */
+#include "pfprof-collector-private.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define API_CHUNK_RECORDS PFPROF_API_CHUNK_RECORDS
+#define API_MAX_CHUNKS 256 /* ~1M pending records, ~40 MiB, if the writer stalls */
+#define API_MAX_SPARE 4
+
+/* Name prefixes of the calls recorded from callbacks (cuptiGetCallbackName
+ * names, e.g. "cudaMemcpyAsync_v3020"). Everything analyzer/ classifies
+ * (pfprof-trace-index.c) or joins copies and memsets to, plus event records
+ * and host registration. tests/collector/test-default-kinds.py reads this
+ * array to filter the samples the same way: keep it one string a line. */
+static const char *const api_callback_names[] = {
+  "cudaEventSynchronize",
+  "cudaEventQuery",
+  "cudaEventRecord",
+  "cudaStreamSynchronize",
+  "cudaStreamWaitEvent",
+  "cudaDeviceSynchronize",
+  "cudaThreadSynchronize",
+  "cudaMemcpy",
+  "cudaMemset",
+  "cudaMalloc",
+  "cudaFree",
+  "cudaHostAlloc",
+  "cudaHostRegister",
+  "cudaHostUnregister",
+  "cuEventSynchronize",
+  "cuEventQuery",
+  "cuEventRecord",
+  "cuStreamSynchronize",
+  "cuStreamWaitEvent",
+  "cuCtxSynchronize",
+  "cuMemcpy",
+  "cuMemset",
+  "cuMemAlloc",
+  "cuMemFree",
+  "cuMemHostAlloc",
+  "cuMemHostRegister",
+  "cuMemHostUnregister",
+  "cuMemCreate",
+  "cuMemMap",
+  "cuMemUnmap",
+  "cuMemRelease",
+};
+
+static pthread_mutex_t chunk_lock = PTHREAD_MUTEX_INITIALIZER;
+static PfprofApiChunk *chunk_head, *chunk_tail; /* waiting for the writer */
+static PfprofApiChunk *spare;                   /* drained, for reuse */
+static unsigned n_chunks;                       /* allocated and not freed */
+static unsigned n_spare;
+static _Atomic uint64_t api_dropped;
+static _Atomic unsigned n_enabled;
+
+static __thread uint32_t api_tid;
+
+int
+pfprof_collector_api_wanted (const char *name)
+{
+  if (name == NULL)
+    return 0;
+  for (size_t i = 0; i < sizeof api_callback_names / sizeof api_callback_names[0]; i++)
+    if (strncmp (name, api_callback_names[i], strlen (api_callback_names[i])) == 0)
+      return 1;
+  return 0;
+}
+
+unsigned
+pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int driver)
+{
+  static const struct
+  {
+    CUpti_CallbackDomain domain;
+    uint32_t size;
+  } domains[] = {
+    { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE },
+    { CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE },
+  };
+  unsigned n = 0;
+
+  for (size_t d = 0; d < sizeof domains / sizeof domains[0]; d++)
+    {
+      if (!(d == 0 ? runtime : driver))
+        continue;
+      for (uint32_t cbid = 1; cbid < domains[d].size; cbid++)
+        {
+          const char *name = NULL;
+
+          if (cuptiGetCallbackName (domains[d].domain, cbid, &name) == CUPTI_SUCCESS && pfprof_collector_api_wanted (name)
+              && cuptiEnableCallback (1, subscriber, domains[d].domain, cbid) == CUPTI_SUCCESS)
+            n++;
+        }
+    }
+  atomic_store (&n_enabled, n);
+  return n;
+}
+
+unsigned
+pfprof_collector_api_n_enabled (void)
+{
+  return atomic_load (&n_enabled);
+}
+
+static int
+recording (void)
+{
+  return !atomic_load (&pfprof_collector.child) && atomic_load (&pfprof_collector.tracing)
+         && atomic_load (&pfprof_collector.state) == PFPROF_COLLECTOR_RUNNING;
+}
+
+static void
+push (const PfprofApiRecord *r)
+{
+  PfprofApiChunk *c;
+
+  pthread_mutex_lock (&chunk_lock);
+  c = chunk_tail;
+  if (c == NULL || c->n == API_CHUNK_RECORDS)
+    {
+      if (spare != NULL)
+        {
+          c = spare;
+          spare = c->next;
+          n_spare--;
+        }
+      else if (n_chunks < API_MAX_CHUNKS && (c = malloc (sizeof *c)) != NULL)
+        n_chunks++;
+      else
+        {
+          pthread_mutex_unlock (&chunk_lock);
+          atomic_fetch_add (&api_dropped, 1);
+          return;
+        }
+      c->next = NULL;
+      c->n = 0;
+      if (chunk_tail)
+        chunk_tail->next = c;
+      else
+        chunk_head = c;
+      chunk_tail = c;
+    }
+  c->records[c->n++] = *r;
+  pthread_mutex_unlock (&chunk_lock);
+}
+
+void
+pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackData *cb)
+{
+  uint64_t ts = 0;
+  PfprofApiRecord r;
+
+  if (cb == NULL || cb->correlationData == NULL)
+    return;
+  if (cb->callbackSite == CUPTI_API_ENTER)
+    {
+      /* 0 tells the exit that this call is not recorded. */
+      if (!recording () || cuptiGetTimestamp (&ts) != CUPTI_SUCCESS)
+        ts = 0;
+      *cb->correlationData = ts;
+      return;
+    }
+  if (*cb->correlationData == 0 || !recording () || cuptiGetTimestamp (&ts) != CUPTI_SUCCESS)
+    return;
+  if (api_tid == 0)
+    api_tid = (uint32_t) gettid ();
+  memset (&r, 0, sizeof r);
+  r.start_ns = (int64_t) *cb->correlationData;
+  r.end_ns = (int64_t) ts;
+  r.tid = api_tid;
+  r.correlation_id = cb->correlationId;
+  r.cbid = cbid;
+  r.name_id = PFPROF_NONE; /* the writer interns the name */
+  /* cudaError_t and CUresult are both C enums. */
+  r.return_value = cb->functionReturnValue ? *(const int *) cb->functionReturnValue : 0;
+  r.domain = runtime ? PFPROF_API_RUNTIME : PFPROF_API_DRIVER;
+  push (&r);
+}
+
+PfprofApiChunk *
+pfprof_collector_api_take (void)
+{
+  PfprofApiChunk *head;
+
+  pthread_mutex_lock (&chunk_lock);
+  head = chunk_head;
+  chunk_head = chunk_tail = NULL;
+  pthread_mutex_unlock (&chunk_lock);
+  return head;
+}
+
+void
+pfprof_collector_api_release (PfprofApiChunk *chunks)
+{
+  while (chunks != NULL)
+    {
+      PfprofApiChunk *next = chunks->next;
+
+      pthread_mutex_lock (&chunk_lock);
+      if (n_spare < API_MAX_SPARE)
+        {
+          chunks->next = spare;
+          spare = chunks;
+          n_spare++;
+          chunks = NULL;
+        }
+      else
+        n_chunks--;
+      pthread_mutex_unlock (&chunk_lock);
+      free (chunks);
+      chunks = next;
+    }
+}
+
+uint64_t
+pfprof_collector_api_dropped (void)
+{
+  return atomic_load (&api_dropped);
+}
