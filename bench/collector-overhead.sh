@@ -24,9 +24,9 @@
 # -n  print the commands and exit (runs nothing, needs no GPU or build).
 #
 # Environment (defaults): ROUNDS (3), WORKLOADS ("resnet50 tiny"),
-# VARIANTS ("bare pfprof torch floor floor-all"), RESNET_STEPS (120),
+# VARIANTS ("bare pfprof torch floor floor-all"), RESNET_STEPS (100),
 # RESNET_WARMUP (15), TINY_KERNELS (1000), TINY_STEPS (200), TINY_WARMUP
-# (20), ROTATE (1), BUDGET_S (530: no new round starts unless the last
+# (20), ROTATE (1), BUDGET_S (540: no new round starts unless the last
 # round's duration still fits), RUN_TIMEOUT_S (240, per process),
 # KEEP_TRACES (0: delete every trace once counted), OVERHEAD_OUT (the
 # results folder: $OUT/overhead when $OUT is set, else
@@ -43,13 +43,13 @@ if [ "${1:-}" = -n ] || [ "${1:-}" = --dry-run ]; then dry=1; shift; fi
 rounds=${1:-${ROUNDS:-3}}
 workloads=${2:-${WORKLOADS:-resnet50 tiny}}
 variants=${VARIANTS:-bare pfprof torch floor floor-all}
-resnet_steps=${RESNET_STEPS:-120}
+resnet_steps=${RESNET_STEPS:-100}
 resnet_warmup=${RESNET_WARMUP:-15}
 tiny_kernels=${TINY_KERNELS:-1000}
 tiny_steps=${TINY_STEPS:-200}
 tiny_warmup=${TINY_WARMUP:-20}
 rotate=${ROTATE:-1}
-budget_s=${BUDGET_S:-530}
+budget_s=${BUDGET_S:-540}
 run_timeout_s=${RUN_TIMEOUT_S:-240}
 keep_traces=${KEEP_TRACES:-0}
 if [ -n "${OUT:-}" ]; then out=${OVERHEAD_OUT:-$OUT/overhead}; else out=${OVERHEAD_OUT:-/tmp/pfprof-overhead-out}; fi
@@ -204,7 +204,7 @@ for ((r = 1; r <= rounds; r++)); do
   last_round_s=$((SECONDS - t_round))
   done_rounds=$r
   finish
-  echo "round $r done in ${last_round_s}s (elapsed $((SECONDS - t_start))s)"
+  echo "round $r done in ${last_round_s}s (elapsed $((SECONDS - t_start))s; $rounds rounds need ~$((SECONDS - t_start + (rounds - r) * last_round_s))s, budget ${budget_s}s)"
 done
 
 finish
