@@ -15,6 +15,8 @@
 #              round, or of the previous round when the rotation put the
 #              floor first; all ten when the trace does not say)
 #   floor-all  the floor with all ten kinds
+#   pfprof-launches  pfprof record --trace-launches (RUNTIME and DRIVER too);
+#              not in the default list: VARIANTS="... pfprof-launches"
 # The order rotates by one variant each round (round 1: the order above),
 # so no variant always runs first or right after torch.profiler.
 #
@@ -63,7 +65,7 @@ for w in $workloads; do
   case $w in resnet50|tiny) ;; *) echo "collector-overhead: unknown workload '$w' (resnet50, tiny)" >&2; exit 2;; esac
 done
 for v in $variants; do
-  case $v in bare|pfprof|torch|floor|floor-all) ;; *) echo "collector-overhead: unknown variant '$v'" >&2; exit 2;; esac
+  case $v in bare|pfprof|pfprof-launches|torch|floor|floor-all) ;; *) echo "collector-overhead: unknown variant '$v'" >&2; exit 2;; esac
 done
 read -r -a vlist <<<"$variants"
 nv=${#vlist[@]}
@@ -90,6 +92,7 @@ show_cmd() {
   case $v in
     bare) echo "$cmd" ;;
     pfprof) echo "$pfprof record --quiet --no-report -o $work/pfprof-r$r-$w.pfprof -- $cmd" ;;
+    pfprof-launches) echo "$pfprof record --quiet --no-report --trace-launches -o $work/pfprof-launches-r$r-$w.pfprof -- $cmd" ;;
     torch) echo "$cmd --profiler torch --trace-out $work/torch-r$r-$w.json" ;;
     floor) echo "CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=\${kinds from pfprof trace} $cmd" ;;
     floor-all) echo "CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=$all_kinds $cmd" ;;
@@ -145,11 +148,13 @@ run_one() {
   case $v in
     bare)
       env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" $cmd >"$log" 2>&1 ;;
-    pfprof)
-      trace=$work/pfprof-r$r-$w.pfprof
+    pfprof|pfprof-launches)
+      local opts=""
+      trace=$work/$v-r$r-$w.pfprof
+      [ $v = pfprof ] || opts=--trace-launches
       rm -f "$trace"
       env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" \
-        "$pfprof" record --quiet --no-report -o "$trace" -- $cmd >"$log" 2>&1 ;;
+        "$pfprof" record --quiet --no-report $opts -o "$trace" -- $cmd >"$log" 2>&1 ;;
     torch)
       env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" \
         $cmd --profiler torch --trace-out "$work/torch-r$r-$w.json" >"$log" 2>&1 ;;
@@ -169,7 +174,7 @@ run_one() {
         $cmd >>"$log" 2>&1 ;;
   esac
   rc=$?
-  if [ -n "$trace" ]; then
+  if [ $v = pfprof ]; then
     read -r kinds src < <($stats kinds "$trace")
     [ -n "$kinds" ] || { kinds=$all_kinds; src="all ten: overhead_stats.py kinds failed"; }
     pfprof_kinds[$w]="$r $kinds $src"

@@ -33,10 +33,11 @@ ALL_KINDS = ["kernel", "memcpy", "memset", "sync", "runtime", "driver", "cuda_ev
              "memory2", "overhead"]
 V1_EVENT_TABLES = ["kernels", "memcpys", "memsets", "syncs", "cuda_events", "api_calls", "nvtx",
                    "memory", "overhead"]
-VARIANTS = ["bare", "pfprof", "torch", "floor", "floor-all"]
+VARIANTS = ["bare", "pfprof", "pfprof-launches", "torch", "floor", "floor-all"]
 VARIANT_WORDS = {
     "bare": "no profiler",
     "pfprof": "pfprof record (defaults)",
+    "pfprof-launches": "pfprof record --trace-launches",
     "torch": "torch.profiler (CPU+CUDA, chrome export)",
     "floor": "CUPTI floor, pfprof's default kinds",
     "floor-all": "CUPTI floor, all ten kinds",
@@ -320,7 +321,7 @@ def summarize(rows):
             if v == "bare":
                 bare = med
             bpe = [float(r["trace_bytes"]) / float(r["events"]) for r in rs
-                   if _num(r["trace_bytes"]) and _num(r["events"]) and v in ("pfprof", "torch")]
+                   if _num(r["trace_bytes"]) and _num(r["events"]) and v != "bare" and not v.startswith("floor")]
             ev = [int(float(r["events"])) for r in rs if _num(r["events"])]
             dropped = [int(float(r["dropped"])) for r in rs if _num(r["dropped"]) is not None]
             lines.append({
