@@ -42,6 +42,10 @@ expect 2 "expects a number of seconds" -- record --delay soon -- true
 expect 2 "expects a number of seconds" -- record --duration -1 -- true
 expect 2 "Unknown option" -- record --bogus -- true
 expect 127 "cannot run" -- record -- ./no-such-program
+expect 2 "contradict" -- record --trace-launches --skip-launches -- true
+# --trace-launches reaches the collector as PFPROF_TRACE_LAUNCHES=1.
+expect 0 "" -- record --quiet --trace-launches -- sh -c 'test "$PFPROF_TRACE_LAUNCHES" = 1'
+expect 1 "" -- record --quiet -- sh -c 'test "${PFPROF_TRACE_LAUNCHES:-0}" = 1'
 expect 0 "" -- record --help
 grep -q "Usage" out.txt && grep -q "PFPROF_OUTPUT" out.txt || { echo "FAIL: --help does not document PFPROF_OUTPUT"; fail=1; }
 
