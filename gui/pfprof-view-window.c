@@ -430,6 +430,11 @@ on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer d
       g_string_append_printf (s, "\nlaunched by %s on thread %u at %s", pfprof_trace_string (t, a->name_id),
                               a->tid, cat);
     }
+  else if (PFPROF_EVENT_REF_TABLE (ref) == PFPROF_TABLE_KERNELS
+           && g_strcmp0 (pfprof_trace_meta (t, "launch_records"), "0") == 0)
+    /* Launches are not intercepted by default (issue 6): say so rather
+     * than show nothing. */
+    g_string_append (s, "\nlaunching call not recorded (record with --trace-launches)");
   /* Sanitized and set as plain text: names come from the program. */
   {
     g_autofree char *clean = g_utf8_make_valid (s->str, -1);
