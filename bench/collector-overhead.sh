@@ -14,6 +14,8 @@
 #              activity_kinds of this workload's pfprof trace of this
 #              round, or of the previous round when the rotation put the
 #              floor first; all ten when the trace does not say)
+#              (with api-callbacks: empty CUPTI callbacks for the calls
+#              named in collector/pfprof-collector-api.c)
 #   floor-all  the floor with all ten kinds
 #   pfprof-launches  pfprof record --trace-launches (RUNTIME and DRIVER too);
 #              not in the default list: VARIANTS="... pfprof-launches"
@@ -94,12 +96,16 @@ show_cmd() {
     pfprof) echo "$pfprof record --quiet --no-report -o $work/pfprof-r$r-$w.pfprof -- $cmd" ;;
     pfprof-launches) echo "$pfprof record --quiet --no-report --trace-launches -o $work/pfprof-launches-r$r-$w.pfprof -- $cmd" ;;
     torch) echo "$cmd --profiler torch --trace-out $work/torch-r$r-$w.json" ;;
-    floor) echo "CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=\${kinds from pfprof trace} $cmd" ;;
+    floor) echo "CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=\${kinds from pfprof trace} PFPROF_FLOOR_CALLBACKS=$callbacks $cmd" ;;
     floor-all) echo "CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=$all_kinds $cmd" ;;
   esac
 }
 
 all_kinds=kernel,memcpy,memset,sync,runtime,driver,cuda_event,stream,memory2,overhead
+# The calls the collector's api-callbacks intercept, read from its source
+# so that the floor's empty callbacks cover the same calls.
+callbacks=$(sed -n '/api_callback_names\[\] = {/,/};/p' collector/pfprof-collector-api.c 2>/dev/null \
+  | grep -o '"[A-Za-z0-9_]*"' | tr -d '"' | paste -sd, -)
 
 if [ $dry = 1 ]; then
   pfprof=$PWD/$build/cli/pfprof
@@ -170,7 +176,8 @@ run_one() {
       else
         kinds=$all_kinds; : >"$log"
       fi
-      CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=$kinds timeout "$run_timeout_s" \
+      CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=$kinds PFPROF_FLOOR_CALLBACKS=$callbacks \
+        timeout "$run_timeout_s" \
         $cmd >>"$log" 2>&1 ;;
   esac
   rc=$?

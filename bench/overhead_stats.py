@@ -200,11 +200,12 @@ def kinds_of(path):
         k = read_meta(path).get("activity_kinds")
         if k:
             names = [n.strip() for n in k.split(",") if n.strip()]
-            unknown = [n for n in names if n not in ALL_KINDS]
+            floor_knows = ALL_KINDS + ["api-callbacks"]
+            unknown = [n for n in names if n not in floor_knows]
             src = f"meta activity_kinds of {base}: {k}"
             if unknown:
                 src += f"; the floor has no {','.join(unknown)}"
-            return ",".join(n for n in names if n in ALL_KINDS) or "none", src
+            return ",".join(n for n in names if n in floor_knows) or "none", src
         return ",".join(ALL_KINDS), f"all ten: no activity_kinds in {base}"
     return ",".join(ALL_KINDS), f"all ten: no trace {base}"
 

@@ -10,8 +10,12 @@
  *
  * PFPROF_FLOOR_KINDS: comma list of kernel (CONCURRENT_KERNEL), memcpy,
  * memset, sync, runtime, driver, cuda_event, stream, memory2, overhead,
- * or "none"; unset or empty: all ten, the set pfprof enabled before its
- * defaults were narrowed. PFPROF_FLOOR_FLUSH_MS (default 500, as the
+ * api-callbacks, or "none"; unset or empty: the ten activity kinds, the
+ * set pfprof enabled before its defaults were narrowed. api-callbacks
+ * enables an empty CUPTI callback for the runtime and driver calls whose
+ * names start with one of the comma-separated prefixes in
+ * PFPROF_FLOOR_CALLBACKS (the collector makes API records from such
+ * callbacks). PFPROF_FLOOR_FLUSH_MS (default 500, as the
  * collector's writer; 0: never): how often a thread asks CUPTI for
  * completed buffers, as the collector does, so both pay the same
  * delivery cost.
@@ -67,6 +71,8 @@ static _Atomic uint64_t n_buffers;
 static _Atomic int stopping;
 static pid_t owner_pid;
 static char enabled_names[160];
+static int want_callbacks;
+static unsigned n_callbacks;
 static pthread_t flush_thread;
 static int flush_thread_up;
 static unsigned flush_ms = 500;
@@ -99,8 +105,8 @@ buffer_completed (CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t siz
   free (buffer);
 }
 
-/* A subscriber needs a callback; no callback domain is enabled, so it is
- * never called. */
+/* A subscriber needs a callback; it is called only for the callback ids
+ * api-callbacks enables, and does nothing. */
 static void CUPTIAPI
 callback (void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
@@ -138,6 +144,11 @@ parse_kinds (const char *list, unsigned char *wanted)
 
       if (strcmp (tok, "none") == 0)
         continue;
+      if (strcmp (tok, "api-callbacks") == 0)
+        {
+          want_callbacks = 1;
+          continue;
+        }
       for (i = 0; i < N_FLOOR_KINDS; i++)
         if (strcmp (tok, floor_kinds[i].name) == 0)
           break;
@@ -151,6 +162,55 @@ parse_kinds (const char *list, unsigned char *wanted)
         }
     }
   return bad;
+}
+
+static int
+matches (const char *name, const char *prefixes)
+{
+  const char *p = prefixes;
+
+  while (*p)
+    {
+      size_t len = strcspn (p, ",");
+
+      if (len > 0 && strncmp (name, p, len) == 0)
+        return 1;
+      p += len;
+      if (*p == ',')
+        p++;
+    }
+  return 0;
+}
+
+/* The empty callback for the runtime and driver calls named in
+ * PFPROF_FLOOR_CALLBACKS: what CUPTI costs to intercept them. */
+static void
+enable_callbacks (const char *prefixes)
+{
+  static const struct
+  {
+    CUpti_CallbackDomain domain;
+    uint32_t size;
+  } domains[] = {
+    { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE },
+    { CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE },
+  };
+
+  if (prefixes == NULL || *prefixes == '\0')
+    {
+      fprintf (stderr, "pfprof-cupti-floor: api-callbacks without PFPROF_FLOOR_CALLBACKS: none enabled\n");
+      return;
+    }
+  for (size_t d = 0; d < sizeof domains / sizeof domains[0]; d++)
+    for (uint32_t cbid = 1; cbid < domains[d].size; cbid++)
+      {
+        const char *name = NULL;
+
+        if (cuptiGetCallbackName (domains[d].domain, cbid, &name) == CUPTI_SUCCESS && name != NULL
+            && matches (name, prefixes)
+            && cuptiEnableCallback (1, subscriber, domains[d].domain, cbid) == CUPTI_SUCCESS)
+          n_callbacks++;
+      }
 }
 
 static void *
@@ -227,6 +287,13 @@ InitializeInjection (void)
       else if (pos < sizeof enabled_names)
         pos += (size_t) snprintf (enabled_names + pos, sizeof enabled_names - pos, "%s%s",
                                   pos ? "," : "", floor_kinds[i].name);
+    }
+  if (want_callbacks)
+    {
+      enable_callbacks (getenv ("PFPROF_FLOOR_CALLBACKS"));
+      if (pos < sizeof enabled_names)
+        pos += (size_t) snprintf (enabled_names + pos, sizeof enabled_names - pos,
+                                  "%sapi-callbacks(%u)", pos ? "," : "", n_callbacks);
     }
   if (pos == 0)
     snprintf (enabled_names, sizeof enabled_names, "none");
