@@ -13,7 +13,7 @@
 # API rows and how many copies join their API row) and a summary: the
 # median of the per-run medians and the overhead over bare.
 #
-# VARIANTS="bare default ..." picks a subset; BUDGET_S (default 330) stops
+# VARIANTS="bare default ..." picks a subset; BUDGET_S (default 350) stops
 # starting new rounds when the next one would not fit. Logs and traces
 # go to $OUT (or /tmp/pfprof-kinds-sweep); traces are deleted after they
 # are measured unless KEEP_TRACES=1.
@@ -22,8 +22,9 @@ rounds=${1:-3}
 . tests/gpu/env.sh
 out=${OUT:-/tmp/pfprof-kinds-sweep}
 mkdir -p "$out"
+exec > >(tee "$out/sweep.txt") 2>&1
 export PYTHONUNBUFFERED=1
-budget=${BUDGET_S:-330}
+budget=${BUDGET_S:-350}
 workload=(python3 bench/tiny_kernels.py --kernels 1000 --steps 200 --warmup 20)
 # WORKLOAD="CMD ARGS" replaces it (a dry run of this script without a GPU).
 [ -z "${WORKLOAD:-}" ] || read -ra workload <<<"$WORKLOAD"
@@ -77,7 +78,7 @@ EOF
 
 # run VARIANT ROUND: one run; appends "VARIANT MS" to $out/ms.txt
 run_one() {
-  local v=$1 r=$2 log=$out/$1-r$2.log f=$out/$1-r$2.pfprof ms facts="" size=0
+  local v=$1 r=$2 log=$out/$1-r$2.log f=$out/$1-r$2.pfprof ms facts="" size=0 t0=$SECONDS
   if [ "$v" = bare ]; then
     "${workload[@]}" >"$log" 2>&1
   else
@@ -93,7 +94,7 @@ run_one() {
   fi
   ms=$(grep -o 'median step [0-9.]*' "$log" | awk '{print $3}')
   echo "$v ${ms:-nan}" >>"$out/ms.txt"
-  printf 'round %d %-14s %8s ms  %10s B  %s\n' "$r" "$v" "${ms:-nan}" "$size" "$facts"
+  printf 'round %d %-14s %8s ms  %10s B  %3d s  %s\n' "$r" "$v" "${ms:-nan}" "$size" $((SECONDS - t0)) "$facts"
 }
 
 : >"$out/ms.txt"
