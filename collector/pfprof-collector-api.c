@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #define API_CHUNK_RECORDS PFPROF_API_CHUNK_RECORDS
-#define API_MAX_CHUNKS 256 /* ~1M pending records, ~40 MiB, if the writer stalls */
+#define API_MAX_CHUNKS 256 /* ~1M pending records, ~50 MiB, if the writer stalls */
 #define API_MAX_SPARE 4
 
 /* Name prefixes of the calls recorded from callbacks (cuptiGetCallbackName
