@@ -10,15 +10,25 @@
  * file with a hot -journal beside it (a transaction was interrupted): the
  * copy is rolled back, the original left as it is.
  *
- * Columns are selected by name from the schema description, so a file of
- * another minor version (extra columns, or missing newer ones) still reads.
- * Every value is checked against the struct field it goes into; anything
- * that does not fit, a NULL, a negative duration, or an SQLite corruption
- * error ends the load with one PFPROF_TRACE_ERROR_CORRUPT line naming the
- * file, the table and the row.
+ * Format 2 (trace/pfprof-trace-chunk.h) keeps the event tables as column
+ * chunks in the table `chunks`: a first pass over the chunks' small
+ * columns (no blob is read) checks them and sizes every event array
+ * exactly; the second decodes each blob straight into its place in the
+ * array. Format 1 files, and the object tables of both formats, are read
+ * as rows.
+ *
+ * Row columns are selected by name from the schema description, and chunk
+ * columns skipped by their byte length, so a file of another minor
+ * version (extra columns, or missing newer ones) still reads. Every value
+ * is checked against the struct field it goes into; anything that does
+ * not fit, a NULL, a negative duration, a chunk whose lengths do not add
+ * up, or an SQLite corruption error ends the load with one
+ * PFPROF_TRACE_ERROR_CORRUPT line naming the file, the table and the row
+ * or chunk.
  */
 #include "pfprof-trace-reader.h"
 #include "pfprof-nsys-import.h"
+#include "pfprof-trace-chunk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,7 +63,17 @@ typedef struct
   guint64 rows_done;
   PfprofTraceProgressFunc progress;
   gpointer user_data;
+  GArray *chunks;            /* format 2: Chunk, in id order */
 } Reader;
+
+/* One row of the `chunks` table, from the first pass. */
+typedef struct
+{
+  gint64 id;
+  int table;                 /* PfprofTableId, -1: a table of a newer minor, skipped */
+  guint64 n;
+  guint64 offset;            /* index of its first record in the table's array */
+} Chunk;
 
 static guint32
 be32 (const guchar *p)
@@ -542,6 +562,27 @@ load_strings (Reader *r, PfprofTrace *trace, GError **error)
   return TRUE;
 }
 
+/* Whether the file is of an older minor version than the reader knows,
+ * so that columns and tables may be missing. Format 1 files compare with
+ * the last 1.x. */
+static gboolean
+older_minor (const Reader *r)
+{
+  if (r->file_major == PFPROF_TRACE_FORMAT_MAJOR)
+    return r->file_minor < PFPROF_TRACE_FORMAT_MINOR;
+  if (r->file_major == PFPROF_TRACE_ROWS_FORMAT_MAJOR)
+    return r->file_minor < PFPROF_TRACE_ROWS_FORMAT_MINOR;
+  return FALSE;
+}
+
+/* Whether the file is of a newer minor version, which may add tables and
+ * columns this reader skips. */
+static gboolean
+newer_minor (const Reader *r)
+{
+  return r->file_major == PFPROF_TRACE_FORMAT_MAJOR && r->file_minor > PFPROF_TRACE_FORMAT_MINOR;
+}
+
 /* Builds "SELECT rowid, c1, c2, ... FROM t"; a column the file lacks reads
  * as 0 (allowed only for files of an older minor version). */
 static char *
@@ -555,8 +596,7 @@ select_sql (Reader *r, const PfprofTraceTable *table, GHashTable *names, GError 
 
       if (g_hash_table_contains (names, name))
         g_string_append_printf (sql, ", \"%s\"", name);
-      else if (r->file_major == PFPROF_TRACE_FORMAT_MAJOR
-               && r->file_minor < PFPROF_TRACE_FORMAT_MINOR)
+      else if (older_minor (r))
         g_string_append (sql, ", 0");
       else
         {
@@ -640,7 +680,7 @@ load_table (Reader *r, PfprofTrace *trace, PfprofTableId id, GError **error)
     return FALSE;
   if (g_hash_table_size (names) == 0)
     {
-      if (r->file_major == PFPROF_TRACE_FORMAT_MAJOR && r->file_minor < PFPROF_TRACE_FORMAT_MINOR)
+      if (older_minor (r))
         return TRUE;
       g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
                    "%s: corrupt trace: no table %s", r->path, table->name);
@@ -694,19 +734,206 @@ load_table (Reader *r, PfprofTrace *trace, PfprofTableId id, GError **error)
 static void
 estimate_rows (Reader *r)
 {
-  r->rows_total = 0;
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     {
       g_autofree char *sql = g_strdup_printf ("SELECT max(rowid) FROM \"%s\"",
                                               pfprof_trace_schema_table ((PfprofTableId) t)->name);
       gint64 n = 0;
 
+      if (r->file_major >= 2 && pfprof_trace_schema_is_chunked ((PfprofTableId) t))
+        continue;
       if (query_int (r, sql, &n, NULL) && n > 0)
         {
           r->rows_estimate[t] = (guint64) n;
-          r->rows_total += (guint64) n;
         }
     }
+}
+
+static gboolean
+chunk_error (Reader *r, GError **error, gint64 id, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
+chunk_error (Reader *r, GError **error, gint64 id, const char *fmt, ...)
+{
+  g_autofree char *msg = NULL;
+  va_list ap;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+               "%s: corrupt trace: chunk %" G_GINT64_FORMAT ": %s", r->path, id, msg);
+  return FALSE;
+}
+
+/* Format 2, first pass: reads every chunk's id, table and record count
+ * (SQLite leaves the blobs on their overflow pages), checks them, and
+ * sizes each event array to its exact final length. */
+static gboolean
+plan_chunks (Reader *r, PfprofTrace *trace, GError **error)
+{
+  static const char *const needed[] = { "id", "table_name", "n", "data" };
+  g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint64 totals[PFPROF_N_TABLES] = { 0 };
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  if (!table_columns (r, PFPROF_TRACE_CHUNKS_TABLE, names, error))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (needed); i++)
+    if (!g_hash_table_contains (names, needed[i]))
+      {
+        if (g_hash_table_size (names) == 0)
+          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                       "%s: corrupt trace: no table %s", r->path, PFPROF_TRACE_CHUNKS_TABLE);
+        else
+          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                       "%s: corrupt trace: table %s has no column %s", r->path,
+                       PFPROF_TRACE_CHUNKS_TABLE, needed[i]);
+        return FALSE;
+      }
+  if (sqlite3_prepare_v2 (r->db,
+                          "SELECT id, table_name, n, length(data), typeof(data), typeof(table_name),"
+                          " typeof(n) FROM " PFPROF_TRACE_CHUNKS_TABLE " ORDER BY id",
+                          -1, &stmt, NULL)
+      != SQLITE_OK)
+    {
+      set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
+      return FALSE;
+    }
+  r->chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      Chunk c = { 0 };
+      const char *name = (const char *) sqlite3_column_text (stmt, 1);
+      const char *data_type = (const char *) sqlite3_column_text (stmt, 4);
+      const char *name_type = (const char *) sqlite3_column_text (stmt, 5);
+      const char *n_type = (const char *) sqlite3_column_text (stmt, 6);
+      gint64 n = sqlite3_column_int64 (stmt, 2);
+      gint64 len = sqlite3_column_int64 (stmt, 3);
+      gboolean ok = TRUE;
+
+      c.id = sqlite3_column_int64 (stmt, 0);
+      if (g_strcmp0 (name_type, "text") != 0)
+        ok = chunk_error (r, error, c.id, "table_name is not text");
+      else if (g_strcmp0 (data_type, "blob") != 0)
+        ok = chunk_error (r, error, c.id, "data is not a blob");
+      else if (g_strcmp0 (n_type, "integer") != 0)
+        ok = chunk_error (r, error, c.id, "n is not an integer");
+      else if ((c.table = pfprof_trace_schema_table_by_name (name)) < 0
+               || !pfprof_trace_schema_is_chunked ((PfprofTableId) c.table))
+        {
+          if (newer_minor (r))
+            c.table = -1;
+          else
+            ok = chunk_error (r, error, c.id, "unknown table '%s'", name);
+        }
+      /* Every value takes a byte at least, so n cannot pass the blob's
+       * length: this bounds what a damaged n can make us allocate. */
+      if (ok && (n < 0 || n > len))
+        ok = chunk_error (r, error, c.id,
+                          "table %s: %" G_GINT64_FORMAT " records cannot fit in %" G_GINT64_FORMAT
+                          " bytes", name, n, len);
+      if (ok && c.table >= 0)
+        {
+          c.n = (guint64) n;
+          c.offset = totals[c.table];
+          totals[c.table] += c.n;
+          if (totals[c.table] >= G_MAXUINT / 2)
+            ok = chunk_error (r, error, c.id, "table %s: too many records", name);
+        }
+      if (!ok)
+        {
+          sqlite3_finalize (stmt);
+          return FALSE;
+        }
+      g_array_append_val (r->chunks, c);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
+      return FALSE;
+    }
+  for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
+    if (pfprof_trace_schema_is_chunked ((PfprofTableId) t))
+      {
+        /* Zeroed (the array clears), padding included. */
+        g_array_set_size (trace->tables[t], (guint) totals[t]);
+        r->rows_estimate[t] = totals[t];
+      }
+  return TRUE;
+}
+
+/* Format 2, second pass: decodes every chunk into its place. */
+static gboolean
+load_chunks (Reader *r, PfprofTrace *trace, GError **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  guint i = 0;
+  int rc;
+
+  if (sqlite3_prepare_v2 (r->db, "SELECT id, data FROM " PFPROF_TRACE_CHUNKS_TABLE " ORDER BY id",
+                          -1, &stmt, NULL)
+      != SQLITE_OK)
+    {
+      set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
+      return FALSE;
+    }
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const Chunk *c;
+      const PfprofTraceTable *table;
+      PfprofTraceChunkError err;
+      const guint8 *data;
+      int len;
+      guint64 before = r->rows_done;
+
+      if (i >= r->chunks->len || (c = &g_array_index (r->chunks, Chunk, i))->id
+                                     != sqlite3_column_int64 (stmt, 0))
+        {
+          sqlite3_finalize (stmt);
+          return chunk_error (r, error, sqlite3_column_int64 (stmt, 0), "changed while reading");
+        }
+      i++;
+      if (c->table < 0)
+        continue;
+      table = pfprof_trace_schema_table ((PfprofTableId) c->table);
+      data = sqlite3_column_blob (stmt, 1);
+      len = sqlite3_column_bytes (stmt, 1);
+      if (data == NULL && len > 0)
+        {
+          set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
+          sqlite3_finalize (stmt);
+          return FALSE;
+        }
+      if (pfprof_trace_chunk_decode (table, data ? data : (const guint8 *) "", (size_t) len, c->n,
+                                     older_minor (r),
+                                     trace->tables[c->table]->data + c->offset * table->record_size,
+                                     &err)
+          != 0)
+        {
+          gint64 id = c->id;
+
+          sqlite3_finalize (stmt);
+          return chunk_error (r, error, id, "table %s: %s", table->name, err.message);
+        }
+      r->rows_done += c->n;
+      if (r->rows_done / PROGRESS_ROWS != before / PROGRESS_ROWS && !report_progress (r, error))
+        {
+          sqlite3_finalize (stmt);
+          return FALSE;
+        }
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
+      return FALSE;
+    }
+  if (i != r->chunks->len)
+    return chunk_error (r, error, g_array_index (r->chunks, Chunk, i).id, "changed while reading");
+  return TRUE;
 }
 
 static PfprofTrace *
@@ -735,17 +962,26 @@ load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data, GE
     }
   ok = ok && check_identity (&r, error) && load_meta (&r, trace, error)
        && load_strings (&r, trace, error);
+  if (ok && r.file_major >= 2)
+    ok = plan_chunks (&r, trace, error);
   if (ok)
     {
       estimate_rows (&r);
+      for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
+        r.rows_total += r.rows_estimate[t];
       ok = report_progress (&r, error);
     }
   for (unsigned t = 0; ok && t < PFPROF_N_TABLES; t++)
-    ok = load_table (&r, trace, (PfprofTableId) t, error);
+    if (r.file_major < 2 || !pfprof_trace_schema_is_chunked ((PfprofTableId) t))
+      ok = load_table (&r, trace, (PfprofTableId) t, error);
+  if (ok && r.file_major >= 2)
+    ok = load_chunks (&r, trace, error);
 
   if (r.db != NULL)
     sqlite3_close (r.db);
   remove_tmp_dir (&r);
+  if (r.chunks != NULL)
+    g_array_unref (r.chunks);
   if (!ok)
     return NULL;
 

@@ -1,14 +1,20 @@
-/* pfprof-cmd-export.c: `pfprof export --format chrome-json TRACE... -o OUT`.
+/* pfprof-cmd-export.c: `pfprof export --format chrome-json TRACE... -o OUT`
+ * and `pfprof export --format sqlite TRACE -o ROWS.sqlite`.
  *
- * Loads the traces (pfprof traces or Nsight Systems SQLite exports),
- * runs the analysis so findings and steps come along, and writes the
- * timeline in a format other viewers open (analyzer/pfprof-export-*.h).
+ * chrome-json loads the traces (pfprof traces or Nsight Systems SQLite
+ * exports), runs the analysis so findings and steps come along, and
+ * writes the timeline in a format other viewers open
+ * (analyzer/pfprof-export-*.h). sqlite rewrites one trace with every
+ * table as plain rows (trace format 1, PFPROF_WRITER_ROWS), for people who
+ * query traces with SQL: format 2 keeps event tables as compressed chunks.
  */
 #include "pfprof-config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
@@ -16,6 +22,8 @@
 #include "pfprof-cli-output.h"
 #include "pfprof-cli.h"
 #include "pfprof-export-chrome.h"
+#include "pfprof-trace-reader.h"
+#include "pfprof-trace-writer.h"
 
 typedef struct
 {
@@ -39,6 +47,138 @@ sink_write (const char *data, gsize len, gpointer user_data)
   return TRUE;
 }
 
+/* Writes @trace to @w as it is: meta (but the writer's own keys), strings
+ * with their ids, every table in the reader's (time) order. */
+static int
+write_rows (PfprofTraceWriter *w, const PfprofTrace *trace)
+{
+  GHashTableIter it;
+  gpointer key, value;
+  guint64 n = 0;
+  int rc;
+
+  g_hash_table_iter_init (&it, trace->meta);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      if (strcmp (key, "format_version") == 0 || strcmp (key, "complete") == 0)
+        continue;
+      if ((rc = pfprof_trace_writer_set_meta (w, key, value)) != PFPROF_WRITER_OK)
+        return rc;
+    }
+  for (guint i = 0; i < trace->strings->len; i++)
+    {
+      const char *s = g_ptr_array_index (trace->strings, i);
+
+      if (s != NULL && (rc = pfprof_trace_writer_set_string (w, i, s)) != PFPROF_WRITER_OK)
+        return rc;
+    }
+  for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
+    {
+      GArray *a = trace->tables[t];
+      gsize size = g_array_get_element_size (a);
+
+      for (guint i = 0; i < a->len; i++)
+        {
+          if ((rc = pfprof_trace_writer_append (w, (PfprofTableId) t, a->data + (gsize) i * size))
+              != PFPROF_WRITER_OK)
+            return rc;
+          /* Commits now and then keep the WAL small. */
+          if (++n % 1000000 == 0 && (rc = pfprof_trace_writer_commit (w)) != PFPROF_WRITER_OK)
+            return rc;
+        }
+    }
+  return pfprof_trace_writer_commit (w);
+}
+
+static void
+remove_output (const char *path)
+{
+  static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    {
+      g_autofree char *p = g_strconcat (path, suffixes[i], NULL);
+
+      remove (p);
+    }
+}
+
+/* `export --format sqlite`: one trace to a format-1 file at @output,
+ * written under a temporary name beside it and renamed when finished. */
+static int
+export_sqlite (char **inputs, const char *output, gboolean force)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PfprofTrace) trace = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *tmp = NULL;
+  PfprofTraceWriter *w = NULL;
+  int rc, fd;
+
+  if (inputs[1] != NULL)
+    {
+      pfprof_cli_error ("export: --format sqlite takes one trace");
+      return PFPROF_EXIT_USAGE;
+    }
+  if (output == NULL || *output == '\0' || strcmp (output, "-") == 0)
+    {
+      pfprof_cli_error ("export: --format sqlite needs -o FILE (an SQLite database, not standard output)");
+      return PFPROF_EXIT_USAGE;
+    }
+  if (!pfprof_cli_output_check (output, force, &error))
+    {
+      pfprof_cli_error ("export: %s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  trace = pfprof_trace_reader_load (inputs[0], NULL, NULL, &error);
+  if (trace == NULL)
+    {
+      pfprof_cli_error ("%s", error->message);
+      return PFPROF_EXIT_USAGE;
+    }
+  dir = g_path_get_dirname (output);
+  base = g_path_get_basename (output);
+  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0)
+    {
+      pfprof_cli_error ("export: %s: cannot create a file in %s: %s", output, dir,
+                        g_strerror (errno));
+      return PFPROF_EXIT_USAGE;
+    }
+  close (fd);
+  rc = pfprof_trace_writer_open (tmp, PFPROF_WRITER_OVERWRITE | PFPROF_WRITER_ROWS, &w);
+  if (rc != PFPROF_WRITER_OK)
+    {
+      pfprof_cli_error ("export: cannot write %s: %s", output,
+                        pfprof_trace_writer_status_string (rc));
+      remove_output (tmp);
+      return PFPROF_EXIT_USAGE;
+    }
+  if ((rc = write_rows (w, trace)) != PFPROF_WRITER_OK)
+    {
+      pfprof_cli_error ("export: cannot write %s: %s", output, pfprof_trace_writer_errmsg (w));
+      pfprof_trace_writer_close (w);
+      remove_output (tmp);
+      return PFPROF_EXIT_USAGE;
+    }
+  if ((rc = pfprof_trace_writer_finish (w)) != PFPROF_WRITER_OK)
+    {
+      pfprof_cli_error ("export: cannot finish %s: %s", output,
+                        pfprof_trace_writer_status_string (rc));
+      remove_output (tmp);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (!pfprof_cli_output_place (tmp, output, force, &error))
+    {
+      pfprof_cli_error ("export: %s", error->message);
+      remove_output (tmp);
+      return PFPROF_EXIT_USAGE;
+    }
+  return PFPROF_EXIT_OK;
+}
+
 int
 pfprof_cmd_export (int argc, char **argv)
 {
@@ -50,7 +190,8 @@ pfprof_cmd_export (int argc, char **argv)
   g_auto (GStrv) inputs = NULL;
   gboolean force = FALSE;
   const GOptionEntry entries[] = {
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "chrome-json (default; also 'perfetto')", "FORMAT" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
+      "chrome-json (default; also 'perfetto') or sqlite", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "File to write ('-' or none: standard output)", "FILE" },
     { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
@@ -60,7 +201,7 @@ pfprof_cmd_export (int argc, char **argv)
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, "TRACE..." },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE... [-o OUT.json]");
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE... [-o OUT.json]  |  --format sqlite TRACE -o ROWS.sqlite");
   g_autoptr (GError) error = NULL;
   g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
   g_autoptr (PfprofAnalysis) analysis = NULL;
@@ -77,6 +218,12 @@ pfprof_cmd_export (int argc, char **argv)
     "the GPU work it launched; findings are instant events whose arguments hold\n"
     "the rule, message and fix. Times are microseconds from the earliest event.\n"
     "TRACE may be a pfprof trace or an Nsight Systems SQLite export.\n"
+    "\n"
+    "--format sqlite writes one trace as an SQLite database with every table as\n"
+    "plain rows (trace format 1: kernels, memcpys, api_calls, ... with start_ns and\n"
+    "dur_ns columns; docs/trace-format.md), for queries with any SQLite client.\n"
+    "pfprof's own traces keep events in compressed chunks that SQL cannot read.\n"
+    "The file is about three times larger; pfprof reads it too.\n"
     "Exit status: 0 written, 2 usage error, unreadable trace or unwritable output.\n");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -85,9 +232,9 @@ pfprof_cmd_export (int argc, char **argv)
       return PFPROF_EXIT_USAGE;
     }
   if (format != NULL && strcmp (format, "chrome-json") != 0 && strcmp (format, "perfetto") != 0
-      && strcmp (format, "chrome") != 0)
+      && strcmp (format, "chrome") != 0 && strcmp (format, "sqlite") != 0)
     {
-      pfprof_cli_error ("export: unknown format '%s' (chrome-json)", format);
+      pfprof_cli_error ("export: unknown format '%s' (chrome-json, sqlite)", format);
       return PFPROF_EXIT_USAGE;
     }
   if (inputs == NULL || inputs[0] == NULL)
@@ -95,6 +242,8 @@ pfprof_cmd_export (int argc, char **argv)
       pfprof_cli_error ("export: no trace given; usage: pfprof export TRACE... -o OUT.json");
       return PFPROF_EXIT_USAGE;
     }
+  if (format != NULL && strcmp (format, "sqlite") == 0)
+    return export_sqlite (inputs, output, force);
   if (config && !pfprof_analysis_options_load_file (options, config, &error))
     {
       pfprof_cli_error ("%s", error->message);

@@ -117,9 +117,18 @@ count_events (const char *path, GString *out, guint64 *total)
     {
       const PfprofTraceTable *table = pfprof_trace_schema_table ((PfprofTableId) t);
       g_autofree char *sql = g_strdup_printf ("SELECT count(*) FROM %s", table->name);
+      /* Format 2 keeps event tables as chunks of n records each. */
+      g_autofree char *chunked_sql = g_strdup_printf (
+        "SELECT coalesce(sum(n), 0) FROM " PFPROF_TRACE_CHUNKS_TABLE " WHERE table_name = '%s'",
+        table->name);
       sqlite3_stmt *stmt = NULL;
 
-      if (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) != SQLITE_OK || sqlite3_step (stmt) != SQLITE_ROW)
+      /* A format 1 file has no chunks table: its prepare fails. */
+      if (!(pfprof_trace_schema_is_chunked ((PfprofTableId) t)
+            && sqlite3_prepare_v2 (db, chunked_sql, -1, &stmt, NULL) == SQLITE_OK)
+          && sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) != SQLITE_OK)
+        ok = FALSE;
+      else if (sqlite3_step (stmt) != SQLITE_ROW)
         ok = FALSE;
       else
         {

@@ -229,6 +229,57 @@ pfprof_trace_schema_create_sql (char *buf, size_t len)
   return pos;
 }
 
+int
+pfprof_trace_schema_is_chunked (PfprofTableId id)
+{
+  /* Event tables come first in PfprofTableId. */
+  return (unsigned) id < PFPROF_TABLE_DEVICES;
+}
+
+int
+pfprof_trace_schema_table_by_name (const char *name)
+{
+  if (name == NULL)
+    return -1;
+  for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
+    if (strcmp (tables[t].name, name) == 0)
+      return (int) t;
+  return -1;
+}
+
+size_t
+pfprof_trace_schema_create_chunked_sql (char *buf, size_t len)
+{
+  size_t pos = 0;
+
+  if (len > 0)
+    buf[0] = '\0';
+  append (buf, len, &pos,
+          "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT) WITHOUT ROWID;\n"
+          "CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL);\n"
+          "CREATE TABLE " PFPROF_TRACE_CHUNKS_TABLE " (id INTEGER PRIMARY KEY, table_name TEXT NOT NULL,"
+          " n INTEGER NOT NULL, min_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL, data BLOB NOT NULL);\n"
+          "CREATE TABLE chunk_columns (table_name TEXT NOT NULL, position INTEGER NOT NULL,"
+          " name TEXT NOT NULL, duration INTEGER NOT NULL, PRIMARY KEY (table_name, position))"
+          " WITHOUT ROWID;\n");
+  for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
+    {
+      if (pfprof_trace_schema_is_chunked ((PfprofTableId) t))
+        {
+          for (unsigned c = 0; c < tables[t].n_columns; c++)
+            append (buf, len, &pos, "INSERT INTO chunk_columns VALUES ('%s', %u, '%s', %d);\n",
+                    tables[t].name, c, tables[t].columns[c].name,
+                    tables[t].columns[c].kind == PFPROF_COLUMN_DURATION);
+          continue;
+        }
+      append (buf, len, &pos, "CREATE TABLE %s (", tables[t].name);
+      for (unsigned c = 0; c < tables[t].n_columns; c++)
+        append (buf, len, &pos, "%s%s INTEGER NOT NULL", c ? ", " : "", tables[t].columns[c].name);
+      append (buf, len, &pos, ");\n");
+    }
+  return pos;
+}
+
 size_t
 pfprof_trace_schema_index_sql (char *buf, size_t len)
 {

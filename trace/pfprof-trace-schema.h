@@ -1,13 +1,21 @@
-/* pfprof-trace-schema.h: the one definition of the trace file format (v1).
+/* pfprof-trace-schema.h: the one definition of the trace file format.
  *
- * A trace is one SQLite database. Every event table holds integer columns
- * only; strings live in the `strings` table and are referenced by id. The
- * tables below are described once, as arrays of PfprofTraceColumn, and
- * everything else derives from that description: the CREATE TABLE
- * statements, the writer's INSERTs (trace/pfprof-trace-writer.c), the
- * reader's SELECTs (analyzer/pfprof-trace-reader.c), and the test that
- * checks docs/trace-format.md names every column. So writer, reader and
+ * A trace is one SQLite database. Every table holds integer columns only;
+ * strings live in the `strings` table and are referenced by id. The tables
+ * below are described once, as arrays of PfprofTraceColumn, and everything
+ * else derives from that description: the CREATE TABLE statements, the
+ * writer's chunk encoder and INSERTs (trace/pfprof-trace-writer.c,
+ * trace/pfprof-trace-chunk.c), the reader's decoder and SELECTs
+ * (analyzer/pfprof-trace-reader.c), and the test that checks
+ * docs/trace-format.md names every column. So writer, reader and
  * documentation cannot drift.
+ *
+ * Format 2 (what the writer writes) keeps meta, strings and the object
+ * tables (devices, contexts, streams, threads) as row tables, and stores
+ * the event tables as compressed column chunks in the one table `chunks`
+ * (pfprof-trace-chunk.h). Format 1 stored every table as rows; readers
+ * still read it, and the writer still writes it on request
+ * (PFPROF_WRITER_ROWS, used by `pfprof export --format sqlite`).
  *
  * In memory a row is a plain C struct (PfprofKernelRecord, ...). A column
  * names the struct field by offset and width. Durations are stored on disk
@@ -18,7 +26,8 @@
  * How to add a column: add the field to the record struct, add one line to
  * its table's column array in pfprof-trace-schema.c, document it in
  * docs/trace-format.md, and bump PFPROF_TRACE_FORMAT_MINOR (readers of the
- * same major version ignore columns they do not know). Removing or
+ * same major version ignore columns they do not know; new columns go at the
+ * end of the array, since chunks store columns by position). Removing or
  * changing the meaning of a column bumps the major version.
  */
 #pragma once
@@ -31,8 +40,16 @@ extern "C" {
 #endif
 
 /* Readers refuse a file whose major version is newer than theirs. */
-#define PFPROF_TRACE_FORMAT_MAJOR 1
+#define PFPROF_TRACE_FORMAT_MAJOR 2
 #define PFPROF_TRACE_FORMAT_MINOR 0
+
+/* The version of a file written with PFPROF_WRITER_ROWS: every table as
+ * rows, as format 1 had it. */
+#define PFPROF_TRACE_ROWS_FORMAT_MAJOR 1
+#define PFPROF_TRACE_ROWS_FORMAT_MINOR 0
+
+/* Name of the table holding the event chunks of format 2. */
+#define PFPROF_TRACE_CHUNKS_TABLE "chunks"
 
 /* Stored in SQLite's header (PRAGMA application_id) so a foreign SQLite
  * database is told apart from a trace before any table is read: "PFPF". */
@@ -305,14 +322,28 @@ typedef struct
 /* The description of table @id; never NULL for id < PFPROF_N_TABLES. */
 const PfprofTraceTable *pfprof_trace_schema_table (PfprofTableId id);
 
-/* Writes the CREATE TABLE statement of every table (meta, strings and the
- * event tables) into @buf of @len bytes, NUL-terminated. Returns the length
- * needed without the NUL, like snprintf; a caller retries with a larger
- * buffer when the return value is >= @len. */
+/* Whether table @id is an event table, stored as chunks in format 2 (the
+ * object tables stay row tables). */
+int pfprof_trace_schema_is_chunked (PfprofTableId id);
+
+/* The id of the table named @name, or -1. */
+int pfprof_trace_schema_table_by_name (const char *name);
+
+/* Writes the CREATE TABLE statements of format 1 (meta, strings and every
+ * table as rows) into @buf of @len bytes, NUL-terminated. Returns the
+ * length needed without the NUL, like snprintf; a caller retries with a
+ * larger buffer when the return value is >= @len. */
 size_t pfprof_trace_schema_create_sql (char *buf, size_t len);
 
-/* Writes the statements that create the time indexes, built once when a
- * recording ends rather than on every insert. Same contract as above. */
+/* The same for format 2: meta, strings, the object tables as rows, the
+ * `chunks` table and `chunk_columns`, the description of each event
+ * table's chunk columns (for tools that decode chunks without this
+ * header). */
+size_t pfprof_trace_schema_create_chunked_sql (char *buf, size_t len);
+
+/* Writes the statements that create the time indexes of format 1, built
+ * once when a recording ends rather than on every insert. Same contract as
+ * above. */
 size_t pfprof_trace_schema_index_sql (char *buf, size_t len);
 
 /* Reads field @col of @record as a 64-bit integer (end_ns for a duration

@@ -1,11 +1,16 @@
 /* pfprof-trace-writer.c: the trace writer (see the header for the contract).
  *
- * Speed matters: the collector hands it every CUPTI record. One prepared
- * INSERT per table, bound column by column from the schema description;
- * strings interned in an open-addressing hash table and written at commit;
- * no index until finish.
+ * Speed matters: the collector hands it every CUPTI record. In format 2
+ * an event record is copied into its table's chunk buffer and nothing
+ * else; a full buffer is encoded column by column (pfprof-trace-chunk.c)
+ * into one `chunks` row, and a commit writes the partial ones, so what was
+ * committed is on disk. Object tables and format 1 (PFPROF_WRITER_ROWS)
+ * use one prepared INSERT per table, bound column by column from the
+ * schema description. Strings are interned in an open-addressing hash
+ * table and written at commit.
  */
 #include "pfprof-trace-writer.h"
+#include "pfprof-trace-chunk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,10 +29,23 @@ typedef struct
   uint32_t id;
 } StringSlot;
 
+/* Records of one event table waiting to become a chunk. */
+typedef struct
+{
+  unsigned char *records; /* PFPROF_TRACE_CHUNK_RECORDS records, allocated on first use */
+  uint32_t n;
+} ChunkBuffer;
+
 struct _PfprofTraceWriter
 {
   sqlite3 *db;
+  int rows;                /* format 1: every table as rows */
   sqlite3_stmt *insert[PFPROF_N_TABLES];
+  sqlite3_stmt *insert_chunk;
+  ChunkBuffer chunks[PFPROF_N_TABLES];
+  uint8_t *encoded;        /* pfprof_trace_chunk_bound() of the widest table */
+  uint8_t *scratch;        /* one column's values */
+  size_t encoded_size;
   sqlite3_stmt *insert_string;
   sqlite3_stmt *insert_meta;
   StringSlot *slots;       /* hash table of interned strings, NULL value = empty */
@@ -109,7 +127,11 @@ prepare_inserts (PfprofTraceWriter *w)
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     {
       const PfprofTraceTable *table = pfprof_trace_schema_table ((PfprofTableId) t);
-      size_t pos = (size_t) snprintf (sql, sizeof sql, "INSERT INTO %s VALUES (", table->name);
+      size_t pos;
+
+      if (!w->rows && pfprof_trace_schema_is_chunked ((PfprofTableId) t))
+        continue;
+      pos = (size_t) snprintf (sql, sizeof sql, "INSERT INTO %s VALUES (", table->name);
 
       for (unsigned c = 0; c < table->n_columns && pos < sizeof sql; c++)
         pos += (size_t) snprintf (sql + pos, sizeof sql - pos, c ? ",?" : "?");
@@ -119,7 +141,13 @@ prepare_inserts (PfprofTraceWriter *w)
       if (sqlite3_prepare_v3 (w->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &w->insert[t], NULL) != SQLITE_OK)
         return set_error (w, PFPROF_WRITER_ERR_IO, "prepare");
     }
-  if (sqlite3_prepare_v3 (w->db, "INSERT INTO strings (id, value) VALUES (?, ?)", -1,
+  if (!w->rows
+      && sqlite3_prepare_v3 (w->db,
+                             "INSERT INTO " PFPROF_TRACE_CHUNKS_TABLE
+                             " (table_name, n, min_ns, max_ns, data) VALUES (?, ?, ?, ?, ?)",
+                             -1, SQLITE_PREPARE_PERSISTENT, &w->insert_chunk, NULL) != SQLITE_OK)
+    return set_error (w, PFPROF_WRITER_ERR_IO, "prepare");
+  if (sqlite3_prepare_v3 (w->db, "INSERT OR REPLACE INTO strings (id, value) VALUES (?, ?)", -1,
                           SQLITE_PREPARE_PERSISTENT, &w->insert_string, NULL) != SQLITE_OK
       || sqlite3_prepare_v3 (w->db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", -1,
                              SQLITE_PREPARE_PERSISTENT, &w->insert_meta, NULL) != SQLITE_OK)
@@ -131,7 +159,8 @@ int
 pfprof_trace_writer_open (const char *path, unsigned flags, PfprofTraceWriter **out)
 {
   PfprofTraceWriter *w;
-  char schema[8192];
+  char *schema = NULL;
+  size_t schema_len;
   char version[32];
   int status;
 
@@ -154,12 +183,24 @@ pfprof_trace_writer_open (const char *path, unsigned flags, PfprofTraceWriter **
       status = PFPROF_WRITER_ERR_OPEN;
       goto fail;
     }
-  if (pfprof_trace_schema_create_sql (schema, sizeof schema) >= sizeof schema)
+  w->rows = (flags & PFPROF_WRITER_ROWS) != 0;
+  schema_len = w->rows ? pfprof_trace_schema_create_sql (NULL, 0)
+                       : pfprof_trace_schema_create_chunked_sql (NULL, 0);
+  if ((schema = malloc (schema_len + 1)) == NULL)
     {
-      status = PFPROF_WRITER_ERR_ARG;
+      status = PFPROF_WRITER_ERR_NOMEM;
       goto fail;
     }
-  snprintf (version, sizeof version, "%d.%d", PFPROF_TRACE_FORMAT_MAJOR, PFPROF_TRACE_FORMAT_MINOR);
+  if (w->rows)
+    pfprof_trace_schema_create_sql (schema, schema_len + 1);
+  else
+    pfprof_trace_schema_create_chunked_sql (schema, schema_len + 1);
+  if (w->rows)
+    snprintf (version, sizeof version, "%d.%d", PFPROF_TRACE_ROWS_FORMAT_MAJOR,
+              PFPROF_TRACE_ROWS_FORMAT_MINOR);
+  else
+    snprintf (version, sizeof version, "%d.%d", PFPROF_TRACE_FORMAT_MAJOR,
+              PFPROF_TRACE_FORMAT_MINOR);
   /* WAL: a reader (or a SIGKILL) sees every committed batch. synchronous
    * NORMAL: a crash of the process loses nothing committed; only a power
    * loss can lose the last batches, which a profile can afford. */
@@ -175,10 +216,12 @@ pfprof_trace_writer_open (const char *path, unsigned flags, PfprofTraceWriter **
       || (status = pfprof_trace_writer_set_meta (w, "complete", "0")) != PFPROF_WRITER_OK
       || (status = exec (w, "COMMIT")) != PFPROF_WRITER_OK)
     goto fail;
+  free (schema);
   *out = w;
   return PFPROF_WRITER_OK;
 
 fail:
+  free (schema);
   pfprof_trace_writer_close (w);
   unlink (path);
   return status;
@@ -303,6 +346,84 @@ pfprof_trace_writer_begin (PfprofTraceWriter *w)
   return status;
 }
 
+/* Encodes the buffered records of @table into one `chunks` row. The
+ * buffer is emptied whatever the outcome, so a failing disk does not make
+ * every later append retry the same chunk. */
+static int
+flush_chunk (PfprofTraceWriter *w, PfprofTableId table)
+{
+  const PfprofTraceTable *t = pfprof_trace_schema_table (table);
+  ChunkBuffer *b = &w->chunks[table];
+  size_t bound = pfprof_trace_chunk_bound (t, PFPROF_TRACE_CHUNK_RECORDS);
+  int64_t min_ns, max_ns;
+  uint32_t n = b->n;
+  size_t len;
+  int rc;
+
+  if (n == 0)
+    return PFPROF_WRITER_OK;
+  b->n = 0;
+  if (bound > w->encoded_size)
+    {
+      uint8_t *encoded = realloc (w->encoded, bound);
+
+      if (encoded == NULL)
+        return set_error (w, PFPROF_WRITER_ERR_NOMEM, t->name);
+      w->encoded = encoded;
+      w->encoded_size = bound;
+    }
+  if (w->scratch == NULL
+      && (w->scratch = malloc ((size_t) PFPROF_TRACE_CHUNK_RECORDS * 10)) == NULL)
+    return set_error (w, PFPROF_WRITER_ERR_NOMEM, t->name);
+  len = pfprof_trace_chunk_encode (t, b->records, n, w->encoded, w->scratch, &min_ns, &max_ns);
+  sqlite3_bind_text (w->insert_chunk, 1, t->name, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (w->insert_chunk, 2, n);
+  sqlite3_bind_int64 (w->insert_chunk, 3, min_ns);
+  sqlite3_bind_int64 (w->insert_chunk, 4, max_ns);
+  sqlite3_bind_blob (w->insert_chunk, 5, w->encoded, (int) len, SQLITE_STATIC);
+  rc = sqlite3_step (w->insert_chunk);
+  sqlite3_reset (w->insert_chunk);
+  sqlite3_clear_bindings (w->insert_chunk);
+  if (rc != SQLITE_DONE)
+    return set_error (w, PFPROF_WRITER_ERR_IO, t->name);
+  return PFPROF_WRITER_OK;
+}
+
+static int
+flush_chunks (PfprofTraceWriter *w)
+{
+  int status = PFPROF_WRITER_OK;
+
+  if (w->rows)
+    return PFPROF_WRITER_OK;
+  for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
+    {
+      int s = flush_chunk (w, (PfprofTableId) t);
+
+      if (status == PFPROF_WRITER_OK)
+        status = s;
+    }
+  return status;
+}
+
+int
+pfprof_trace_writer_set_string (PfprofTraceWriter *w, uint32_t id, const char *s)
+{
+  int rc;
+
+  if (w == NULL || s == NULL || id == PFPROF_NONE)
+    return PFPROF_WRITER_ERR_ARG;
+  if (!w->in_transaction && (rc = pfprof_trace_writer_begin (w)) != PFPROF_WRITER_OK)
+    return rc;
+  sqlite3_bind_int64 (w->insert_string, 1, id);
+  sqlite3_bind_text (w->insert_string, 2, s, -1, SQLITE_STATIC);
+  rc = sqlite3_step (w->insert_string);
+  sqlite3_reset (w->insert_string);
+  if (rc != SQLITE_DONE)
+    return set_error (w, PFPROF_WRITER_ERR_IO, "strings");
+  return PFPROF_WRITER_OK;
+}
+
 int
 pfprof_trace_writer_append (PfprofTraceWriter *w, PfprofTableId table, const void *record)
 {
@@ -317,6 +438,19 @@ pfprof_trace_writer_append (PfprofTraceWriter *w, PfprofTableId table, const voi
    * own WAL locking: 100 times slower. Open one; commit() closes it. */
   if (!w->in_transaction && (rc = pfprof_trace_writer_begin (w)) != PFPROF_WRITER_OK)
     return rc;
+  if (!w->rows && pfprof_trace_schema_is_chunked (table))
+    {
+      ChunkBuffer *b = &w->chunks[table];
+
+      if (b->records == NULL
+          && (b->records = malloc ((size_t) PFPROF_TRACE_CHUNK_RECORDS * t->record_size)) == NULL)
+        return set_error (w, PFPROF_WRITER_ERR_NOMEM, t->name);
+      memcpy (b->records + (size_t) b->n * t->record_size, record, t->record_size);
+      w->n_records++;
+      if (++b->n == PFPROF_TRACE_CHUNK_RECORDS)
+        return flush_chunk (w, table);
+      return PFPROF_WRITER_OK;
+    }
   stmt = w->insert[table];
   for (unsigned c = 0; c < t->n_columns; c++)
     {
@@ -366,7 +500,8 @@ pfprof_trace_writer_commit (PfprofTraceWriter *w)
       if ((status = pfprof_trace_writer_begin (w)) != PFPROF_WRITER_OK)
         return status;
     }
-  if ((status = flush_strings (w)) != PFPROF_WRITER_OK)
+  if ((status = flush_chunks (w)) != PFPROF_WRITER_OK
+      || (status = flush_strings (w)) != PFPROF_WRITER_OK)
     {
       exec (w, "ROLLBACK");
       w->in_transaction = 0;
@@ -387,10 +522,14 @@ pfprof_trace_writer_finish (PfprofTraceWriter *w)
 
   if (w == NULL)
     return PFPROF_WRITER_ERR_ARG;
-  pfprof_trace_schema_index_sql (sql, sizeof sql);
+  /* Format 2 needs no index: chunks are read whole, in order. */
+  if (w->rows)
+    pfprof_trace_schema_index_sql (sql, sizeof sql);
+  else
+    sql[0] = '\0';
   if ((status = pfprof_trace_writer_commit (w)) != PFPROF_WRITER_OK
       || (status = exec (w, "BEGIN")) != PFPROF_WRITER_OK
-      || (status = exec (w, sql)) != PFPROF_WRITER_OK
+      || (sql[0] != '\0' && (status = exec (w, sql)) != PFPROF_WRITER_OK)
       || (status = pfprof_trace_writer_set_meta (w, "complete", "1")) != PFPROF_WRITER_OK
       || (status = exec (w, "COMMIT")) != PFPROF_WRITER_OK)
     {
@@ -409,10 +548,17 @@ pfprof_trace_writer_close (PfprofTraceWriter *w)
   if (w == NULL)
     return;
   /* Keep what was appended, and the strings it refers to. */
-  if (w->db != NULL && w->in_transaction && flush_strings (w) == PFPROF_WRITER_OK)
+  if (w->db != NULL && w->in_transaction && flush_chunks (w) == PFPROF_WRITER_OK
+      && flush_strings (w) == PFPROF_WRITER_OK)
     sqlite3_exec (w->db, "COMMIT", NULL, NULL, NULL);
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
-    sqlite3_finalize (w->insert[t]);
+    {
+      sqlite3_finalize (w->insert[t]);
+      free (w->chunks[t].records);
+    }
+  sqlite3_finalize (w->insert_chunk);
+  free (w->encoded);
+  free (w->scratch);
   sqlite3_finalize (w->insert_string);
   sqlite3_finalize (w->insert_meta);
   if (w->db != NULL)

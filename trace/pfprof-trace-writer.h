@@ -12,10 +12,12 @@
  *   pfprof_trace_writer_append (w, PFPROF_TABLE_KERNELS, &kernel);   // many
  *   pfprof_trace_writer_commit (w);      // at most about once a second
  *   ...
- *   pfprof_trace_writer_finish (w);      // indexes, "complete" = 1, close
+ *   pfprof_trace_writer_finish (w);      // "complete" = 1, close
  *
  * The file is a valid, readable trace after every commit, so a SIGKILL
- * loses only the open transaction. `meta.complete` says whether finish ran.
+ * loses only what was appended since the last commit (format 2 keeps
+ * event records in memory until a chunk is full or a commit comes).
+ * `meta.complete` says whether finish ran.
  *
  * Errors are return codes (PfprofTraceWriterStatus); the message of the
  * last one is pfprof_trace_writer_errmsg().
@@ -44,6 +46,9 @@ typedef enum
 typedef enum
 {
   PFPROF_WRITER_OVERWRITE = 1 << 0, /* replace an existing regular file */
+  PFPROF_WRITER_ROWS = 1 << 1,      /* format 1: every table as plain rows, for SQL
+                                     * users (`pfprof export --format sqlite`);
+                                     * bigger and slower than the default format 2 */
 } PfprofTraceWriterFlags;
 
 /* Creates the file at @path (never following a symlink there), writes the
@@ -63,6 +68,12 @@ int pfprof_trace_writer_set_meta_int (PfprofTraceWriter *w, const char *key, int
  * NULL @s. Strings are written at the next commit. */
 uint32_t pfprof_trace_writer_intern (PfprofTraceWriter *w, const char *s);
 
+/* Stores string @s with the given @id, for a caller copying the strings of
+ * an existing trace with their ids (`pfprof export`); do not mix with
+ * pfprof_trace_writer_intern() on the same writer, whose ids would clash.
+ * Written at once, inside the open transaction (one is started if none). */
+int pfprof_trace_writer_set_string (PfprofTraceWriter *w, uint32_t id, const char *s);
+
 /* Starts a transaction. */
 int pfprof_trace_writer_begin (PfprofTraceWriter *w);
 
@@ -73,7 +84,7 @@ int pfprof_trace_writer_append (PfprofTraceWriter *w, PfprofTableId table, const
 /* Writes pending strings and commits the transaction. */
 int pfprof_trace_writer_commit (PfprofTraceWriter *w);
 
-/* Commits what is open, builds the time indexes, marks the trace complete,
+/* Commits what is open, builds the time indexes (format 1), marks the trace complete,
  * checkpoints the WAL into the main file and closes. Frees @w whatever
  * the outcome. */
 int pfprof_trace_writer_finish (PfprofTraceWriter *w);

@@ -3,14 +3,17 @@
 JSON line of metrics and checks, exits 1 if a check failed.
 
 Reads the trace with Python's sqlite3 only (no pfprof code), so it checks
-the file format independently of our reader. CHECK names are in CHECKS.
+the file format independently of our reader: format 2's event chunks are
+decoded by tests/pfprof_trace_rows.py (sqlite3 and plain Python). CHECK
+names are in CHECKS.
 """
 import json
 import os
-import shutil
-import sqlite3
 import sys
-import tempfile
+
+# tests/pfprof_trace_rows.py, from this checkout.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pfprof_trace_rows  # noqa: E402
 
 MEMORY_PAGEABLE, MEMORY_PINNED = 1, 2
 COPY_HTOD = 1
@@ -19,14 +22,10 @@ BIG = 1 << 20
 
 
 def open_trace(path):
-    # A killed writer leaves PATH-wal beside the file; read a private copy
-    # so this check never changes the evidence.
-    tmp = tempfile.mkdtemp()
-    dst = os.path.join(tmp, "t.pfprof")
-    shutil.copy(path, dst)
-    if os.path.exists(path + "-wal"):
-        shutil.copy(path + "-wal", dst + "-wal")
-    return sqlite3.connect(dst)
+    # Row tables of format 1 or 2. A killed writer leaves PATH-wal beside
+    # the file; the module reads a private copy then, so this check never
+    # changes the evidence.
+    return pfprof_trace_rows.connect(path)
 
 
 def metrics(db):

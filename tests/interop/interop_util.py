@@ -7,6 +7,10 @@ import sqlite3
 import subprocess
 import sys
 
+# tests/pfprof_trace_rows.py: traces of format 1 or 2 as SQL row tables.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pfprof_trace_rows  # noqa: E402
+
 
 class Tap:
     """Minimal TAP producer: ok/not ok lines, plan at the end."""
@@ -85,7 +89,16 @@ def finding_rules(report):
     return sorted({f["rule"] for f in report["findings"]})
 
 
+def trace_rows(trace):
+    """An sqlite3 connection on which pfprof trace @trace (format 1 or 2)
+    has plain row tables (tests/pfprof_trace_rows.py)."""
+    return pfprof_trace_rows.connect(trace)
+
+
 def table_count(trace, table):
+    counts = pfprof_trace_rows.count_events(trace)
+    if table in counts:
+        return counts[table]
     db = sqlite3.connect(f"file:{trace}?mode=ro", uri=True)
     try:
         return db.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]

@@ -13,7 +13,12 @@ NVTX domains as NvtxDomainCreate events, and nsys's own enumeration
 numbering (memory kind 0 = pageable, 1 = pinned, ...; allocation 0,
 deallocation 1), listed in its ENUM_* tables.
 """
+import os
 import sqlite3
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pfprof_trace_rows  # noqa: E402  (tests/pfprof_trace_rows.py)
 
 # CUPTI memory kind (pfprof numbering) -> nsys ENUM_CUDA_MEM_KIND id.
 CUPTI_TO_NSYS_MEM = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 0: 7}
@@ -107,7 +112,7 @@ def convert(trace, out, version=(3, 28), enums="standard", extra_process=False):
     extra_process: adds a second, smaller process whose kernels must not
     be mixed in.
     """
-    src = sqlite3.connect(f"file:{trace}?mode=ro", uri=True)
+    src = pfprof_trace_rows.connect(trace)
     db = sqlite3.connect(out)
     db.executescript(schema(version))
     meta = dict(src.execute("SELECT key, value FROM meta"))

@@ -18,7 +18,7 @@ import sys
 from collections import Counter, defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interop_util import Env, Tap, dir_listing, finding_rules, table_count  # noqa: E402
+from interop_util import Env, Tap, dir_listing, finding_rules, table_count, trace_rows  # noqa: E402
 
 PHASES = {"X", "M", "s", "f", "i"}
 
@@ -140,7 +140,7 @@ def main():
            f"{cats} vs kernels={table_count(all_trace, 'kernels')}")
 
     # Times: microseconds from otherData.clock_origin_ns, nanosecond decimals.
-    db = sqlite3.connect(f"file:{all_trace}?mode=ro", uri=True)
+    db = trace_rows(all_trace)
     k_start, k_dur = db.execute(
         "SELECT start_ns, dur_ns FROM kernels ORDER BY start_ns LIMIT 1").fetchone()
     n_threads = db.execute(
@@ -240,8 +240,10 @@ def main():
     with open(all_trace, "rb") as src_f, open(evil, "wb") as dst_f:
         dst_f.write(src_f.read())
     nasty = 'k"\\<script>\n\t\x1b[31m\x01\u00e9\u2603'
+    rows = trace_rows(evil)
+    kid = rows.execute("SELECT name_id FROM kernels LIMIT 1").fetchone()[0]
+    rows.close()
     db = sqlite3.connect(evil)
-    kid = db.execute("SELECT name_id FROM kernels LIMIT 1").fetchone()[0]
     db.execute("UPDATE strings SET value = ? WHERE id = ?", (nasty, kid))
     db.commit()
     db.close()

@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interop_util import Env, Tap, finding_rules, table_count  # noqa: E402
+from interop_util import Env, Tap, finding_rules, table_count, trace_rows  # noqa: E402
 import nsys_schema  # noqa: E402
 
 PLANTS = ["none", "pageable", "serialized", "record-stream", "input-starved", "late-prefetch",
@@ -197,7 +197,7 @@ def main():
     tap.ok(got == summary(env.report_json(env.path("all.pfprof"))),
            "pfprof import writes a pfprof trace with the same findings, steps and breakdown",
            f"{p.stderr} {got}")
-    db = sqlite3.connect(f"file:{imported}?mode=ro", uri=True) if ok else None
+    db = trace_rows(imported) if ok else None
     meta = dict(db.execute("SELECT key, value FROM meta")) if db else {}
     n_kernels = db.execute("SELECT count(*) FROM kernels").fetchone()[0] if db else 0
     if db:

@@ -128,12 +128,19 @@ def file_digest(path):
 
 
 def generate(pfprof, path, *args):
-    """A synthetic trace from `pfprof generate` (the hidden command)."""
-    p = subprocess.run([pfprof, "generate", "-o", path, "-f", *args], capture_output=True,
-                       env=env_for(os.path.dirname(path) or "."), timeout=300)
-    if p.returncode != 0:
-        print(f"Bail out! pfprof generate {' '.join(args)} failed: {p.stderr!r}")
-        sys.exit(1)
+    """A synthetic trace from `pfprof generate` (the hidden command),
+    rewritten with `pfprof export --format sqlite` as plain row tables
+    (trace format 1), which the tests here edit with SQL; format 2's
+    event chunks are damaged by tests/trace and the fuzzer instead."""
+    chunked = path + ".v2"
+    env = env_for(os.path.dirname(path) or ".")
+    for argv in ([pfprof, "generate", "-o", chunked, "-f", *args],
+                 [pfprof, "export", "--format", "sqlite", "--force", "-o", path, chunked]):
+        p = subprocess.run(argv, capture_output=True, env=env, timeout=300)
+        if p.returncode != 0:
+            print(f"Bail out! {' '.join(argv[1:])} failed: {p.stderr!r}")
+            sys.exit(1)
+    os.unlink(chunked)
     return path
 
 

@@ -1,5 +1,9 @@
 /* test-trace-reader.c: writer -> reader round trips and every way the
- * reader must refuse a file (suite `trace`). */
+ * reader must refuse a file (suite `trace`). Most tests run twice: on
+ * format 2 (chunks, what the writer writes by default) under /trace/...
+ * and on format 1 (rows, PFPROF_WRITER_ROWS) under /trace-v1/...; the
+ * ones that damage rows with SQL are format 1 only, and format 2's
+ * damaged chunks have tests of their own (test-trace-chunks.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -18,9 +22,13 @@ typedef struct
   char *path;
 } Fixture;
 
+/* The writer flags of the running test: 0 or PFPROF_WRITER_ROWS. */
+static unsigned wflags;
+
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
+  wflags = GPOINTER_TO_UINT (data);
   f->dir = trace_test_tmp_dir ();
   f->path = g_build_filename (f->dir, "t.pfprof", NULL);
 }
@@ -49,7 +57,7 @@ write_kernels (const char *path, guint n_kernels)
 {
   PfprofTraceWriter *w = NULL;
 
-  g_assert_cmpint (pfprof_trace_writer_open (path, 0, &w), ==, 0);
+  g_assert_cmpint (pfprof_trace_writer_open (path, wflags, &w), ==, 0);
   g_assert_cmpint (pfprof_trace_writer_begin (w), ==, 0);
   for (guint i = 0; i < n_kernels; i++)
     {
@@ -84,7 +92,7 @@ test_roundtrip_extremes (Fixture *f, gconstpointer data)
   g_autoptr (PfprofTrace) trace = NULL;
   guint8 expected[256];
 
-  trace_test_write_extremes (f->path);
+  trace_test_write_extremes (f->path, wflags);
   trace = load_ok (f->path);
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     {
@@ -128,7 +136,7 @@ test_roundtrip_strings_meta (Fixture *f, gconstpointer data)
   PfprofApiRecord a = { 0 };
   guint32 id_a, id_b, id_c;
 
-  g_assert_cmpint (pfprof_trace_writer_open (f->path, 0, &w), ==, 0);
+  g_assert_cmpint (pfprof_trace_writer_open (f->path, wflags, &w), ==, 0);
   g_assert_cmpint (pfprof_trace_writer_set_meta (w, "command_line", "python train.py --lr 0.1"), ==, 0);
   g_assert_cmpint (pfprof_trace_writer_set_meta_int (w, "pid", 12345), ==, 0);
   g_assert_cmpint (pfprof_trace_writer_set_meta_int (w, "rank", 0), ==, 0);
@@ -171,7 +179,7 @@ test_roundtrip_strings_meta (Fixture *f, gconstpointer data)
   g_assert_cmpuint (trace->strings->len, ==, id_c + 5002);
 
   g_assert_cmpstr (pfprof_trace_meta (trace, "command_line"), ==, "python train.py --lr 0.1");
-  g_assert_cmpstr (pfprof_trace_meta (trace, "format_version"), ==, "1.0");
+  g_assert_cmpstr (pfprof_trace_meta (trace, "format_version"), ==, wflags ? "1.0" : "2.0");
   g_assert_cmpstr (pfprof_trace_meta (trace, "complete"), ==, "1");
   g_assert_cmpstr (pfprof_trace_meta (trace, "dropped_records"), ==, "-9223372036854775808");
   g_assert_null (pfprof_trace_meta (trace, "temp"));
@@ -185,7 +193,7 @@ test_sparse_strings (Fixture *f, gconstpointer data)
 {
   g_autoptr (PfprofTrace) trace = NULL;
 
-  trace_test_write_extremes (f->path);
+  trace_test_write_extremes (f->path, wflags);
   trace_test_exec (f->path, "INSERT INTO strings VALUES (1000, 'far away')");
   trace = load_ok (f->path);
   g_assert_cmpstr (pfprof_trace_string (trace, 1000), ==, "far away");
@@ -209,7 +217,7 @@ test_sorted (Fixture *f, gconstpointer data)
   PfprofTraceWriter *w = NULL;
   const gint64 starts[] = { 500, 100, 300, 100, 200 };
 
-  g_assert_cmpint (pfprof_trace_writer_open (f->path, 0, &w), ==, 0);
+  g_assert_cmpint (pfprof_trace_writer_open (f->path, wflags, &w), ==, 0);
   for (guint i = 0; i < G_N_ELEMENTS (starts); i++)
     {
       PfprofMemcpyRecord m = { 0 };
@@ -237,10 +245,11 @@ test_version_newer_major (Fixture *f, gconstpointer data)
 {
   g_autofree char *msg = NULL;
 
-  trace_test_write_extremes (f->path);
-  trace_test_exec (f->path, "UPDATE meta SET value = '2.0' WHERE key = 'format_version'");
+  trace_test_write_extremes (f->path, wflags);
+  trace_test_exec (f->path, "UPDATE meta SET value = '3.0' WHERE key = 'format_version'");
   msg = trace_test_load_fails (f->path, PFPROF_TRACE_ERROR_NEWER);
-  g_assert_nonnull (strstr (msg, "2.0"));
+  g_assert_nonnull (strstr (msg, "3.0"));
+  g_assert_nonnull (strstr (msg, "(2.x)"));
   g_assert_nonnull (strstr (msg, "newer"));
 }
 
@@ -252,13 +261,18 @@ test_version_newer_minor (Fixture *f, gconstpointer data)
     "UPDATE meta SET value = '%d.%d' WHERE key = 'format_version';"
     /* A later minor version may add columns (anywhere in the row order)
      * and tables; this reader ignores both. */
-    "ALTER TABLE kernels ADD COLUMN launch_type INTEGER NOT NULL DEFAULT 7;"
+    "ALTER TABLE %s ADD COLUMN launch_type INTEGER NOT NULL DEFAULT 7;"
     "CREATE TABLE graphs (graph_id INTEGER NOT NULL);"
-    "INSERT INTO graphs VALUES (1);",
-    PFPROF_TRACE_FORMAT_MAJOR, PFPROF_TRACE_FORMAT_MINOR + 3);
+    "INSERT INTO graphs VALUES (1);"
+    "%s",
+    wflags ? PFPROF_TRACE_ROWS_FORMAT_MAJOR : PFPROF_TRACE_FORMAT_MAJOR,
+    (wflags ? PFPROF_TRACE_ROWS_FORMAT_MINOR : PFPROF_TRACE_FORMAT_MINOR) + 3,
+    wflags ? "kernels" : "streams",
+    /* Format 2: chunks of a table this reader does not know are skipped. */
+    wflags ? "" : "INSERT INTO chunks (table_name, n, min_ns, max_ns, data) VALUES ('graphs', 1, 0, 0, x'010101');");
   guint8 expected[256];
 
-  trace_test_write_extremes (f->path);
+  trace_test_write_extremes (f->path, wflags);
   trace_test_exec (f->path, sql);
   trace = load_ok (f->path);
   g_assert_cmpuint (pfprof_trace_n (trace, PFPROF_TABLE_KERNELS), ==, 3);
@@ -271,9 +285,9 @@ static void
 test_version_garbage (Fixture *f, gconstpointer data)
 {
   const char *bad[] = { "one", "", "1.x", "0.9", "-1.0", "99999999999999999999.0",
-                        "1.0\n\x1b[31mred", "2.0\r" };
+                        "1.0\n\x1b[31mred", "2.0\r", "2.0.1" };
 
-  trace_test_write_extremes (f->path);
+  trace_test_write_extremes (f->path, wflags);
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autofree char *sql = g_strdup_printf (
@@ -304,7 +318,7 @@ test_symlink_and_odd_names (Fixture *f, gconstpointer data)
   g_autofree char *odd = g_build_filename (f->dir, "a b?c#d%20e'f.pfprof", NULL);
   g_autofree char *listing = NULL;
 
-  trace_test_write_extremes (f->path);
+  trace_test_write_extremes (f->path, wflags);
   g_assert_cmpint (symlink (f->path, link), ==, 0);
   {
     g_autoptr (PfprofTrace) trace = load_ok (link);
@@ -547,7 +561,7 @@ test_negative_duration (Fixture *f, gconstpointer data)
   PfprofMemcpyRecord m = { 0 };
 
   /* The writer stores what it is given; the reader is the gate. */
-  g_assert_cmpint (pfprof_trace_writer_open (f->path, 0, &w), ==, 0);
+  g_assert_cmpint (pfprof_trace_writer_open (f->path, wflags, &w), ==, 0);
   m.start_ns = 1000;
   m.end_ns = 2000;
   g_assert_cmpint (pfprof_trace_writer_append (w, PFPROF_TABLE_MEMCPYS, &m), ==, 0);
@@ -556,6 +570,11 @@ test_negative_duration (Fixture *f, gconstpointer data)
   g_assert_cmpint (pfprof_trace_writer_append (w, PFPROF_TABLE_MEMCPYS, &m), ==, 0);
   g_assert_cmpint (pfprof_trace_writer_finish (w), ==, 0);
   msg = trace_test_load_fails (f->path, PFPROF_TRACE_ERROR_CORRUPT);
+  if (!wflags)
+    {
+      g_assert_nonnull (strstr (msg, "table memcpys: column dur_ns: record 2 is negative (-10)"));
+      return;
+    }
   g_assert_nonnull (strstr (msg, "table memcpys row 2"));
   g_assert_nonnull (strstr (msg, "dur_ns is negative (-10)"));
 
@@ -582,7 +601,7 @@ test_overflow (Fixture *f, gconstpointer data)
       g_autofree char *msg = NULL;
 
       g_unlink (f->path);
-      trace_test_write_extremes (f->path);
+      trace_test_write_extremes (f->path, wflags);
       trace_test_exec (f->path, updates[i]);
       msg = trace_test_load_fails (f->path, PFPROF_TRACE_ERROR_CORRUPT);
       g_assert_nonnull (strstr (msg, "row 2"));
@@ -595,7 +614,7 @@ test_missing_table_column (Fixture *f, gconstpointer data)
 {
   g_autofree char *msg = NULL;
 
-  trace_test_write_extremes (f->path);
+  trace_test_write_extremes (f->path, wflags);
   trace_test_exec (f->path, "ALTER TABLE streams DROP COLUMN priority");
   msg = trace_test_load_fails (f->path, PFPROF_TRACE_ERROR_CORRUPT);
   g_assert_nonnull (strstr (msg, "table streams has no column priority"));
@@ -663,7 +682,7 @@ write_killed (const char *path)
     {
       PfprofTraceWriter *w = NULL;
 
-      if (pfprof_trace_writer_open (path, 0, &w) != 0)
+      if (pfprof_trace_writer_open (path, wflags, &w) != 0)
         _exit (10);
       pfprof_trace_writer_set_meta_int (w, "pid", 777);
       for (int batch = 0; batch < 3; batch++)
@@ -801,9 +820,12 @@ test_hot_journal (Fixture *f, gconstpointer data)
        * before the commit, so the file alone is inconsistent. */
       if (sqlite3_open (f->path, &db) != SQLITE_OK
           || sqlite3_exec (db,
-                           "PRAGMA cache_size = 2; BEGIN;"
-                           "UPDATE kernels SET grid_x = 77, stream_id = 99;"
-                           "DELETE FROM api_calls;",
+                           wflags ? "PRAGMA cache_size = 2; BEGIN;"
+                                    "UPDATE kernels SET grid_x = 77, stream_id = 99;"
+                                    "DELETE FROM api_calls;"
+                                  : "PRAGMA cache_size = 2; BEGIN;"
+                                    "UPDATE chunks SET data = zeroblob(length(data)) WHERE id % 2 = 0;"
+                                    "DELETE FROM chunks WHERE id % 2 = 1;",
                            NULL, NULL, NULL)
                != SQLITE_OK)
         _exit (1);
@@ -940,7 +962,7 @@ test_writer_bad_args (Fixture *f, gconstpointer data)
   PfprofTraceWriter *w = NULL;
   PfprofKernelRecord k = { 0 };
 
-  g_assert_cmpint (pfprof_trace_writer_open (f->path, 0, &w), ==, 0);
+  g_assert_cmpint (pfprof_trace_writer_open (f->path, wflags, &w), ==, 0);
   g_assert_cmpint (pfprof_trace_writer_append (w, PFPROF_N_TABLES, &k), ==, PFPROF_WRITER_ERR_ARG);
   g_assert_cmpint (pfprof_trace_writer_append (w, PFPROF_TABLE_KERNELS, NULL), ==,
                    PFPROF_WRITER_ERR_ARG);
@@ -961,7 +983,7 @@ test_writer_close_keeps (Fixture *f, gconstpointer data)
   g_autoptr (PfprofTrace) trace = NULL;
   PfprofTraceWriter *w = NULL;
 
-  g_assert_cmpint (pfprof_trace_writer_open (f->path, 0, &w), ==, 0);
+  g_assert_cmpint (pfprof_trace_writer_open (f->path, wflags, &w), ==, 0);
   for (int i = 0; i < 5000; i++)
     {
       PfprofNvtxRecord r = { 0 };
@@ -987,34 +1009,50 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
 #define ADD(name, func) g_test_add (name, Fixture, NULL, fixture_setup, func, fixture_teardown)
-  ADD ("/trace/roundtrip/extremes", test_roundtrip_extremes);
-  ADD ("/trace/roundtrip/strings-meta", test_roundtrip_strings_meta);
-  ADD ("/trace/roundtrip/sparse-strings", test_sparse_strings);
-  ADD ("/trace/roundtrip/sorted", test_sorted);
-  ADD ("/trace/version/newer-major", test_version_newer_major);
-  ADD ("/trace/version/newer-minor", test_version_newer_minor);
-  ADD ("/trace/version/garbage", test_version_garbage);
+  /* On both formats. */
+#define ADD2(name, func)                                                       \
+  do                                                                           \
+    {                                                                          \
+      g_test_add ("/trace" name, Fixture, GUINT_TO_POINTER (0), fixture_setup, func, \
+                  fixture_teardown);                                           \
+      g_test_add ("/trace-v1" name, Fixture, GUINT_TO_POINTER (PFPROF_WRITER_ROWS), \
+                  fixture_setup, func, fixture_teardown);                      \
+    }                                                                          \
+  while (0)
+  /* Damage done to rows with SQL: format 1 only. */
+#define ADD1(name, func)                                                       \
+  g_test_add ("/trace-v1" name, Fixture, GUINT_TO_POINTER (PFPROF_WRITER_ROWS), fixture_setup, \
+              func, fixture_teardown)
+  ADD2 ("/roundtrip/extremes", test_roundtrip_extremes);
+  ADD2 ("/roundtrip/strings-meta", test_roundtrip_strings_meta);
+  ADD2 ("/roundtrip/sparse-strings", test_sparse_strings);
+  ADD2 ("/roundtrip/sorted", test_sorted);
+  ADD2 ("/version/newer-major", test_version_newer_major);
+  ADD2 ("/version/newer-minor", test_version_newer_minor);
+  ADD2 ("/version/garbage", test_version_garbage);
   ADD ("/trace/bad/missing", test_missing);
   ADD ("/trace/bad/empty", test_empty);
-  ADD ("/trace/bad/mutations", test_mutations);
-  ADD ("/trace/symlink-and-odd-names", test_symlink_and_odd_names);
+  ADD2 ("/bad/mutations", test_mutations);
+  ADD2 ("/symlink-and-odd-names", test_symlink_and_odd_names);
   ADD ("/trace/bad/random-bytes", test_random_bytes);
   ADD ("/trace/bad/foreign-sqlite", test_foreign_sqlite);
-  ADD ("/trace/bad/truncated", test_truncated);
-  ADD ("/trace/bad/corrupt-pages", test_corrupt_pages);
-  ADD ("/trace/bad/handmade-ok", test_handmade_ok);
-  ADD ("/trace/bad/null", test_null);
-  ADD ("/trace/bad/negative-duration", test_negative_duration);
-  ADD ("/trace/bad/overflow", test_overflow);
-  ADD ("/trace/bad/missing-table-column", test_missing_table_column);
-  ADD ("/trace/readonly/finished", test_read_only);
-  ADD ("/trace/readonly/wal-killed-writer", test_wal_killed_writer);
-  ADD ("/trace/readonly/wal-copied-without-shm", test_wal_copied_without_shm);
-  ADD ("/trace/readonly/hot-journal", test_hot_journal);
-  ADD ("/trace/progress-cancel", test_progress_cancel);
+  ADD2 ("/bad/truncated", test_truncated);
+  ADD2 ("/bad/corrupt-pages", test_corrupt_pages);
+  ADD1 ("/bad/handmade-ok", test_handmade_ok);
+  ADD1 ("/bad/null", test_null);
+  ADD2 ("/bad/negative-duration", test_negative_duration);
+  ADD1 ("/bad/overflow", test_overflow);
+  ADD2 ("/bad/missing-table-column", test_missing_table_column);
+  ADD2 ("/readonly/finished", test_read_only);
+  ADD2 ("/readonly/wal-killed-writer", test_wal_killed_writer);
+  ADD2 ("/readonly/wal-copied-without-shm", test_wal_copied_without_shm);
+  ADD2 ("/readonly/hot-journal", test_hot_journal);
+  ADD2 ("/progress-cancel", test_progress_cancel);
   ADD ("/trace/writer/no-overwrite", test_writer_no_overwrite);
   ADD ("/trace/writer/bad-args", test_writer_bad_args);
-  ADD ("/trace/writer/close-keeps", test_writer_close_keeps);
+  ADD2 ("/writer/close-keeps", test_writer_close_keeps);
+#undef ADD2
+#undef ADD1
 #undef ADD
   return g_test_run ();
 }

@@ -95,12 +95,12 @@ trace_test_fill_record (PfprofTableId table, int which, void *record)
 }
 
 void
-trace_test_write_extremes (const char *path)
+trace_test_write_extremes (const char *path, unsigned flags)
 {
   PfprofTraceWriter *w = NULL;
   guint8 record[256];
 
-  g_assert_cmpint (pfprof_trace_writer_open (path, 0, &w), ==, PFPROF_WRITER_OK);
+  g_assert_cmpint (pfprof_trace_writer_open (path, flags, &w), ==, PFPROF_WRITER_OK);
   g_assert_cmpint (pfprof_trace_writer_set_meta (w, "host", "test-host"), ==, 0);
   g_assert_cmpint (pfprof_trace_writer_set_meta_int (w, "pid", 4242), ==, 0);
   g_assert_cmpint (pfprof_trace_writer_set_meta_int (w, "rank", 3), ==, 0);

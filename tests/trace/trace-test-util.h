@@ -21,8 +21,9 @@ void trace_test_tmp_dir_free (char *dir);
 void trace_test_fill_record (PfprofTableId table, int which, void *record);
 
 /* Writes a finished trace at @path with three rows (min, ordinary, max)
- * in every table, plus a few strings and meta keys. */
-void trace_test_write_extremes (const char *path);
+ * in every table, plus a few strings and meta keys; @flags are the
+ * writer's (PFPROF_WRITER_ROWS: format 1). */
+void trace_test_write_extremes (const char *path, unsigned flags);
 
 /* Runs @sql on @path with a plain read-write connection (to damage a
  * trace on purpose). */
