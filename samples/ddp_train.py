@@ -52,6 +52,7 @@ def parse_args():
     p.add_argument("--workers", type=int, default=2, help="DataLoader workers per rank")
     p.add_argument("--backend", default="auto", choices=["auto", "nccl", "gloo"],
                    help="auto: nccl when every local rank has its own GPU, else gloo")
+    p.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN autotune convolutions")
     return p.parse_args()
 
 
@@ -77,7 +78,9 @@ def main():
 
     import torchvision
 
-    torch.backends.cudnn.benchmark = True
+    # No autotuning by default: it adds seconds at start and thousands of
+    # trial kernels to a short trace.
+    torch.backends.cudnn.benchmark = args.cudnn_benchmark
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
     torch.manual_seed(0)

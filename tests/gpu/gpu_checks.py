@@ -11,7 +11,7 @@ failed (2 on bad usage).
       the meta keys of each trace that tell processes and ranks apart, as
       JSON lines.
   ranks --report R.json [--world N] [--slow RANK|none] [--uuids U,U,...]
-        [--distinct-gpus] [--export E.json] [--nccl] FILE...
+        [--distinct-gpus | --same-gpu] [--export E.json] [--nccl] FILE...
       a multi-rank run: one trace per rank with RANK/LOCAL_RANK/WORLD_SIZE
       and GPU UUID in meta, the report's per-rank table, the rank-imbalance
       finding naming the slowed rank and no other, NCCL kernels.
@@ -23,7 +23,7 @@ failed (2 on bad usage).
 
 pfprof is $PFPROF (default build-collector/cli/pfprof). Traces are read
 through tests/gpu/check_trace.py, pfprof itself, and (meta only) Python's
-sqlite3.
+sqlite3: meta is a row table in trace formats 1 and 2.
 """
 import argparse
 import json
@@ -161,9 +161,12 @@ def nccl_counts(export_path):
 
 def cmd_ranks(a):
     results = []
+    failed = []
 
     def check(name, ok, detail):
         results.append(ok)
+        if not ok:
+            failed.append(name)
         print(f"  {'ok  ' if ok else 'FAIL'} {name}: {detail}")
 
     metas = [(p, read_meta(p)) for p in a.files]
@@ -193,6 +196,9 @@ def cmd_ranks(a):
     uuids = {r: (m.get("gpu_uuids") or "") for r, (_, m) in by_rank.items()}
     check("GPU UUID in meta", all(u.startswith("GPU-") for u in uuids.values()),
           "; ".join(f"rank {r}: {u}" for r, u in sorted(uuids.items())))
+    if a.same_gpu:
+        check("all ranks on one GPU", len(set(uuids.values())) == 1,
+              f"{len(set(uuids.values()))} distinct UUID(s) for {len(uuids)} rank(s)")
     if a.distinct_gpus:
         check("each rank on its own GPU", len(set(uuids.values())) == len(uuids),
               f"{len(set(uuids.values()))} distinct UUID(s) for {len(uuids)} rank(s)")
@@ -244,11 +250,16 @@ def cmd_ranks(a):
             else:
                 print(f"  kernels whose name starts with nccl: {per}")
     ok = all(results)
-    print(f"{'all ' + str(len(results)) + ' checks passed' if ok else str(results.count(False)) + ' of ' + str(len(results)) + ' checks FAILED'}")
+    if ok:
+        print(f"all {len(results)} checks passed")
+    else:
+        print(f"{len(failed)} of {len(results)} checks FAILED: {'; '.join(failed)}")
     return 0 if ok else 1
 
 
-STEP_RE = re.compile(r"median step ([0-9.]+) ms")
+# The samples' own lines ("ddp_train rank 0/2 (...): median step 12.34 ms"),
+# not pfprof's report text.
+STEP_RE = re.compile(r"^(?!pfprof)[^\n]*?: median step ([0-9.]+) ms", re.M)
 
 
 def medians(path):
@@ -299,6 +310,7 @@ def main():
     r.add_argument("--slow")
     r.add_argument("--uuids")
     r.add_argument("--distinct-gpus", action="store_true")
+    r.add_argument("--same-gpu", action="store_true")
     r.add_argument("--export")
     r.add_argument("--nccl", action="store_true")
     r.add_argument("files", nargs="*")

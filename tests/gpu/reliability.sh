@@ -61,6 +61,8 @@ else
   nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader
 fi
 export PFPROF=$pfprof PYTHONUNBUFFERED=1
+# NVLink multicast off, as the machine sets it (its notes ask to keep these).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 torchrun=(torchrun)
 command -v torchrun >/dev/null 2>&1 || torchrun=(python3 -m torch.distributed.run)
 
