@@ -107,14 +107,15 @@ META_KEYS = ["pid", "host", "rank", "local_rank", "world_size", "cuda_visible_de
 
 
 def read_meta(path):
-    """The meta table of @path (a private copy, with its -wal), or
-    {"error": ...} when it cannot be read as SQLite."""
+    """The meta table of @path (a private copy, with its -wal and
+    -journal), or {"error": ...} when it cannot be read as SQLite."""
     tmp = tempfile.mkdtemp()
     try:
         dst = os.path.join(tmp, "t.pfprof")
         shutil.copy(path, dst)
-        if os.path.exists(path + "-wal"):
-            shutil.copy(path + "-wal", dst + "-wal")
+        for suffix in ("-wal", "-journal"):
+            if os.path.exists(path + suffix):
+                shutil.copy(path + suffix, dst + suffix)
         db = sqlite3.connect(dst)
         meta = dict(db.execute("SELECT key, value FROM meta"))
         db.close()
