@@ -97,7 +97,8 @@ def cmd_traces(a):
     summary = (f"{len(rows)} trace(s)" + (f" (want {a.want})" if a.want is not None else "")
                + "; complete " + ",".join(str(r["complete"]) for r in rows)
                + "; report rc " + ",".join(str(r["report_rc"]) for r in rows)
-               + ("; checks ok" if all(r["check_rc"] == 0 for r in rows) else "; CHECK FAILED"))
+               + ("; no trace" if not rows else "; checks ok" if all(r["check_rc"] == 0 for r in rows)
+                  else "; CHECK FAILED"))
     print(summary)
     return 0 if ok else 1
 
