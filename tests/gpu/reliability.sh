@@ -350,17 +350,18 @@ sc_fill() {
   row fill "$exp" "exit bare $rb, pfprof $rp; $so; tmpfs $used; pfprof said: $said; $tc" $v
 }
 
+# Most telling first: a short budget skips the end of the list.
 sc_sigint sigint --handle 7 "exit 7 both (caught KeyboardInterrupt), same output; 1 complete trace"
+sc_sigint sigint_uncaught "" 130 "exit 130 both (uncaught KeyboardInterrupt), same output; 1 trace readable"
 sc_torchrun INT
 sc_torchrun TERM
-sc_dataloader
-sc_forkchild
-sc_exec
-sc_spawn
 sc_fill
+sc_exec
+sc_forkchild
+sc_dataloader
+sc_spawn
 sc_injector
 sc_nocuda
-sc_sigint sigint_uncaught "" 130 "exit 130 both (uncaught KeyboardInterrupt), same output; 1 trace readable"
 
 echo
 gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | sed 's/^ *//' | paste -sd,)
