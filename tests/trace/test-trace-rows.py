@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""test-trace-rows.py PFPROF WORKDIR: cross-checks the C writer's format 2
+against an independent decoder.
+
+`pfprof generate` writes a format 2 trace (event chunks);
+tests/pfprof_trace_rows.py (Python's sqlite3 and plain Python, no pfprof
+code) decodes it; `pfprof export --format sqlite` (the C reader, then the
+writer's row mode) writes the same trace as format 1 rows. Both must hold
+the same tables, columns, rows, strings and meta. Prints TAP.
+"""
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pfprof_trace_rows  # noqa: E402
+
+PFPROF, WORK = sys.argv[1], sys.argv[2]
+EVENT_TABLES = ["kernels", "memcpys", "memsets", "syncs", "cuda_events", "api_calls", "nvtx", "memory",
+                "overhead"]
+OBJECT_TABLES = ["devices", "contexts", "streams", "threads"]
+n_tests = 0
+failed = 0
+
+
+def ok(cond, name, detail=""):
+    global n_tests, failed
+    n_tests += 1
+    print(f"{'ok' if cond else 'not ok'} {n_tests} {name}")
+    if not cond:
+        failed += 1
+        print(f"# {detail}")
+
+
+def run(*argv):
+    p = subprocess.run([PFPROF, *argv], capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        print(f"Bail out! pfprof {' '.join(argv)}: {p.stderr}")
+        sys.exit(1)
+
+
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+for plant, steps in (("all", 60), ("none", 30)):
+    chunked = os.path.join(WORK, f"{plant}.pfprof")
+    rows = os.path.join(WORK, f"{plant}-rows.sqlite")
+    run("generate", "--steps", str(steps), "--plant", plant, "-o", chunked)
+    run("export", "--format", "sqlite", "-o", rows, chunked)
+    raw = sqlite3.connect(f"file:{chunked}?mode=ro", uri=True)
+    ok(raw.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()[0] == "2.0"
+       and raw.execute("SELECT count(*) FROM sqlite_master WHERE name = 'kernels'").fetchone()[0] == 0,
+       f"{plant}: pfprof generate writes format 2 (no kernels row table)")
+    py = pfprof_trace_rows.connect(chunked)
+    c = sqlite3.connect(f"file:{rows}?mode=ro", uri=True)
+    ok(c.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()[0] == "1.0",
+       f"{plant}: export --format sqlite writes format 1")
+    counts = pfprof_trace_rows.count_events(chunked)
+    total = 0
+    for t in EVENT_TABLES + OBJECT_TABLES:
+        cols_py = [r[1] for r in py.execute(f"PRAGMA table_info({t})")]
+        cols_c = [r[1] for r in c.execute(f"PRAGMA table_info({t})")]
+        ok(cols_py == cols_c and cols_c, f"{plant}: {t}: same columns", f"{cols_py} vs {cols_c}")
+        rows_py = sorted(py.execute(f"SELECT * FROM {t}").fetchall())
+        rows_c = sorted(c.execute(f"SELECT * FROM {t}").fetchall())
+        ok(rows_py == rows_c, f"{plant}: {t}: same {len(rows_c)} rows",
+           f"{len(rows_py)} vs {len(rows_c)}; first difference "
+           f"{next(((a, b) for a, b in zip(rows_py, rows_c) if a != b), None)}")
+        # Column sums (Python integers: SQL's sum() overflows on times).
+        sums_py = [sum(col) for col in zip(*rows_py)]
+        sums_c = [sum(col) for col in zip(*rows_c)]
+        ok(sums_py == sums_c, f"{plant}: {t}: same column sums", f"{sums_py} vs {sums_c}")
+        if t in EVENT_TABLES:
+            ok(counts.get(t) == len(rows_c), f"{plant}: {t}: chunk counts add up", f"{counts.get(t)}")
+            total += len(rows_c)
+    ok(total > 1000, f"{plant}: a trace of some size ({total} events)")
+    # Durations are stored, never negative; the kernels of the planted
+    # trace really have some.
+    ok(py.execute("SELECT count(*) FROM kernels WHERE dur_ns > 0").fetchone()[0] > 0
+       and py.execute("SELECT min(dur_ns) FROM api_calls").fetchone()[0] >= 0,
+       f"{plant}: dur_ns decoded")
+    ok(sorted(py.execute("SELECT * FROM strings")) == sorted(c.execute("SELECT * FROM strings")),
+       f"{plant}: same strings with the same ids")
+    meta_py = dict(py.execute("SELECT key, value FROM meta"))
+    meta_c = dict(c.execute("SELECT key, value FROM meta"))
+    for m in (meta_py, meta_c):
+        m.pop("format_version")
+    ok(meta_py == meta_c, f"{plant}: same meta", f"{meta_py} vs {meta_c}")
+    # The chunks' time range columns hold what the decoded rows say.
+    for t, col in (("kernels", "start_ns"), ("memory", "ts_ns")):
+        lo = raw.execute("SELECT min(min_ns) FROM chunks WHERE table_name = ?", (t,)).fetchone()[0]
+        ok(lo == py.execute(f"SELECT min({col}) FROM {t}").fetchone()[0], f"{plant}: {t}: chunks.min_ns")
+    hi = raw.execute("SELECT max(max_ns) FROM chunks WHERE table_name = 'kernels'").fetchone()[0]
+    ok(hi == py.execute("SELECT max(start_ns + dur_ns) FROM kernels").fetchone()[0],
+       f"{plant}: kernels: chunks.max_ns is the latest end")
+
+# The decoder refuses a damaged chunk rather than inventing rows.
+try:
+    pfprof_trace_rows.decode_chunk(bytes([2, 2, 2, 2, 5, 2]), 2, [False, True])
+    ok(False, "decoder: a column whose length holds too few values is refused")
+except pfprof_trace_rows.TraceFormatError:
+    ok(True, "decoder: a column whose length holds too few values is refused")
+print(f"1..{n_tests}")
+sys.exit(1 if failed else 0)
