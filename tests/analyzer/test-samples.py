@@ -19,9 +19,12 @@ Prints TAP; skips when no trace has been recorded yet.
 import glob
 import json
 import os
-import sqlite3
 import subprocess
 import sys
+
+# tests/pfprof_trace_rows.py: traces of format 1 or 2 as SQL row tables.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pfprof_trace_rows  # noqa: E402
 
 PFPROF, DIR = sys.argv[1], sys.argv[2]
 MUST_HAVE = {"pageable-transfer", "serialized-copy", "record-stream-stall", "input-starved"}
@@ -88,7 +91,7 @@ for path in traces:
                   f"first {f['first_ns']} steady {steady_start} count {f['count']} steps {steady_steps}")
     # The weights really were copied from pageable memory before the
     # steady state (CUPTI srcKind 1), so the checks above are exercised.
-    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    db = pfprof_trace_rows.connect(path)
     n_startup = db.execute("SELECT count(*) FROM memcpys WHERE copy_kind = 1 AND src_kind = 1 "
                            "AND bytes >= 65536 AND start_ns < ?", (steady_start,)).fetchone()[0]
     db.close()
