@@ -329,9 +329,9 @@ sc_fill() {
     row fill "$exp" "not run: cannot mount a tmpfs: $(head -1 "$work/fill-mount.log")" SKIP
     return
   fi
-  runlog fill_bare 120 "${py[@]}" fill 60000
+  runlog fill_bare 120 "${py[@]}" fill 200000
   local rb=$rc
-  runlog fill_pf 120 "$pfprof" record -o "$small/fill-%p.pfprof" -- "${py[@]}" fill 60000
+  runlog fill_pf 120 "$pfprof" record -o "$small/fill-%p.pfprof" -- "${py[@]}" fill 200000
   local rp=$rc
   local used
   used=$(df -k --output=used,size "$small" 2>/dev/null | tail -1 | awk '{print $1 " of " $2 " KiB used"}')

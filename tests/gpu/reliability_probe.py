@@ -173,11 +173,11 @@ def mode_spawn(args):
 
 
 def mode_fill(args):
-    n = int(args[0]) if args else 60000
+    n = int(args[0]) if args else 200000
     x = torch.zeros(16, device="cuda")
     for i in range(n):
         x.add_(1)
-        if i % 5000 == 4999:
+        if i % 20000 == 19999:
             torch.cuda.synchronize()
     torch.cuda.synchronize()
     out(f"fill: {n} kernels, x[0] = {float(x[0]):.0f}")
