@@ -103,27 +103,14 @@ def _decoder():
 
 
 def _count_with_decoder(mod, path):
-    """Rows per event table through the decoder; None when its interface
-    is not one we know."""
-    for name in ("count_rows", "row_counts", "table_counts", "counts"):
-        fn = getattr(mod, name, None)
-        if callable(fn):
-            per = fn(path)
-            if isinstance(per, dict):
-                per = {k: int(v) for k, v in per.items() if k in V1_EVENT_TABLES}
-                return sum(per.values()), per
-            return int(per), {}
-    for name in ("rows", "read_rows", "table_rows"):
-        fn = getattr(mod, name, None)
-        if callable(fn):
-            per = {}
-            for t in V1_EVENT_TABLES:
-                try:
-                    per[t] = sum(1 for _ in fn(path, t))
-                except (KeyError, LookupError, ValueError):
-                    continue
-            return sum(per.values()), per
-    return None
+    """(events, per table) from tests/pfprof_trace_rows.py's count_events
+    (chunk headers for format 2, count(*) for format 1: nothing decoded);
+    None when the decoder has no such function."""
+    fn = getattr(mod, "count_events", None)
+    if not callable(fn):
+        return None
+    per = {k: int(v) for k, v in fn(path).items() if k in V1_EVENT_TABLES}
+    return sum(per.values()), per
 
 
 def trace_stats(path):
@@ -140,24 +127,22 @@ def trace_stats(path):
         except sqlite3.Error as e:
             out["error"] = f"meta: {e}"
     counted = None
-    # The chunks' own row counts are exact and instant; decoding every row
-    # in Python would add seconds per run to the benchmark's budget.
-    if _is_sqlite(path):
+    mod = _decoder()
+    if mod is not None:
+        try:
+            counted = _count_with_decoder(mod, path)
+            if counted is not None:
+                out["counted_by"] = "tests/pfprof_trace_rows.py count_events"
+        except Exception as e:
+            out["error"] = f"decoder: {e}"
+    if counted is None and _is_sqlite(path):
         try:
             n, per, how = _count_sqlite(path)
             counted = (n, per)
             out["counted_by"] = how
+            out.pop("error", None)
         except sqlite3.Error as e:
             out["error"] = f"count: {e}"
-    if counted is None:
-        mod = _decoder()
-        if mod is not None:
-            try:
-                counted = _count_with_decoder(mod, path)
-                if counted is not None:
-                    out["counted_by"] = "tests/pfprof_trace_rows.py"
-            except Exception as e:
-                out["error"] = f"decoder: {e}"
     if not meta:
         meta = read_meta(path)
     if counted is not None:
