@@ -149,7 +149,8 @@ def trace_stats(path):
         out["events"], out["per_table"] = counted
     if meta.get("complete") == "0":
         out["error"] = "trace not complete"
-    for key in ("dropped_records", "records_written", "records_invalid", "nvtx_dropped"):
+    for key in ("dropped_records", "api_callback_dropped", "nvtx_dropped", "records_written",
+                "records_invalid", "api_callbacks_enabled"):
         if key in meta:
             try:
                 out[key] = int(meta[key])
@@ -234,7 +235,9 @@ def cmd_record(a):
         s = trace_stats(a.trace)
         if "error" not in s or s["bytes"]:
             r["trace_bytes"], r["events"] = s["bytes"], s["events"]
-        r["dropped"] = s["dropped_records"]
+        # Every record lost: CUPTI's, the collector's API callbacks', NVTX.
+        drops = [s.get(k) for k in ("dropped_records", "api_callback_dropped", "nvtx_dropped")]
+        r["dropped"] = sum(d for d in drops if d is not None) if any(d is not None for d in drops) else None
         r["kinds"] = s["activity_kinds"] or "(not in meta)"
         if s.get("error"):
             r["note"].append(s["error"])
