@@ -13,7 +13,12 @@
 # API rows and how many copies join their API row) and a summary: the
 # median of the per-run medians and the overhead over bare.
 #
-# VARIANTS="bare default ..." picks a subset; BUDGET_S (default 350) stops
+# SET=incremental runs, instead of removing one kind at a time from all ten,
+# kernel+memcpy+memset (kmm), kmm+api-callbacks (kmm+cb) and kmm+cb plus one
+# other kind each (+stream, +cuda_event, +memory2, +overhead; the default is
+# kmm+cb+sync).
+# VARIANTS="bare default ..." picks any variants named in the script
+# (also k+memcpy, kmm+cb+runtime); BUDGET_S (default 350) stops
 # starting new rounds when the next one would not fit. Logs and traces
 # go to $OUT (or /tmp/pfprof-kinds-sweep); traces are deleted after they
 # are measured unless KEEP_TRACES=1.
@@ -43,7 +48,23 @@ kinds[no-sync]=$(without sync)
 kinds[no-memory2]=$(without memory2)
 kinds[no-overhead]=$(without overhead)
 kinds[default]=""   # no PFPROF_KINDS: what pfprof records by default
-order=(${VARIANTS:-bare all10 kernel no-api no-api+cb no-cuda_event no-sync no-memory2 no-overhead default})
+# Incremental: kinds added one at a time on top of kernels, copies and
+# memsets (what the rules cannot do without) and the API callbacks.
+kinds[k+memcpy]=kernel,memcpy
+kinds[kmm]=kernel,memcpy,memset
+kinds[kmm+cb]=kernel,memcpy,memset,api-callbacks
+for k in sync stream cuda_event memory2 overhead runtime; do
+  kinds[kmm+cb+$k]=kernel,memcpy,memset,api-callbacks,$k
+done
+case ${SET:-removal} in
+  removal) preset="bare all10 kernel no-api no-api+cb no-cuda_event no-sync no-memory2 no-overhead default" ;;
+  incremental) preset="bare kernel kmm kmm+cb kmm+cb+stream kmm+cb+cuda_event kmm+cb+memory2 kmm+cb+overhead default" ;;
+  *) echo "SET is removal or incremental" >&2; exit 2 ;;
+esac
+order=(${VARIANTS:-$preset})
+for v in "${order[@]}"; do
+  [ "$v" = bare ] || [ -n "${kinds[$v]+set}" ] || { echo "unknown variant $v" >&2; exit 2; }
+done
 
 echo "kinds-sweep: $rounds rounds, variants: ${order[*]}"
 echo "collector: $($pfprof --version 2>&1 | head -1), build $build"

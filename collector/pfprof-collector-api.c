@@ -75,6 +75,12 @@ static _Atomic uint64_t api_dropped;
 static _Atomic unsigned n_enabled;
 
 static __thread uint32_t api_tid;
+/* Runtime calls this thread is inside of: the driver calls a runtime call
+ * makes (cuMemsetD8Async under cudaMemsetAsync, cuCtxSynchronize under
+ * cudaDeviceSynchronize) also reach the driver-domain callback, unlike
+ * the DRIVER activity records; they are not recorded, so each call the
+ * program made is one record, as with the activity kinds. */
+static __thread unsigned runtime_depth;
 
 int
 pfprof_collector_api_wanted (const char *name)
@@ -176,11 +182,15 @@ pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackD
   if (cb->callbackSite == CUPTI_API_ENTER)
     {
       /* 0 tells the exit that this call is not recorded. */
-      if (!recording () || cuptiGetTimestamp (&ts) != CUPTI_SUCCESS)
+      if ((!runtime && runtime_depth > 0) || !recording () || cuptiGetTimestamp (&ts) != CUPTI_SUCCESS)
         ts = 0;
+      if (runtime)
+        runtime_depth++;
       *cb->correlationData = ts;
       return;
     }
+  if (runtime && runtime_depth > 0)
+    runtime_depth--;
   if (*cb->correlationData == 0 || !recording () || cuptiGetTimestamp (&ts) != CUPTI_SUCCESS)
     return;
   if (api_tid == 0)

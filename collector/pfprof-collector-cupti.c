@@ -45,12 +45,16 @@ static const struct
 #define KIND_RUNTIME 4
 #define KIND_DRIVER 5
 
-/* What is recorded unless PFPROF_KINDS says otherwise: every kind but
- * RUNTIME and DRIVER, whose interception of every call (launches
- * included) cost most of the overhead in launch-bound loops (issue 6),
- * and API records of the calls the rules use from callbacks instead.
+/* What is recorded unless PFPROF_KINDS says otherwise: what the rules,
+ * the timeline and the GUI use, nothing more (issue 6, measured with
+ * bench/kinds-sweep.sh, see bench/RESULTS-collector.md). Not RUNTIME and
+ * DRIVER: they intercept every call, launches included; API records of
+ * the calls the rules use come from callbacks instead. Not CUDA_EVENT,
+ * STREAM, MEMORY2 or OVERHEAD: nothing reads their tables (on the H200,
+ * kernels alone cost +19% on bench/tiny_kernels.py, every kind but
+ * RUNTIME/DRIVER +40%, in the quietest round of the first sweep).
  * tests/collector/test-default-kinds.py reads this line. */
-static const char default_kinds[] = "kernel,memcpy,memset,sync,cuda_event,stream,memory2,overhead,api-callbacks";
+static const char default_kinds[] = "kernel,memcpy,memset,sync,api-callbacks";
 
 static const CUpti_ActivityKind info_kinds[] = {
   CUPTI_ACTIVITY_KIND_DEVICE,
