@@ -16,7 +16,7 @@
 # SET=incremental runs, instead of removing one kind at a time from all ten,
 # kernel+memcpy+memset (kmm), kmm+api-callbacks (kmm+cb) and kmm+cb plus one
 # other kind each (+stream, +cuda_event, +memory2, +overhead; the default is
-# kmm+cb+sync).
+# kmm+cb+sync), and the default with `pfprof record --trace-launches`.
 # VARIANTS="bare default ..." picks any variants named in the script
 # (also k+memcpy, kmm+cb+runtime); BUDGET_S (default 350) stops
 # starting new rounds when the next one would not fit. Logs and traces
@@ -48,6 +48,9 @@ kinds[no-sync]=$(without sync)
 kinds[no-memory2]=$(without memory2)
 kinds[no-overhead]=$(without overhead)
 kinds[default]=""   # no PFPROF_KINDS: what pfprof records by default
+kinds[trace-launches]=""   # the default plus `pfprof record --trace-launches`
+declare -A flags
+flags[trace-launches]=--trace-launches
 # Incremental: kinds added one at a time on top of kernels, copies and
 # memsets (what the rules cannot do without) and the API callbacks.
 kinds[k+memcpy]=kernel,memcpy
@@ -58,7 +61,7 @@ for k in sync stream cuda_event memory2 overhead runtime; do
 done
 case ${SET:-removal} in
   removal) preset="bare all10 kernel no-api no-api+cb no-cuda_event no-sync no-memory2 no-overhead default" ;;
-  incremental) preset="bare kernel kmm kmm+cb kmm+cb+stream kmm+cb+cuda_event kmm+cb+memory2 kmm+cb+overhead default" ;;
+  incremental) preset="bare kernel kmm kmm+cb kmm+cb+stream kmm+cb+cuda_event kmm+cb+memory2 kmm+cb+overhead default trace-launches" ;;
   *) echo "SET is removal or incremental" >&2; exit 2 ;;
 esac
 order=(${VARIANTS:-$preset})
@@ -69,7 +72,7 @@ done
 echo "kinds-sweep: $rounds rounds, variants: ${order[*]}"
 echo "collector: $($pfprof --version 2>&1 | head -1), build $build"
 for v in "${order[@]}"; do
-  [ "$v" = bare ] || echo "  $v: PFPROF_KINDS=${kinds[$v]:-(unset)}"
+  [ "$v" = bare ] || echo "  $v: PFPROF_KINDS=${kinds[$v]:-(unset)} ${flags[$v]:-}"
 done
 
 # Facts about one trace from its meta (and, for v1 row tables, the API
@@ -107,7 +110,7 @@ run_one() {
     if [ -n "${kinds[$v]}" ]; then
       PFPROF_KINDS=${kinds[$v]} "$pfprof" record --quiet --no-report -o "$f" -- "${workload[@]}" >"$log" 2>&1
     else
-      env -u PFPROF_KINDS "$pfprof" record --quiet --no-report -o "$f" -- "${workload[@]}" >"$log" 2>&1
+      env -u PFPROF_KINDS "$pfprof" record --quiet --no-report ${flags[$v]:-} -o "$f" -- "${workload[@]}" >"$log" 2>&1
     fi
     size=$(stat -c %s "$f" 2>/dev/null || echo 0)
     facts=$(trace_facts "$f")
