@@ -72,6 +72,12 @@ typedef struct
   gint64 sync_wait_ns;    /* host blocked in synchronizing calls */
   gint64 idle_ns;         /* GPU neither computing nor copying */
   gboolean warmup;        /* detected as warm-up, excluded from medians */
+  /* The GPU's side of the step, which the copy, compute and idle figures
+   * cover: from the first GPU work the step launched to the first work the
+   * next step launched (the host may run steps ahead of the GPU). Equal to
+   * start_ns/end_ns when steps come from the GPU work itself. */
+  gint64 gpu_start_ns;
+  gint64 gpu_end_ns;
 } PfprofStep;
 
 /* Per-device metrics over the steady state. */

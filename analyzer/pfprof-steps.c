@@ -303,6 +303,138 @@ steps_from_period (PfprofTraceIndex *ix, GArray *out)
   return TRUE;
 }
 
+typedef struct
+{
+  guint32 corr;
+  gint64 start;
+  gint64 end;
+} GpuOp;
+
+static int
+compare_gpu_ops (const void *a, const void *b)
+{
+  const GpuOp *x = a, *y = b;
+
+  return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+static void
+add_gpu_op (GArray *ops, guint32 corr, gint64 start, gint64 end)
+{
+  GpuOp op = { corr, start, end };
+
+  g_array_append_val (ops, op);
+}
+
+/* Largest correlation id among the API calls of @api (time order) that
+ * began before @t, or 0; *@k walks forward over @api with @prefix_max. */
+static guint32
+corr_before (const PfprofApiRecord *api, const guint32 *prefix_max, guint na, guint *k, gint64 t)
+{
+  while (*k < na && api[*k].start_ns < t)
+    (*k)++;
+  return *k > 0 ? prefix_max[*k - 1] : 0;
+}
+
+/* The GPU's side of host-side steps (NVTX or DataLoader): a step's GPU work
+ * is what it launched, which runs later when the host runs ahead. CUPTI
+ * gives every API call a correlation id in the order the calls begin, and
+ * each kernel, copy and memset the id of the call that launched it, so the
+ * work a step launched is the work whose id is above the last id issued
+ * before the step began. That needs no launch records: the copies', syncs'
+ * and allocations' API records, kept by default, bound the ids of each
+ * step. The window runs from the first such work to the first of the next
+ * step's (the last step's to the end of its work). Traces whose ids do not
+ * follow the calls' order (imports, generated traces) keep the host
+ * windows. */
+static void
+gpu_windows (PfprofTraceIndex *ix, GArray *steps, guint first, guint n)
+{
+  PfprofTrace *t = ix->trace;
+  const PfprofApiRecord *api = pfprof_trace_api_calls (t);
+  guint na = pfprof_trace_n (t, PFPROF_TABLE_API_CALLS);
+  const PfprofKernelRecord *kr = pfprof_trace_kernels (t);
+  const PfprofMemcpyRecord *mr = pfprof_trace_memcpys (t);
+  const PfprofMemsetRecord *sr = pfprof_trace_memsets (t);
+  g_autoptr (GArray) ops = NULL;
+  g_autofree guint32 *prefix_max = NULL;
+  g_autofree gint64 *suffix_min = NULL;
+  guint rising = 0, k = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
+
+      s->gpu_start_ns = s->start_ns;
+      s->gpu_end_ns = s->end_ns;
+    }
+  if (n == 0 || na < 2 || g_strcmp0 (ix->step_source, "periodic") == 0)
+    return;
+  for (guint i = 0; i + 1 < na; i++)
+    rising += api[i + 1].correlation_id > api[i].correlation_id;
+  if ((double) rising < 0.9 * (double) (na - 1))
+    return;
+  prefix_max = g_new (guint32, na);
+  for (guint i = 0; i < na; i++)
+    prefix_max[i] = MAX (i > 0 ? prefix_max[i - 1] : 0, api[i].correlation_id);
+
+  ops = g_array_new (FALSE, FALSE, sizeof (GpuOp));
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
+    add_gpu_op (ops, kr[i].correlation_id, kr[i].start_ns, kr[i].end_ns);
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
+    add_gpu_op (ops, mr[i].correlation_id, mr[i].start_ns, mr[i].end_ns);
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
+    add_gpu_op (ops, sr[i].correlation_id, sr[i].start_ns, sr[i].end_ns);
+  if (ops->len == 0)
+    return;
+  qsort (ops->data, ops->len, sizeof (GpuOp), compare_gpu_ops);
+  suffix_min = g_new (gint64, ops->len + 1);
+  suffix_min[ops->len] = G_MAXINT64;
+  for (guint i = ops->len; i-- > 0;)
+    suffix_min[i] = MIN (suffix_min[i + 1], g_array_index (ops, GpuOp, i).start);
+
+  for (guint i = 0; i < n; i++)
+    {
+      PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
+      guint32 lo = corr_before (api, prefix_max, na, &k, s->start_ns);
+      guint lo_op = 0, hi_op = ops->len;
+
+      /* First op launched after @lo (ops sorted by id). */
+      while (lo_op < hi_op)
+        {
+          guint mid = lo_op + (hi_op - lo_op) / 2;
+
+          if (g_array_index (ops, GpuOp, mid).corr <= lo)
+            lo_op = mid + 1;
+          else
+            hi_op = mid;
+        }
+      if (suffix_min[lo_op] == G_MAXINT64)
+        {
+          /* It launched nothing, nor did any later step. */
+          s->gpu_start_ns = s->gpu_end_ns = s->end_ns;
+          continue;
+        }
+      s->gpu_start_ns = suffix_min[lo_op];
+      if (i > 0)
+        {
+          PfprofStep *prev = &g_array_index (steps, PfprofStep, first + i - 1);
+
+          prev->gpu_end_ns = MAX (prev->gpu_start_ns, s->gpu_start_ns);
+        }
+      if (i + 1 == n)
+        {
+          guint k_end = k;
+          guint32 hi = corr_before (api, prefix_max, na, &k_end, s->end_ns);
+          gint64 end = s->gpu_start_ns;
+
+          for (guint j = lo_op; j < ops->len && g_array_index (ops, GpuOp, j).corr <= hi; j++)
+            end = MAX (end, g_array_index (ops, GpuOp, j).end);
+          s->gpu_end_ns = end;
+        }
+    }
+}
+
 static guint
 detect_warmup (GArray *steps, guint first, guint n, int fixed)
 {
@@ -381,6 +513,7 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
       ix->steady_end = hi;
       ix->step_median_ns = 0;
     }
+  gpu_windows (ix, steps, first, n);
   for (guint i = 0; i < n; i++)
     pfprof_steps_breakdown (ix, &g_array_index (steps, PfprofStep, first + i));
 }
@@ -391,8 +524,14 @@ pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
   const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
   gint64 a = s->start_ns, b = s->end_ns;
 
+  /* The host's waits in the host's window, the GPU's figures in the GPU's. */
   s->data_wait_ns = pfprof_interval_set_length_in (ix->data_wait, a, b);
   s->sync_wait_ns = pfprof_interval_set_length_in (ix->sync_wait, a, b);
+  if (s->gpu_end_ns > s->gpu_start_ns || s->gpu_start_ns != 0)
+    {
+      a = s->gpu_start_ns;
+      b = s->gpu_end_ns;
+    }
   if (dev == NULL)
     {
       s->idle_ns = b - a;

@@ -2,11 +2,21 @@
  *
  * `.item()` is a tiny device-to-host copy plus cudaStreamSynchronize;
  * `.cpu()`, printing a tensor and torch.cuda.synchronize() block the same
- * way. While the host waits the GPU drains its queue; after the wait the
- * GPU idles until the host launches the next kernel. That refill gap
- * (less any DataLoader wait inside it, which input-starved counts) is
- * what a sync costs, and what the rule estimates as savings. Event
- * synchronizations belong to record-stream-stall and are not counted.
+ * way. What a sync costs is not the host's wait (the GPU is busy then) but
+ * the launch-ahead it throws away: before the wait the host was ahead of
+ * the GPU by the length of the wait; after it the GPU's queue is empty, so
+ * the GPU idles until the host launches again (the refill gap, DataLoader
+ * wait included), and again whenever the GPU catches up with the host
+ * launching kernel by kernel, until the host is ahead once more. On the
+ * H200 sample (f) those later gaps cost twice the refill gap.
+ *
+ * A device-wide idle gap means nothing runnable was queued, so every gap
+ * of at least min-gap-us between the end of a sync and the next one is
+ * time the host kept the GPU waiting; with the queue full, back-to-back
+ * work is 1-2 µs apart. Had the host kept its lead, it would have hidden
+ * up to that lead of such gaps: the estimate per sync is the idle in those
+ * gaps, at most the sync's wait. Event synchronizations belong to
+ * record-stream-stall and are not counted.
  */
 #include "pfprof-rules.h"
 
@@ -16,6 +26,7 @@
 static const PfprofRuleParam params[] = {
   { "min-per-step", 1, "blocking synchronizations per steady step needed to fire" },
   { "min-step-fraction", 0.5, "fire only when this fraction of steady steps has one" },
+  { "min-gap-us", 10, "GPU idle gaps counted as waiting for the host after a sync" },
 };
 
 static const char fix[] =
@@ -34,6 +45,38 @@ static const char fix[] =
   "avoid .cpu()/.tolist()/printing tensors and data-dependent Python branches on GPU\n"
   "values every step.\n";
 
+/* Idle time of @busy in gaps of at least @min_gap from the end of the
+ * sync [@wait_start, @from) until @to, where the next sync starts; the
+ * first such gap is the refill gap. It begins where the GPU drained its
+ * queue, which is before the host wakes up from the wait. */
+static gint64
+idle_gaps_in (const PfprofIntervalSet *busy, gint64 wait_start, gint64 from, gint64 to,
+              gint64 min_gap, gint64 *refill)
+{
+  guint n = pfprof_interval_set_n (busy);
+  guint j = pfprof_interval_set_first_after (busy, from);
+  gint64 t = from, sum = 0;
+
+  if (j > 0 && pfprof_interval_set_get (busy, j - 1).end > wait_start)
+    t = pfprof_interval_set_get (busy, j - 1).end;
+  *refill = 0;
+  for (; j < n; j++)
+    {
+      PfprofInterval b = pfprof_interval_set_get (busy, j);
+
+      if (b.start >= to)
+        break;
+      if (b.start - t >= min_gap)
+        {
+          if (sum == 0)
+            *refill = b.start - t;
+          sum += b.start - t;
+        }
+      t = MAX (t, b.end);
+    }
+  return sum;
+}
+
 static void
 run (PfprofRuleContext *ctx)
 {
@@ -43,7 +86,8 @@ run (PfprofRuleContext *ctx)
   static const PfprofApiClass classes[] = { PFPROF_API_CLASS_STREAM_SYNC, PFPROF_API_CLASS_DEVICE_SYNC };
   g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
-  gint64 host = 0, refill = 0;
+  gint64 min_gap = (gint64) (pfprof_rule_param (ctx, "min-gap-us") * 1000.0);
+  gint64 host = 0, refill = 0, starved = 0, lost = 0;
   guint n_stream = 0;
   PfprofFinding *f;
 
@@ -55,22 +99,19 @@ run (PfprofRuleContext *ctx)
   for (guint i = 0; i < calls->len; i++)
     {
       const PfprofApiRecord *r = &api[g_array_index (calls, guint, i)];
-      guint j = pfprof_interval_set_first_after (dev->busy, r->end_ns);
+      gint64 to = ix->steady_end, first, idle;
 
+      if (i + 1 < calls->len)
+        to = MIN (to, MAX (r->end_ns, api[g_array_index (calls, guint, i + 1)].start_ns));
       g_array_append_val (times, r->start_ns);
       host += r->end_ns - r->start_ns;
       n_stream += pfprof_trace_index_api_class (ix, r) == PFPROF_API_CLASS_STREAM_SYNC;
-      /* The GPU idles from the end of the wait until its next work. */
-      if (j < pfprof_interval_set_n (dev->busy))
-        {
-          PfprofInterval b = pfprof_interval_set_get (dev->busy, j);
-
-          /* Time the host then spent waiting for the DataLoader is
-           * input-starved's, not this rule's. */
-          if (b.start > r->end_ns)
-            refill += MIN (b.start, ix->steady_end) - r->end_ns
-                      - pfprof_interval_set_length_in (ix->data_wait, r->end_ns, b.start);
-        }
+      idle = idle_gaps_in (dev->busy, r->start_ns, r->end_ns, to, MAX (min_gap, 1), &first);
+      refill += first;
+      starved += idle - first;
+      /* Without the sync the host would have stayed ahead by the time it
+       * waited, and no more than that of idle could have been hidden. */
+      lost += MIN (idle, r->end_ns - r->start_ns);
     }
   if ((double) calls->len < pfprof_rule_param (ctx, "min-per-step") * pfprof_trace_index_per_step_divisor (ix)
       || pfprof_rule_step_coverage (ctx, (gint64 *) (void *) times->data, times->len)
@@ -81,7 +122,7 @@ run (PfprofRuleContext *ctx)
   f->device_id = dev->device_id;
   f->count = calls->len;
   f->time_ns = host;
-  f->est_savings_ns = pfprof_rule_per_step (ctx, refill);
+  f->est_savings_ns = pfprof_rule_per_step (ctx, lost);
   for (guint i = 0; i < calls->len; i++)
     {
       guint k = g_array_index (calls, guint, i);
@@ -96,16 +137,20 @@ run (PfprofRuleContext *ctx)
     g_autofree char *s_host = pfprof_format_ns (host);
     g_autofree char *s_host_step = pfprof_format_ns (pfprof_rule_per_step (ctx, host));
     g_autofree char *s_refill = pfprof_format_ns (pfprof_rule_per_step (ctx, refill));
+    g_autofree char *s_starved = pfprof_format_ns (pfprof_rule_per_step (ctx, starved));
+    g_autofree char *s_lost = pfprof_format_ns (pfprof_rule_per_step (ctx, lost));
     g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, host), 1);
 
     f->title = g_strdup_printf ("Host synchronizes with the GPU %s times per step", s_per);
     f->message = g_strdup_printf (
       "The launching thread %u blocked in %u synchronizing calls after warm-up (%u stream, "
       "%u device synchronizations; %s per step): %s in all, %s per step (%s%% of the steady "
-      "state). After each wait the GPU sat idle until the next launch: %s per step. Typical "
+      "state). Each wait emptied the GPU's queue: the GPU then sat idle until the next launch "
+      "(%s per step) and again while the host refilled the queue kernel by kernel (%s per "
+      "step), time the host's lead before the wait would have hidden: %s per step. Typical "
       "causes: loss.item(), .cpu(), printing tensors, torch.cuda.synchronize().",
       ix->main_tid, calls->len, n_stream, calls->len - n_stream, s_per, s_host, s_host_step,
-      s_share, s_refill);
+      s_share, s_refill, s_starved, s_lost);
   }
   f->fix = g_strdup (fix);
   pfprof_rule_emit (ctx, f);

@@ -37,6 +37,7 @@ typedef struct
 {
   PfprofTrace *t;
   guint32 corr;
+  gboolean no_launch_records;
 } Sim;
 
 static guint32
@@ -65,8 +66,12 @@ kernel (Sim *s, guint32 stream, gint64 start, gint64 end, const char *name)
   k.device_id = 0;
   k.context_id = 1;
   k.stream_id = stream;
-  /* Launched a little before it runs. */
-  k.correlation_id = api (s, SIM_MAIN_TID, start - 20000, start - 15000, "cudaLaunchKernel", 0);
+  /* Launched a little before it runs; without launch records the
+   * correlation id is still taken, as CUPTI does. */
+  if (s->no_launch_records)
+    k.correlation_id = ++s->corr;
+  else
+    k.correlation_id = api (s, SIM_MAIN_TID, start - 20000, start - 15000, "cudaLaunchKernel", 0);
   k.name_id = sim_intern (s->t, name);
   k.grid_x = k.grid_y = k.grid_z = 1;
   k.block_x = 128;
@@ -164,8 +169,9 @@ setup (Sim *s, gint64 t)
 PfprofTrace *
 sim_build (const SimOptions *o)
 {
-  Sim s = { pfprof_trace_new (), 0 };
+  Sim s = { pfprof_trace_new (), 0, o->no_launch_records };
   gint64 t = 1000000000;
+  gboolean synced = FALSE;
   guint stall_every = 0, alloc_every = 0, malloc_every = 0;
   guint stalls = 0, allocs = 0, mallocs = 0;
   guint warm = 2; /* the first steps the simulator makes slow */
@@ -236,6 +242,10 @@ sim_build (const SimOptions *o)
                                                "loss_bwd", "conv_bwd", "relu_bwd", "sgd_update" };
           gint64 d = compute / 8;
 
+          /* After a sync the GPU's queue is empty: it runs each of the
+           * first kernels as soon as the host launches it. */
+          if (synced && j >= 1 && j <= 4)
+            kt += o->launch_gap_ns;
           kernel (&s, SIM_COMPUTE_STREAM, kt, kt + d, names[j]);
           kt += d;
         }
@@ -247,8 +257,10 @@ sim_build (const SimOptions *o)
           sync_rec (&s, c, pt, pt + 2000, PFPROF_SYNC_EVENT_SYNCHRONIZE, PFPROF_NONE);
         }
       t = kt;
+      synced = FALSE;
       if (o->sync_each_step || (o->sync_every && i % o->sync_every == 0))
         {
+          synced = TRUE;
           guint32 c;
 
           memcpy_rec (&s, SIM_COMPUTE_STREAM, t, t + 2000, 4, PFPROF_COPY_KIND_DTOH,
@@ -296,6 +308,78 @@ sim_build (const SimOptions *o)
       t += 50000 + o->host_gap_ns;
       if (o->step_nvtx)
         nvtx (&s, NULL, o->step_name, step_start + o->data_wait_ns, t);
+    }
+  pfprof_trace_sort (s.t);
+  return s.t;
+}
+
+PfprofTrace *
+sim_build_host_ahead (const SimOptions *o)
+{
+  Sim s = { pfprof_trace_new (), 0, o->no_launch_records };
+  g_autofree gint64 *gpu_end = g_new0 (gint64, o->n_steps);
+  gint64 h = 1000000000; /* host time */
+  gint64 g = h;          /* when the GPU is free */
+
+  s.t->pid = o->pid;
+  s.t->path = g_strdup ("sim-host-ahead.pfprof");
+  g_hash_table_insert (s.t->meta, g_strdup ("pid"), g_strdup_printf ("%" G_GINT64_FORMAT, o->pid));
+  for (guint i = 0; i < o->n_steps; i++)
+    {
+      gint64 kt;
+
+      /* Every 4th step the allocator, out of memory, waits for the GPU to
+       * finish everything queued before it reuses the batches. */
+      if (i >= 1 && i % 4 == 0 && gpu_end[i - 1] > h)
+        {
+          guint32 c = api (&s, SIM_MAIN_TID, h, gpu_end[i - 1] + 5000, "cudaEventSynchronize", 0);
+
+          sync_rec (&s, c, h, gpu_end[i - 1] + 5000, PFPROF_SYNC_EVENT_SYNCHRONIZE, PFPROF_NONE);
+          h = gpu_end[i - 1] + 10000;
+        }
+      nvtx (&s, PFPROF_NVTX_DOMAIN_PFPROF, PFPROF_NVTX_DATALOADER_WAIT, h, h + o->data_wait_ns);
+      h += o->data_wait_ns;
+      /* The copy's API call is recorded whatever the launch setting. */
+      {
+        PfprofMemcpyRecord m = { 0 };
+
+        m.start_ns = MAX (g, h + 15000);
+        m.end_ns = m.start_ns + o->copy_ns;
+        m.bytes = o->batch_bytes;
+        m.context_id = 1;
+        m.stream_id = SIM_COMPUTE_STREAM;
+        m.correlation_id = api (&s, SIM_MAIN_TID, h, h + 10000, "cudaMemcpyAsync", 0);
+        m.copy_kind = PFPROF_COPY_KIND_HTOD;
+        m.src_kind = PFPROF_MEMORY_KIND_PINNED;
+        m.dst_kind = PFPROF_MEMORY_KIND_DEVICE;
+        m.flags = PFPROF_MEMCPY_FLAG_ASYNC;
+        g_array_append_val (s.t->tables[PFPROF_TABLE_MEMCPYS], m);
+        kt = m.end_ns + 2000;
+        h += 10000;
+      }
+      for (guint j = 0; j < 8; j++)
+        {
+          PfprofKernelRecord k = { 0 };
+
+          h += 10000;
+          k.start_ns = MAX (kt, h + 5000);
+          k.end_ns = k.start_ns + o->compute_ns / 8;
+          k.context_id = 1;
+          k.stream_id = SIM_COMPUTE_STREAM;
+          if (s.no_launch_records)
+            k.correlation_id = ++s.corr;
+          else
+            k.correlation_id = api (&s, SIM_MAIN_TID, h - 8000, h, "cudaLaunchKernel", 0);
+          k.name_id = sim_intern (s.t, j == 0 ? "conv_fwd" : j == 7 ? "sgd_update" : "layer");
+          k.grid_x = k.grid_y = k.grid_z = 1;
+          k.block_x = 128;
+          k.block_y = k.block_z = 1;
+          g_array_append_val (s.t->tables[PFPROF_TABLE_KERNELS], k);
+          kt = k.end_ns + 2000;
+        }
+      g = kt;
+      gpu_end[i] = kt;
+      h += 20000;
     }
   pfprof_trace_sort (s.t);
   return s.t;

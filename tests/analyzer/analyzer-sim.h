@@ -54,12 +54,27 @@ typedef struct
   guint slow_steps;           /* leading steps with 4x the compute (1: lazy init) */
   gint64 pid;                 /* 4242 */
   gint64 host_gap_ns;         /* host busy elsewhere at each step's end (Python), GPU idle */
+  gint64 launch_gap_ns;       /* after a sync, the host launches the next step's first 4
+                               * kernels this far apart, the GPU waiting for each (0) */
+  gboolean no_launch_records; /* kernels without their cudaLaunchKernel records, as the
+                               * collector records by default (launch records off) */
 } SimOptions;
 
 void sim_options_init (SimOptions *o);
 
 /* Builds the trace (sorted). */
 PfprofTrace *sim_build (const SimOptions *o);
+
+/* A loop whose host runs ahead of the GPU: each step the host waits
+ * @o->data_wait_ns for the DataLoader, issues the batch copy
+ * (cudaMemcpyAsync, @o->copy_ns on the GPU, on the compute stream) and 8
+ * kernels (@o->compute_ns in all), and goes on; the GPU runs them when it
+ * gets to them. Every 4th step the host waits in cudaEventSynchronize
+ * until the GPU has run all it was given (as the caching allocator does
+ * when out of memory). Steps from the DataLoader waits (NVTX) and no set-up; honours
+ * n_steps, data_wait_ns, compute_ns, copy_ns, batch_bytes and
+ * no_launch_records. */
+PfprofTrace *sim_build_host_ahead (const SimOptions *o);
 
 /* Interns @s in @t's string table. */
 guint32 sim_intern (PfprofTrace *t, const char *s);
