@@ -365,7 +365,14 @@ on_zoom_scale (GtkGestureZoom *gesture, double scale, gpointer data)
 
   if (self->timeline == NULL || scale <= 0)
     return;
-  gtk_gesture_get_bounding_box_center (GTK_GESTURE (gesture), &cx, &cy);
+  /* Zoom around the fingers; a pinch without touch points (a touchpad's,
+   * or one driven through the signals) zooms around the pointer. */
+  if (!gtk_gesture_is_recognized (GTK_GESTURE (gesture))
+      || !gtk_gesture_get_bounding_box_center (GTK_GESTURE (gesture), &cx, &cy))
+    {
+      cx = self->pointer_x;
+      cy = self->pointer_y;
+    }
   center = pfprof_renderer_time_at (&self->view, MAX (cx, self->view.label_width));
   span = (double) (self->zoom_gesture_t1 - self->zoom_gesture_t0) / scale;
   {

@@ -3,8 +3,24 @@
  * controllers (their signals emitted as GTK would on a key press or a
  * click), so what is tested is what the handlers do with them: W/S zoom,
  * A/D pan, F fits, Escape clears, a click selects the event under it, a
- * click on a group collapses it. */
+ * click on a group collapses it.
+ *
+ * Pointer navigation takes real input: the X server's XTEST extension
+ * (libXtst, loaded at run time) moves the pointer, holds Ctrl or Shift and
+ * presses buttons, so the events reach the widget as a user's would,
+ * through GDK and the controllers: Ctrl+scroll zooms around the pointer,
+ * Shift+scroll and drag pan, Shift+drag zooms to the selection. Xvfb has no
+ * touch devices, so the pinch is the one gesture driven through its
+ * controller's signals ("begin", "scale-changed"), with the pointer placed
+ * by a real motion first. */
+#include <dlfcn.h>
+#include <math.h>
+#include <string.h>
 #include <gtk/gtk.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#include <X11/keysym.h>
+#endif
 
 #include "pfprof-timeline-widget.h"
 #include "render-test-util.h"
@@ -203,6 +219,301 @@ test_click_collapses (Fixture *fx, gconstpointer data)
   g_assert_cmpfloat (pfprof_renderer_row_y (fx->tl, v, (guint) api), ==, before);
 }
 
+/* ---- real input through XTEST -------------------------------------- */
+
+#ifdef GDK_WINDOWING_X11
+typedef int (*FakeKeyFn) (Display *, unsigned int, Bool, unsigned long);
+typedef int (*FakeButtonFn) (Display *, unsigned int, Bool, unsigned long);
+typedef int (*FakeMotionFn) (Display *, int, int, int, unsigned long);
+
+static struct
+{
+  FakeKeyFn key;
+  FakeButtonFn button;
+  FakeMotionFn motion;
+} xtest;
+
+static void
+sym (void *lib, const char *name, void *fn, gsize size)
+{
+  void *p = dlsym (lib, name);
+
+  g_assert_nonnull (p);
+  g_assert_cmpuint (size, ==, sizeof p);
+  memcpy (fn, &p, size);
+}
+
+/* The X display, with XTEST loaded; NULL (the test skipped) when the
+ * display is not X11 or libXtst is not installed. */
+static Display *
+xtest_display (void)
+{
+  GdkDisplay *d = gdk_display_get_default ();
+  void *lib;
+  int ev, err, major, minor;
+
+  if (!GDK_IS_X11_DISPLAY (d))
+    {
+      g_test_skip ("not an X11 display");
+      return NULL;
+    }
+  if (xtest.key == NULL)
+    {
+      lib = dlopen ("libXtst.so.6", RTLD_NOW | RTLD_LOCAL);
+      if (lib == NULL)
+        {
+          g_test_skip ("libXtst.so.6 is not installed: no real input to inject");
+          return NULL;
+        }
+      /* POSIX guarantees dlsym's result converts to a function pointer;
+       * ISO C does not, hence the copy. */
+      sym (lib, "XTestFakeKeyEvent", &xtest.key, sizeof xtest.key);
+      sym (lib, "XTestFakeButtonEvent", &xtest.button, sizeof xtest.button);
+      sym (lib, "XTestFakeMotionEvent", &xtest.motion, sizeof xtest.motion);
+    }
+  if (!XQueryExtension (gdk_x11_display_get_xdisplay (d), "XTEST", &major, &ev, &err))
+    {
+      g_test_skip ("the X server has no XTEST extension");
+      return NULL;
+    }
+  (void) minor;
+  return gdk_x11_display_get_xdisplay (d);
+}
+
+/* Lets GTK take in what the server sent, then draws. */
+static void
+settle (Fixture *fx, Display *dpy)
+{
+  gint64 until = g_get_monotonic_time () + 150000;
+
+  XSync (dpy, False);
+  while (g_get_monotonic_time () < until)
+    g_main_context_iteration (NULL, FALSE);
+  wait_frames (fx, 1);
+}
+
+/* Moves the pointer to widget coordinates (@x, @y). */
+static void
+pointer_to (Fixture *fx, Display *dpy, double x, double y)
+{
+  GtkNative *native = gtk_widget_get_native (GTK_WIDGET (fx->w));
+  GdkSurface *surface = gtk_native_get_surface (native);
+  graphene_point_t p;
+  double sx, sy;
+  int rx, ry;
+  Window child;
+
+  g_assert_true (gtk_widget_compute_point (GTK_WIDGET (fx->w), GTK_WIDGET (native),
+                                           &GRAPHENE_POINT_INIT ((float) x, (float) y), &p));
+  gtk_native_get_surface_transform (native, &sx, &sy);
+  XTranslateCoordinates (dpy, gdk_x11_surface_get_xid (surface), DefaultRootWindow (dpy),
+                         (int) lround (p.x + sx), (int) lround (p.y + sy), &rx, &ry, &child);
+  xtest.motion (dpy, -1, rx, ry, CurrentTime);
+  settle (fx, dpy);
+}
+
+static void
+modifier (Display *dpy, KeySym sym, gboolean down)
+{
+  xtest.key (dpy, XKeysymToKeycode (dpy, sym), down, CurrentTime);
+}
+
+/* One wheel notch: button 4 is up (zoom in with Ctrl), 5 down. */
+static void
+wheel (Fixture *fx, Display *dpy, KeySym mod, unsigned int button)
+{
+  if (mod != NoSymbol)
+    modifier (dpy, mod, TRUE);
+  xtest.button (dpy, button, True, CurrentTime);
+  xtest.button (dpy, button, False, CurrentTime);
+  if (mod != NoSymbol)
+    modifier (dpy, mod, FALSE);
+  settle (fx, dpy);
+}
+
+/* Button 1 pressed at x0, dragged in steps to x1, released. */
+static void
+drag (Fixture *fx, Display *dpy, KeySym mod, double x0, double x1, double y)
+{
+  pointer_to (fx, dpy, x0, y);
+  if (mod != NoSymbol)
+    modifier (dpy, mod, TRUE);
+  xtest.button (dpy, 1, True, CurrentTime);
+  settle (fx, dpy);
+  for (int i = 1; i <= 8; i++)
+    pointer_to (fx, dpy, x0 + (x1 - x0) * i / 8, y);
+  xtest.button (dpy, 1, False, CurrentTime);
+  if (mod != NoSymbol)
+    modifier (dpy, mod, FALSE);
+  settle (fx, dpy);
+}
+
+static double
+ns_per_px (const PfprofRenderView *v)
+{
+  return (double) (v->t1 - v->t0) / (v->width - v->label_width);
+}
+
+static void
+test_ctrl_scroll (Fixture *fx, gconstpointer data)
+{
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (fx->w);
+  Display *dpy = xtest_display ();
+  double x, y;
+  gint64 under, span;
+
+  if (dpy == NULL)
+    return;
+  /* A quarter of the way across the events, away from the middle, so that
+   * zooming around the pointer and around the middle differ. */
+  x = v->label_width + 0.25 * (v->width - v->label_width);
+  y = v->height / 2.0;
+  pointer_to (fx, dpy, x, y);
+  under = pfprof_renderer_time_at (v, x);
+  span = v->t1 - v->t0;
+
+  /* Ctrl + wheel up: zoom in by 1.2, the time under the pointer stays. */
+  wheel (fx, dpy, XK_Control_L, 4);
+  g_test_message ("span %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT, span, v->t1 - v->t0);
+  g_assert_cmpfloat (fabs ((double) (v->t1 - v->t0) * 1.2 / (double) span - 1), <, 0.01);
+  g_assert_cmpfloat (fabs ((double) (pfprof_renderer_time_at (v, x) - under)), <=, 2 * ns_per_px (v));
+  /* The middle moved towards the pointer: not a zoom around the middle. */
+  g_assert_cmpint (v->t0 + (v->t1 - v->t0) / 2, <, fx->tl->start_ns + span / 2 - span / 100);
+  wheel (fx, dpy, XK_Control_L, 4);
+  wheel (fx, dpy, XK_Control_L, 4);
+  g_assert_cmpfloat (fabs ((double) (v->t1 - v->t0) * 1.728 / (double) span - 1), <, 0.01);
+  g_assert_cmpfloat (fabs ((double) (pfprof_renderer_time_at (v, x) - under)), <=, 2 * ns_per_px (v));
+
+  /* From another pointer position, Ctrl + wheel down zooms out around it. */
+  x = v->label_width + 0.75 * (v->width - v->label_width);
+  pointer_to (fx, dpy, x, y);
+  under = pfprof_renderer_time_at (v, x);
+  span = v->t1 - v->t0;
+  wheel (fx, dpy, XK_Control_L, 5);
+  g_assert_cmpfloat (fabs ((double) (v->t1 - v->t0) / 1.2 / (double) span - 1), <, 0.01);
+  g_assert_cmpfloat (fabs ((double) (pfprof_renderer_time_at (v, x) - under)), <=, 2 * ns_per_px (v));
+
+  /* Without Ctrl the wheel does not zoom; Shift + wheel pans in time. */
+  span = v->t1 - v->t0;
+  {
+    gint64 t0 = v->t0;
+
+    wheel (fx, dpy, NoSymbol, 5);
+    g_assert_cmpint (v->t1 - v->t0, ==, span);
+    g_assert_cmpint (v->t0, ==, t0);
+    wheel (fx, dpy, XK_Shift_L, 5);
+    g_assert_cmpint (v->t1 - v->t0, ==, span);
+    g_assert_cmpfloat (fabs ((double) (v->t0 - t0) - 40 * ns_per_px (v)), <=, 2 * ns_per_px (v));
+  }
+}
+
+static void
+test_drag_pan (Fixture *fx, gconstpointer data)
+{
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (fx->w);
+  Display *dpy = xtest_display ();
+  double y, x0;
+  gint64 t0, span;
+
+  if (dpy == NULL)
+    return;
+  /* Zoomed in first, so there is room to pan both ways. */
+  pfprof_timeline_widget_zoom (fx->w, 0.25, fx->tl->start_ns + (fx->tl->end_ns - fx->tl->start_ns) / 2);
+  wait_frames (fx, 1);
+  t0 = v->t0;
+  span = v->t1 - v->t0;
+  y = v->height - 30.0;
+  x0 = v->label_width + 0.6 * (v->width - v->label_width);
+  /* Dragging 200 px to the left brings later times into view. */
+  drag (fx, dpy, NoSymbol, x0, x0 - 200, y);
+  g_test_message ("t0 moved by %.1f px", (double) (v->t0 - t0) / ns_per_px (v));
+  g_assert_cmpint (v->t1 - v->t0, ==, span);
+  g_assert_cmpfloat (fabs ((double) (v->t0 - t0) - 200 * ns_per_px (v)), <=, 3 * ns_per_px (v));
+  /* And back. */
+  drag (fx, dpy, NoSymbol, x0 - 200, x0, y);
+  g_assert_cmpfloat (fabs ((double) (v->t0 - t0)), <=, 3 * ns_per_px (v));
+}
+
+static void
+test_zoom_to_selection (Fixture *fx, gconstpointer data)
+{
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (fx->w);
+  Display *dpy = xtest_display ();
+  double xa, xb, y;
+  gint64 ta, tb, t0, t1, tol;
+
+  if (dpy == NULL)
+    return;
+  y = v->height - 30.0;
+  xa = v->label_width + 0.3 * (v->width - v->label_width);
+  xb = v->label_width + 0.45 * (v->width - v->label_width);
+  ta = pfprof_renderer_time_at (v, xa);
+  tb = pfprof_renderer_time_at (v, xb);
+  tol = (gint64) (2 * ns_per_px (v));
+  /* Shift + drag from right to left selects [ta, tb]; releasing zooms to it. */
+  drag (fx, dpy, XK_Shift_L, xb, xa, y);
+  g_test_message ("view [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], selection [%" G_GINT64_FORMAT
+                  ", %" G_GINT64_FORMAT "]", v->t0, v->t1, ta, tb);
+  g_assert_cmpint (ABS (v->t0 - ta), <=, tol);
+  g_assert_cmpint (ABS (v->t1 - tb), <=, tol);
+  g_assert_cmpint (v->range_start, ==, v->range_end);
+  /* A slip of 2 px is not a zoom request. */
+  t0 = v->t0;
+  t1 = v->t1;
+  drag (fx, dpy, XK_Shift_L, xa, xa + 2, y);
+  g_assert_cmpint (v->t0, ==, t0);
+  g_assert_cmpint (v->t1, ==, t1);
+  /* F goes back to the whole trace. */
+  g_assert_true (key (fx, GDK_KEY_f));
+  g_assert_cmpint (v->t0, ==, fx->tl->start_ns);
+  g_assert_cmpint (v->t1, ==, fx->tl->end_ns);
+}
+
+static void
+test_pinch (Fixture *fx, gconstpointer data)
+{
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (fx->w);
+  Display *dpy = xtest_display ();
+  GtkEventController *zoom;
+  double x;
+  gint64 under, span;
+
+  if (dpy == NULL)
+    return;
+  zoom = controller (fx, GTK_TYPE_GESTURE_ZOOM);
+  x = v->label_width + 0.2 * (v->width - v->label_width);
+  pointer_to (fx, dpy, x, v->height / 2.0);
+  under = pfprof_renderer_time_at (v, x);
+  span = v->t1 - v->t0;
+  /* Fingers apart to twice their distance, in steps: twice the detail. */
+  g_signal_emit_by_name (zoom, "begin", NULL);
+  for (int i = 1; i <= 4; i++)
+    {
+      g_signal_emit_by_name (zoom, "scale-changed", 1.0 + 0.25 * i);
+      wait_frames (fx, 1);
+    }
+  g_test_message ("span %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT, span, v->t1 - v->t0);
+  g_assert_cmpfloat (fabs ((double) (v->t1 - v->t0) * 2 / (double) span - 1), <, 0.01);
+  g_assert_cmpfloat (fabs ((double) (pfprof_renderer_time_at (v, x) - under)), <=, 2 * ns_per_px (v));
+  /* Pinching in from there: back to the whole trace. */
+  span = v->t1 - v->t0;
+  g_signal_emit_by_name (zoom, "begin", NULL);
+  g_signal_emit_by_name (zoom, "scale-changed", 0.5);
+  wait_frames (fx, 1);
+  g_assert_cmpfloat (fabs ((double) (v->t1 - v->t0) * 0.5 / (double) span - 1), <, 0.01);
+  g_assert_cmpfloat (fabs ((double) (pfprof_renderer_time_at (v, x) - under)), <=, 2 * ns_per_px (v));
+}
+#else
+static void
+test_ctrl_scroll (Fixture *fx, gconstpointer data)
+{
+  g_test_skip ("built without X11");
+}
+#define test_drag_pan test_ctrl_scroll
+#define test_zoom_to_selection test_ctrl_scroll
+#define test_pinch test_ctrl_scroll
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -210,5 +521,9 @@ main (int argc, char **argv)
   g_test_add ("/timeline-widget/keys", Fixture, NULL, fixture_set_up, test_keys, fixture_tear_down);
   g_test_add ("/timeline-widget/click-selects", Fixture, NULL, fixture_set_up, test_click_selects, fixture_tear_down);
   g_test_add ("/timeline-widget/click-collapses", Fixture, NULL, fixture_set_up, test_click_collapses, fixture_tear_down);
+  g_test_add ("/timeline-widget/ctrl-scroll", Fixture, NULL, fixture_set_up, test_ctrl_scroll, fixture_tear_down);
+  g_test_add ("/timeline-widget/drag-pan", Fixture, NULL, fixture_set_up, test_drag_pan, fixture_tear_down);
+  g_test_add ("/timeline-widget/zoom-to-selection", Fixture, NULL, fixture_set_up, test_zoom_to_selection, fixture_tear_down);
+  g_test_add ("/timeline-widget/pinch", Fixture, NULL, fixture_set_up, test_pinch, fixture_tear_down);
   return g_test_run ();
 }
