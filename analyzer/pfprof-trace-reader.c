@@ -35,6 +35,7 @@
 #include <glib/gstdio.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -766,6 +767,33 @@ chunk_error (Reader *r, GError **error, gint64 id, const char *fmt, ...)
   return FALSE;
 }
 
+/* Gives *@array (empty) room for exactly @n zeroed records. Big arrays
+ * are asked to use transparent huge pages first: zeroing and filling
+ * hundreds of megabytes in 4 KiB pages costs a page fault each, which on
+ * a VM is a large part of the whole load. */
+static void
+size_array (GArray **array, guint n)
+{
+  guint elt = g_array_get_element_size (*array);
+  GArray *a = g_array_sized_new (FALSE, TRUE, elt, n);
+
+#ifdef MADV_HUGEPAGE
+  if ((gsize) n * elt >= (4u << 20))
+    {
+      guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
+      guintptr start = ((guintptr) a->data + page - 1) & ~(page - 1);
+      guintptr end = ((guintptr) a->data + (gsize) n * elt) & ~(page - 1);
+
+      /* Advice only: on failure the pages are small, nothing else. */
+      if (end > start)
+        madvise ((void *) start, end - start, MADV_HUGEPAGE);
+    }
+#endif
+  g_array_set_size (a, n);
+  g_array_unref (*array);
+  *array = a;
+}
+
 /* Format 2, first pass: reads every chunk's id, table and record count
  * (SQLite leaves the blobs on their overflow pages), checks them, and
  * sizes each event array to its exact final length. */
@@ -859,7 +887,7 @@ plan_chunks (Reader *r, PfprofTrace *trace, GError **error)
     if (pfprof_trace_schema_is_chunked ((PfprofTableId) t))
       {
         /* Zeroed (the array clears), padding included. */
-        g_array_set_size (trace->tables[t], (guint) totals[t]);
+        size_array (&trace->tables[t], (guint) totals[t]);
         r->rows_estimate[t] = totals[t];
       }
   return TRUE;

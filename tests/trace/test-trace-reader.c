@@ -238,6 +238,43 @@ test_sorted (Fixture *f, gconstpointer data)
   g_assert_cmpint (trace->end_ns, ==, 510);
 }
 
+/* pfprof_trace_sort on its two paths: a nearly sorted table (one pass of
+ * insertion sort) and one far from sorted (the general sort once the
+ * insertion sort gives up); both stable. */
+static void
+test_sort_paths (void)
+{
+  for (int reversed = 0; reversed <= 1; reversed++)
+    {
+      g_autoptr (PfprofTrace) trace = pfprof_trace_new ();
+      const guint n = 20000;
+      GArray *a = trace->tables[PFPROF_TABLE_KERNELS];
+
+      g_array_set_size (a, n);
+      for (guint i = 0; i < n; i++)
+        {
+          PfprofKernelRecord *k = &g_array_index (a, PfprofKernelRecord, i);
+
+          /* Nearly: every tenth record 3 places late; keys repeat in
+           * pairs so stability shows. Reversed: descending pairs. */
+          k->start_ns = reversed ? (gint64) (n - i) / 2 : (gint64) (i / 2) - (i % 10 == 9 ? 3 : 0);
+          k->end_ns = k->start_ns + 1;
+          k->correlation_id = i;
+        }
+      pfprof_trace_sort (trace);
+      for (guint i = 1; i < n; i++)
+        {
+          const PfprofKernelRecord *p = &g_array_index (a, PfprofKernelRecord, i - 1);
+          const PfprofKernelRecord *k = &g_array_index (a, PfprofKernelRecord, i);
+
+          g_assert_cmpint (p->start_ns, <=, k->start_ns);
+          if (p->start_ns == k->start_ns)
+            g_assert_cmpuint (p->correlation_id, <, k->correlation_id);
+        }
+      g_assert_cmpuint (a->len, ==, n);
+    }
+}
+
 /* ---- Versions -------------------------------------------------------- */
 
 static void
@@ -1030,6 +1067,7 @@ main (int argc, char **argv)
   ADD2 ("/version/newer-major", test_version_newer_major);
   ADD2 ("/version/newer-minor", test_version_newer_minor);
   ADD2 ("/version/garbage", test_version_garbage);
+  g_test_add_func ("/trace/sort-paths", test_sort_paths);
   ADD ("/trace/bad/missing", test_missing);
   ADD ("/trace/bad/empty", test_empty);
   ADD2 ("/bad/mutations", test_mutations);
