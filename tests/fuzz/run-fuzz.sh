@@ -22,13 +22,25 @@ ninja -C "$dir" >/dev/null
 corpus="$dir/fuzz-corpus"
 mkdir -p "$corpus" "$dir/fuzz-artifacts"
 if [ -z "$(ls -A "$corpus")" ]; then
-  "$dir/cli/pfprof" generate --steps 6 --plant pageable -o "$corpus/generated.pfprof" --force
   for t in samples/traces/*.pfprof; do
     [ -f "$t" ] || continue
     # Large seeds slow every execution; keep the small ones.
     [ "$(stat -c %s "$t")" -le 2000000 ] && cp "$t" "$corpus/"
   done
 fi
+# Generated seeds, added to an older corpus too: format 2 (event chunks,
+# what pfprof writes; one small trace whose chunks hold a few records and
+# one with full 8192-record chunks) and the same as format 1 rows (export
+# --format sqlite). The recorded samples above are format 1.
+[ -f "$corpus/generated.pfprof" ] ||
+  "$dir/cli/pfprof" generate --steps 6 --plant pageable -o "$corpus/generated.pfprof" --force
+[ -f "$corpus/generated-v2-tiny.pfprof" ] ||
+  "$dir/cli/pfprof" generate --steps 1 --plant none -o "$corpus/generated-v2-tiny.pfprof" --force
+[ -f "$corpus/generated-v2-full-chunks.pfprof" ] ||
+  "$dir/cli/pfprof" generate --steps 250 --plant all -o "$corpus/generated-v2-full-chunks.pfprof" --force
+[ -f "$corpus/generated-v1-rows.pfprof" ] ||
+  "$dir/cli/pfprof" export --format sqlite -o "$corpus/generated-v1-rows.pfprof" --force \
+    "$corpus/generated.pfprof"
 # UBSan reports only print by default; here each one is a crash.
 export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
 echo "==> fuzzing the trace reader and analyzer for ${secs}s ($(ls "$corpus" | wc -l) seeds)"
