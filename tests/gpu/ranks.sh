@@ -32,7 +32,7 @@
 # ddp-traces.tar.xz (the DDP traces, for samples/traces/), ddp_even.png,
 # ddp_slow.png, ranks-logs.tar.xz (logs, reports, the other traces). Runs
 # not started within BUDGET_S seconds (default 260) are skipped and say so.
-# DDP_MODEL (resnet50), DDP_BATCH (32), DDP_STEPS (24), DDP_WARMUP (8),
+# DDP_MODEL (resnet50), DDP_BATCH (32), DDP_STEPS (20), DDP_WARMUP (6),
 # SLOW_MS (80) change the DDP runs.
 set -u
 shopt -s nullglob
@@ -46,8 +46,8 @@ checks=$root/tests/gpu/gpu_checks.py
 train=$root/samples/ddp_train.py
 model=${DDP_MODEL:-resnet50}
 batch=${DDP_BATCH:-32}
-steps=${DDP_STEPS:-24}
-warmup=${DDP_WARMUP:-8}
+steps=${DDP_STEPS:-20}
+warmup=${DDP_WARMUP:-6}
 slow_ms=${SLOW_MS:-80}
 failed=0
 t_start=$SECONDS
