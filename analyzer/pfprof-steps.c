@@ -303,29 +303,6 @@ steps_from_period (PfprofTraceIndex *ix, GArray *out)
   return TRUE;
 }
 
-typedef struct
-{
-  guint32 corr;
-  gint64 start;
-  gint64 end;
-} GpuOp;
-
-static int
-compare_gpu_ops (const void *a, const void *b)
-{
-  const GpuOp *x = a, *y = b;
-
-  return (x->corr > y->corr) - (x->corr < y->corr);
-}
-
-static void
-add_gpu_op (GArray *ops, guint32 corr, gint64 start, gint64 end)
-{
-  GpuOp op = { corr, start, end };
-
-  g_array_append_val (ops, op);
-}
-
 /* Largest correlation id among the API calls of @api (time order) that
  * began before @t, or 0; *@k walks forward over @api with @prefix_max. */
 static guint32
@@ -336,17 +313,49 @@ corr_before (const PfprofApiRecord *api, const guint32 *prefix_max, guint na, gu
   return *k > 0 ? prefix_max[*k - 1] : 0;
 }
 
+typedef struct
+{
+  const guint32 *bound; /* per step: last id issued before it began; then
+                         * the last id issued before the last step ended */
+  guint n;              /* steps */
+  gint64 *first;        /* per step: earliest start of the work it launched */
+  gint64 *last;         /* per step: latest end of the work it launched */
+} Launched;
+
+/* Files one kernel, copy or memset under the step that launched it: the
+ * last step whose bound is below its id (bounds never decrease). Work
+ * launched before the first step or after the last is left out. */
+static inline void
+launched_add (Launched *l, guint32 corr, gint64 start, gint64 end)
+{
+  guint lo = 0, hi = l->n + 1;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (l->bound[mid] < corr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo == 0 || lo > l->n)
+    return;
+  l->first[lo - 1] = MIN (l->first[lo - 1], start);
+  l->last[lo - 1] = MAX (l->last[lo - 1], end);
+}
+
 /* The GPU's side of host-side steps (NVTX or DataLoader): a step's GPU work
  * is what it launched, which runs later when the host runs ahead. CUPTI
  * gives every API call a correlation id in the order the calls begin, and
  * each kernel, copy and memset the id of the call that launched it, so the
  * work a step launched is the work whose id is above the last id issued
- * before the step began. That needs no launch records: the copies', syncs'
- * and allocations' API records, kept by default, bound the ids of each
- * step. The window runs from the first such work to the first of the next
- * step's (the last step's to the end of its work). Traces whose ids do not
- * follow the calls' order (imports, generated traces) keep the host
- * windows. */
+ * before the step began and not above the next step's. That needs no launch
+ * records: the copies', syncs' and allocations' API records, kept by
+ * default, bound the ids of each step. The window runs from the first work
+ * of the step or any later one to the same for the next step (with no later
+ * work, to the end of its own). Traces whose ids do not follow the calls'
+ * order (imports, generated traces) keep the host windows. */
 static void
 gpu_windows (PfprofTraceIndex *ix, GArray *steps, guint first, guint n)
 {
@@ -356,10 +365,13 @@ gpu_windows (PfprofTraceIndex *ix, GArray *steps, guint first, guint n)
   const PfprofKernelRecord *kr = pfprof_trace_kernels (t);
   const PfprofMemcpyRecord *mr = pfprof_trace_memcpys (t);
   const PfprofMemsetRecord *sr = pfprof_trace_memsets (t);
-  g_autoptr (GArray) ops = NULL;
   g_autofree guint32 *prefix_max = NULL;
-  g_autofree gint64 *suffix_min = NULL;
+  g_autofree guint32 *bound = NULL;
+  g_autofree gint64 *first_start = NULL;
+  g_autofree gint64 *last_end = NULL;
+  Launched l;
   guint rising = 0, k = 0;
+  gint64 later = G_MAXINT64;
 
   for (guint i = 0; i < n; i++)
     {
@@ -377,61 +389,44 @@ gpu_windows (PfprofTraceIndex *ix, GArray *steps, guint first, guint n)
   prefix_max = g_new (guint32, na);
   for (guint i = 0; i < na; i++)
     prefix_max[i] = MAX (i > 0 ? prefix_max[i - 1] : 0, api[i].correlation_id);
-
-  ops = g_array_new (FALSE, FALSE, sizeof (GpuOp));
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
-    add_gpu_op (ops, kr[i].correlation_id, kr[i].start_ns, kr[i].end_ns);
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
-    add_gpu_op (ops, mr[i].correlation_id, mr[i].start_ns, mr[i].end_ns);
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
-    add_gpu_op (ops, sr[i].correlation_id, sr[i].start_ns, sr[i].end_ns);
-  if (ops->len == 0)
-    return;
-  qsort (ops->data, ops->len, sizeof (GpuOp), compare_gpu_ops);
-  suffix_min = g_new (gint64, ops->len + 1);
-  suffix_min[ops->len] = G_MAXINT64;
-  for (guint i = ops->len; i-- > 0;)
-    suffix_min[i] = MIN (suffix_min[i + 1], g_array_index (ops, GpuOp, i).start);
-
+  bound = g_new (guint32, n + 1);
+  first_start = g_new (gint64, n);
+  last_end = g_new (gint64, n);
   for (guint i = 0; i < n; i++)
     {
+      bound[i] = corr_before (api, prefix_max, na, &k,
+                              g_array_index (steps, PfprofStep, first + i).start_ns);
+      first_start[i] = G_MAXINT64;
+      last_end[i] = G_MININT64;
+    }
+  bound[n] = corr_before (api, prefix_max, na, &k, g_array_index (steps, PfprofStep, first + n - 1).end_ns);
+  l.bound = bound;
+  l.n = n;
+  l.first = first_start;
+  l.last = last_end;
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
+    launched_add (&l, kr[i].correlation_id, kr[i].start_ns, kr[i].end_ns);
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
+    launched_add (&l, mr[i].correlation_id, mr[i].start_ns, mr[i].end_ns);
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
+    launched_add (&l, sr[i].correlation_id, sr[i].start_ns, sr[i].end_ns);
+
+  /* Step i's GPU side starts with the earliest work it or a later step
+   * launched (streams may run later work first). */
+  for (guint i = n; i-- > 0;)
+    {
       PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
-      guint32 lo = corr_before (api, prefix_max, na, &k, s->start_ns);
-      guint lo_op = 0, hi_op = ops->len;
+      gint64 next = later;
 
-      /* First op launched after @lo (ops sorted by id). */
-      while (lo_op < hi_op)
-        {
-          guint mid = lo_op + (hi_op - lo_op) / 2;
-
-          if (g_array_index (ops, GpuOp, mid).corr <= lo)
-            lo_op = mid + 1;
-          else
-            hi_op = mid;
-        }
-      if (suffix_min[lo_op] == G_MAXINT64)
+      later = MIN (later, first_start[i]);
+      if (later == G_MAXINT64)
         {
           /* It launched nothing, nor did any later step. */
           s->gpu_start_ns = s->gpu_end_ns = s->end_ns;
           continue;
         }
-      s->gpu_start_ns = suffix_min[lo_op];
-      if (i > 0)
-        {
-          PfprofStep *prev = &g_array_index (steps, PfprofStep, first + i - 1);
-
-          prev->gpu_end_ns = MAX (prev->gpu_start_ns, s->gpu_start_ns);
-        }
-      if (i + 1 == n)
-        {
-          guint k_end = k;
-          guint32 hi = corr_before (api, prefix_max, na, &k_end, s->end_ns);
-          gint64 end = s->gpu_start_ns;
-
-          for (guint j = lo_op; j < ops->len && g_array_index (ops, GpuOp, j).corr <= hi; j++)
-            end = MAX (end, g_array_index (ops, GpuOp, j).end);
-          s->gpu_end_ns = end;
-        }
+      s->gpu_start_ns = later;
+      s->gpu_end_ns = MAX (later, next != G_MAXINT64 ? next : last_end[i]);
     }
 }
 
