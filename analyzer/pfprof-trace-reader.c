@@ -65,6 +65,8 @@ typedef struct
   PfprofTraceProgressFunc progress;
   gpointer user_data;
   GArray *chunks;            /* format 2: Chunk, in id order */
+  char *open_name;           /* what r->db was opened with, for a second */
+  int open_flags;            /* connection in another thread */
 } Reader;
 
 /* One row of the `chunks` table, from the first pass. */
@@ -271,8 +273,9 @@ open_file (Reader *r, GError **error)
        * people link traces into place. */
       uri = file_uri (r->path, "immutable=1");
       /* NOMUTEX: one thread uses the connection; skips a lock per call. */
-      rc = sqlite3_open_v2 (uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
-                            NULL);
+      r->open_flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
+      r->open_name = g_strdup (uri);
+      rc = sqlite3_open_v2 (uri, &r->db, r->open_flags, NULL);
     }
   else
     {
@@ -303,8 +306,9 @@ open_file (Reader *r, GError **error)
                        r->tmp_dir, g_strerror (errno));
           return FALSE;
         }
-      rc = sqlite3_open_v2 (copy, &r->db,
-                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX, NULL);
+      r->open_flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
+      r->open_name = g_strdup (copy);
+      rc = sqlite3_open_v2 (copy, &r->db, r->open_flags, NULL);
     }
   if (rc != SQLITE_OK)
     {
@@ -767,6 +771,12 @@ chunk_error (Reader *r, GError **error, gint64 id, const char *fmt, ...)
   return FALSE;
 }
 
+static inline guchar *
+trace_table_data (PfprofTrace *trace, int table)
+{
+  return (guchar *) trace->tables[table]->data;
+}
+
 /* Gives *@array (empty) room for exactly @n zeroed records. Big arrays
  * are asked to use transparent huge pages first: zeroing and filling
  * hundreds of megabytes in 4 KiB pages costs a page fault each, which on
@@ -893,75 +903,196 @@ plan_chunks (Reader *r, PfprofTrace *trace, GError **error)
   return TRUE;
 }
 
-/* Format 2, second pass: decodes every chunk into its place. */
-static gboolean
-load_chunks (Reader *r, PfprofTrace *trace, GError **error)
-{
-  sqlite3_stmt *stmt = NULL;
-  guint i = 0;
-  int rc;
+/* Traces with at least this many records are decoded by two threads. */
+#define THREAD_MIN_RECORDS (1u << 20)
 
-  if (sqlite3_prepare_v2 (r->db, "SELECT id, data FROM " PFPROF_TRACE_CHUNKS_TABLE " ORDER BY id",
+/* Chunks [first, last) decoded by one thread on its own connection. */
+typedef struct
+{
+  Reader *r;                 /* read only while jobs run */
+  PfprofTrace *trace;        /* its arrays are sized; jobs fill disjoint parts */
+  sqlite3 *db;
+  guint first, last;
+  gssize done;               /* records decoded (atomic) */
+  gint finished;             /* (atomic) */
+  gint *cancel;              /* (atomic) set by the main thread: stop */
+  GError *error;
+} DecodeJob;
+
+static gboolean
+job_sqlite_error (DecodeJob *job)
+{
+  g_set_error (&job->error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+               "%s: corrupt or truncated trace (%s: %s)", job->r->path, PFPROF_TRACE_CHUNKS_TABLE,
+               job->db ? sqlite3_errmsg (job->db) : "cannot open");
+  return FALSE;
+}
+
+/* Main thread only: reports the records both jobs decoded. */
+static gboolean
+job_progress (DecodeJob *job, DecodeJob *other, guint64 base)
+{
+  guint64 before = job->r->rows_done;
+
+  job->r->rows_done = base + (guint64) g_atomic_pointer_get (&job->done)
+                      + (other ? (guint64) g_atomic_pointer_get (&other->done) : 0);
+  if (job->r->rows_done / PROGRESS_ROWS != before / PROGRESS_ROWS
+      && !report_progress (job->r, &job->error))
+    return FALSE;
+  return TRUE;
+}
+
+/* Format 2, second pass: decodes the job's chunks into their places.
+ * @other is the job running in the other thread, when the main thread
+ * runs this one (progress counts both), else NULL. */
+static gboolean
+decode_range (DecodeJob *job, DecodeJob *other, guint64 base)
+{
+  Reader *r = job->r;
+  sqlite3_stmt *stmt = NULL;
+  guint i = job->first;
+  gboolean main_thread = other != NULL || job->db == r->db;
+  int rc = SQLITE_DONE;
+
+  if (job->first >= job->last)
+    return TRUE;
+  if (sqlite3_prepare_v2 (job->db,
+                          "SELECT id, data FROM " PFPROF_TRACE_CHUNKS_TABLE " WHERE id >= ?1 ORDER BY id",
                           -1, &stmt, NULL)
       != SQLITE_OK)
+    return job_sqlite_error (job);
+  sqlite3_bind_int64 (stmt, 1, g_array_index (r->chunks, Chunk, job->first).id);
+  while (i < job->last && (rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
-      return FALSE;
-    }
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      const Chunk *c;
+      const Chunk *c = &g_array_index (r->chunks, Chunk, i);
       const PfprofTraceTable *table;
       PfprofTraceChunkError err;
       const guint8 *data;
       int len;
-      guint64 before = r->rows_done;
 
-      if (i >= r->chunks->len || (c = &g_array_index (r->chunks, Chunk, i))->id
-                                     != sqlite3_column_int64 (stmt, 0))
+      if (c->id != sqlite3_column_int64 (stmt, 0))
         {
+          chunk_error (r, &job->error, sqlite3_column_int64 (stmt, 0), "changed while reading");
           sqlite3_finalize (stmt);
-          return chunk_error (r, error, sqlite3_column_int64 (stmt, 0), "changed while reading");
+          return FALSE;
         }
       i++;
       if (c->table < 0)
         continue;
+      if (job->cancel && g_atomic_int_get (job->cancel))
+        {
+          sqlite3_finalize (stmt);
+          return FALSE;
+        }
       table = pfprof_trace_schema_table ((PfprofTableId) c->table);
       data = sqlite3_column_blob (stmt, 1);
       len = sqlite3_column_bytes (stmt, 1);
       if (data == NULL && len > 0)
         {
-          set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
+          job_sqlite_error (job);
           sqlite3_finalize (stmt);
           return FALSE;
         }
       if (pfprof_trace_chunk_decode (table, data ? data : (const guint8 *) "", (size_t) len, c->n,
                                      older_minor (r),
-                                     trace->tables[c->table]->data + c->offset * table->record_size,
+                                     trace_table_data (job->trace, c->table)
+                                       + c->offset * table->record_size,
                                      &err)
           != 0)
         {
-          gint64 id = c->id;
-
+          chunk_error (r, &job->error, c->id, "table %s: %s", table->name, err.message);
           sqlite3_finalize (stmt);
-          return chunk_error (r, error, id, "table %s: %s", table->name, err.message);
+          return FALSE;
         }
-      r->rows_done += c->n;
-      if (r->rows_done / PROGRESS_ROWS != before / PROGRESS_ROWS && !report_progress (r, error))
+      g_atomic_pointer_add (&job->done, (gssize) c->n);
+      if (main_thread && !job_progress (job, other, base))
         {
           sqlite3_finalize (stmt);
           return FALSE;
         }
     }
+  /* The last range ends with the table. */
+  if (rc == SQLITE_ROW && job->last == r->chunks->len)
+    rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW && job->last == r->chunks->len)
+    chunk_error (r, &job->error, sqlite3_column_int64 (stmt, 0), "changed while reading");
+  else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    job_sqlite_error (job);
+  else if (i != job->last)
+    chunk_error (r, &job->error, g_array_index (r->chunks, Chunk, i).id, "changed while reading");
   sqlite3_finalize (stmt);
-  if (rc != SQLITE_DONE)
+  return job->error == NULL;
+}
+
+static gpointer
+decode_thread (gpointer data)
+{
+  DecodeJob *job = data;
+
+  if (sqlite3_open_v2 (job->r->open_name, &job->db, job->r->open_flags, NULL) != SQLITE_OK)
+    job_sqlite_error (job);
+  else
+    decode_range (job, NULL, 0);
+  if (job->db != NULL)
+    sqlite3_close (job->db);
+  job->db = NULL;
+  g_atomic_int_set (&job->finished, 1);
+  return NULL;
+}
+
+/* Format 2, second pass: decodes every chunk into its place; a big trace
+ * in two halves, the second on a thread of its own with its own SQLite
+ * connection (the arrays were sized by the first pass, so the halves
+ * write to disjoint memory). Progress and cancellation stay on the
+ * calling thread. */
+static gboolean
+load_chunks (Reader *r, PfprofTrace *trace, GError **error)
+{
+  guint64 total = 0, half = 0, base = r->rows_done;
+  gint cancel = 0;
+  guint split = r->chunks->len;
+  GThread *thread = NULL;
+  DecodeJob jobs[2];
+  gboolean ok;
+
+  for (guint i = 0; i < r->chunks->len; i++)
+    total += g_array_index (r->chunks, Chunk, i).n;
+  if (total >= THREAD_MIN_RECORDS && g_get_num_processors () > 1 && r->open_name != NULL)
+    for (split = 0; split < r->chunks->len && half < total / 2; split++)
+      half += g_array_index (r->chunks, Chunk, split).n;
+  memset (jobs, 0, sizeof jobs);
+  jobs[0] = (DecodeJob) { r, trace, r->db, 0, split, 0, 0, &cancel, NULL };
+  jobs[1] = (DecodeJob) { r, trace, NULL, split, r->chunks->len, 0, 0, &cancel, NULL };
+  if (split < r->chunks->len)
+    thread = g_thread_try_new ("pfprof-read", decode_thread, &jobs[1], NULL);
+  ok = decode_range (&jobs[0], thread ? &jobs[1] : NULL, base);
+  if (thread != NULL)
     {
-      set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
-      return FALSE;
+      /* Keep the progress going while the other half finishes. */
+      while (ok && !g_atomic_int_get (&jobs[1].finished))
+        {
+          g_usleep (10000);
+          ok = job_progress (&jobs[0], &jobs[1], base);
+        }
+      if (!ok)
+        g_atomic_int_set (&cancel, 1);
+      g_thread_join (thread);
+      ok = ok && jobs[1].error == NULL;
     }
-  if (i != r->chunks->len)
-    return chunk_error (r, error, g_array_index (r->chunks, Chunk, i).id, "changed while reading");
-  return TRUE;
+  else if (ok && split < r->chunks->len)
+    {
+      /* No thread to be had: the second half here. */
+      jobs[1].db = r->db;
+      ok = decode_range (&jobs[1], NULL, base + half);
+    }
+  r->rows_done = base + total;
+  if (jobs[0].error != NULL)
+    g_propagate_error (error, g_steal_pointer (&jobs[0].error));
+  else if (jobs[1].error != NULL)
+    g_propagate_error (error, g_steal_pointer (&jobs[1].error));
+  g_clear_error (&jobs[0].error);
+  g_clear_error (&jobs[1].error);
+  return ok;
 }
 
 static PfprofTrace *
@@ -1010,6 +1141,7 @@ load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data, GE
   remove_tmp_dir (&r);
   if (r.chunks != NULL)
     g_array_unref (r.chunks);
+  g_free (r.open_name);
   if (!ok)
     return NULL;
 

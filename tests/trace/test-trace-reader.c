@@ -935,6 +935,39 @@ test_progress_cancel (Fixture *f, gconstpointer data)
   g_assert_cmpuint (p.calls, ==, 3);
 }
 
+/* A trace big enough that format 2 is decoded by two threads: the same
+ * records, progress still monotonic and complete, cancelling still stops
+ * the load. */
+static void
+test_progress_threads (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PfprofTrace) trace = NULL;
+  Progress p = { 0, 0.0, TRUE, 0 };
+
+  write_kernels (f->path, 600000);
+  trace = pfprof_trace_reader_load (f->path, on_progress, &p, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  g_assert_cmpuint (pfprof_trace_n (trace, PFPROF_TABLE_KERNELS), ==, 600000);
+  g_assert_cmpuint (pfprof_trace_n (trace, PFPROF_TABLE_API_CALLS), ==, 600000);
+  for (guint i = 0; i < 600000; i++)
+    {
+      g_assert_cmpint (pfprof_trace_kernels (trace)[i].grid_x, ==, (gint32) i);
+      g_assert_cmpuint (pfprof_trace_api_calls (trace)[i].correlation_id, ==, i + 1);
+    }
+  g_assert_true (p.monotonic);
+  g_assert_cmpuint (p.calls, >=, 3);
+  g_assert_cmpfloat (p.last, ==, 1.0);
+
+  p = (Progress) { 0, 0.0, TRUE, 3 };
+  g_clear_pointer (&trace, pfprof_trace_free);
+  trace = pfprof_trace_reader_load (f->path, on_progress, &p, &error);
+  g_assert_null (trace);
+  g_assert_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CANCELLED);
+  g_assert_cmpuint (p.calls, ==, 3);
+}
+
 /* ---- Writer ---------------------------------------------------------- */
 
 static void
@@ -1086,6 +1119,8 @@ main (int argc, char **argv)
   ADD2 ("/readonly/wal-copied-without-shm", test_wal_copied_without_shm);
   ADD2 ("/readonly/hot-journal", test_hot_journal);
   ADD2 ("/progress-cancel", test_progress_cancel);
+  g_test_add ("/trace/progress-cancel-threads", Fixture, GUINT_TO_POINTER (0), fixture_setup,
+              test_progress_threads, fixture_teardown);
   ADD ("/trace/writer/no-overwrite", test_writer_no_overwrite);
   ADD ("/trace/writer/bad-args", test_writer_bad_args);
   ADD2 ("/writer/close-keeps", test_writer_close_keeps);
