@@ -1117,6 +1117,7 @@ load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data, GE
 
       sqlite3_close (r.db);
       remove_tmp_dir (&r);
+      g_free (r.open_name);
       return imported;
     }
   ok = ok && check_identity (&r, error) && load_meta (&r, trace, error)
