@@ -19,7 +19,9 @@ and checks that `pfprof report --format json` yields the same rule ids on
 the copy as on the original, and that the removal did remove something (so
 the check is not vacuous). Samples recorded without RUNTIME/DRIVER
 (meta.activity_kinds without them) are already in the default's shape:
-only the comparison with themselves runs. Prints TAP.
+only the comparison with themselves runs. Also checks that every API name
+analyzer/pfprof-trace-index.c sorts into a class is in the callback set.
+Prints TAP.
 """
 import glob
 import json
@@ -52,6 +54,15 @@ m = re.search(r"api_callback_names\[\]\s*=\s*\{(.*?)\};", api_c, re.S)
 prefixes = re.findall(r'"([^"]+)"', m.group(1)) if m else []
 check("default_kinds read from the collector source", bool(default))
 check("api_callback_names read from the collector source", len(prefixes) >= 10, prefixes)
+# Every API name the analyzer sorts into a class must be recorded by the
+# callbacks, or a rule would silently lose its calls.
+index_c = read("analyzer/pfprof-trace-index.c")
+classified = re.findall(r'\{\s*"(cu[A-Za-z0-9]+)",\s*PFPROF_API_CLASS_', index_c)
+classified += re.findall(r'g_str_has_prefix \(name, "(cu[A-Za-z0-9]+)"\)', index_c)
+check(f"the analyzer's {len(classified)} classified API names are read", len(classified) >= 10, classified)
+for name in classified:
+    check(f"{name} (classified by the analyzer) is recorded from callbacks",
+          any(name.startswith(p) for p in prefixes), prefixes)
 
 # Kind name -> the table its records go to (pfprof-collector-cupti.c's
 # convert_one); RUNTIME/DRIVER -> api_calls rows of that domain.
