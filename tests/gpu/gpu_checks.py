@@ -11,10 +11,14 @@ failed (2 on bad usage).
       the meta keys of each trace that tell processes and ranks apart, as
       JSON lines.
   ranks --report R.json [--world N] [--slow RANK|none] [--uuids U,U,...]
-        [--distinct-gpus | --same-gpu] [--export E.json] [--nccl] FILE...
+        [--distinct-gpus | --same-gpu] [--export E.json] [--nccl]
+        [--template T] FILE...
       a multi-rank run: one trace per rank with RANK/LOCAL_RANK/WORLD_SIZE
-      and GPU UUID in meta, the report's per-rank table, the rank-imbalance
-      finding naming the slowed rank and no other, NCCL kernels.
+      in meta, no trace of a process without RANK among them, rank 0 under
+      the name -o asked for; each rank's kernels on one GPU (from the
+      export), the GPU nvidia-smi lists as LOCAL_RANK; the report's per-rank
+      table, the rank-imbalance finding naming the slowed rank and no
+      other; NCCL kernels in every rank's trace.
   steps LOG...
       the "median step X ms" lines of sample logs.
   overhead --bare LOG... --pfprof LOG...
@@ -141,21 +145,26 @@ def strip_mangling(name):
     return re.sub(r"^_Z\d+", "", name)
 
 
-def nccl_counts(export_path):
-    """{pid label: (nccl kernels, all kernels)} from a chrome-json export:
-    events on GPU tracks whose category says kernel."""
+GPU_TRACK = re.compile(r"^GPU (\d+)\b.*\(pid (\d+)\)$")
+
+
+def kernel_counts(export_path):
+    """{(pid, device id): (nccl kernels, all kernels)} from a chrome-json
+    export, whose GPU tracks are named "GPU N: NAME (pid P)"."""
     with open(export_path) as f:
         d = json.load(f)
     events = d["traceEvents"] if isinstance(d, dict) else d
-    names = {}
+    tracks = {}
     for e in events:
         if e.get("ph") == "M" and e.get("name") == "process_name":
-            names[e.get("pid")] = e.get("args", {}).get("name", str(e.get("pid")))
+            m = GPU_TRACK.match(str(e.get("args", {}).get("name", "")))
+            if m:
+                tracks[e.get("pid")] = (int(m.group(2)), int(m.group(1)))
     counts = {}
     for e in events:
-        if e.get("ph") != "X" or "kernel" not in str(e.get("cat", "")).lower():
+        if e.get("ph") != "X" or "kernel" not in str(e.get("cat", "")).lower() or e.get("pid") not in tracks:
             continue
-        key = names.get(e.get("pid"), str(e.get("pid")))
+        key = tracks[e["pid"]]
         n, total = counts.get(key, (0, 0))
         counts[key] = (n + strip_mangling(str(e.get("name", ""))).lower().startswith("nccl"), total + 1)
     return counts
@@ -172,49 +181,86 @@ def cmd_ranks(a):
         print(f"  {'ok  ' if ok else 'FAIL'} {name}: {detail}")
 
     metas = [(p, read_meta(p)) for p in a.files]
-    world = a.world
-    check("one trace per rank", world is None or len(a.files) == world,
-          f"{len(a.files)} trace(s)" + (f", world {world}" if world else ""))
     unreadable = [os.path.basename(p) for p, m in metas if "error" in m]
     check("meta readable", not unreadable, ", ".join(unreadable) or "all")
     by_rank = {}
+    dup = []
+    unranked = []
     for p, m in metas:
         if "error" in m:
             continue
         try:
-            by_rank[int(m["rank"])] = (p, m)
+            r = int(m["rank"])
         except (TypeError, ValueError):
-            pass
+            unranked.append((p, m))
+            continue
+        if r in by_rank:
+            dup.append(r)
+        by_rank[r] = (p, m)
+    world = a.world
     want_ranks = list(range(world)) if world else sorted(by_rank)
-    check("ranks in meta", sorted(by_rank) == want_ranks and len(by_rank) == len(a.files),
+    check("one trace per rank", sorted(by_rank) == want_ranks and not dup and len(by_rank) >= 2,
           ", ".join(f"{os.path.basename(p)}: rank={m.get('rank')} local_rank={m.get('local_rank')} "
                     f"world_size={m.get('world_size')}" for p, m in metas))
+    # A process without RANK (the launcher: torchrun initializes CUDA) also
+    # writes a trace; %r makes its name the one rank 0 should have had.
+    check("no trace without RANK among the run's files", not unranked,
+          "; ".join(f"{os.path.basename(p)} (pid {m.get('pid')})" for p, m in unranked) or "none")
+    if by_rank.get(0) and "%r" in (a.template or ""):
+        want0 = os.path.basename(a.template.replace("%r", "0"))
+        got0 = os.path.basename(by_rank[0][0])
+        check("rank 0's trace has the name -o asked for", got0 == want0, f"{got0} (asked {want0})")
     if world:
         # One node (torchrun --standalone): LOCAL_RANK equals RANK.
         okw = all(str(m.get("world_size")) == str(world) and str(m.get("local_rank")) == str(r)
                   for r, (_, m) in by_rank.items())
         check("LOCAL_RANK = RANK, WORLD_SIZE in meta", okw,
               f"world_size {world} and local_rank = rank on every trace" if okw else "mismatch")
-    uuids = {r: (m.get("gpu_uuids") or "") for r, (_, m) in by_rank.items()}
-    check("GPU UUID in meta", all(u.startswith("GPU-") for u in uuids.values()),
-          "; ".join(f"rank {r}: {u}" for r, u in sorted(uuids.items())))
-    if a.same_gpu:
-        check("all ranks on one GPU", len(set(uuids.values())) == 1,
-              f"{len(set(uuids.values()))} distinct UUID(s) for {len(uuids)} rank(s)")
-    if a.distinct_gpus:
-        check("each rank on its own GPU", len(set(uuids.values())) == len(uuids),
-              f"{len(set(uuids.values()))} distinct UUID(s) for {len(uuids)} rank(s)")
-    if a.uuids:
-        smi = [u.strip() for u in a.uuids.split(",") if u.strip()]
-        bad = []
+    check("GPU UUIDs in meta", all((m.get("gpu_uuids") or "").startswith("GPU-") for _, m in by_rank.values()),
+          "; ".join(f"rank {r}: {m.get('gpu_uuids')}" for r, (_, m) in sorted(by_rank.items())))
+
+    counts = None
+    if a.export:
+        try:
+            counts = kernel_counts(a.export)
+        except (OSError, ValueError, KeyError) as e:
+            check("export readable", False, str(e))
+    if counts is not None:
+        # meta.gpu_uuids lists every device the process saw, in device id
+        # order; the rank's GPU is the one its kernels ran on.
+        gpu = {}
         for r, (_, m) in by_rank.items():
-            try:
-                want = smi[int(m.get("local_rank")) % len(smi)]
-            except (TypeError, ValueError, ZeroDivisionError):
-                want = None
-            if uuids[r] != want:
-                bad.append(f"rank {r}: {uuids[r]} != nvidia-smi {want}")
-        check("UUID is nvidia-smi's GPU LOCAL_RANK", not bad, "; ".join(bad) or "all match")
+            pid = int(m.get("pid") or -1)
+            devs = sorted(d for (p, d), (_, t) in counts.items() if p == pid and t > 0)
+            listed = (m.get("gpu_uuids") or "").split(",")
+            gpu[r] = [listed[d] if d < len(listed) else f"device {d}" for d in devs]
+        detail = "; ".join(f"rank {r}: kernels on {', '.join(u) or 'no GPU'}" for r, u in sorted(gpu.items()))
+        check("each rank's kernels on one GPU", all(len(u) == 1 for u in gpu.values()), detail)
+        used = {u[0] for u in gpu.values() if len(u) == 1}
+        if a.same_gpu:
+            check("all ranks on one GPU", len(used) == 1, detail)
+        if a.distinct_gpus:
+            check("each rank on its own GPU", len(used) == len(gpu), detail)
+        if a.uuids:
+            smi = [u.strip() for u in a.uuids.split(",") if u.strip()]
+            bad = []
+            for r, (_, m) in by_rank.items():
+                try:
+                    want = smi[int(m.get("local_rank")) % len(smi)]
+                except (TypeError, ValueError, ZeroDivisionError):
+                    want = None
+                if gpu[r] != [want]:
+                    bad.append(f"rank {r}: {gpu[r]} != nvidia-smi GPU {m.get('local_rank')} {want}")
+            check("rank's GPU is nvidia-smi's GPU LOCAL_RANK", not bad, "; ".join(bad) or "all match")
+        per = "; ".join(f"rank {r}: {sum(n for (p, _), (n, _) in counts.items() if p == int(m.get('pid') or -1))} "
+                        f"of {sum(t for (p, _), (_, t) in counts.items() if p == int(m.get('pid') or -1))}"
+                        for r, (_, m) in sorted(by_rank.items()))
+        if a.nccl:
+            ok = all(sum(n for (p, _), (n, _) in counts.items() if p == int(m.get("pid") or -1)) > 0
+                     for _, m in by_rank.values())
+            check("NCCL kernels (name nccl...) in every rank's trace", ok, per)
+        else:
+            print(f"  kernels whose name starts with nccl: {per}")
 
     try:
         with open(a.report) as f:
@@ -223,7 +269,7 @@ def cmd_ranks(a):
         check("report JSON", False, str(e))
         rep = {}
     ranks = rep.get("ranks") or []
-    check("per-rank table", len(ranks) == len(a.files),
+    check("per-rank table (JSON ranks[])", sorted(r["rank"] for r in ranks) == sorted(by_rank),
           "; ".join(f"rank {r['rank']}: step {r['step_median_ns'] / 1e6:.1f} ms, data wait "
                     f"{r['data_wait_per_step_ns'] / 1e6:.2f} ms, exposed copy {r['copy_exposed_per_step_ns'] / 1e6:.2f} "
                     f"ms, idle {r['idle_per_step_ns'] / 1e6:.2f} ms" for r in ranks) or "no ranks[] in the JSON")
@@ -238,19 +284,6 @@ def cmd_ranks(a):
     elif a.slow == "none":
         check("no rank-imbalance finding", not imb, titles)
     print(f"  findings: {', '.join(f.get('rule', '?') + ' (rank ' + str(pid_rank.get(f.get('pid'))) + ')' for f in rep.get('findings', [])) or 'none'}")
-    if a.export:
-        try:
-            counts = nccl_counts(a.export)
-        except (OSError, ValueError, KeyError) as e:
-            counts = None
-            check("NCCL kernels", False, f"export unreadable: {e}")
-        if counts is not None:
-            per = "; ".join(f"{k}: {n} of {t}" for k, (n, t) in sorted(counts.items()))
-            if a.nccl:
-                gpus_with = sum(1 for n, _ in counts.values() if n > 0)
-                check("NCCL kernels on every rank's GPU", gpus_with >= len(a.files), per or "no kernel events")
-            else:
-                print(f"  kernels whose name starts with nccl: {per}")
     ok = all(results)
     if ok:
         print(f"all {len(results)} checks passed")
@@ -315,6 +348,7 @@ def main():
     r.add_argument("--same-gpu", action="store_true")
     r.add_argument("--export")
     r.add_argument("--nccl", action="store_true")
+    r.add_argument("--template", help="the -o template of the run (checks rank 0's file name)")
     r.add_argument("files", nargs="*")
     s = sub.add_parser("steps")
     s.add_argument("files", nargs="*")

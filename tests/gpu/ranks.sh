@@ -192,7 +192,7 @@ ddp() {
 ddp_recorded() { # NAME SLOW(1|none) EXTRA-ARGS...
   local name=$1 slow=$2
   shift 2
-  local exp="exit 0; 2 complete traces, ranks 0,1 on their own GPUs; NCCL kernels; "
+  local exp="exit 0; one complete trace per rank (run-0, run-1), each rank on its own GPU; NCCL kernels; "
   if [ "$slow" = none ]; then exp+="no rank-imbalance"; else exp+="rank-imbalance names rank 1"; fi
   in_budget "$name" "$exp" || return 1
   ddp "$name" 1 "$@"
@@ -202,7 +202,8 @@ ddp_recorded() { # NAME SLOW(1|none) EXTRA-ARGS...
   tracecheck "$name" 2 "complete no_drops gpu_kinds h200" "${traces[@]}"
   local uu=()
   [ -z "${CUDA_VISIBLE_DEVICES:-}" ] && uu=(--uuids "$uuids")
-  analyze "$name" "$slow" --world 2 --distinct-gpus --nccl "${uu[@]}" -- "${traces[@]}"
+  analyze "$name" "$slow" --world 2 --distinct-gpus --nccl --template "$work/$name/run-%r.pfprof" "${uu[@]}" \
+    -- "${traces[@]}"
   local v=ok
   [ "$r" = 0 ] && [ "$tc_rc" = 0 ] && [ "$an_rc" = 0 ] || v=FAIL
   [ "$dry" = 1 ] && v=DRY
@@ -297,7 +298,7 @@ if [ "${GLOO:-}" = 1 ] || { [ "${GLOO:-}" != 0 ] && [ "$n_gpus" -lt 2 ]; }; then
     traces=("$work/gloo"/run-*.pfprof)
     [ "$dry" = 1 ] && traces=("$work/gloo/run-0.pfprof" "$work/gloo/run-1.pfprof")
     tracecheck gloo_one_gpu 2 "complete no_drops gpu_kinds h200" "${traces[@]}"
-    analyze gloo_one_gpu 1 --world 2 --same-gpu -- "${traces[@]}"
+    analyze gloo_one_gpu 1 --world 2 --same-gpu --template "$work/gloo/run-%r.pfprof" -- "${traces[@]}"
     v=ok
     [ "$r" = 0 ] && [ "$tc_rc" = 0 ] && [ "$an_rc" = 0 ] || v=FAIL
     [ "$dry" = 1 ] && v=DRY

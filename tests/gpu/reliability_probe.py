@@ -38,7 +38,10 @@ def cuda_work(n=20, size=256):
 
 
 def out(text):
-    print(f"OUT: {text}", flush=True)
+    # One write per line: lines of processes sharing stdout (torchrun's
+    # ranks) must not interleave inside a line.
+    sys.stdout.write(f"OUT: {text}\n")
+    sys.stdout.flush()
 
 
 def touch(path):
