@@ -10,6 +10,9 @@ typedef struct
   guint n_paths;
   guint current;
   GCancellable *cancellable;
+  GMainContext *context; /* the caller's */
+  PfprofViewLoaderTimelineFunc timeline_ready;
+  gpointer timeline_data;
 } LoadData;
 
 static void
@@ -18,9 +21,40 @@ load_data_free (gpointer p)
   LoadData *d = p;
 
   g_strfreev (d->paths);
+  if (d->context != NULL)
+    g_main_context_unref (d->context);
   if (d->progress != NULL)
     g_atomic_rc_box_release (d->progress);
   g_free (d);
+}
+
+/* A bare analysis holding just the traces (not owned), with empty steps
+ * and findings: what the layout reads, and what the timeline shows until
+ * the analysis is done. */
+static PfprofAnalysis *
+layout_analysis_new (GPtrArray *traces)
+{
+  PfprofAnalysis *a = g_new0 (PfprofAnalysis, 1);
+
+  a->traces = g_ptr_array_new ();
+  for (guint i = 0; i < traces->len; i++)
+    g_ptr_array_add (a->traces, g_ptr_array_index (traces, i));
+  a->devices = g_array_new (FALSE, TRUE, sizeof (PfprofDeviceSummary));
+  a->steps = g_array_new (FALSE, TRUE, sizeof (PfprofStep));
+  a->findings = g_ptr_array_new ();
+  return a;
+}
+
+static void
+layout_analysis_free (PfprofAnalysis *a)
+{
+  if (a == NULL)
+    return;
+  g_ptr_array_unref (a->traces);
+  g_array_unref (a->devices);
+  g_array_unref (a->steps);
+  g_ptr_array_unref (a->findings);
+  g_free (a);
 }
 
 void
@@ -30,6 +64,7 @@ pfprof_view_loaded_free (PfprofViewLoaded *loaded)
     return;
   pfprof_timeline_free (loaded->timeline);
   pfprof_analysis_free (loaded->analysis);
+  layout_analysis_free (loaded->layout_analysis);
   g_free (loaded);
 }
 
@@ -55,10 +90,27 @@ on_read_progress (double fraction, gpointer user_data)
  * cores), over a bare analysis holding just the traces. */
 typedef struct
 {
-  PfprofAnalysis bare;
+  PfprofAnalysis *bare;
   PfprofTimeline *timeline;
   gint64 us;
+  LoadData *load;
 } Layout;
+
+typedef struct
+{
+  PfprofViewLoaderTimelineFunc func;
+  gpointer data;
+  PfprofTimeline *timeline;
+} Ready;
+
+static gboolean
+call_timeline_ready (gpointer data)
+{
+  Ready *r = data;
+
+  r->func (r->timeline, r->data);
+  return G_SOURCE_REMOVE;
+}
 
 static gpointer
 layout_thread (gpointer data)
@@ -66,9 +118,33 @@ layout_thread (gpointer data)
   Layout *l = data;
   gint64 t = g_get_monotonic_time ();
 
-  l->timeline = pfprof_timeline_new (&l->bare, NULL, NULL);
+  l->timeline = pfprof_timeline_new (l->bare, NULL, NULL);
   l->us = g_get_monotonic_time () - t;
+  /* Shown now; the analysis goes on. At a higher priority than the
+   * task's result, so it is never handled after it. */
+  if (l->load->timeline_ready != NULL)
+    {
+      Ready *r = g_new (Ready, 1);
+      GSource *source = g_idle_source_new ();
+
+      r->func = l->load->timeline_ready;
+      r->data = l->load->timeline_data;
+      r->timeline = l->timeline;
+      /* A source, not g_main_context_invoke(): that would run it on this
+       * thread when no one iterates the context at the moment. */
+      g_source_set_priority (source, G_PRIORITY_HIGH);
+      g_source_set_callback (source, call_timeline_ready, r, g_free);
+      g_source_attach (source, l->load->context);
+      g_source_unref (source);
+    }
   return NULL;
+}
+
+static gboolean
+free_loaded (gpointer loaded)
+{
+  pfprof_view_loaded_free (loaded);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -79,7 +155,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   PfprofViewLoaded *loaded = g_new0 (PfprofViewLoaded, 1);
   GError *error = NULL;
   gint64 t = g_get_monotonic_time ();
-  Layout layout = { { 0 }, NULL, 0 };
+  Layout layout = { NULL, NULL, 0, d };
   GThread *layout_worker;
 
   d->cancellable = cancellable;
@@ -98,9 +174,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   loaded->load_us = g_get_monotonic_time () - t;
   set_progress (d, 0.85);
   /* The same trace pointers, in the same order, without owning them. */
-  layout.bare.traces = g_ptr_array_new ();
-  for (guint i = 0; i < traces->len; i++)
-    g_ptr_array_add (layout.bare.traces, g_ptr_array_index (traces, i));
+  layout.bare = layout_analysis_new (traces);
   layout_worker = g_thread_new ("pfprof-layout", layout_thread, &layout);
   t = g_get_monotonic_time ();
   loaded->analysis = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
@@ -108,18 +182,21 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   /* Joined whatever the outcome: it reads the traces. */
   g_thread_join (layout_worker);
   loaded->layout_us = layout.us;
+  loaded->timeline = layout.timeline;
+  loaded->layout_analysis = layout.bare;
   if (loaded->analysis == NULL)
     {
-      pfprof_timeline_free (layout.timeline);
-      g_ptr_array_unref (layout.bare.traces);
-      g_free (loaded);
+      /* Not with default options. The timeline may be on screen until
+       * the caller hears of the failure: freed on its context after that. */
+      GSource *idle = g_idle_source_new ();
+
+      g_source_set_priority (idle, G_PRIORITY_LOW);
+      g_source_set_callback (idle, free_loaded, loaded, NULL);
+      g_source_attach (idle, d->context);
+      g_source_unref (idle);
       g_task_return_error (task, error);
       return;
     }
-  loaded->timeline = layout.timeline;
-  if (!pfprof_timeline_set_analysis (loaded->timeline, loaded->analysis))
-    g_error ("pfprof-view: the analysis reordered the traces");
-  g_ptr_array_unref (layout.bare.traces);
   set_progress (d, 1.0);
   g_task_return_pointer (task, loaded, (GDestroyNotify) pfprof_view_loaded_free);
 }
@@ -129,9 +206,23 @@ pfprof_view_loader_load_async (const char *const *paths, int *progress_out,
                                GCancellable *cancellable, GAsyncReadyCallback callback,
                                gpointer user_data)
 {
+  pfprof_view_loader_load_async_full (paths, progress_out, cancellable, NULL, NULL, callback,
+                                      user_data);
+}
+
+void
+pfprof_view_loader_load_async_full (const char *const *paths, int *progress_out,
+                                    GCancellable *cancellable,
+                                    PfprofViewLoaderTimelineFunc timeline_ready,
+                                    gpointer timeline_data, GAsyncReadyCallback callback,
+                                    gpointer user_data)
+{
   g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
   LoadData *d = g_new0 (LoadData, 1);
 
+  d->context = g_main_context_ref_thread_default ();
+  d->timeline_ready = timeline_ready;
+  d->timeline_data = timeline_data;
   d->paths = g_strdupv ((char **) paths);
   d->n_paths = g_strv_length (d->paths);
   d->progress = progress_out ? g_atomic_rc_box_acquire (progress_out) : NULL;
@@ -143,5 +234,10 @@ pfprof_view_loader_load_async (const char *const *paths, int *progress_out,
 PfprofViewLoaded *
 pfprof_view_loader_load_finish (GAsyncResult *result, GError **error)
 {
-  return g_task_propagate_pointer (G_TASK (result), error);
+  PfprofViewLoaded *loaded = g_task_propagate_pointer (G_TASK (result), error);
+
+  /* Here, not on the worker: the timeline may be on screen already. */
+  if (loaded != NULL && !pfprof_timeline_set_analysis (loaded->timeline, loaded->analysis))
+    g_error ("pfprof-view: the analysis reordered the traces");
+  return loaded;
 }

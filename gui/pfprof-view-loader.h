@@ -19,6 +19,7 @@ typedef struct
   gint64 load_us;             /* reading the files */
   gint64 analysis_us;
   gint64 layout_us;
+  PfprofAnalysis *layout_analysis; /* private: what the timeline showed before the analysis */
 } PfprofViewLoaded;
 
 void pfprof_view_loaded_free (PfprofViewLoaded *loaded);
@@ -33,7 +34,25 @@ void pfprof_view_loader_load_async (const char *const *paths, int *progress_out,
                                     GCancellable *cancellable, GAsyncReadyCallback callback,
                                     gpointer user_data);
 
-/* The result, or NULL with @error set (one line naming the file). */
+/* Called on the main context as soon as the timeline is laid out, while
+ * the analysis still runs, so that the trace is shown without waiting for
+ * it: @timeline has no steps and no findings yet; it is the timeline the
+ * load will return (owned by it: keep showing it only until the load's
+ * callback frees or takes the result). */
+typedef void (*PfprofViewLoaderTimelineFunc) (PfprofTimeline *timeline, gpointer user_data);
+
+/* As pfprof_view_loader_load_async(), and calls @timeline_ready (with
+ * @timeline_data, referenced by nothing: keep it alive until @callback)
+ * before @callback when the timeline is ready first. */
+void pfprof_view_loader_load_async_full (const char *const *paths, int *progress_out,
+                                         GCancellable *cancellable,
+                                         PfprofViewLoaderTimelineFunc timeline_ready,
+                                         gpointer timeline_data, GAsyncReadyCallback callback,
+                                         gpointer user_data);
+
+/* The result, or NULL with @error set (one line naming the file). Gives
+ * the timeline its analysis (steps, findings): call it on the main
+ * context, where the timeline is drawn. */
 PfprofViewLoaded *pfprof_view_loader_load_finish (GAsyncResult *result, GError **error);
 
 G_END_DECLS

@@ -27,6 +27,9 @@ struct _PfprofViewWindow
   GMenu *recent_menu;
 
   PfprofViewLoaded *loaded;
+  /* Shown while its load's analysis runs (owned by that load), or NULL. */
+  PfprofTimeline *early;
+  guint load_serial;      /* the latest open's */
   GArray *order;          /* panel row -> index in analysis->findings */
   int finding;            /* index in analysis->findings, -1 */
   int occurrence;
@@ -575,14 +578,59 @@ show_error (PfprofViewWindow *self, const char *primary, const char *secondary)
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* One open: its window (referenced) and which open it was. */
+typedef struct
+{
+  PfprofViewWindow *self;
+  guint serial;
+} Pending;
+
+/* The timeline is laid out and the analysis still runs: show the trace
+ * now, without steps or findings, the panel saying the analysis is on. */
+static void
+on_timeline_ready (PfprofTimeline *timeline, gpointer data)
+{
+  Pending *p = data;
+  PfprofViewWindow *self = p->self;
+  GtkWidget *child;
+
+  if (p->serial != self->load_serial || timeline->n_gpu_events == 0)
+    return;
+  pfprof_timeline_widget_set_timeline (self->timeline, NULL);
+  g_clear_pointer (&self->loaded, pfprof_view_loaded_free);
+  g_clear_pointer (&self->overview_cache, cairo_surface_destroy);
+  while ((child = gtk_widget_get_first_child (self->findings_list)) != NULL)
+    gtk_list_box_remove (GTK_LIST_BOX (self->findings_list), child);
+  g_clear_pointer (&self->order, g_array_unref);
+  self->finding = -1;
+  gtk_widget_set_visible (self->finding_box, FALSE);
+  gtk_label_set_text (GTK_LABEL (self->summary), "Analysing\u2026 (steps and findings follow)");
+  self->early = timeline;
+  pfprof_timeline_widget_set_timeline (self->timeline, timeline);
+  on_event_selected (self->timeline, -1, 0, self);
+  gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "content");
+  gtk_widget_queue_draw (self->overview);
+  gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
+}
+
 static void
 on_loaded (GObject *source, GAsyncResult *result, gpointer data)
 {
-  PfprofViewWindow *self = data;
+  Pending *p = data;
+  PfprofViewWindow *self = p->self;
   g_autoptr (GError) error = NULL;
   PfprofViewLoaded *loaded = pfprof_view_loader_load_finish (result, &error);
+  /* This load's timeline is on screen already: keep its view. */
+  gboolean shown = loaded != NULL && p->serial == self->load_serial && self->early == loaded->timeline;
 
+  g_free (p);
   g_clear_handle_id (&self->progress_source, g_source_remove);
+  if (loaded == NULL && self->early != NULL)
+    {
+      /* Its load failed after showing the timeline (the load frees it). */
+      pfprof_timeline_widget_set_timeline (self->timeline, NULL);
+      self->early = NULL;
+    }
   if (loaded == NULL)
     {
       gboolean cancelled = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
@@ -598,11 +646,16 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
       g_object_unref (self);
       return;
     }
-  pfprof_timeline_widget_set_timeline (self->timeline, NULL);
+  if (!shown)
+    pfprof_timeline_widget_set_timeline (self->timeline, NULL);
   g_clear_pointer (&self->loaded, pfprof_view_loaded_free);
   g_clear_pointer (&self->overview_cache, cairo_surface_destroy);
   self->loaded = loaded;
-  pfprof_timeline_widget_set_timeline (self->timeline, loaded->timeline);
+  self->early = NULL;
+  if (shown)
+    gtk_widget_queue_draw (GTK_WIDGET (self->timeline));
+  else
+    pfprof_timeline_widget_set_timeline (self->timeline, loaded->timeline);
   fill_summary (self);
   fill_findings (self);
   on_event_selected (self->timeline, -1, 0, self);
@@ -686,8 +739,14 @@ pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files)
   gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "loading");
   g_clear_handle_id (&self->progress_source, g_source_remove);
   self->progress_source = g_timeout_add (50, on_progress_tick, self);
-  pfprof_view_loader_load_async ((const char *const *) paths->pdata, self->progress, self->cancellable,
-                                 on_loaded, g_object_ref (self));
+  {
+    Pending *p = g_new (Pending, 1);
+
+    p->self = g_object_ref (self);
+    p->serial = ++self->load_serial;
+    pfprof_view_loader_load_async_full ((const char *const *) paths->pdata, self->progress,
+                                        self->cancellable, on_timeline_ready, p, on_loaded, p);
+  }
 }
 
 /* ---- Actions ---------------------------------------------------------- */

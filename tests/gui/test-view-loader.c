@@ -1,0 +1,119 @@
+/* test-view-loader.c: the app's loader shows a trace before its analysis
+ * is done. On a trace recorded on the H200 (sample f, two findings), the
+ * timeline-ready callback comes first, on the caller's main context, with
+ * a timeline that draws (no steps, no findings yet) while the analysis
+ * runs; the result then carries that same timeline, which load_finish()
+ * gives the analysis (steps, findings). A file that cannot be read gives
+ * the error and no early timeline. */
+#include <cairo.h>
+
+#include "pfprof-renderer.h"
+#include "pfprof-view-loader.h"
+
+typedef struct
+{
+  GMainLoop *loop;
+  GThread *main_thread;
+  PfprofTimeline *early;
+  guint n_ready;
+  guint early_findings;
+  guint early_steps;
+  gboolean ready_on_main;
+  gboolean drew;
+  PfprofViewLoaded *loaded;
+  GError *error;
+  gboolean ready_before_result;
+} Run;
+
+static void
+on_ready (PfprofTimeline *timeline, gpointer data)
+{
+  Run *r = data;
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 800, 400);
+  cairo_t *cr = cairo_create (img);
+  PfprofRenderView view;
+
+  r->n_ready++;
+  r->early = timeline;
+  r->ready_on_main = g_thread_self () == r->main_thread;
+  r->early_findings = timeline->analysis->findings->len;
+  r->early_steps = timeline->analysis->steps->len;
+  /* Drawn as the window would: with nothing analysed yet. */
+  pfprof_render_view_init (&view, timeline, 800, 400);
+  pfprof_renderer_draw (cr, timeline, &view, NULL);
+  r->drew = cairo_status (cr) == CAIRO_STATUS_SUCCESS;
+  cairo_destroy (cr);
+  cairo_surface_destroy (img);
+}
+
+static void
+on_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  Run *r = data;
+
+  r->ready_before_result = r->n_ready == 1;
+  r->loaded = pfprof_view_loader_load_finish (result, &r->error);
+  g_main_loop_quit (r->loop);
+}
+
+static void
+load (Run *r, const char *path)
+{
+  const char *paths[] = { path, NULL };
+
+  r->loop = g_main_loop_new (NULL, FALSE);
+  r->main_thread = g_thread_self ();
+  pfprof_view_loader_load_async_full (paths, NULL, NULL, on_ready, r, on_done, r);
+  g_main_loop_run (r->loop);
+  g_main_loop_unref (r->loop);
+}
+
+static void
+test_early_timeline (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("PFPROF_SAMPLES"), "f_item.pfprof", NULL);
+  Run r = { 0 };
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no recorded sample f_item.pfprof");
+      return;
+    }
+  load (&r, path);
+  g_assert_no_error (r.error);
+  g_assert_nonnull (r.loaded);
+  /* First the timeline alone... */
+  g_assert_true (r.ready_before_result);
+  g_assert_true (r.ready_on_main);
+  g_assert_true (r.drew);
+  g_assert_cmpuint (r.early_findings, ==, 0);
+  g_assert_cmpuint (r.early_steps, ==, 0);
+  g_assert_cmpuint (r.early->rows->len, >, 4);
+  /* ...then the same timeline with the analysis. */
+  g_assert_true (r.loaded->timeline == r.early);
+  g_assert_true (r.loaded->timeline->analysis == r.loaded->analysis);
+  g_assert_cmpuint (r.loaded->analysis->findings->len, >=, 2);
+  g_assert_cmpuint (r.loaded->analysis->steps->len, >, 50);
+  pfprof_view_loaded_free (r.loaded);
+}
+
+static void
+test_unreadable (void)
+{
+  Run r = { 0 };
+
+  load (&r, "/nonexistent/x.pfprof");
+  g_assert_null (r.loaded);
+  g_assert_nonnull (r.error);
+  g_assert_cmpuint (r.n_ready, ==, 0);
+  g_error_free (r.error);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/view-loader/early-timeline", test_early_timeline);
+  g_test_add_func ("/view-loader/unreadable", test_unreadable);
+  return g_test_run ();
+}
