@@ -73,6 +73,7 @@ for v in $variants; do
 done
 read -r -a vlist <<<"$variants"
 nv=${#vlist[@]}
+[ "$nv" -gt 0 ] || { echo "collector-overhead: no variants" >&2; exit 2; }
 
 workload_cmd() {
   case $1 in
@@ -138,6 +139,7 @@ if [ ! -f "$floor_lib" ]; then
   echo "collector-overhead: $floor_lib is missing (build with -Dcollector=enabled); floor variants skipped"
   variants=$(echo " $variants " | sed 's/ floor-all / /; s/ floor / /; s/^ *//; s/ *$//')
   read -r -a vlist <<<"$variants"; nv=${#vlist[@]}
+  [ "$nv" -gt 0 ] || { echo "collector-overhead: no variant left to run"; exit 2; }
 fi
 
 machine=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
