@@ -230,9 +230,13 @@ static const char description[] =
   "those links, at a higher cost. (--skip-launches, which used to leave\n"
   "launches out, is still accepted: it is the default now.)\n"
   "\n"
-  "-o PATH may contain %p (process id), %h (host name), %r ($RANK, else 0)\n"
-  "and %%. Without %p, a second process that initializes CUDA writes\n"
-  "NAME.PID.pfprof. Default: pfprof-%h-%p.pfprof in the current folder.\n"
+  "-o PATH may contain %p (process id), %h (host name), %r (the rank: $RANK,\n"
+  "$SLURM_PROCID, $OMPI_COMM_WORLD_RANK or $PMI_RANK; p<pid> in a process\n"
+  "without one, such as torchrun's agent) and %%. A name that exists is never\n"
+  "overwritten: without %p, a second process that initializes CUDA writes\n"
+  "NAME.PID.pfprof; with %p (a program that exec()s keeps its pid) NAME.2.pfprof.\n"
+  "A process that ran nothing on the GPU leaves no trace (PFPROF_KEEP_EMPTY=1\n"
+  "keeps it). Default: pfprof-%h-%p.pfprof in the current folder.\n"
   "\n"
   "Environment (set by pfprof record for PROGRAM; can be set by hand to\n"
   "use the collector without the launcher):\n"
@@ -246,6 +250,7 @@ static const char description[] =
   "  PFPROF_STATUS_DIR      where each process reports what it wrote\n"
   "  PFPROF_PYTHON_HOOKS=0  the Python hook does nothing (as --no-python-hooks)\n"
   "  PFPROF_TRACE_LAUNCHES=1  as --trace-launches\n"
+  "  PFPROF_KEEP_EMPTY=1    keep the trace of a process that ran nothing on the GPU\n"
   "  PFPROF_ALL_API=1       with --trace-launches, also record getter API calls\n"
   "                         (cudaGetDevice, ...), which no rule uses and which\n"
   "                         slow PyTorch down\n"
@@ -476,7 +481,7 @@ pfprof_cmd_record (int argc, char **argv)
             {
               PfprofRecordStatus *s = g_ptr_array_index (statuses, i);
 
-              if (s->trace != NULL && !g_str_equal (s->state, "failed"))
+              if (s->trace != NULL && !g_str_equal (s->state, "failed") && !g_str_equal (s->state, "empty"))
                 g_ptr_array_add (report_argv, s->trace);
             }
           g_ptr_array_add (report_argv, NULL);

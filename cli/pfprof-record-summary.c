@@ -155,6 +155,12 @@ pfprof_record_summary_print (GPtrArray *statuses)
       g_autoptr (GString) counts = g_string_new (NULL);
       guint64 total = 0;
 
+      if (g_str_equal (s->state, "empty"))
+        {
+          fprintf (stderr, "pfprof: process %ld: initialized CUDA but ran nothing on the GPU; no trace kept\n",
+                   s->pid);
+          continue;
+        }
       if (g_str_equal (s->state, "failed") || s->trace == NULL)
         {
           fprintf (stderr, "pfprof: process %ld: not traced: %s\n", s->pid,

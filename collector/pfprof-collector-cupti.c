@@ -395,6 +395,29 @@ static unsigned n_ctx_devices;
 static char gpu_names[1024];
 static char gpu_uuids[1024];
 
+/* Which devices this process ran work on (meta.used_gpu_uuids: a rank of
+ * a multi-GPU job sees every GPU but uses one), and how many kernels,
+ * copies and memsets it recorded (none: a process that only initialized
+ * CUDA, such as torchrun's agent). Writer thread only. */
+#define MAX_DEVICES 64
+static char device_uuids[MAX_DEVICES][64];
+static uint64_t used_devices;
+static uint64_t gpu_records;
+
+static void
+note_gpu_work (uint32_t device_id)
+{
+  gpu_records++;
+  if (device_id < MAX_DEVICES)
+    used_devices |= UINT64_C (1) << device_id;
+}
+
+uint64_t
+pfprof_collector_cupti_gpu_records (void)
+{
+  return gpu_records;
+}
+
 uint32_t
 pfprof_collector_cupti_api_name (PfprofTraceWriter *w, int runtime, uint32_t cbid)
 {
@@ -494,6 +517,7 @@ convert_one (PfprofTraceWriter *w, CUpti_Activity *a)
         r.block_z = k->blockZ;
         r.shared_mem_bytes = k->staticSharedMemory + k->dynamicSharedMemory;
         r.registers = k->registersPerThread;
+        note_gpu_work (r.device_id);
         append (w, PFPROF_TABLE_KERNELS, &r);
         break;
       }
@@ -517,6 +541,7 @@ convert_one (PfprofTraceWriter *w, CUpti_Activity *a)
         r.dst_kind = m->dstKind;
         r.flags = m->flags;
         r.channel_type = (uint8_t) m->channelType;
+        note_gpu_work (r.device_id);
         append (w, PFPROF_TABLE_MEMCPYS, &r);
         break;
       }
@@ -537,6 +562,7 @@ convert_one (PfprofTraceWriter *w, CUpti_Activity *a)
         r.value = m->value;
         r.memory_kind = (uint8_t) m->memoryKind;
         r.flags = (uint8_t) m->flags;
+        note_gpu_work (r.device_id);
         append (w, PFPROF_TABLE_MEMSETS, &r);
         break;
       }
@@ -650,6 +676,8 @@ convert_one (PfprofTraceWriter *w, CUpti_Activity *a)
                   u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
                   u[14], u[15]);
         r.device_id = d->id;
+        if (d->id < MAX_DEVICES)
+          snprintf (device_uuids[d->id], sizeof device_uuids[d->id], "%s", uuid);
         r.name_id = pfprof_trace_writer_intern (w, d->name ? d->name : "?");
         if (strlen (gpu_names) + strlen (d->name ? d->name : "?") + 2 < sizeof gpu_names
             && strlen (gpu_uuids) + strlen (uuid) + 2 < sizeof gpu_uuids)
@@ -734,11 +762,24 @@ pfprof_collector_cupti_write_api (PfprofTraceWriter *w, const PfprofApiChunk *ch
 void
 pfprof_collector_cupti_write_end_meta (PfprofTraceWriter *w)
 {
+  char used[1024] = "";
+
   if (gpu_names[0])
     {
       pfprof_trace_writer_set_meta (w, "gpu_names", gpu_names);
       pfprof_trace_writer_set_meta (w, "gpu_uuids", gpu_uuids);
     }
+  for (unsigned i = 0; i < MAX_DEVICES; i++)
+    if ((used_devices >> i & 1) && device_uuids[i][0]
+        && strlen (used) + strlen (device_uuids[i]) + 2 < sizeof used)
+      {
+        if (used[0])
+          strcat (used, ",");
+        strcat (used, device_uuids[i]);
+      }
+  if (used[0])
+    pfprof_trace_writer_set_meta (w, "used_gpu_uuids", used);
+  pfprof_trace_writer_set_meta_int (w, "gpu_records", (int64_t) gpu_records);
 }
 
 void

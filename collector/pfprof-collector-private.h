@@ -85,6 +85,15 @@ extern PfprofCollector pfprof_collector;
 
 /* pfprof-collector.c */
 
+/* NULL-terminated lists of the variables launchers set for the rank,
+ * the local rank and the world size, in order of preference. */
+extern const char *const pfprof_collector_rank_vars[];
+extern const char *const pfprof_collector_local_rank_vars[];
+extern const char *const pfprof_collector_world_size_vars[];
+
+/* The value of the first of @vars that is set and not empty, or NULL. */
+const char *pfprof_collector_env_first (const char *const *vars);
+
 /* Reads the PFPROF_* environment once; both entry points call it. */
 void pfprof_collector_configure (void);
 
@@ -126,6 +135,9 @@ int64_t pfprof_collector_cupti_timestamp (void);
 
 /* Dropped-record count over all contexts so far. */
 uint64_t pfprof_collector_cupti_dropped (void);
+
+/* Kernels, copies and memsets recorded so far (writer thread). */
+uint64_t pfprof_collector_cupti_gpu_records (void);
 
 /* Writes every record of @buffer (@valid bytes) through @w. Runs on the
  * writer thread, inside a transaction. */

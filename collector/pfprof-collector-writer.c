@@ -119,9 +119,9 @@ command_line (char *out, size_t len)
 }
 
 static void
-env_meta (PfprofTraceWriter *w, const char *key, const char *var)
+env_meta (PfprofTraceWriter *w, const char *key, const char *const *vars)
 {
-  const char *v = getenv (var);
+  const char *v = pfprof_collector_env_first (vars);
 
   if (v != NULL && *v != '\0')
     pfprof_trace_writer_set_meta (w, key, v);
@@ -141,10 +141,10 @@ write_start_meta (PfprofTraceWriter *w)
   pfprof_trace_writer_set_meta_int (w, "pid", getpid ());
   command_line (buf, sizeof buf);
   pfprof_trace_writer_set_meta (w, "command_line", buf);
-  env_meta (w, "rank", "RANK");
-  env_meta (w, "local_rank", "LOCAL_RANK");
-  env_meta (w, "world_size", "WORLD_SIZE");
-  env_meta (w, "cuda_visible_devices", "CUDA_VISIBLE_DEVICES");
+  env_meta (w, "rank", pfprof_collector_rank_vars);
+  env_meta (w, "local_rank", pfprof_collector_local_rank_vars);
+  env_meta (w, "world_size", pfprof_collector_world_size_vars);
+  env_meta (w, "cuda_visible_devices", (const char *const[]) { "CUDA_VISIBLE_DEVICES", NULL });
   if (pfprof_collector.delay_s > 0)
     {
       snprintf (buf, sizeof buf, "%g", pfprof_collector.delay_s);
@@ -382,11 +382,22 @@ writer_thread (void *data)
                                pfprof_trace_writer_status_string (status));
       else
         {
-          pfprof_collector_status ("records", "%llu", (unsigned long long) records);
-          pfprof_collector_status ("dropped", "%llu", (unsigned long long) pfprof_collector_cupti_dropped ());
-          pfprof_collector_status ("invalid", "%llu",
-                                   (unsigned long long) atomic_load (&pfprof_collector.records_invalid));
-          pfprof_collector_status ("state", "complete");
+          const char *keep = getenv ("PFPROF_KEEP_EMPTY");
+
+          /* A process that initialized CUDA but ran nothing on the GPU
+           * (torchrun's agent, a tool that only queries devices) would
+           * leave an empty trace beside the ranks' ones. */
+          if (pfprof_collector_cupti_gpu_records () == 0 && pfprof_collector.delay_s <= 0
+              && !(keep && strcmp (keep, "1") == 0) && unlink (pfprof_collector.output) == 0)
+            pfprof_collector_status ("state", "empty");
+          else
+            {
+              pfprof_collector_status ("records", "%llu", (unsigned long long) records);
+              pfprof_collector_status ("dropped", "%llu", (unsigned long long) pfprof_collector_cupti_dropped ());
+              pfprof_collector_status ("invalid", "%llu",
+                                       (unsigned long long) atomic_load (&pfprof_collector.records_invalid));
+              pfprof_collector_status ("state", "complete");
+            }
         }
     }
   else
@@ -404,18 +415,18 @@ writer_thread (void *data)
   return NULL;
 }
 
-/* "dir/name.pfprof" -> "dir/name.PID.pfprof" */
+/* "dir/name.pfprof" -> "dir/name.TAG.pfprof" */
 static int
-pid_variant (const char *path, char *out, size_t len)
+tagged_variant (const char *path, long tag, char *out, size_t len)
 {
   const char *slash = strrchr (path, '/');
   const char *dot = strrchr (path, '.');
   int n;
 
   if (dot == NULL || (slash != NULL && dot < slash) || dot == (slash ? slash + 1 : path))
-    n = snprintf (out, len, "%s.%ld", path, (long) getpid ());
+    n = snprintf (out, len, "%s.%ld", path, tag);
   else
-    n = snprintf (out, len, "%.*s.%ld%s", (int) (dot - path), path, (long) getpid (), dot);
+    n = snprintf (out, len, "%.*s.%ld%s", (int) (dot - path), path, tag, dot);
   return n > 0 && (size_t) n < len ? 0 : -1;
 }
 
@@ -431,14 +442,26 @@ pfprof_collector_writer_start (void)
   if (force && strcmp (force, "1") == 0 && tmpl && strchr (tmpl, '%'))
     flags |= PFPROF_WRITER_OVERWRITE;
   status = pfprof_trace_writer_open (pfprof_collector.output, flags, &writer);
-  if (status == PFPROF_WRITER_ERR_EXISTS && (tmpl == NULL || strstr (tmpl, "%p") == NULL))
+  if (status == PFPROF_WRITER_ERR_EXISTS)
     {
-      /* Another process of the same command (or an earlier run) has the
-       * name: never clobber, add our pid. */
+      /* Another process of the same command, an earlier run, or this
+       * very pid before an exec() has the name: never clobber. Add our
+       * pid when the name has none, else a sequence number. */
       char alt[sizeof pfprof_collector.output];
+      char base[sizeof alt];
+      int has_pid = tmpl != NULL && strstr (tmpl, "%p") != NULL;
 
-      if (pid_variant (pfprof_collector.output, alt, sizeof alt) == 0)
+      if (has_pid)
+        memcpy (base, pfprof_collector.output, sizeof base);
+      else if (tagged_variant (pfprof_collector.output, (long) getpid (), base, sizeof base) != 0)
+        base[0] = '\0';
+      for (long seq = has_pid ? 2 : 1; seq <= 99 && base[0] && status == PFPROF_WRITER_ERR_EXISTS; seq++)
         {
+          /* name.PID.pfprof first, then name[.PID].2.pfprof, ... */
+          if (seq == 1)
+            memcpy (alt, base, sizeof alt);
+          else if (tagged_variant (base, seq, alt, sizeof alt) != 0)
+            break;
           status = pfprof_trace_writer_open (alt, 0, &writer);
           if (status == PFPROF_WRITER_OK)
             memcpy (pfprof_collector.output, alt, sizeof alt);

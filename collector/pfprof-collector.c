@@ -5,7 +5,7 @@
  * that initializes CUDA. Configuration comes from the environment, set by
  * `pfprof record` (see its --help for the list):
  *
- *   PFPROF_OUTPUT      trace path template; %p pid, %h host, %r RANK, %%
+ *   PFPROF_OUTPUT      trace path template; %p pid, %h host, %r rank (else p<pid>), %%
  *   PFPROF_FORCE=1     replace an existing file (templates with % only)
  *   PFPROF_STATUS_DIR  folder where each process writes PID.status
  *   PFPROF_DELAY       seconds after CUDA starts before recording
@@ -119,6 +119,28 @@ pfprof_collector_now_monotonic (void)
   return (int64_t) t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* Launchers name the rank differently: torchrun (RANK), Slurm's srun,
+ * Open MPI, MPICH/PMIx. First match wins. */
+const char *const pfprof_collector_rank_vars[]
+  = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", NULL };
+const char *const pfprof_collector_local_rank_vars[]
+  = { "LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", NULL };
+const char *const pfprof_collector_world_size_vars[]
+  = { "WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", NULL };
+
+const char *
+pfprof_collector_env_first (const char *const *vars)
+{
+  for (; *vars; vars++)
+    {
+      const char *v = getenv (*vars);
+
+      if (v != NULL && *v != '\0')
+        return v;
+    }
+  return NULL;
+}
+
 int
 pfprof_collector_expand_path (const char *tmpl, char *out, size_t len)
 {
@@ -151,9 +173,14 @@ pfprof_collector_expand_path (const char *tmpl, char *out, size_t len)
               break;
             case 'r':
               {
-                const char *rank = getenv ("RANK");
+                const char *rank = pfprof_collector_env_first (pfprof_collector_rank_vars);
 
-                snprintf (buf, sizeof buf, "%s", rank && *rank && !strchr (rank, '/') ? rank : "0");
+                /* A process without a rank (torchrun's agent, a plain
+                 * run) must not take rank 0's name: p<pid>. */
+                if (rank != NULL && !strchr (rank, '/'))
+                  snprintf (buf, sizeof buf, "%s", rank);
+                else
+                  snprintf (buf, sizeof buf, "p%ld", (long) getpid ());
                 break;
               }
             case '%': snprintf (buf, sizeof buf, "%%"); break;
