@@ -1,6 +1,8 @@
 /* pfprof-view-loader.c: GTask that reads, analyses and lays out traces. */
 #include "pfprof-view-loader.h"
 
+#include <time.h>
+
 #include "pfprof-trace-reader.h"
 
 typedef struct
@@ -93,8 +95,18 @@ typedef struct
   PfprofAnalysis *bare;
   PfprofTimeline *timeline;
   gint64 us;
+  gint64 cpu_us;
   LoadData *load;
 } Layout;
+
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 typedef struct
 {
@@ -116,10 +128,11 @@ static gpointer
 layout_thread (gpointer data)
 {
   Layout *l = data;
-  gint64 t = g_get_monotonic_time ();
+  gint64 t = g_get_monotonic_time (), c = thread_cpu_us ();
 
   l->timeline = pfprof_timeline_new (l->bare, NULL, NULL);
   l->us = g_get_monotonic_time () - t;
+  l->cpu_us = thread_cpu_us () - c;
   /* Shown now; the analysis goes on. At a higher priority than the
    * task's result, so it is never handled after it. */
   if (l->load->timeline_ready != NULL)
@@ -155,7 +168,8 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   PfprofViewLoaded *loaded = g_new0 (PfprofViewLoaded, 1);
   GError *error = NULL;
   gint64 t = g_get_monotonic_time ();
-  Layout layout = { NULL, NULL, 0, d };
+  Layout layout = { NULL, NULL, 0, 0, d };
+  gint64 c = thread_cpu_us ();
   GThread *layout_worker;
 
   d->cancellable = cancellable;
@@ -172,16 +186,20 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
       g_ptr_array_add (traces, trace);
     }
   loaded->load_us = g_get_monotonic_time () - t;
+  loaded->load_cpu_us = thread_cpu_us () - c;
   set_progress (d, 0.85);
   /* The same trace pointers, in the same order, without owning them. */
   layout.bare = layout_analysis_new (traces);
   layout_worker = g_thread_new ("pfprof-layout", layout_thread, &layout);
   t = g_get_monotonic_time ();
+  c = thread_cpu_us ();
   loaded->analysis = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
   loaded->analysis_us = g_get_monotonic_time () - t;
+  loaded->analysis_cpu_us = thread_cpu_us () - c;
   /* Joined whatever the outcome: it reads the traces. */
   g_thread_join (layout_worker);
   loaded->layout_us = layout.us;
+  loaded->layout_cpu_us = layout.cpu_us;
   loaded->timeline = layout.timeline;
   loaded->layout_analysis = layout.bare;
   if (loaded->analysis == NULL)

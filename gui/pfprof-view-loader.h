@@ -19,6 +19,9 @@ typedef struct
   gint64 load_us;             /* reading the files */
   gint64 analysis_us;
   gint64 layout_us;
+  gint64 load_cpu_us;         /* the same in CPU time of the thread doing it (the */
+  gint64 analysis_cpu_us;     /* wall times count what other processes took on a */
+  gint64 layout_cpu_us;       /* busy machine) */
   PfprofAnalysis *layout_analysis; /* private: what the timeline showed before the analysis */
 } PfprofViewLoaded;
 

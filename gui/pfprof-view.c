@@ -280,6 +280,9 @@ test_advance (void)
           report_kv ("load_ms", "%.1f", loaded->load_us / 1000.0);
           report_kv ("analysis_ms", "%.1f", loaded->analysis_us / 1000.0);
           report_kv ("layout_ms", "%.1f", loaded->layout_us / 1000.0);
+          report_kv ("load_cpu_ms", "%.1f", loaded->load_cpu_us / 1000.0);
+          report_kv ("analysis_cpu_ms", "%.1f", loaded->analysis_cpu_us / 1000.0);
+          report_kv ("layout_cpu_ms", "%.1f", loaded->layout_cpu_us / 1000.0);
           report_kv ("first_draw_ms", "%.2f", pfprof_timeline_widget_last_draw_us (tw) / 1000.0);
           report_kv ("n_findings", "%u", loaded->analysis->findings ? loaded->analysis->findings->len : 0);
           report_kv ("summary", "%s", pfprof_view_window_get_summary (win));
