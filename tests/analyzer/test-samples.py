@@ -18,14 +18,20 @@ script in samples/), the sample is recognized from the trace's command line
     ITEM_SYNC_SAVED_NS);
   - the median step's compute is the GPU work the step launched, even where
     the host runs steps ahead of the GPU (record_stream_pressure.py: host
-    steps under 1 ms, ~2.7 ms of kernels per step on the GPU).
+    steps under 1 ms, ~2.7 ms of kernels per step on the GPU);
+  - without the kernel-launch and memset API records (the collector's
+    default without --trace-launches), sample d's breakdown and sample f's
+    sync-in-loop estimate are unchanged.
 Prints TAP; skips when no trace has been recorded yet.
 """
 import glob
 import json
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
+import tempfile
 
 # tests/pfprof_trace_rows.py: traces of format 1 or 2 as SQL row tables.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -53,6 +59,32 @@ FILE_PREFIX = {"a_": "pageable_copies.py", "b_": "serialized_copies.py", "c_": "
 ITEM_SYNC_SAVED_NS = 1.12e6
 ITEM_SYNC_TOLERANCE = 0.25
 
+
+
+def without_launch_records(path, tmp):
+    """A copy of a format-1 trace without its launch and memset API records,
+    as the collector records by default; None for other formats."""
+    out = os.path.join(tmp, "nolaunch-" + os.path.basename(path))
+    shutil.copyfile(path, out)
+    db = sqlite3.connect(out)
+    try:
+        db.execute("DELETE FROM api_calls WHERE name_id IN (SELECT id FROM strings WHERE "
+                   "value LIKE '%Launch%' OR value LIKE 'cudaMemset%' OR value LIKE 'cuMemset%')")
+        db.commit()
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        db.close()
+    return out
+
+
+def report_json(path):
+    p = subprocess.run([PFPROF, "report", "-q", "--format", "json", path], capture_output=True, text=True,
+                       timeout=600)
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+tmp_dir = tempfile.mkdtemp(prefix="pfprof-samples-")
 traces = sorted(glob.glob(os.path.join(DIR, "*.pfprof")))
 results = []
 startup_copies = []
@@ -105,6 +137,16 @@ for path in traces:
         check(f"{base}: host runs ahead, median step still shows the GPU's compute (>= 1 ms)",
               med["compute_ns"] >= 1e6 and d["summary"]["steps"]["median_ns"] < 1e6,
               f"median host step {d['summary']['steps']['median_ns']} ns, {med}")
+    if base in ("d_record_stream.pfprof", "f_item.pfprof"):
+        bare = without_launch_records(path, tmp_dir)
+        b = report_json(bare) if bare else None
+        if bare is not None:
+            same = b is not None and b["summary"]["steps"]["median_breakdown"] == med
+            if same and script == "item_sync.py":
+                ests = [[f["est_savings_ns"] for f in x["findings"] if f["rule"] == "sync-in-loop"] for x in (d, b)]
+                same = ests[0] == ests[1] and len(ests[0]) == 1
+            check(f"{base}: same breakdown and estimates without launch records", same,
+                  b and b["summary"]["steps"]["median_breakdown"])
     # Start-up weight copies (pageable, before the first steps) are never
     # flagged: every pageable-transfer finding lies in the steady window and
     # recurs in most steps.
@@ -132,6 +174,7 @@ if startup_copies:
     check("the model samples copy their weights from pageable memory at start-up (>= 10 copies each)",
           min(startup_copies) >= 10, startup_copies)
 
+shutil.rmtree(tmp_dir, ignore_errors=True)
 if not results:
     print("1..0 # SKIP no recorded sample traces under samples/traces yet")
     sys.exit(0)
