@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pfprof-clock-align.h"
 #include "pfprof-format.h"
 #include "pfprof-rules.h"
 #include "pfprof-steps.h"
@@ -79,6 +80,7 @@ summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
       s.steady_start_ns = lo;
       s.steady_end_ns = hi;
       s.kernel_ns = pfprof_interval_set_length_in (dt->kernels, lo, hi);
+      s.comm_ns = pfprof_interval_set_length_in (dt->comm, lo, hi);
       c = pfprof_interval_set_length_in (dt->htod, lo, hi);
       ck = pfprof_interval_set_length_in (dt->htod_kernels, lo, hi);
       s.htod_ns = c;
@@ -270,6 +272,9 @@ pfprof_analysis_run (GPtrArray *traces, const PfprofAnalysisOptions *options, GE
       g_ptr_array_set_free_func (traces, NULL);
       g_ptr_array_unref (traces);
     }
+  /* Traces of several hosts onto one time axis, before any time is
+   * compared (issue 8). */
+  pfprof_clock_align (a->traces);
   a->devices = g_array_new (FALSE, TRUE, sizeof (PfprofDeviceSummary));
   a->steps = g_array_new (FALSE, TRUE, sizeof (PfprofStep));
   a->findings = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_finding_free);
@@ -325,6 +330,8 @@ pfprof_analysis_free (PfprofAnalysis *a)
   g_ptr_array_unref (a->findings);
   g_array_unref (a->trace_summaries);
   g_ptr_array_unref (a->rules_run);
+  if (a->ranks)
+    g_array_unref (a->ranks);
   g_free (a);
 }
 

@@ -78,6 +78,7 @@ typedef struct
    * start_ns/end_ns when steps come from the GPU work itself. */
   gint64 gpu_start_ns;
   gint64 gpu_end_ns;
+  gint64 comm_ns;         /* communication (NCCL) kernel busy time, not in compute_ns */
 } PfprofStep;
 
 /* Per-device metrics over the steady state. */
@@ -105,6 +106,8 @@ typedef struct
   guint64 htod_count;       /* HtoD copies starting in the window */
   gint64 idle_data_wait_ns; /* GPU idle while the host waited for the DataLoader */
   guint32 compute_stream;   /* stream with the most kernel time */
+  /* Added for multi-rank runs (issue 8): */
+  gint64 comm_ns;           /* communication (NCCL) kernel busy time, not in kernel_ns */
 } PfprofDeviceSummary;
 
 /* How the steps of one trace were found (added by the analyzer work). */
@@ -137,6 +140,11 @@ typedef struct
   guint n_steady_steps;    /* steps the median is over */
   gint64 step_p10_ns;      /* spread of steady steps (nearest rank) */
   gint64 step_p90_ns;
+  /* Added for multi-rank runs (issue 8): */
+  GArray *ranks;           /* PfprofRankSummary, only for an analysis merged from
+                            * per-rank JSON results (pfprof-report-merge.h); NULL
+                            * when analyzing traces */
+  guint n_results;         /* JSON results merged; 0 when analyzing traces */
 } PfprofAnalysis;
 
 /* Runs every enabled rule over @traces (PfprofTrace*, taken over by the

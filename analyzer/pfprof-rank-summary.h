@@ -16,9 +16,11 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  guint trace_index;       /* into PfprofAnalysis.traces */
+  guint trace_index;       /* into PfprofAnalysis.traces; for a merged result, into
+                            * PfprofAnalysis.ranks (there are no traces) */
   gint64 rank;             /* meta "rank" */
   const char *host;        /* meta "host", NULL if absent; untrusted, borrowed */
+  const char *path;        /* the trace (or the JSON result) it came from; borrowed */
   gint64 pid;
   guint n_steady_steps;    /* steps after warm-up */
   gint64 step_median_ns;   /* median steady step length, 0 without steps */
@@ -29,6 +31,17 @@ typedef struct
   gint64 steady_start_ns;  /* first steady step's start, 0 without steps */
   gint64 steady_end_ns;    /* last steady step's end */
 } PfprofRankSummary;
+
+/* The figures of trace @trace_index of @analysis into *@summary (any
+ * trace, ranked or not; the per-rank table and the JSON traces[] use
+ * them). */
+void pfprof_rank_summary_of_trace (const PfprofAnalysis *analysis, guint trace_index,
+                                   PfprofRankSummary *summary);
+
+/* The summaries to show for @analysis: PfprofAnalysis.ranks when it was
+ * merged from results (pfprof-report-merge.h), else collected from its
+ * traces as below. Free with g_array_unref. */
+GArray *pfprof_rank_summary_get (const PfprofAnalysis *analysis);
 
 /* One PfprofRankSummary per trace of @analysis with a rank (rank >= 0),
  * by rank, then trace index. Empty when fewer than two traces have a

@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "pfprof-clock-align.h"
 #include "pfprof-format.h"
 #include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
@@ -108,6 +109,21 @@ write_traces (GString *out, const PfprofAnalysis *a)
       kv_int (out, "steady_end_ns", ts->steady_end_ns);
       kv_uint (out, "main_tid", ts->main_tid);
       kv_uint (out, "events_out_of_range", ts->n_out_of_range);
+      kv_str (out, "host", pfprof_trace_meta (t, "host"));
+      {
+        /* What `pfprof report` needs to merge this result with other
+         * ranks' (pfprof-report-merge.h). */
+        PfprofRankSummary r;
+
+        pfprof_rank_summary_of_trace (a, i, &r);
+        kv_uint (out, "steady_steps", r.n_steady_steps);
+        kv_int (out, "data_wait_per_step_ns", r.data_wait_ns);
+        kv_int (out, "copy_exposed_per_step_ns", r.copy_exposed_ns);
+        kv_int (out, "idle_per_step_ns", r.idle_ns);
+        kv_uint (out, "findings", r.n_findings);
+      }
+      kv_str (out, "clock", pfprof_clock_alignment_to_string ((PfprofClockAlignment) t->clock_alignment));
+      kv_int (out, "clock_offset_ns", t->clock_offset_ns);
       close_with (out, '}');
       g_string_append_c (out, ',');
     }
@@ -120,7 +136,7 @@ write_traces (GString *out, const PfprofAnalysis *a)
 static void
 write_ranks (GString *out, const PfprofAnalysis *a)
 {
-  g_autoptr (GArray) ranks = pfprof_rank_summary_collect (a);
+  g_autoptr (GArray) ranks = pfprof_rank_summary_get (a);
 
   if (ranks->len == 0)
     return;
@@ -132,7 +148,11 @@ write_ranks (GString *out, const PfprofAnalysis *a)
 
       g_string_append_c (out, '{');
       kv_int (out, "rank", r->rank);
-      kv_int (out, "trace", r->trace_index);
+      if (a->n_results > 0)
+        kv_str (out, "trace", NULL); /* merged: no trace here */
+      else
+        kv_int (out, "trace", r->trace_index);
+      kv_str (out, "source", r->path);
       kv_str (out, "host", r->host);
       kv_int (out, "pid", r->pid);
       kv_uint (out, "steps", r->n_steady_steps);
@@ -190,6 +210,7 @@ write_summary (GString *out, const PfprofAnalysis *a)
       kv_int (out, "steady_start_ns", d->steady_start_ns);
       kv_int (out, "steady_end_ns", d->steady_end_ns);
       kv_id (out, "compute_stream", d->compute_stream);
+      kv_int (out, "comm_ns", d->comm_ns);
       close_with (out, '}');
       g_string_append_c (out, ',');
     }
@@ -211,6 +232,7 @@ write_summary (GString *out, const PfprofAnalysis *a)
   kv_int (out, "compute_ns", med.compute_ns);
   kv_int (out, "sync_wait_ns", med.sync_wait_ns);
   kv_int (out, "idle_ns", med.idle_ns);
+  kv_int (out, "comm_ns", med.comm_ns);
   close_with (out, '}');
   close_with (out, '}');
   g_string_append_c (out, ',');
@@ -268,6 +290,8 @@ pfprof_report_json (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
   kv_str (out, "format", PFPROF_REPORT_JSON_FORMAT);
   kv_str (out, "generator", "pfprof " PFPROF_VERSION);
   write_traces (out, a);
+  if (a->n_results > 0)
+    kv_uint (out, "results_merged", a->n_results);
   write_ranks (out, a);
   write_summary (out, a);
   key (out, "rules");

@@ -4,6 +4,7 @@
  * a tty). Every untrusted string goes through pfprof_escape_terminal(),
  * so a kernel or NVTX name cannot move the cursor or change colours.
  */
+#include "pfprof-clock-align.h"
 #include "pfprof-format.h"
 #include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
@@ -170,6 +171,19 @@ header (Text *t, const PfprofAnalysis *a)
                                                tr->path ? tr->path : "(in memory)", tr->pid);
 
       wrap_untrusted (t, line, 0);
+      if (tr->clock_alignment == PFPROF_CLOCK_ALIGNED && tr->clock_offset_ns != 0)
+        {
+          g_autofree char *off = pfprof_format_ns (ABS (tr->clock_offset_ns));
+          g_autofree char *note = g_strdup_printf ("      host %s: times moved %s%s onto the first "
+                                                   "host's clock (clock triples)",
+                                                   pfprof_trace_meta (tr, "host"),
+                                                   tr->clock_offset_ns < 0 ? "-" : "+", off);
+
+          wrap_untrusted (t, note, 0);
+        }
+      else if (tr->clock_alignment == PFPROF_CLOCK_UNALIGNED)
+        g_string_append (t->out, "      not aligned with the other hosts' traces: no clock triple "
+                                 "or host name in its metadata.\n");
       if (ts->n_out_of_range > 0)
         g_string_append_printf (t->out, "      %" G_GUINT64_FORMAT " events left out: their times "
                                 "are 39 hours or more away from the rest of the trace.\n",
@@ -208,7 +222,7 @@ devices (Text *t, const PfprofAnalysis *a)
       g_autofree char *s_ex = pfprof_format_ns (d->exposed_copy_ns);
       g_autofree char *s_sy = pfprof_format_ns (d->sync_wait_ns);
       g_autofree char *s_dw = pfprof_format_ns (d->data_wait_ns);
-      g_autofree char *line = g_strdup_printf (
+      char *line = g_strdup_printf (
         "trace %u, device %u, %s window: kernels %s (%s busy), GPU idle %s (%s); HtoD %s in %s "
         "(%" G_GUINT64_FORMAT " copies; pageable %s at %s, pinned %s at %s), DtoH %s; "
         "copy/compute overlap %s, exposed copy %s; host blocked in syncs %s, waiting for the "
@@ -216,11 +230,26 @@ devices (Text *t, const PfprofAnalysis *a)
         d->trace_index, d->device_id, s_len, s_k, s_busy, s_idle, s_idlep, s_hb, s_hn,
         d->htod_count, s_pg, s_pgbw, s_pn, s_pnbw, s_dh, s_ov, s_ex, s_sy, s_dw);
 
+      if (d->comm_ns > 0)
+        {
+          /* NCCL kernels are communication: not in "kernels" above, and
+           * a copy beside one counts as hidden. */
+          g_autofree char *s_cm = pfprof_format_ns (d->comm_ns);
+          g_autofree char *s_cmp = pct (len > 0 ? (double) d->comm_ns / (double) len : NAN);
+          g_autofree char *more = g_strdup_printf ("%s Communication (NCCL kernels, not counted as "
+                                                   "compute) %s (%s).",
+                                                   line, s_cm, s_cmp);
+
+          g_free (line);
+          line = g_steal_pointer (&more);
+        }
       wrap (t, line, 2);
+      g_free (line);
     }
   if (a->devices->len == 0)
     g_string_append (t->out, "  no GPU work in the trace.\n");
 }
+
 
 static void
 steps (Text *t, const PfprofAnalysis *a)
@@ -247,6 +276,15 @@ steps (Text *t, const PfprofAnalysis *a)
                           "wait %s, copy hidden %s, copy exposed %s, compute %s, sync wait %s, GPU "
                           "idle %s.",
                           a->n_steady_steps, s_med, s_p10, s_p90, s_dw, s_ch, s_ce, s_c, s_s, s_i);
+  if (m.comm_ns > 0)
+    {
+      g_autofree char *s_cm = pfprof_format_ns (m.comm_ns);
+      g_autofree char *more = g_strdup_printf ("%s Communication (NCCL) %s per step, beside the "
+                                               "above.", line, s_cm);
+
+      g_free (line);
+      line = g_steal_pointer (&more);
+    }
   g_string_append_c (t->out, '\n');
   wrap (t, line, 0);
 }
@@ -274,7 +312,7 @@ ranks_table (Text *t, const PfprofAnalysis *a)
   static const char *const head[] = { "rank", "host", "pid", "steps", "med. step", "data wait",
                                        "exp. copy", "GPU idle", "findings" };
   static const guint width[] = { 4, 14, 7, 5, 9, 9, 9, 9, 8 };
-  g_autoptr (GArray) ranks = pfprof_rank_summary_collect (a);
+  g_autoptr (GArray) ranks = pfprof_rank_summary_get (a);
 
   if (ranks->len == 0)
     return;
@@ -341,18 +379,19 @@ finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
   if (t->o->summary)
     return;
   wrap_untrusted (t, f->message, 3);
-  {
-    g_autoptr (GString) w = g_string_new (NULL);
+  if (tr != NULL) /* a merged result's finding has no trace to time it from */
+    {
+      g_autoptr (GString) w = g_string_new (NULL);
 
-    g_string_append_printf (w, "Seen %" G_GUINT64_FORMAT " times from +%s to +%s (from trace start), "
-                            "pid %" G_GINT64_FORMAT, f->count, s_first, s_last, f->pid);
-    if (f->device_id != PFPROF_NONE)
-      g_string_append_printf (w, ", device %u", f->device_id);
-    if (f->stream_id != PFPROF_NONE)
-      g_string_append_printf (w, ", stream %u", f->stream_id);
-    g_string_append_c (w, '.');
-    wrap (t, w->str, 3);
-  }
+      g_string_append_printf (w, "Seen %" G_GUINT64_FORMAT " times from +%s to +%s (from trace start), "
+                              "pid %" G_GINT64_FORMAT, f->count, s_first, s_last, f->pid);
+      if (f->device_id != PFPROF_NONE)
+        g_string_append_printf (w, ", device %u", f->device_id);
+      if (f->stream_id != PFPROF_NONE)
+        g_string_append_printf (w, ", stream %u", f->stream_id);
+      g_string_append_c (w, '.');
+      wrap (t, w->str, 3);
+    }
   for (guint i = 0; f->evidence && i < f->evidence->len && i < 3; i++)
     {
       const PfprofEvidence *e = &g_array_index (f->evidence, PfprofEvidence, i);
@@ -372,16 +411,35 @@ pfprof_report_text (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
   Text t = { out, o, o->width ? o->width : 80 };
   guint shown = pfprof_report_n_shown (a, o);
 
-  header (&t, a);
-  if (!o->summary)
-    devices (&t, a);
-  steps (&t, a);
+  if (a->n_results > 0)
+    {
+      /* Merged from per-rank results: no traces, no devices, no steps
+       * here; each rank's own report has those. */
+      g_autofree char *line = g_strdup_printf (
+        "pfprof report: %u pfprof-report/1 result%s merged, %u rank%s. Each rank's devices, steps "
+        "and findings are in its own result; here the ranks are compared.",
+        a->n_results, a->n_results == 1 ? "" : "s", a->ranks ? a->ranks->len : 0,
+        a->ranks && a->ranks->len == 1 ? "" : "s");
+
+      style (&t, BOLD);
+      wrap (&t, line, 0);
+      style (&t, RESET);
+    }
+  else
+    {
+      header (&t, a);
+      if (!o->summary)
+        devices (&t, a);
+      steps (&t, a);
+    }
   ranks_table (&t, a);
   if (a->findings->len == 0)
     {
       g_string_append_c (out, '\n');
       style (&t, GREEN);
-      wrap (&t, "No input-pipeline problem found: no rule fired on the steady state.", 0);
+      wrap (&t, a->n_results > 0 ? "No rank's input pipeline is markedly slower than the others'."
+                                  : "No input-pipeline problem found: no rule fired on the steady state.",
+            0);
       style (&t, RESET);
       if (o->summary)
         devices (&t, a);

@@ -153,6 +153,7 @@ pfprof_report_median_step (const PfprofAnalysis *a)
   m.copy_hidden_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, copy_hidden_ns));
   m.copy_exposed_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, copy_exposed_ns));
   m.compute_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, compute_ns));
+  m.comm_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, comm_ns));
   m.sync_wait_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, sync_wait_ns));
   m.idle_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, idle_ns));
   return m;

@@ -68,6 +68,13 @@ extern const PfprofRule pfprof_rule_small_transfers;
 extern const PfprofRule pfprof_rule_pinned_alloc_in_loop;
 extern const PfprofRule pfprof_rule_rank_imbalance;
 
+/* The rank-imbalance judgement over @ranks (PfprofRankSummary, by rank):
+ * its run function calls it with the ranks of the traces; an analysis
+ * merged from per-rank JSON results (pfprof-report-merge.h) with theirs.
+ * Emits into @analysis; does nothing when the rule is disabled. */
+void pfprof_rule_rank_imbalance_judge (PfprofAnalysis *analysis, const PfprofAnalysisOptions *options,
+                                       const GArray *ranks);
+
 /* Every rule, in table order; @n_rules receives the count. */
 const PfprofRule *const *pfprof_rules_get (guint *n_rules);
 

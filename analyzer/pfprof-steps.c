@@ -533,6 +533,7 @@ pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
       return;
     }
   s->compute_ns = pfprof_interval_set_length_in (dev->kernels, a, b);
+  s->comm_ns = pfprof_interval_set_length_in (dev->comm, a, b);
   s->copy_hidden_ns = pfprof_interval_set_length_in (dev->htod_kernels, a, b);
   s->copy_exposed_ns = pfprof_interval_set_length_in (dev->htod, a, b) - s->copy_hidden_ns;
   s->idle_ns = (b - a) - pfprof_interval_set_length_in (dev->busy, a, b);

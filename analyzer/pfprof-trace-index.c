@@ -54,11 +54,31 @@ pfprof_api_class_for_name (const char *name)
   return PFPROF_API_CLASS_OTHER;
 }
 
+gboolean
+pfprof_kernel_name_is_comm (const char *name)
+{
+  if (name == NULL)
+    return FALSE;
+  if (g_str_has_prefix (name, "void "))
+    name += 5;
+  /* Itanium mangling of a global function: _Z, the name's length, the
+   * name. */
+  if (name[0] == '_' && name[1] == 'Z' && g_ascii_isdigit (name[2]))
+    {
+      name += 2;
+      while (g_ascii_isdigit (*name))
+        name++;
+    }
+  return g_str_has_prefix (name, "nccl");
+}
+
 static void
 device_timeline_clear (gpointer p)
 {
   PfprofDeviceTimeline *d = p;
 
+  pfprof_interval_set_free (d->comm);
+  pfprof_interval_set_free (d->kernels_comm);
   pfprof_interval_set_free (d->kernels);
   pfprof_interval_set_free (d->htod);
   pfprof_interval_set_free (d->htod_kernels);
@@ -69,9 +89,9 @@ device_timeline_clear (gpointer p)
 typedef struct
 {
   guint32 device_id;
-  PfprofIntervalSetBuilder *k, *c;
+  PfprofIntervalSetBuilder *k, *c, *n;
   GArray *stream_ns; /* StreamTime */
-  guint64 n_kernels;
+  guint64 n_kernels, n_comm_kernels;
   gint64 kernel_sum_ns;
 } DeviceScratch;
 
@@ -99,6 +119,7 @@ scratch_for (GArray *scratch, guint32 device_id, guint *cache)
   d->device_id = device_id;
   d->k = pfprof_interval_set_builder_new ();
   d->c = pfprof_interval_set_builder_new ();
+  d->n = pfprof_interval_set_builder_new ();
   d->stream_ns = g_array_new (FALSE, FALSE, sizeof (StreamTime));
   *cache = scratch->len - 1;
   return d;
@@ -274,11 +295,24 @@ build_devices (PfprofTraceIndex *ix)
   guint nms = pfprof_trace_n (t, PFPROF_TABLE_MEMSETS);
   GArray *scratch = g_array_new (FALSE, TRUE, sizeof (DeviceScratch));
   guint cache = 0;
+  g_autofree gint8 *comm_name = g_new (gint8, t->strings->len + 1); /* -1 unknown */
 
+  memset (comm_name, -1, t->strings->len + 1);
   for (guint i = 0; i < nk; i++)
     {
       DeviceScratch *d = scratch_for (scratch, k[i].device_id, &cache);
+      guint32 id = k[i].name_id < t->strings->len ? k[i].name_id : t->strings->len;
 
+      if (comm_name[id] < 0)
+        comm_name[id] = pfprof_kernel_name_is_comm (pfprof_trace_string (t, k[i].name_id));
+      if (comm_name[id])
+        {
+          /* Communication is not compute: kept out of K, the compute
+           * stream and the kernel counts. */
+          pfprof_interval_set_builder_add (d->n, k[i].start_ns, k[i].end_ns);
+          d->n_comm_kernels++;
+          continue;
+        }
       pfprof_interval_set_builder_add (d->k, k[i].start_ns, k[i].end_ns);
       d->n_kernels++;
       d->kernel_sum_ns += k[i].end_ns - k[i].start_ns;
@@ -316,9 +350,12 @@ build_devices (PfprofTraceIndex *ix)
               dt.compute_stream = st->stream_id;
             }
         }
+      dt.n_comm_kernels = d->n_comm_kernels;
       dt.kernels = pfprof_interval_set_build (d->k);
+      dt.comm = pfprof_interval_set_build (d->n);
+      dt.kernels_comm = pfprof_interval_set_union (dt.kernels, dt.comm);
       dt.htod = pfprof_interval_set_build (d->c);
-      dt.htod_kernels = pfprof_interval_set_intersect (dt.htod, dt.kernels);
+      dt.htod_kernels = pfprof_interval_set_intersect (dt.htod, dt.kernels_comm);
       /* Busy: kernels, every copy and memset of this device. */
       for (guint j = 0; j < nm; j++)
         if (m[j].device_id == d->device_id)
@@ -327,7 +364,7 @@ build_devices (PfprofTraceIndex *ix)
         if (ms[j].device_id == d->device_id)
           pfprof_interval_set_builder_add (bb, ms[j].start_ns, ms[j].end_ns);
       kc = pfprof_interval_set_build (bb);
-      dt.busy = pfprof_interval_set_union (dt.kernels, kc);
+      dt.busy = pfprof_interval_set_union (dt.kernels_comm, kc);
       pfprof_interval_set_free (kc);
       g_array_unref (d->stream_ns);
       g_array_append_val (ix->devices, dt);

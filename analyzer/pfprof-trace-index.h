@@ -7,9 +7,11 @@
  *   API name sorted into a class (blocking event synchronize vs
  *   non-blocking event query, allocation, free, ...), with the calls of
  *   each class listed so rules need not scan every call.
- * - Per device: interval sets of kernels (K), host-to-device copies (C),
- *   C ∩ K, and everything the GPU does (B), plus the compute stream (the
- *   stream with the most kernel time).
+ * - Per device: interval sets of compute kernels (K), communication
+ *   kernels (N: NCCL collectives, which move data between GPUs and are no
+ *   compute), host-to-device copies (C), C ∩ (K ∪ N), and everything the
+ *   GPU does (B), plus the compute stream (the stream with the most
+ *   compute-kernel time).
  * - Host side: DataLoader waits (NVTX domain "pfprof", range
  *   "DataLoader.next") and blocking synchronizing calls, as interval sets;
  *   the thread that launches most kernels.
@@ -49,16 +51,28 @@ typedef enum
  * _v2 or _ptsz are ignored). */
 PfprofApiClass pfprof_api_class_for_name (const char *name);
 
+/* TRUE when the kernel named @name is a communication kernel: NCCL's
+ * (RCCL's too) device kernels, whose names start with "nccl"
+ * ("ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)", "ncclKernel_...",
+ * older "ncclAllReduceRingLLKernel_sum_f32"), also after "void " or as
+ * an Itanium-mangled name ("_Z40ncclDevKernel_..."). */
+gboolean pfprof_kernel_name_is_comm (const char *name);
+
 typedef struct
 {
   guint32 device_id;
-  guint32 compute_stream;      /* stream with the most kernel time */
-  guint64 n_kernels;
-  gint64 kernel_sum_ns;        /* sum of kernel durations (not the union) */
-  PfprofIntervalSet *kernels;  /* K */
+  guint32 compute_stream;      /* stream with the most compute-kernel time */
+  guint64 n_kernels;           /* compute kernels (communication ones not counted) */
+  gint64 kernel_sum_ns;        /* sum of compute-kernel durations (not the union) */
+  PfprofIntervalSet *kernels;  /* K: compute kernels, communication kernels left out */
   PfprofIntervalSet *htod;     /* C: host-to-device copies, all sizes */
-  PfprofIntervalSet *htod_kernels; /* C ∩ K */
-  PfprofIntervalSet *busy;     /* B: kernels, copies and memsets */
+  PfprofIntervalSet *htod_kernels; /* C ∩ (K ∪ N): copy hidden behind compute or
+                                    * communication (the step waits for both) */
+  PfprofIntervalSet *busy;     /* B: kernels of both kinds, copies and memsets */
+  /* Added for multi-rank runs (issue 8): */
+  PfprofIntervalSet *comm;     /* N: communication (NCCL) kernels */
+  PfprofIntervalSet *kernels_comm; /* K ∪ N: what can hide a copy */
+  guint64 n_comm_kernels;
 } PfprofDeviceTimeline;
 
 typedef struct

@@ -25,6 +25,9 @@ struct _PfprofTrace
   gint64 start_ns;      /* earliest timestamp of any event, 0 if none */
   gint64 end_ns;        /* latest end of any event */
   GArray *tables[PFPROF_N_TABLES]; /* element type: the table's record struct */
+  /* Added for multi-rank runs (issue 8), set by pfprof_clock_align(): */
+  gint64 clock_offset_ns; /* added to every time of this trace to align it */
+  int clock_alignment;    /* PfprofClockAlignment */
 };
 
 /* Typed views of tables[] for readability at call sites. */

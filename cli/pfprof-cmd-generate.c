@@ -34,6 +34,8 @@ pfprof_cmd_generate (int argc, char **argv)
   g_autofree char *plants = NULL;
   g_autofree char *streams = NULL;
   g_autofree char *rank = NULL;
+  g_autofree char *host = NULL;
+  g_autofree char *clock_offset = NULL;
   g_autofree char *plant_names = NULL;
   gboolean force = FALSE;
   g_autoptr (GOptionContext) context = NULL;
@@ -56,6 +58,10 @@ pfprof_cmd_generate (int argc, char **argv)
       "Comma-separated patterns to plant, 'all' or 'none' (default none)", "LIST" },
     { "streams", 0, 0, G_OPTION_ARG_STRING, &streams, "GPU streams, 2 to 64 (default 4)", "N" },
     { "rank", 0, 0, G_OPTION_ARG_STRING, &rank, "Rank recorded in the metadata (default 0)", "N" },
+    { "host", 0, 0, G_OPTION_ARG_STRING, &host,
+      "Host name recorded in the metadata (default synthetic-node-RANK)", "NAME" },
+    { "clock-offset", 0, 0, G_OPTION_ARG_STRING, &clock_offset,
+      "Plant a clock offset: CUPTI times = wall clock + NS (default 0)", "NS" },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Overwrite PATH if it is a regular file", NULL },
     { NULL }
   };
@@ -68,7 +74,8 @@ pfprof_cmd_generate (int argc, char **argv)
                            pfprof_trace_generator_plant_name (PFPROF_PLANT_LATE_PREFETCH),
                            pfprof_trace_generator_plant_name (PFPROF_PLANT_SYNC_IN_LOOP),
                            pfprof_trace_generator_plant_name (PFPROF_PLANT_SMALL_TRANSFERS),
-                           pfprof_trace_generator_plant_name (PFPROF_PLANT_PINNED_ALLOC), NULL);
+                           pfprof_trace_generator_plant_name (PFPROF_PLANT_PINNED_ALLOC),
+                           pfprof_trace_generator_plant_name (PFPROF_PLANT_NCCL), NULL);
   context = g_option_context_new ("- write a synthetic trace");
   g_option_context_set_help_enabled (context, TRUE);
   g_option_context_add_main_entries (context, entries, NULL);
@@ -133,6 +140,21 @@ pfprof_cmd_generate (int argc, char **argv)
         return PFPROF_EXIT_USAGE;
       gen.rank = (gint32) n;
       gen.world_size = gen.rank + 1;
+    }
+  if (host != NULL)
+    gen.host = host;
+  if (clock_offset != NULL)
+    {
+      gint64 v;
+
+      /* ±10^15 ns (11.6 days): far beyond any real clock error. */
+      if (!g_ascii_string_to_signed (clock_offset, 10, -1000000000000000LL, 1000000000000000LL, &v,
+                                     &error))
+        {
+          pfprof_cli_error ("generate: --clock-offset: %s", error->message);
+          return PFPROF_EXIT_USAGE;
+        }
+      gen.clock_offset_ns = v;
     }
   if (plants != NULL && pfprof_trace_generator_parse_plants (plants, &gen.plants) != 0)
     {

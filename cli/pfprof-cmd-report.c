@@ -20,9 +20,11 @@
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
 #include "pfprof-cli-output.h"
+#include "pfprof-cli-template.h"
 #include "pfprof-cli.h"
 #include "pfprof-format.h"
 #include "pfprof-report-html.h"
+#include "pfprof-report-merge.h"
 #include "pfprof-report.h"
 #include "pfprof-rules.h"
 #include "pfprof-trace-reader.h"
@@ -214,6 +216,59 @@ pfprof_cmd_report (int argc, char **argv)
       return PFPROF_EXIT_USAGE;
     }
 
+  /* Launcher jobs: the same command line on every rank names its own
+   * trace through %r/%h (a file whose name really holds them is taken
+   * as it is). */
+  for (guint i = 0; traces[i]; i++)
+    if (strchr (traces[i], '%') != NULL && !g_file_test (traces[i], G_FILE_TEST_EXISTS))
+      {
+        char *expanded = pfprof_cli_template_expand (traces[i], NULL, &error);
+
+        if (expanded == NULL)
+          {
+            pfprof_cli_error ("report: %s", error->message);
+            return PFPROF_EXIT_USAGE;
+          }
+        g_free (traces[i]);
+        traces[i] = expanded;
+      }
+  /* pfprof-report/1 results of several ranks (by content, not name). */
+  {
+    guint n = g_strv_length (traces), n_json = 0, first_json = 0, first_trace = 0;
+
+    for (guint i = n; i > 0; i--)
+      if (pfprof_report_merge_is_result (traces[i - 1]))
+        {
+          n_json++;
+          first_json = i - 1;
+        }
+      else
+        first_trace = i - 1;
+    if (n_json > 0 && n_json < n)
+      {
+        pfprof_cli_error ("report: %s is a JSON result and %s a trace: give traces, or "
+                          "pfprof-report/1 results to merge, not both",
+                          traces[first_json], traces[first_trace]);
+        return PFPROF_EXIT_USAGE;
+      }
+    if (n_json > 0 && html)
+      {
+        pfprof_cli_error ("report: --format html draws the traces' timeline; merged JSON results "
+                          "have none (use text, json, markdown or junit)");
+        return PFPROF_EXIT_USAGE;
+      }
+    if (n_json > 0)
+      {
+        analysis = pfprof_report_merge ((const char *const *) traces, n, options, &error);
+        if (analysis == NULL)
+          {
+            pfprof_cli_error ("%s", error->message);
+            return PFPROF_EXIT_USAGE;
+          }
+        goto analyzed;
+      }
+  }
+
   show_progress = !quiet && isatty (STDERR_FILENO);
   loaded = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
   for (guint i = 0; traces[i]; i++)
@@ -239,6 +294,20 @@ pfprof_cmd_report (int argc, char **argv)
     {
       pfprof_cli_error ("report: %s", error->message);
       return PFPROF_EXIT_USAGE;
+    }
+analyzed:
+  if (output != NULL && strchr (output, '%') != NULL)
+    {
+      /* rank-%r.json: the rank and host the trace was recorded on. */
+      char *expanded = pfprof_cli_template_expand (output, analysis, &error);
+
+      if (expanded == NULL)
+        {
+          pfprof_cli_error ("report: -o %s", error->message);
+          return PFPROF_EXIT_USAGE;
+        }
+      g_free (output);
+      output = expanded;
     }
   if (html)
     pfprof_report_html (analysis, &ro, out);

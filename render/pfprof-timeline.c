@@ -542,7 +542,29 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
   g_ptr_array_sort (all, compare_pending);
 
   pname = pfprof_render_sanitize (trace->path ? trace->path : "", 80);
-  if (trace->rank >= 0)
+  if (trace->rank >= 0 && tl->analysis->traces->len > 1)
+    {
+      /* Several ranks stacked on one (aligned) axis: say which rank, on
+       * which host and GPU, first. */
+      const char *host = pfprof_trace_meta (trace, "host");
+      g_autofree char *h = pfprof_render_sanitize (host != NULL ? host : "?", 40);
+      const char *visible = pfprof_trace_meta (trace, "cuda_visible_devices");
+      g_autofree char *gpu = NULL;
+      guint64 ordinal;
+
+      /* Short enough for the label column; the GPU's name is on the
+       * device row below. With one visible device per rank (the usual
+       * launch), CUDA_VISIBLE_DEVICES is the GPU's number on the host. */
+      if (visible != NULL && g_ascii_string_to_unsigned (visible, 10, 0, 4096, &ordinal, NULL))
+        gpu = g_strdup_printf ("GPU %" G_GUINT64_FORMAT, ordinal);
+      else if (pfprof_trace_n (trace, PFPROF_TABLE_DEVICES) > 0)
+        gpu = g_strdup_printf ("GPU %u", pfprof_trace_devices (trace)[0].device_id);
+      else
+        gpu = g_strdup ("GPU ?");
+      plabel = g_strdup_printf ("rank %" G_GINT64_FORMAT " (%s, %s) pid %" G_GINT64_FORMAT " %s",
+                                trace->rank, h, gpu, trace->pid, pname);
+    }
+  else if (trace->rank >= 0)
     plabel = g_strdup_printf ("Process %" G_GINT64_FORMAT " (rank %" G_GINT64_FORMAT ") %s",
                               trace->pid, trace->rank, pname);
   else

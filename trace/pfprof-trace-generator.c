@@ -93,6 +93,7 @@ typedef enum
   PHASE_BACKWARD,
   PHASE_OPTIMIZER,
   PHASE_COLLECTIVE,
+  PHASE_ALLREDUCE,
   N_PHASES
 } Phase;
 
@@ -141,6 +142,10 @@ static const KernelKind kernels_collective[] = {
   { "ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 8, 640, 0, 96 },
 };
 
+static const KernelKind kernels_allreduce[] = {
+  { "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 32, 640, 0, 96 },
+};
+
 static const struct
 {
   const KernelKind *kinds;
@@ -152,6 +157,7 @@ static const struct
   [PHASE_BACKWARD] = { kernels_backward, 5, 200 * US, 800 * US },
   [PHASE_OPTIMIZER] = { kernels_optimizer, 2, 100 * US, 200 * US },
   [PHASE_COLLECTIVE] = { kernels_collective, 1, 150 * US, 400 * US },
+  [PHASE_ALLREDUCE] = { kernels_allreduce, 1, 2 * MS, 3 * MS },
 };
 
 typedef struct
@@ -610,7 +616,7 @@ write_meta (Gen *g)
   if (o->pfprof_version != NULL)
     META ("pfprof_version", o->pfprof_version);
   snprintf (buf, sizeof buf, "synthetic-node-%" PRId32, o->rank);
-  META ("host", buf);
+  META ("host", o->host != NULL ? o->host : buf);
   META_INT ("pid", g->pid);
   snprintf (buf, sizeof buf, "python train.py --synthetic --seed %" PRIu64, o->seed);
   META ("command_line", buf);
@@ -876,6 +882,18 @@ step (Gen *g, uint32_t n)
           g->freed[g->n_freed++ % 16] = event_record (g, 0);
         }
     }
+  if (planted (g, PFPROF_PLANT_NCCL))
+    {
+      /* DDP's gradient all-reduce; the optimizer needs its result. */
+      uint32_t s = g->n_streams > 2 ? 2 : 1;
+      Event grads = event_record (g, 0);
+      Event reduced;
+
+      stream_wait (g, s, &grads);
+      launch (g, s, PHASE_ALLREDUCE);
+      reduced = event_record (g, s);
+      stream_wait (g, 0, &reduced);
+    }
   nvtx (g, PFPROF_NONE, g->str_backward, phase_start, g->h, 1, PFPROF_NVTX_RANGE);
 
   phase_start = g->h;
@@ -953,6 +971,7 @@ pfprof_trace_generator_init (PfprofTraceGenerator *gen)
 static const char *const plant_names[] = {
   "pageable", "serialized", "record-stream", "input-starved",
   "late-prefetch", "sync-in-loop", "small-transfers", "pinned-alloc",
+  "nccl",
 };
 
 const char *
@@ -1040,7 +1059,8 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
   if (errbuf != NULL && errlen > 0)
     errbuf[0] = '\0';
   if (gen == NULL || path == NULL || gen->streams < 2 || gen->streams > MAX_STREAMS
-      || (gen->plants & ~(unsigned) PFPROF_PLANT_ALL) != 0)
+      || (gen->plants & ~(unsigned) PFPROF_PLANT_ALL) != 0
+      || gen->clock_offset_ns > 1000000000000000LL || gen->clock_offset_ns < -1000000000000000LL)
     {
       if (errbuf != NULL)
         snprintf (errbuf, errlen, "invalid generator options");
@@ -1055,7 +1075,7 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
   g.tid_pin = g.pid + 1;
   g.device_addr = 0x7f2a00000000ull;
   g.host_addr = 0x7f1c00000000ull;
-  g.h = clock_base + (int64_t) (gen->seed % 1000) * MS + 50 * MS;
+  g.h = clock_base + (int64_t) (gen->seed % 1000) * MS + 50 * MS + gen->clock_offset_ns;
   for (uint32_t s = 0; s < MAX_STREAMS; s++)
     g.stream_free[s] = g.h;
   g.null_free = g.h;
@@ -1072,7 +1092,8 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_cupti_ns", g.h - 50 * MS);
   if (g.status == PFPROF_WRITER_OK)
-    g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_realtime_ns", g.h - 50 * MS);
+    g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_realtime_ns",
+                                                 g.h - 50 * MS - gen->clock_offset_ns);
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_monotonic_ns", monotonic_base);
   intern_names (&g);
@@ -1104,11 +1125,13 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_end_cupti_ns", g.end_ns);
   if (g.status == PFPROF_WRITER_OK)
-    g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_end_realtime_ns", g.end_ns);
+    g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_end_realtime_ns",
+                                                 g.end_ns - gen->clock_offset_ns);
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (
       g.w, "clock_end_monotonic_ns",
-      monotonic_base + (g.end_ns - (clock_base + (int64_t) (gen->seed % 1000) * MS)));
+      monotonic_base
+        + (g.end_ns - (clock_base + (int64_t) (gen->seed % 1000) * MS + gen->clock_offset_ns)));
 
   if (result != NULL)
     {

@@ -93,6 +93,19 @@
  *   PINNED_ALLOC: each step, on the pin-memory thread, cudaHostAlloc of
  *     48 MiB (2-4 ms, MEMORY allocation, memory_kind PINNED) and
  *     cudaFreeHost of the previous step's buffer (MEMORY release, PINNED).
+ *   NCCL: data-parallel gradient all-reduce (DDP): after the backward
+ *     pass the compute stream records an event, the first extra stream
+ *     (the copy stream when streams is 2) waits on it and runs one
+ *     "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)" kernel of 2-3 ms,
+ *     records an event, and the compute stream waits on that before the
+ *     optimizer kernels: the GPU communicates, and computes nothing,
+ *     for 2-3 ms a step.
+ *
+ * Several ranks of one run: `rank` sets meta rank, pid and the GPU UUID;
+ * `host` the host name (default "synthetic-node-RANK"); `clock_offset_ns`
+ * plants a clock offset: every CUPTI time (events, clock_*_cupti_ns) is
+ * the REALTIME of the simulated run plus it, as on a host whose CUPTI
+ * clock differs from its wall clock, and the clock triples say so.
  */
 #pragma once
 
@@ -115,7 +128,8 @@ typedef enum
   PFPROF_PLANT_SYNC_IN_LOOP = 1 << 5,
   PFPROF_PLANT_SMALL_TRANSFERS = 1 << 6,
   PFPROF_PLANT_PINNED_ALLOC = 1 << 7,
-  PFPROF_PLANT_ALL = (1 << 8) - 1,
+  PFPROF_PLANT_NCCL = 1 << 8,
+  PFPROF_PLANT_ALL = (1 << 9) - 1,
 } PfprofTraceGeneratorPlant;
 
 /* NVTX range that spans one training step (domain "pfprof"). */
@@ -138,6 +152,8 @@ typedef struct
   int32_t rank;               /* meta rank; pid is 4242 + rank */
   int32_t world_size;         /* meta world_size */
   const char *pfprof_version; /* meta pfprof_version, NULL = not written */
+  const char *host;           /* meta host, NULL = "synthetic-node-RANK" */
+  int64_t clock_offset_ns;    /* CUPTI clock minus REALTIME, added to every event time */
 } PfprofTraceGenerator;
 
 typedef struct
@@ -162,7 +178,7 @@ int pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *p
 
 /* The name of one plant bit ("pageable", "serialized", "record-stream",
  * "input-starved", "late-prefetch", "sync-in-loop", "small-transfers",
- * "pinned-alloc"), or NULL. */
+ * "pinned-alloc", "nccl"), or NULL. */
 const char *pfprof_trace_generator_plant_name (unsigned plant);
 
 /* Parses a comma-separated list of plant names, "all" or "none" into

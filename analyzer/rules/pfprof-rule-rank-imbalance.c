@@ -43,23 +43,23 @@ static const char fix[] =
   "                        num_workers=8, persistent_workers=True,\n"
   "                        prefetch_factor=4, pin_memory=True)\n";
 
-static void
-run (PfprofRuleContext *ctx)
+void
+pfprof_rule_rank_imbalance_judge (PfprofAnalysis *a, const PfprofAnalysisOptions *options,
+                                  const GArray *ranks)
 {
-  const PfprofAnalysis *a = ctx->analysis;
-  g_autoptr (GArray) ranks = NULL;
-  g_autofree gint64 *others = NULL;
-  double min_share = pfprof_rule_param (ctx, "min-excess-share");
-  gint64 min_ns = (gint64) (pfprof_rule_param (ctx, "min-excess-ms") * 1e6);
+  /* No trace to judge: a context for the thresholds and severity only. */
+  PfprofRuleContext ctx = { a, options, &pfprof_rule_rank_imbalance, NULL };
+  g_autofree gint64 *others = g_new (gint64, ranks->len + 1);
+  double min_share;
+  gint64 min_ns;
 
-  if (ctx->ix->trace_index + 1 != a->traces->len)
+  if (!pfprof_analysis_options_rule_enabled (options, &pfprof_rule_rank_imbalance))
     return;
-  ranks = pfprof_rank_summary_collect (a);
-  others = g_new (gint64, ranks->len + 1);
+  min_share = pfprof_rule_param (&ctx, "min-excess-share");
+  min_ns = (gint64) (pfprof_rule_param (&ctx, "min-excess-ms") * 1e6);
   for (guint i = 0; i < ranks->len; i++)
     {
       const PfprofRankSummary *s = &g_array_index (ranks, PfprofRankSummary, i);
-      const PfprofTrace *t = g_ptr_array_index (a->traces, s->trace_index);
       gint64 mine = pfprof_rank_summary_input_ns (s);
       gint64 median, excess;
       guint n = 0;
@@ -81,7 +81,12 @@ run (PfprofRuleContext *ctx)
       if (excess < min_ns || (double) excess < min_share * (double) median)
         continue;
 
-      f = pfprof_rule_finding_new (ctx);
+      f = g_new0 (PfprofFinding, 1);
+      f->rule = pfprof_rule_rank_imbalance.id;
+      f->severity = pfprof_analysis_options_rule_severity (options, &pfprof_rule_rank_imbalance);
+      f->device_id = PFPROF_NONE;
+      f->stream_id = PFPROF_NONE;
+      f->evidence = g_array_new (FALSE, TRUE, sizeof (PfprofEvidence));
       f->pid = s->pid;
       f->trace_index = s->trace_index;
       f->count = s->n_steady_steps;
@@ -109,12 +114,23 @@ run (PfprofRuleContext *ctx)
           "copy %s; median step %s), %s%% more than the median %s of the other %u ranks. In "
           "data-parallel training every rank waits for the slowest, so the whole job loses about "
           "%s per step.",
-          s->rank, host, s->pid, t->path != NULL ? t->path : "trace", s_mine, s_dw, s_ce, s_step,
+          s->rank, host, s->pid, s->path != NULL ? s->path : "trace", s_mine, s_dw, s_ce, s_step,
           s_pct, s_med, n, s_ex);
       }
       f->fix = g_strdup (fix);
-      pfprof_rule_emit (ctx, f);
+      pfprof_rule_emit (&ctx, f);
     }
+}
+
+static void
+run (PfprofRuleContext *ctx)
+{
+  g_autoptr (GArray) ranks = NULL;
+
+  if (ctx->ix->trace_index + 1 != ctx->analysis->traces->len)
+    return;
+  ranks = pfprof_rank_summary_collect (ctx->analysis);
+  pfprof_rule_rank_imbalance_judge (ctx->analysis, ctx->options, ranks);
 }
 
 const PfprofRule pfprof_rule_rank_imbalance = {

@@ -74,7 +74,8 @@ judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
           || m[i].src_kind == PFPROF_MEMORY_KIND_PAGEABLE || m[i].bytes < min_bytes || dur <= 0
           || !pfprof_trace_index_in_steady (ix, m[i].start_ns) || !(same || blocking))
         continue;
-      ov = pfprof_interval_set_length_in (dev->kernels, m[i].start_ns, m[i].end_ns);
+      /* An all-reduce beside the copy hides it as well as compute does. */
+      ov = pfprof_interval_set_length_in (dev->kernels_comm, m[i].start_ns, m[i].end_ns);
       if ((double) ov > max_overlap * (double) dur)
         continue;
       g_array_append_val (hits, i);

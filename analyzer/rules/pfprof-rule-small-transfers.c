@@ -58,7 +58,7 @@ judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
       g_array_append_val (times, m[i].start_ns);
       copy_ns += dur;
       bytes += m[i].bytes;
-      exposed += dur - pfprof_interval_set_length_in (dev->kernels, m[i].start_ns, m[i].end_ns);
+      exposed += dur - pfprof_interval_set_length_in (dev->kernels_comm, m[i].start_ns, m[i].end_ns);
       api = pfprof_trace_index_api (ix, m[i].correlation_id);
       if (api != NULL)
         host_ns += api->end_ns - api->start_ns;

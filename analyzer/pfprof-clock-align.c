@@ -1,0 +1,172 @@
+/* pfprof-clock-align.c: several hosts' traces on one time axis. */
+#include "pfprof-clock-align.h"
+
+#include <string.h>
+
+/* No real clock is this far off its host's wall clock; shifting by more
+ * could carry times past the analyzer's range checks. */
+#define MAX_OFFSET_NS ((gint64) 1 << 52)
+
+const char *
+pfprof_clock_alignment_to_string (PfprofClockAlignment alignment)
+{
+  switch (alignment)
+    {
+    case PFPROF_CLOCK_ALIGNED: return "aligned";
+    case PFPROF_CLOCK_UNALIGNED: return "unaligned";
+    case PFPROF_CLOCK_SHARED:
+    default: return "shared";
+    }
+}
+
+static gboolean
+meta_i64 (const PfprofTrace *t, const char *key, gint64 *out)
+{
+  const char *v = pfprof_trace_meta (t, key);
+
+  /* Meta values are untrusted text. */
+  return v != NULL && g_ascii_string_to_signed (v, 10, -((gint64) 1 << 62), (gint64) 1 << 62, out,
+                                                NULL);
+}
+
+gboolean
+pfprof_clock_wall_offset (const PfprofTrace *t, gint64 *offset_ns)
+{
+  gint64 cupti, real, d;
+
+  if (!meta_i64 (t, "clock_start_cupti_ns", &cupti) || !meta_i64 (t, "clock_start_realtime_ns", &real))
+    return FALSE;
+  d = real - cupti; /* both within ±2^62: no overflow */
+  if (d > MAX_OFFSET_NS || d < -MAX_OFFSET_NS)
+    return FALSE;
+  *offset_ns = d;
+  return TRUE;
+}
+
+/* Adds @shift to every time of @t. */
+static void
+shift_trace (PfprofTrace *t, gint64 shift)
+{
+  for (guint i = 0; i < PFPROF_TABLE_DEVICES; i++)
+    {
+      const PfprofTraceTable *table = pfprof_trace_schema_table ((PfprofTableId) i);
+      GArray *a = t->tables[i];
+      gboolean has_end = table->n_columns > 1 && table->columns[1].kind == PFPROF_COLUMN_DURATION;
+
+      for (guint r = 0; r < a->len; r++)
+        {
+          char *rec = a->data + (gsize) r * table->record_size;
+          gint64 v;
+
+          /* Every event record starts with its time; CUDA event
+           * timestamps are 0 when unknown and stay so. */
+          memcpy (&v, rec, sizeof v);
+          if (i == PFPROF_TABLE_CUDA_EVENTS && v == 0)
+            continue;
+          v += shift;
+          memcpy (rec, &v, sizeof v);
+          if (has_end)
+            {
+              memcpy (&v, rec + table->columns[1].offset, sizeof v);
+              v += shift;
+              memcpy (rec + table->columns[1].offset, &v, sizeof v);
+            }
+        }
+    }
+  if (t->start_ns != 0 || t->end_ns != 0)
+    {
+      t->start_ns += shift;
+      t->end_ns += shift;
+    }
+  t->clock_offset_ns = shift;
+}
+
+/* Times beyond ±2^62 are left out by the analysis anyway; keep the
+ * shift from overflowing on a hostile trace whose events sit at the ends
+ * of int64. */
+static gboolean
+shift_fits (const PfprofTrace *t, gint64 shift)
+{
+  const gint64 lim = (gint64) 1 << 62;
+
+  return t->start_ns > -lim && t->end_ns < lim;
+}
+
+guint
+pfprof_clock_align (GPtrArray *traces)
+{
+  g_autoptr (GHashTable) host_offset = NULL; /* host -> gint64* (borrowed keys) */
+  g_autofree gint64 *offsets = NULL;
+  const char *first_host = NULL;
+  gboolean several = FALSE, have_ref = FALSE;
+  gint64 ref = 0;
+  guint n_unaligned = 0;
+
+  if (traces == NULL || traces->len < 2)
+    return 0;
+  /* Already aligned (the GUI aligns before its layout thread starts,
+   * then the analysis asks again): never shift twice. */
+  for (guint i = 0; i < traces->len; i++)
+    if (((const PfprofTrace *) g_ptr_array_index (traces, i))->clock_alignment != PFPROF_CLOCK_SHARED)
+      {
+        for (guint j = 0; j < traces->len; j++)
+          if (((const PfprofTrace *) g_ptr_array_index (traces, j))->clock_alignment
+              == PFPROF_CLOCK_UNALIGNED)
+            n_unaligned++;
+        return n_unaligned;
+      }
+  for (guint i = 0; i < traces->len; i++)
+    {
+      const char *h = pfprof_trace_meta (g_ptr_array_index (traces, i), "host");
+
+      if (h == NULL)
+        continue;
+      if (first_host == NULL)
+        first_host = h;
+      else if (strcmp (h, first_host) != 0)
+        several = TRUE;
+    }
+  if (!several)
+    return 0; /* one host: one clock */
+
+  /* One offset per host: the first of its traces with a triple. */
+  host_offset = g_hash_table_new (g_str_hash, g_str_equal);
+  offsets = g_new0 (gint64, traces->len);
+  for (guint i = 0; i < traces->len; i++)
+    {
+      const PfprofTrace *t = g_ptr_array_index (traces, i);
+      const char *h = pfprof_trace_meta (t, "host");
+
+      if (h != NULL && !g_hash_table_contains (host_offset, h)
+          && pfprof_clock_wall_offset (t, &offsets[i]))
+        {
+          g_hash_table_insert (host_offset, (gpointer) h, &offsets[i]);
+          if (!have_ref)
+            {
+              ref = offsets[i];
+              have_ref = TRUE;
+            }
+        }
+    }
+  for (guint i = 0; i < traces->len; i++)
+    {
+      PfprofTrace *t = g_ptr_array_index (traces, i);
+      const char *h = pfprof_trace_meta (t, "host");
+      const gint64 *o = h != NULL ? g_hash_table_lookup (host_offset, h) : NULL;
+      gint64 mine;
+
+      /* A trace whose own triple is missing keeps its times: its host's
+       * offset may come from another process, but a trace without a
+       * triple may also be an import of another clock altogether. */
+      if (o == NULL || !pfprof_clock_wall_offset (t, &mine) || !shift_fits (t, *o - ref))
+        {
+          t->clock_alignment = PFPROF_CLOCK_UNALIGNED;
+          n_unaligned++;
+          continue;
+        }
+      if (*o != ref)
+        shift_trace (t, *o - ref);
+      t->clock_alignment = PFPROF_CLOCK_ALIGNED;
+    }
+  return n_unaligned;
+}

@@ -1,0 +1,58 @@
+/* pfprof-clock-align.h: several traces on one time axis.
+ *
+ * Every event time of a trace is in the CUPTI clock of its process. The
+ * processes of one host share that clock (on Linux CUPTI's timestamps
+ * follow CLOCK_REALTIME), so their traces line up as they are. Traces
+ * of several hosts do not: each host's clock has its own error, and
+ * CUPTI's clock need not be the wall clock. The collector stores a clock
+ * triple when recording starts (meta clock_start_cupti_ns,
+ * clock_start_realtime_ns, clock_start_monotonic_ns, read back to back),
+ * which gives each trace the offset from its CUPTI clock to its host's
+ * wall clock (REALTIME - CUPTI). Aligning moves every trace of another
+ * host onto the wall clock, expressed in the reference host's CUPTI
+ * clock (the host of the first trace that has a triple):
+ *
+ *   t' = t + (REALTIME - CUPTI)[its host] - (REALTIME - CUPTI)[reference host]
+ *
+ * One offset per host, from that host's first trace with a triple, so
+ * traces of one host keep exactly the clock they share. The result is as
+ * good as the hosts' wall clocks agree (NTP: about a millisecond,
+ * often better on a LAN; PTP: about a microsecond) plus the few
+ * microseconds between the triple's reads. Drift during the run is not
+ * corrected (the end triple would allow it).
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pfprof-trace.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PFPROF_CLOCK_SHARED = 0,   /* one host (or one trace): times used as recorded */
+  PFPROF_CLOCK_ALIGNED = 1,  /* shifted by PfprofTrace.clock_offset_ns (may be 0) */
+  PFPROF_CLOCK_UNALIGNED = 2 /* several hosts, but this trace has no usable
+                              * clock triple or host name: used as recorded */
+} PfprofClockAlignment;
+
+/* "shared", "aligned", "unaligned". */
+const char *pfprof_clock_alignment_to_string (PfprofClockAlignment alignment);
+
+/* Reads the start triple of @trace: *@offset_ns = clock_start_realtime_ns
+ * - clock_start_cupti_ns. FALSE when a key is missing, not an integer,
+ * or the offset is beyond ±2^52 ns (~52 days: no real clock is that far
+ * off; a hostile value must not push times out of range). */
+gboolean pfprof_clock_wall_offset (const PfprofTrace *trace, gint64 *offset_ns);
+
+/* Aligns @traces (PfprofTrace*) when their meta "host" names two or more
+ * hosts: shifts every event time of each trace as described above, sets
+ * clock_offset_ns and clock_alignment, and re-sorts nothing (a constant
+ * shift keeps every table's order). With one host, or fewer than two
+ * traces, leaves the times alone (PFPROF_CLOCK_SHARED). Calling it again
+ * on the same traces changes nothing. Returns the number of traces that
+ * could not be aligned. pfprof_analysis_run() calls it first. */
+guint pfprof_clock_align (GPtrArray *traces);
+
+G_END_DECLS

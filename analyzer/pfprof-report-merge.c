@@ -1,0 +1,236 @@
+/* pfprof-report-merge.c: per-rank JSON results into one run's ranks. */
+#include "pfprof-report-merge.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+
+#include "pfprof-json.h"
+#include "pfprof-rank-summary.h"
+#include "pfprof-report.h"
+#include "pfprof-rules.h"
+
+gboolean
+pfprof_report_merge_is_result (const char *path)
+{
+  char buf[256];
+  ssize_t n;
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+  gboolean json = FALSE;
+  GStatBuf st;
+
+  if (fd < 0)
+    return FALSE;
+  /* Not a FIFO or a device: the reader refuses those with its message. */
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return FALSE;
+    }
+  n = read (fd, buf, sizeof buf);
+  close (fd);
+  for (ssize_t i = 0; i < n; i++)
+    {
+      if (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r')
+        continue;
+      json = buf[i] == '{';
+      break;
+    }
+  return json;
+}
+
+static int
+compare_rank (gconstpointer pa, gconstpointer pb)
+{
+  const PfprofRankSummary *x = pa, *y = pb;
+
+  return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Times and counts in a result are non-negative and far below 2^62;
+ * anything else is a damaged or hand-made file. */
+static gboolean
+get_figure (const PfprofJson *t, const char *key, gint64 *out)
+{
+  return pfprof_json_get_int (t, key, out) && *out >= 0 && *out < ((gint64) 1 << 62);
+}
+
+/* Appends the ranked traces of result @path (already parsed as @root). */
+static gboolean
+add_result (const char *path, const PfprofJson *root, GArray *ranks, GError **error)
+{
+  const char *format = pfprof_json_get_string (root, "format");
+  const PfprofJson *traces = pfprof_json_get_array (root, "traces");
+  guint added = 0;
+
+  if (root->kind != PFPROF_JSON_OBJECT || format == NULL)
+    {
+      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: JSON, but not a pfprof report (no \"format\")",
+                   path);
+      return FALSE;
+    }
+  if (g_strcmp0 (format, PFPROF_REPORT_JSON_FORMAT) != 0)
+    {
+      g_autofree char *f = g_strescape (format, NULL);
+
+      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: format \"%.40s\", not " PFPROF_REPORT_JSON_FORMAT,
+                   path, f);
+      return FALSE;
+    }
+  if (traces == NULL)
+    {
+      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: no traces[] array", path);
+      return FALSE;
+    }
+  for (guint i = 0; i < traces->items->len; i++)
+    {
+      const PfprofJson *t = g_ptr_array_index (traces->items, i);
+      PfprofRankSummary s = { 0 };
+      gint64 rank, pid = 0, steps, med, dw, ce, idle, nf, s0, s1;
+      const char *host = pfprof_json_get_string (t, "host");
+
+      if (!pfprof_json_get_int (t, "rank", &rank) || rank > G_MAXINT32 || rank < -1)
+        {
+          g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: traces[%u]: no valid \"rank\"", path, i);
+          return FALSE;
+        }
+      if (rank < 0)
+        continue; /* not part of a distributed run */
+      if (!get_figure (t, "steady_steps", &steps) || !get_figure (t, "step_median_ns", &med)
+          || !get_figure (t, "data_wait_per_step_ns", &dw)
+          || !get_figure (t, "copy_exposed_per_step_ns", &ce)
+          || !get_figure (t, "idle_per_step_ns", &idle) || !get_figure (t, "findings", &nf)
+          || !pfprof_json_get_int (t, "steady_start_ns", &s0)
+          || !pfprof_json_get_int (t, "steady_end_ns", &s1) || steps > G_MAXUINT32
+          || nf > G_MAXUINT32)
+        {
+          g_set_error (error, PFPROF_JSON_ERROR, 0,
+                       "%s: traces[%u] lacks the per-rank figures (steady_steps, "
+                       "data_wait_per_step_ns, ...): written by an older pfprof? Run "
+                       "'pfprof report --format json' on the trace again",
+                       path, i);
+          return FALSE;
+        }
+      pfprof_json_get_int (t, "pid", &pid);
+      s.rank = rank;
+      /* Results are few (one per rank) and live as long as the process
+       * reports: interned strings need no owner. */
+      s.host = host != NULL ? g_intern_string (host) : NULL;
+      s.path = g_intern_string (path);
+      s.pid = pid;
+      s.n_steady_steps = (guint) steps;
+      s.step_median_ns = med;
+      s.data_wait_ns = dw;
+      s.copy_exposed_ns = ce;
+      s.idle_ns = idle;
+      s.n_findings = (guint) nf;
+      s.steady_start_ns = s0;
+      s.steady_end_ns = s1;
+      g_array_append_val (ranks, s);
+      added++;
+    }
+  if (added == 0)
+    {
+      g_set_error (error, PFPROF_JSON_ERROR, 0,
+                   "%s: no trace with a rank in this result (meta rank: RANK was not set when "
+                   "recording)",
+                   path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+compare_savings (gconstpointer pa, gconstpointer pb)
+{
+  const PfprofFinding *x = *(PfprofFinding *const *) pa;
+  const PfprofFinding *y = *(PfprofFinding *const *) pb;
+
+  if (x->est_savings_ns != y->est_savings_ns)
+    return x->est_savings_ns > y->est_savings_ns ? -1 : 1;
+  return 0;
+}
+
+PfprofAnalysis *
+pfprof_report_merge (const char *const *paths, guint n_paths, const PfprofAnalysisOptions *options,
+                     GError **error)
+{
+  g_autoptr (GArray) ranks = g_array_new (FALSE, TRUE, sizeof (PfprofRankSummary));
+  PfprofAnalysis *a;
+
+  for (guint i = 0; i < n_paths; i++)
+    {
+      g_autofree char *data = NULL;
+      gsize len = 0;
+      g_autoptr (GError) e = NULL;
+      g_autoptr (PfprofJson) root = NULL;
+      GStatBuf st;
+
+      if (g_stat (paths[i], &st) != 0 || !S_ISREG (st.st_mode))
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no such file, or not a regular file",
+                       paths[i]);
+          return NULL;
+        }
+      if (st.st_size > PFPROF_REPORT_MERGE_MAX_BYTES)
+        {
+          g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: larger than %d MiB: not a report result",
+                       paths[i], PFPROF_REPORT_MERGE_MAX_BYTES >> 20);
+          return NULL;
+        }
+      if (!g_file_get_contents (paths[i], &data, &len, &e))
+        {
+          g_set_error (error, e->domain, e->code, "%s: %s", paths[i], e->message);
+          return NULL;
+        }
+      root = pfprof_json_parse (data, len, &e);
+      if (root == NULL)
+        {
+          g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: not valid JSON: %s", paths[i], e->message);
+          return NULL;
+        }
+      if (!add_result (paths[i], root, ranks, error))
+        return NULL;
+    }
+  g_array_sort (ranks, compare_rank);
+  for (guint i = 1; i < ranks->len; i++)
+    {
+      const PfprofRankSummary *x = &g_array_index (ranks, PfprofRankSummary, i - 1);
+      const PfprofRankSummary *y = &g_array_index (ranks, PfprofRankSummary, i);
+
+      if (x->rank == y->rank)
+        {
+          g_set_error (error, PFPROF_JSON_ERROR, 0,
+                       "%s: rank %" G_GINT64_FORMAT " is also in %s: results of two runs?", y->path,
+                       y->rank, x->path);
+          return NULL;
+        }
+    }
+
+  a = pfprof_analysis_run (NULL, options, error);
+  if (a == NULL)
+    return NULL;
+  /* Only the cross-rank rule runs on results; each rank's own findings
+   * are in its result (and counted in the table). */
+  g_ptr_array_set_size (a->rules_run, 0);
+  if (pfprof_analysis_options_rule_enabled (options, &pfprof_rule_rank_imbalance))
+    g_ptr_array_add (a->rules_run, (gpointer) pfprof_rule_rank_imbalance.id);
+  a->n_results = n_paths;
+  for (guint i = 0; i < ranks->len; i++)
+    g_array_index (ranks, PfprofRankSummary, i).trace_index = i;
+  if (ranks->len >= 2)
+    pfprof_rule_rank_imbalance_judge (a, options, ranks);
+  /* Count the merged finding with the rank's own, as a report on the
+   * traces together does. */
+  for (guint i = 0; i < a->findings->len; i++)
+    {
+      const PfprofFinding *f = g_ptr_array_index (a->findings, i);
+
+      if (f->trace_index < ranks->len)
+        g_array_index (ranks, PfprofRankSummary, f->trace_index).n_findings++;
+    }
+  g_ptr_array_sort (a->findings, compare_savings);
+  a->ranks = g_steal_pointer (&ranks);
+  return a;
+}

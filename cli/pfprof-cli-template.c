@@ -1,0 +1,106 @@
+/* pfprof-cli-template.c: %r, %h, %p in report paths. */
+#include "pfprof-cli-template.h"
+
+#include <string.h>
+#include <unistd.h>
+
+gint64
+pfprof_cli_template_env_rank (void)
+{
+  static const char *const vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (vars); i++)
+    {
+      const char *v = g_getenv (vars[i]);
+      guint64 n;
+
+      if (v != NULL && g_ascii_string_to_unsigned (v, 10, 0, G_MAXINT32, &n, NULL))
+        return (gint64) n;
+    }
+  return -1;
+}
+
+/* The one value of meta @key (or of the rank) shared by every trace of
+ * @a that has it, or NULL. */
+static char *
+traces_agree (const PfprofAnalysis *a, const char *key)
+{
+  char *value = NULL;
+
+  for (guint i = 0; a != NULL && i < a->traces->len; i++)
+    {
+      const PfprofTrace *t = g_ptr_array_index (a->traces, i);
+      g_autofree char *v = NULL;
+
+      if (g_str_equal (key, "rank"))
+        v = t->rank >= 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, t->rank) : NULL;
+      else if (g_str_equal (key, "pid"))
+        v = t->pid > 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, t->pid) : NULL;
+      else
+        v = g_strdup (pfprof_trace_meta (t, key));
+      if (v == NULL)
+        continue;
+      if (value != NULL && strcmp (value, v) != 0)
+        {
+          g_free (value);
+          return NULL;
+        }
+      if (value == NULL)
+        value = g_steal_pointer (&v);
+    }
+  return value;
+}
+
+char *
+pfprof_cli_template_expand (const char *template, const PfprofAnalysis *a, GError **error)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+
+  for (const char *s = template; *s; s++)
+    {
+      g_autofree char *v = NULL;
+
+      if (*s != '%')
+        {
+          g_string_append_c (out, *s);
+          continue;
+        }
+      switch (s[1])
+        {
+        case '%':
+          v = g_strdup ("%");
+          break;
+        case 'r':
+          v = traces_agree (a, "rank");
+          if (v == NULL && pfprof_cli_template_env_rank () >= 0)
+            v = g_strdup_printf ("%" G_GINT64_FORMAT, pfprof_cli_template_env_rank ());
+          if (v == NULL)
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           "%s: %%r: no rank (the traces have none or several, and RANK, "
+                           "SLURM_PROCID, OMPI_COMM_WORLD_RANK and PMI_RANK are not set)",
+                           template);
+              return NULL;
+            }
+          break;
+        case 'h':
+          v = traces_agree (a, "host");
+          if (v == NULL)
+            v = g_strdup (g_get_host_name ());
+          g_strdelimit (v, "/", '_'); /* one path component */
+          break;
+        case 'p':
+          v = traces_agree (a, "pid");
+          if (v == NULL)
+            v = g_strdup_printf ("%ld", (long) getpid ());
+          break;
+        default:
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "%s: unknown %%-sequence (%%r rank, %%h host, %%p pid, %%%% a %%)", template);
+          return NULL;
+        }
+      g_string_append (out, v);
+      s++;
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""Issue 8 through `pfprof report` (suite `analyzer`).
+
+- NCCL kernels (`pfprof generate --plant nccl`: DDP's gradient all-reduce)
+  are communication: `comm_ns` per device and per step, not in kernel_ns
+  or compute, not GPU idle; the text report says so.
+- Clock alignment: ranks on two hosts whose CUPTI clocks differ by a
+  planted offset line up through their clock triples; on one host
+  nothing moves.
+- Scale past one machine: per-rank JSON results written where each trace
+  lives (`-o rank-%r.json`, %r from the trace or the launcher's
+  environment) merge into the per-rank table and the rank-imbalance
+  finding; the merge of real results equals the report on the traces
+  together; 512 synthetic results with one slow rank name that rank;
+  bad results and traces mixed with results fail with one line, exit 2.
+
+Usage: test-multirank-cli.py PFPROF WORKDIR SAMPLE_TRACE   (TAP on stdout)
+"""
+import copy
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+PFPROF, WORK, SAMPLE = sys.argv[1], sys.argv[2], sys.argv[3]
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+results = []
+ENV_RANK = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
+
+
+def run(*args, env=None, cwd=None):
+    e = {k: v for k, v in os.environ.items() if k not in ENV_RANK and k != "COLUMNS"}
+    e.update(env or {})
+    p = subprocess.run([PFPROF, *args], capture_output=True, text=True, env=e, timeout=300,
+                       cwd=cwd)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond), detail))
+
+
+def gen(name, *args):
+    path = os.path.join(WORK, name)
+    rc, out, err = run("generate", "-o", path, "-f", *args)
+    if rc != 0:
+        raise SystemExit(f"Bail out! pfprof generate {args} failed: {err}")
+    return path
+
+
+def report_json(*args, env=None):
+    rc, out, err = run("report", "--format", "json", *args, env=env)
+    return rc, (json.loads(out) if rc in (0, 1) and out else None), err
+
+
+def imbalance(d):
+    return [f for f in d["findings"] if f["rule"] == "rank-imbalance"]
+
+
+# ---- NCCL kernels are communication ------------------------------------
+nccl = gen("nccl.pfprof", "--plant", "nccl", "--steps", "40", "--seed", "5")
+base = gen("base.pfprof", "--steps", "40", "--seed", "5")
+rc, dn, err = report_json(nccl)
+rc2, db, err2 = report_json(base)
+if dn and db:
+    dev, devb = dn["summary"]["devices"][0], db["summary"]["devices"][0]
+    window = dev["steady_end_ns"] - dev["steady_start_ns"]
+    steady = dn["summary"]["steps"]["steady"]
+    med = dn["summary"]["steps"]["median_breakdown"]
+    check("nccl: comm_ns counts the 2-3 ms all-reduce of every step",
+          dev["comm_ns"] >= 2_000_000 * steady and dev["comm_ns"] < window, dev)
+    check("nccl: median step has >= 2 ms communication, apart from compute",
+          med["comm_ns"] >= 2_000_000 and med["compute_ns"] + med["comm_ns"] > 0, med)
+    check("nccl: the GPU communicating is not idle", dev["idle_fraction"] < 0.05, dev["idle_fraction"])
+    check("nccl: kernel_ns leaves the all-reduce out (compute + comm > compute)",
+          dev["kernel_ns"] + dev["comm_ns"] > window * 0.99 and dev["kernel_ns"] < window - 2_000_000 * steady,
+          (dev["kernel_ns"], dev["comm_ns"], window))
+    check("baseline: its short collectives are communication too, far less of it",
+          0 < devb["comm_ns"] < dev["comm_ns"] / 3, (devb["comm_ns"], dev["comm_ns"]))
+    check("nccl: compute stream is still the compute one (13)", dev["compute_stream"] == 13, dev)
+    check("nccl: no rule mistakes the all-reduce for a problem", dn["findings"] == [],
+          [f["rule"] for f in dn["findings"]])
+else:
+    check("nccl: reports", False, (err, err2))
+rc, out, err = run("report", nccl)
+check("nccl: text names the communication, not counted as compute",
+      rc == 0 and "Communication (NCCL kernels, not counted as compute)" in out
+      and "Communication (NCCL)" in out, out[:1500])
+rc, out, err = run("report", SAMPLE)
+check("no NCCL kernel (H200 sample): no communication line", rc == 0 and "Communication" not in out)
+# Recorded on two H200s (DDP over NCCL, samples/traces/g_ddp_*): NCCL's
+# kernels there are mangled ("_Z31ncclDevKernel_Broadcast_RING_LL24...").
+ddp = [os.path.join(os.path.dirname(SAMPLE), f"g_ddp_slow_rank{r}.pfprof") for r in (0, 1)]
+if all(os.path.exists(p) for p in ddp):
+    rc, d, err = report_json(*ddp)
+    devs = d["summary"]["devices"] if d else []
+    check("DDP on H200: both ranks have NCCL communication time",
+          len(devs) == 2 and all(x["comm_ns"] > 10_000_000 for x in devs), devs)
+    check("DDP on H200: rank 0's all-reduce waits are communication, not idle",
+          len(devs) == 2 and devs[0]["comm_ns"] > 0.3 * (devs[0]["steady_end_ns"] - devs[0]["steady_start_ns"]),
+          devs)
+
+# ---- Clock alignment ----------------------------------------------------
+# The same simulated run (same seed) on two hosts; host-b's CUPTI clock runs
+# 5 s ahead of its wall clock. Aligned, both ranks' events coincide.
+a0 = gen("clk-a0.pfprof", "--rank", "0", "--host", "host-a", "--steps", "20", "--seed", "9")
+b1 = gen("clk-b1.pfprof", "--rank", "1", "--host", "host-b", "--steps", "20", "--seed", "9",
+         "--clock-offset", "5000000000")
+b2 = gen("clk-b2.pfprof", "--rank", "2", "--host", "host-b", "--steps", "20", "--seed", "9",
+         "--clock-offset", "5000000000")
+c3 = gen("clk-c3.pfprof", "--rank", "3", "--host", "host-c", "--steps", "20", "--seed", "9",
+         "--clock-offset", "-2500000")
+rc, d, err = report_json(a0, b1, b2, c3)
+if d:
+    t = d["traces"]
+    check("clock: every trace aligned by its host's triple",
+          [x["clock"] for x in t] == ["aligned"] * 4, [x["clock"] for x in t])
+    check("clock: offsets undo the planted ones",
+          [x["clock_offset_ns"] for x in t] == [0, -5_000_000_000, -5_000_000_000, 2_500_000],
+          [x["clock_offset_ns"] for x in t])
+    check("clock: the same moment lands at the same aligned time",
+          len({x["start_ns"] for x in t}) == 1 and len({x["steady_start_ns"] for x in t}) == 1,
+          [(x["start_ns"], x["steady_start_ns"]) for x in t])
+else:
+    check("clock: report", False, err)
+rc, out, err = run("report", a0, b1)
+check("clock: text says which host moved and by how much",
+      rc == 0 and "host host-b: times moved -5.00 s onto the first host's clock" in out, out[:800])
+# One host: the processes share its clock; nothing moves, even when the
+# triples (here planted) disagree.
+s1 = gen("clk-same1.pfprof", "--rank", "1", "--host", "host-a", "--steps", "20", "--seed", "9",
+         "--clock-offset", "5000000000")
+rc, d, err = report_json(a0, s1)
+check("clock: one host, times as recorded",
+      d is not None and [x["clock"] for x in d["traces"]] == ["shared", "shared"]
+      and d["traces"][1]["start_ns"] - d["traces"][0]["start_ns"] == 5_000_000_000,
+      d and [(x["clock"], x["start_ns"]) for x in d["traces"]])
+
+# `pfprof render` of ranks of two hosts: one aligned picture.
+png = os.path.join(WORK, "ranks.png")
+rc, out, err = run("render", a0, b1, "-o", png)
+with open(png, "rb") as fh:
+    head = fh.read(24) if rc == 0 else b""
+check("render: two hosts' ranks into one PNG",
+      rc == 0 and head[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(head[16:20], "big") > 0, err)
+
+# ---- Per-rank results where each trace lives, merged ---------------------
+ranks_dir = os.path.join(WORK, "job")
+os.makedirs(ranks_dir)
+traces = []
+for r in range(4):
+    plant = "input-starved" if r == 2 else "none"
+    traces.append(gen(f"job/run-node{r // 2}-{r}.pfprof", "--rank", str(r), "--plant", plant,
+                      "--seed", str(r + 1), "--steps", "40", "--host", f"node{r // 2}"))
+# As `srun pfprof report --format json -o rank-%r.json run-%h-%r.pfprof`
+# would: the launcher says the rank, the host name is faked by the path.
+for r in range(4):
+    rc, out, err = run("report", "--format", "json", "-o", "rank-%r.json",
+                       f"run-node{r // 2}-%r.pfprof", env={"SLURM_PROCID": str(r)}, cwd=ranks_dir)
+    check(f"srun-style: rank {r} writes rank-{r}.json", rc == 0 and out == ""
+          and os.path.exists(os.path.join(ranks_dir, f"rank-{r}.json")), err)
+rc, out, err = run("report", "--format", "json", "-o", "from-meta-%r-%h-%p.json", traces[3],
+                   cwd=ranks_dir)
+check("-o %r %h %p from the trace's metadata",
+      rc == 0 and os.path.exists(os.path.join(ranks_dir, "from-meta-3-node1-4245.json")), err)
+os.remove(os.path.join(ranks_dir, "from-meta-3-node1-4245.json"))
+rc, out, err = run("report", "--format", "json", "-o", "x-%r.json", SAMPLE, cwd=ranks_dir)
+check("-o %r with no rank anywhere: exit 2, one line",
+      rc == 2 and err.count("\n") == 1 and "%r" in err and not glob.glob(ranks_dir + "/x-*"), err)
+rc, out, err = run("report", "--format", "json", "-o", "x-%q.json", traces[0], cwd=ranks_dir)
+check("-o unknown %-sequence: exit 2", rc == 2 and err.count("\n") == 1, err)
+
+results_json = sorted(glob.glob(os.path.join(ranks_dir, "rank-*.json")))
+rc, merged, err = report_json(*results_json)
+rc2, together, err2 = report_json(*traces)
+if merged and together:
+    strip = lambda rs: [{k: v for k, v in x.items() if k not in ("trace", "source")} for x in rs]
+    check("merge: results_merged and the ranks' table", merged.get("results_merged") == 4
+          and [x["rank"] for x in merged["ranks"]] == [0, 1, 2, 3] and merged["traces"] == [],
+          merged.get("ranks"))
+    check("merge: per-rank figures equal the report on the traces together",
+          strip(merged["ranks"]) == strip(together["ranks"]),
+          (strip(merged["ranks"]), strip(together["ranks"])))
+    fm, ft = imbalance(merged), imbalance(together)
+    check("merge: the same rank-imbalance finding (rank 2, same saving)",
+          len(fm) == 1 and len(ft) == 1 and fm[0]["est_savings_ns"] == ft[0]["est_savings_ns"]
+          and "Rank 2 " in fm[0]["message"] and "node1" in fm[0]["message"]
+          and fm[0]["pid"] == 4244, (fm, ft))
+    check("merge: only rank-imbalance ran", merged["rules"] == ["rank-imbalance"], merged["rules"])
+else:
+    check("merge: reports", False, (err, err2))
+rc, out, err = run("report", *results_json)
+check("merge: text table and finding",
+      rc == 0 and "4 pfprof-report/1 results merged, 4 ranks" in out and "Per rank" in out
+      and "Rank 2 is input-bound" in out, out[:1500])
+rc, out, err = run("report", "--fail-on", "warning", *results_json)
+check("merge: --fail-on gates on the merged finding", rc == 1, rc)
+rc, out, err = run("report", "--format", "junit", *results_json)
+check("merge: junit has the rank-imbalance case", rc == 0 and 'name="rank-imbalance"' in out, out[:500])
+
+# ---- 512 ranks: synthetic results from a real one, one slow rank ------
+with open(results_json[0]) as fh:
+    template = json.load(fh)
+big = os.path.join(WORK, "big")
+os.makedirs(big)
+N, SLOW = 512, 337
+inputs = {}
+for r in range(N):
+    d = copy.deepcopy(template)
+    t = d["traces"][0]
+    t.update(rank=r, host=f"gpu-node-{r // 8:03d}", pid=10000 + r, path=f"/scratch/run-{r}.pfprof",
+             step_median_ns=15_000_000 + (r * 7919) % 400_000,
+             data_wait_per_step_ns=150_000 + (r * 104729) % 60_000,
+             copy_exposed_per_step_ns=(r * 31) % 20_000, idle_per_step_ns=(r * 17) % 5_000,
+             findings=0, steady_steps=39)
+    if r == SLOW:
+        t.update(data_wait_per_step_ns=9_000_000, step_median_ns=24_000_000, findings=1)
+    inputs[r] = t["data_wait_per_step_ns"] + t["copy_exposed_per_step_ns"]
+    with open(os.path.join(big, f"rank-{r:04d}.json"), "w") as fh:
+        json.dump(d, fh)
+big_files = sorted(glob.glob(os.path.join(big, "rank-*.json")))
+rc, d, err = report_json(*big_files)
+if d:
+    fs = imbalance(d)
+    others = sorted(v for k, v in inputs.items() if k != SLOW)
+    med = statistics.median_low(others) if len(others) % 2 else \
+        others[len(others) // 2 - 1] + (others[len(others) // 2] - others[len(others) // 2 - 1]) // 2
+    check("512 ranks: all in the table, by rank",
+          [x["rank"] for x in d["ranks"]] == list(range(N)) and d["results_merged"] == N,
+          len(d.get("ranks", [])))
+    check("512 ranks: one finding, the planted slow rank, its host",
+          len(fs) == 1 and f"Rank {SLOW} " in fs[0]["message"] and "gpu-node-042" in fs[0]["message"]
+          and fs[0]["pid"] == 10000 + SLOW, fs)
+    check("512 ranks: saving = its excess over the other 511 ranks' median",
+          fs and fs[0]["est_savings_ns"] == inputs[SLOW] - med, (fs and fs[0]["est_savings_ns"], inputs[SLOW] - med))
+else:
+    check("512 ranks: report", False, err)
+rc, out, err = run("report", *big_files)
+rows = [l for l in out.splitlines() if l[:7].strip().isdigit()]
+check("512 ranks: text table has 512 rows", rc == 0 and len(rows) == N, len(rows))
+# No slow rank: no finding.
+with open(big_files[SLOW]) as fh:
+    d = json.load(fh)
+d["traces"][0].update(data_wait_per_step_ns=160_000, step_median_ns=15_000_000)
+with open(big_files[SLOW], "w") as fh:
+    json.dump(d, fh)
+rc, d, err = report_json(*big_files)
+check("512 alike ranks: no rank-imbalance", d is not None and imbalance(d) == [], d and imbalance(d))
+
+# ---- Bad results: one line, exit 2, nothing written ----------------------
+good = results_json[0]
+bad_cases = {
+    "truncated": open(good).read()[:200],
+    "trailing-garbage": open(good).read() + "}",
+    "not-json": "{this is not json",
+    "empty-object": "{}",
+    "other-format": json.dumps({"format": "pfprof-diff/1", "traces": []}),
+    "no-traces": json.dumps({"format": "pfprof-report/1"}),
+    "older-pfprof": json.dumps({"format": "pfprof-report/1", "traces": [
+        {k: v for k, v in template["traces"][0].items() if k != "steady_steps"}]}),
+    "no-rank": json.dumps({"format": "pfprof-report/1", "traces": [
+        dict(template["traces"][0], rank=-1)]}),
+    "negative-figure": json.dumps({"format": "pfprof-report/1", "traces": [
+        dict(template["traces"][0], data_wait_per_step_ns=-5)]}),
+    "huge-rank": json.dumps({"format": "pfprof-report/1", "traces": [
+        dict(template["traces"][0], rank=1e300)]}),
+    "deep-nesting": '{"format":"pfprof-report/1","x":' + "[" * 100000 + "]" * 100000 + "}",
+    "bad-utf8": None,
+    "lone-surrogate": '{"format":"pfprof-report/1","traces":[{"host":"\\ud800"}]}',
+    "duplicate-rank": None,
+}
+for name, text in bad_cases.items():
+    path = os.path.join(WORK, f"bad-{name}.json")
+    if name == "bad-utf8":
+        with open(path, "wb") as fh:
+            fh.write(b'{"format":"pfprof-report/1","traces":[{"host":"\xff\xfe"}]}')
+    elif name == "duplicate-rank":
+        shutil.copy(good, path)
+    else:
+        with open(path, "w") as fh:
+            fh.write(text)
+    out_path = os.path.join(WORK, f"out-{name}.json")
+    args = [path, *results_json[1:]] if name != "duplicate-rank" else [path, *results_json]
+    rc, out, err = run("report", "--format", "json", "-o", out_path, *args)
+    check(f"bad result {name}: exit 2, one line naming the file, no output",
+          rc == 2 and err.count("\n") == 1 and err.startswith("pfprof: ") and path in err
+          and out == "" and not os.path.exists(out_path), (rc, err[:300]))
+
+# Mutated results (bytes flipped, cut, duplicated): merged or refused
+# with one line, never a crash (the suite also runs under ASan/UBSan).
+import random
+rng = random.Random(8)
+raw = open(good, "rb").read()
+crashes = []
+for i in range(120):
+    b = bytearray(raw)
+    for _ in range(rng.randint(1, 6)):
+        op, at = rng.randint(0, 2), rng.randrange(len(b))
+        if op == 0:
+            b[at] = rng.randrange(256)
+        elif op == 1:
+            del b[at:at + rng.randint(1, 40)]
+        else:
+            b[at:at] = b[at:at + rng.randint(1, 40)]
+    path = os.path.join(WORK, "mutated.json")
+    with open(path, "wb") as fh:
+        fh.write(bytes(b))
+    rc, out, err = run("report", "--format", "json", path, *results_json[1:])
+    if rc not in (0, 1, 2) or (rc == 2 and err.count("\n") != 1) or "Sanitizer" in err:
+        crashes.append((i, rc, err[-300:]))
+check("120 mutated results: merged or one-line exit 2, no crash", crashes == [], crashes[:3])
+
+# ---- Traces and results mixed: refused clearly ----------------------------
+rc, out, err = run("report", traces[0], results_json[1])
+check("trace + JSON result: exit 2, says not both",
+      rc == 2 and err.count("\n") == 1 and "not both" in err and out == "", err)
+rc, out, err = run("report", "--format", "html", *results_json)
+check("html of merged results: exit 2", rc == 2 and err.count("\n") == 1 and out == "", err)
+
+print(f"1..{len(results)}")
+for i, (name, ok, detail) in enumerate(results, 1):
+    print(f"{'ok' if ok else 'not ok'} {i} {name}")
+    if not ok and detail != "":
+        print("# " + str(detail).replace("\n", "\n# ")[:2000])
+sys.exit(0 if all(ok for _, ok, _ in results) else 1)
