@@ -18,6 +18,7 @@ reads the column names from the file's `chunk_columns` table. Slow (pure
 Python, about a million values a second): for test and sample traces,
 not for 10M-event benchmarks (count_events() only sums chunk headers).
 """
+import atexit
 import os
 import shutil
 import sqlite3
@@ -38,6 +39,8 @@ def _open_source(path):
     private copy is read instead and the evidence never changes."""
     if os.path.exists(path + "-wal") or os.path.exists(path + "-journal"):
         tmp = tempfile.mkdtemp(prefix="pfprof-rows-")
+        # The copy may back the connection returned: removed at exit.
+        atexit.register(shutil.rmtree, tmp, True)
         dst = os.path.join(tmp, "t.pfprof")
         shutil.copy(path, dst)
         for suffix in ("-wal", "-journal"):
