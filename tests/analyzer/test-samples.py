@@ -137,6 +137,13 @@ for path in traces:
         check(f"{base}: host runs ahead, median step still shows the GPU's compute (>= 1 ms)",
               med["compute_ns"] >= 1e6 and d["summary"]["steps"]["median_ns"] < 1e6,
               f"median host step {d['summary']['steps']['median_ns']} ns, {med}")
+    if script in ("record_stream_pressure.py", "item_sync.py"):
+        # The text report says when the host's steps are not the GPU's.
+        txt = subprocess.run([PFPROF, "report", "-q", path], capture_output=True, text=True,
+                             timeout=600).stdout
+        ahead = "The host runs ahead of the GPU" in " ".join(txt.split())
+        check(f"{base}: text report says whether the host runs ahead of the GPU",
+              ahead == (script == "record_stream_pressure.py"), "said so" if ahead else "did not")
     if base in ("d_record_stream.pfprof", "f_item.pfprof"):
         bare = without_launch_records(path, tmp_dir)
         b = report_json(bare) if bare else None
