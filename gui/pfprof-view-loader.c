@@ -3,6 +3,7 @@
 
 #include <time.h>
 
+#include "pfprof-clock-align.h"
 #include "pfprof-trace-reader.h"
 
 typedef struct
@@ -188,6 +189,9 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   loaded->load_us = g_get_monotonic_time () - t;
   loaded->load_cpu_us = thread_cpu_us () - c;
   set_progress (d, 0.85);
+  /* Several hosts' traces onto one axis now: the analysis would do it
+   * while the layout thread reads the times. */
+  pfprof_clock_align (traces);
   /* The same trace pointers, in the same order, without owning them. */
   layout.bare = layout_analysis_new (traces);
   layout_worker = g_thread_new ("pfprof-layout", layout_thread, &layout);
