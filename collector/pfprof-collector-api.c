@@ -74,6 +74,14 @@ static unsigned n_spare;
 static _Atomic uint64_t api_dropped;
 static _Atomic unsigned n_enabled;
 
+static int sync_records; /* pfprof_collector_api_set_sync_records() */
+/* PfprofSyncType of each enabled callback id, by domain (0 runtime). */
+#define SYNC_TYPE_SLOTS                                                                                         \
+  ((size_t) CUPTI_RUNTIME_TRACE_CBID_SIZE > (size_t) CUPTI_DRIVER_TRACE_CBID_SIZE                                \
+     ? (size_t) CUPTI_RUNTIME_TRACE_CBID_SIZE                                                                    \
+     : (size_t) CUPTI_DRIVER_TRACE_CBID_SIZE)
+static uint8_t sync_type_of[2][SYNC_TYPE_SLOTS];
+
 static __thread uint32_t api_tid;
 /* Runtime calls this thread is inside of: the driver calls a runtime call
  * makes (cuMemsetD8Async under cudaMemsetAsync, cuCtxSynchronize under
@@ -90,6 +98,41 @@ pfprof_collector_api_wanted (const char *name)
   for (size_t i = 0; i < sizeof api_callback_names / sizeof api_callback_names[0]; i++)
     if (strncmp (name, api_callback_names[i], strlen (api_callback_names[i])) == 0)
       return 1;
+  return 0;
+}
+
+void
+pfprof_collector_api_set_sync_records (int on)
+{
+  sync_records = on;
+}
+
+/* The CUPTI SYNCHRONIZATION type the activity kind gives the call @name
+ * (it gives cudaEventQuery, a poll, the event-synchronize type too). */
+static uint8_t
+sync_type (const char *name)
+{
+  static const struct
+  {
+    const char *prefix;
+    uint8_t type;
+  } map[] = {
+    { "cudaEventSynchronize", PFPROF_SYNC_EVENT_SYNCHRONIZE },
+    { "cudaEventQuery", PFPROF_SYNC_EVENT_SYNCHRONIZE },
+    { "cuEventSynchronize", PFPROF_SYNC_EVENT_SYNCHRONIZE },
+    { "cuEventQuery", PFPROF_SYNC_EVENT_SYNCHRONIZE },
+    { "cudaStreamWaitEvent", PFPROF_SYNC_STREAM_WAIT_EVENT },
+    { "cuStreamWaitEvent", PFPROF_SYNC_STREAM_WAIT_EVENT },
+    { "cudaStreamSynchronize", PFPROF_SYNC_STREAM_SYNCHRONIZE },
+    { "cuStreamSynchronize", PFPROF_SYNC_STREAM_SYNCHRONIZE },
+    { "cudaDeviceSynchronize", PFPROF_SYNC_CONTEXT_SYNCHRONIZE },
+    { "cudaThreadSynchronize", PFPROF_SYNC_CONTEXT_SYNCHRONIZE },
+    { "cuCtxSynchronize", PFPROF_SYNC_CONTEXT_SYNCHRONIZE },
+  };
+
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strncmp (name, map[i].prefix, strlen (map[i].prefix)) == 0)
+      return map[i].type;
   return 0;
 }
 
@@ -116,7 +159,11 @@ pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int
 
           if (cuptiGetCallbackName (domains[d].domain, cbid, &name) == CUPTI_SUCCESS && pfprof_collector_api_wanted (name)
               && cuptiEnableCallback (1, subscriber, domains[d].domain, cbid) == CUPTI_SUCCESS)
-            n++;
+            {
+              n++;
+              if (sync_records && cbid < sizeof sync_type_of[0])
+                sync_type_of[d][cbid] = sync_type (name);
+            }
         }
     }
   atomic_store (&n_enabled, n);
@@ -137,7 +184,7 @@ recording (void)
 }
 
 static void
-push (const PfprofApiRecord *r)
+push (const PfprofApiRecord *r, uint8_t type, uint32_t context_id, uint32_t stream_id)
 {
   PfprofApiChunk *c;
 
@@ -167,6 +214,9 @@ push (const PfprofApiRecord *r)
         chunk_head = c;
       chunk_tail = c;
     }
+  c->sync[c->n].sync_type = type;
+  c->sync[c->n].context_id = context_id;
+  c->sync[c->n].stream_id = stream_id;
   c->records[c->n++] = *r;
   pthread_mutex_unlock (&chunk_lock);
 }
@@ -176,6 +226,8 @@ pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackD
 {
   uint64_t ts = 0;
   PfprofApiRecord r;
+  uint32_t stream_id = PFPROF_NONE;
+  uint8_t type;
 
   if (cb == NULL || cb->correlationData == NULL)
     return;
@@ -205,7 +257,16 @@ pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackD
   /* cudaError_t and CUresult are both C enums. */
   r.return_value = cb->functionReturnValue ? *(const int *) cb->functionReturnValue : 0;
   r.domain = runtime ? PFPROF_API_RUNTIME : PFPROF_API_DRIVER;
-  push (&r);
+  type = cbid < sizeof sync_type_of[0] ? sync_type_of[runtime ? 0 : 1][cbid] : 0;
+  if (type == PFPROF_SYNC_STREAM_SYNCHRONIZE || type == PFPROF_SYNC_STREAM_WAIT_EVENT)
+    {
+      /* Both take the stream first, in both domains (and _ptsz). */
+      CUstream stream = cb->functionParams ? *(CUstream const *) cb->functionParams : NULL;
+
+      if (cuptiGetStreamIdEx (cb->context, stream, 0, &stream_id) != CUPTI_SUCCESS)
+        stream_id = PFPROF_NONE;
+    }
+  push (&r, type, cb->contextUid, stream_id);
 }
 
 PfprofApiChunk *

@@ -42,6 +42,7 @@ static const struct
   { "overhead", CUPTI_ACTIVITY_KIND_OVERHEAD },
 };
 #define N_TIMED_KINDS (sizeof timed_kinds / sizeof timed_kinds[0])
+#define KIND_SYNC 3
 #define KIND_RUNTIME 4
 #define KIND_DRIVER 5
 
@@ -52,9 +53,13 @@ static const struct
  * the calls the rules use come from callbacks instead. Not CUDA_EVENT,
  * STREAM, MEMORY2 or OVERHEAD: nothing reads their tables (on the H200,
  * kernels alone cost +19% on bench/tiny_kernels.py, every kind but
- * RUNTIME/DRIVER +40%, in the quietest round of the first sweep).
+ * RUNTIME/DRIVER +40%, in the quietest round of the first sweep). Not
+ * SYNCHRONIZATION: in the lead's fourth call it alone took the loop from
+ * +16% to +35%, and a host-bound DDP step was +1% with kernels alone but
+ * +62% with copies, memsets and syncs; the synchronizing calls' callbacks
+ * write the same sync records instead (pfprof-collector-api.c).
  * tests/collector/test-default-kinds.py reads this line. */
-static const char default_kinds[] = "kernel,memcpy,memset,sync,api-callbacks";
+static const char default_kinds[] = "kernel,memcpy,memset,api-callbacks";
 
 static const CUpti_ActivityKind info_kinds[] = {
   CUPTI_ACTIVITY_KIND_DEVICE,
@@ -294,6 +299,8 @@ pfprof_collector_cupti_start (void)
     }
   filter_api ();
   /* A domain whose activity kind is on already has every call's record. */
+  if (want_api_callbacks)
+    pfprof_collector_api_set_sync_records (!timed_enabled[KIND_SYNC]);
   if (want_api_callbacks)
     n_api_callbacks = pfprof_collector_api_enable (subscriber, !timed_enabled[KIND_RUNTIME],
                                                    !timed_enabled[KIND_DRIVER]);
@@ -756,6 +763,21 @@ pfprof_collector_cupti_write_api (PfprofTraceWriter *w, const PfprofApiChunk *ch
         r.name_id = pfprof_collector_cupti_api_name (w, r.domain == PFPROF_API_RUNTIME, r.cbid);
         append (w, PFPROF_TABLE_API_CALLS, &r);
         pfprof_collector_writer_note_thread (w, r.tid);
+        if (c->sync[i].sync_type != 0)
+          {
+            /* What the SYNCHRONIZATION kind would have said: the host
+             * side of the call, joined to it by correlation id. */
+            PfprofSyncRecord y = { 0 };
+
+            y.start_ns = r.start_ns;
+            y.end_ns = r.end_ns;
+            y.context_id = c->sync[i].context_id;
+            y.stream_id = c->sync[i].stream_id;
+            y.correlation_id = r.correlation_id;
+            y.event_id = PFPROF_NONE;
+            y.type = c->sync[i].sync_type;
+            append (w, PFPROF_TABLE_SYNCS, &y);
+          }
       }
 }
 

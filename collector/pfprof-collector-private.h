@@ -62,6 +62,14 @@ struct _PfprofApiChunk
   PfprofApiChunk *next;
   unsigned n;
   PfprofApiRecord records[PFPROF_API_CHUNK_RECORDS]; /* name_id unset */
+  /* For synchronizing calls when the SYNCHRONIZATION kind is off: the
+   * PfprofSyncType (0: none), the context and the CUPTI stream id. */
+  struct
+  {
+    uint8_t sync_type;
+    uint32_t context_id;
+    uint32_t stream_id;
+  } sync[PFPROF_API_CHUNK_RECORDS];
 };
 
 /* Process-wide state. Fields written once before the writer starts are
@@ -85,14 +93,12 @@ extern PfprofCollector pfprof_collector;
 
 /* pfprof-collector.c */
 
-/* NULL-terminated lists of the variables launchers set for the rank,
- * the local rank and the world size, in order of preference. */
-extern const char *const pfprof_collector_rank_vars[];
-extern const char *const pfprof_collector_local_rank_vars[];
-extern const char *const pfprof_collector_world_size_vars[];
-
-/* The value of the first of @vars that is set and not empty, or NULL. */
-const char *pfprof_collector_env_first (const char *const *vars);
+/* The rank, local rank and world size the launcher gave this process
+ * (torchrun's RANK, LOCAL_RANK, WORLD_SIZE, else Slurm's, Open MPI's or
+ * MPICH's names for them), or NULL. */
+const char *pfprof_collector_rank (void);
+const char *pfprof_collector_local_rank (void);
+const char *pfprof_collector_world_size (void);
 
 /* Reads the PFPROF_* environment once; both entry points call it. */
 void pfprof_collector_configure (void);
@@ -167,6 +173,12 @@ int pfprof_collector_api_wanted (const char *name);
 /* Enables @subscriber's callback for every wanted function of the runtime
  * (@runtime) and driver (@driver) domains. Returns how many. */
 unsigned pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int driver);
+
+/* Whether synchronizing calls also yield sync records (set before the
+ * callbacks are enabled, when the SYNCHRONIZATION kind is off: on the H200
+ * that kind alone cost +17 points on a launch-bound loop and most of a
+ * DDP step's overhead, bench/RESULTS-collector.md). */
+void pfprof_collector_api_set_sync_records (int on);
 
 /* Callback ids enabled by the last pfprof_collector_api_enable(). */
 unsigned pfprof_collector_api_n_enabled (void);

@@ -119,12 +119,10 @@ command_line (char *out, size_t len)
 }
 
 static void
-env_meta (PfprofTraceWriter *w, const char *key, const char *const *vars)
+env_meta (PfprofTraceWriter *w, const char *key, const char *value)
 {
-  const char *v = pfprof_collector_env_first (vars);
-
-  if (v != NULL && *v != '\0')
-    pfprof_trace_writer_set_meta (w, key, v);
+  if (value != NULL && *value != '\0')
+    pfprof_trace_writer_set_meta (w, key, value);
 }
 
 static int
@@ -141,10 +139,10 @@ write_start_meta (PfprofTraceWriter *w)
   pfprof_trace_writer_set_meta_int (w, "pid", getpid ());
   command_line (buf, sizeof buf);
   pfprof_trace_writer_set_meta (w, "command_line", buf);
-  env_meta (w, "rank", pfprof_collector_rank_vars);
-  env_meta (w, "local_rank", pfprof_collector_local_rank_vars);
-  env_meta (w, "world_size", pfprof_collector_world_size_vars);
-  env_meta (w, "cuda_visible_devices", (const char *const[]) { "CUDA_VISIBLE_DEVICES", NULL });
+  env_meta (w, "rank", pfprof_collector_rank ());
+  env_meta (w, "local_rank", pfprof_collector_local_rank ());
+  env_meta (w, "world_size", pfprof_collector_world_size ());
+  env_meta (w, "cuda_visible_devices", getenv ("CUDA_VISIBLE_DEVICES"));
   if (pfprof_collector.delay_s > 0)
     {
       snprintf (buf, sizeof buf, "%g", pfprof_collector.delay_s);

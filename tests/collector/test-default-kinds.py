@@ -82,7 +82,7 @@ def filter_trace(path):
     db = sqlite3.connect(path)
     removed = 0
     for kind, table in TABLE.items():
-        if kind not in default:
+        if kind not in default and not (kind == "sync" and "api-callbacks" in default):
             removed += db.execute(f"DELETE FROM {table}").rowcount
     names = dict(db.execute("SELECT id, value FROM strings"))
     for kind, domain in DOMAIN.items():
@@ -93,6 +93,11 @@ def filter_trace(path):
         q = f"DELETE FROM api_calls WHERE domain = ? AND name_id NOT IN ({','.join('?' * len(ids))})" if ids \
             else "DELETE FROM api_calls WHERE domain = ?"
         removed += db.execute(q, [domain] + ids).rowcount
+    if "sync" not in default and "api-callbacks" in default:
+        # The synchronizing calls' callbacks write the sync rows: one per
+        # recorded call, joined by correlation id.
+        removed += db.execute("DELETE FROM syncs WHERE correlation_id NOT IN "
+                              "(SELECT correlation_id FROM api_calls)").rowcount
     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('activity_kinds', ?)", (",".join(default),))
     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('launch_records', '0')")
     db.commit()
