@@ -238,13 +238,14 @@ test_sorted (Fixture *f, gconstpointer data)
   g_assert_cmpint (trace->end_ns, ==, 510);
 }
 
-/* pfprof_trace_sort on its two paths: a nearly sorted table (one pass of
- * insertion sort) and one far from sorted (the general sort once the
- * insertion sort gives up); both stable. */
+/* pfprof_trace_sort on its paths: a nearly sorted table (one pass of
+ * insertion sort), one far from sorted (the general sort once the
+ * insertion sort gives up), and a few long runs as the collector writes
+ * them (merged); all stable. */
 static void
 test_sort_paths (void)
 {
-  for (int reversed = 0; reversed <= 1; reversed++)
+  for (int reversed = 0; reversed <= 2; reversed++)
     {
       g_autoptr (PfprofTrace) trace = pfprof_trace_new ();
       const guint n = 20000;
@@ -256,8 +257,13 @@ test_sort_paths (void)
           PfprofKernelRecord *k = &g_array_index (a, PfprofKernelRecord, i);
 
           /* Nearly: every tenth record 3 places late; keys repeat in
-           * pairs so stability shows. Reversed: descending pairs. */
-          k->start_ns = reversed ? (gint64) (n - i) / 2 : (gint64) (i / 2) - (i % 10 == 9 ? 3 : 0);
+           * pairs so stability shows. Reversed: descending pairs. Runs:
+           * blocks of 3000 records whose times start (block * 7919) % 9000
+           * ns in (six runs), keys repeating in pairs. */
+          if (reversed == 2)
+            k->start_ns = (gint64) ((i / 3000) * 7919 % 9000) + (gint64) (i % 3000) / 2;
+          else
+            k->start_ns = reversed ? (gint64) (n - i) / 2 : (gint64) (i / 2) - (i % 10 == 9 ? 3 : 0);
           k->end_ns = k->start_ns + 1;
           k->correlation_id = i;
         }
