@@ -9,6 +9,7 @@
 #   nohooks     default without the Python hook (--no-python-hooks)
 #   kmms        PFPROF_KINDS=kernel,memcpy,memset,sync (no API callbacks)
 #   kernel      PFPROF_KINDS=kernel
+# VARIANTS="bare default" runs a subset.
 # Prints each run's per-rank median step and a summary (median over the
 # runs' rank medians, and the change over bare). Logs to $OUT/ddpk.
 set -u
@@ -20,7 +21,7 @@ mkdir -p "$out" "$work"
 export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0
 tr=(torchrun --standalone --nproc_per_node 2 samples/ddp_train.py --model resnet50 --batch 32 --steps 20 --warmup 6
     --backend nccl)
-variants=(bare default nohooks kmms kernel)
+variants=(${VARIANTS:-bare default nohooks kmms kernel})
 n=${#variants[@]}
 : >"$out/ms.txt"
 for r in $(seq 1 "$rounds"); do
