@@ -376,22 +376,23 @@ build_devices (PfprofTraceIndex *ix)
  * there are DataLoader waits, their thread is the main one. Otherwise the
  * thread that launched most kernels (PyTorch's autograd thread launches
  * the backward pass, so this is a fallback). */
-static gboolean
-main_thread_from_waits (PfprofTraceIndex *ix)
+static void
+count_tid (GHashTable *counts, guint32 tid)
 {
-  const PfprofNvtxRecord *nv = pfprof_trace_nvtx (ix->trace);
-  g_autoptr (GHashTable) counts = g_hash_table_new (g_direct_hash, g_direct_equal);
+  gpointer key = GUINT_TO_POINTER (tid);
+
+  g_hash_table_insert (counts, key, GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, key)) + 1));
+}
+
+/* Sets main_tid to the thread counted most often (the lowest id on a
+ * tie); FALSE when nothing was counted. */
+static gboolean
+pick_busiest (PfprofTraceIndex *ix, GHashTable *counts)
+{
   guint best = 0;
   GHashTableIter it;
   gpointer key, value;
 
-  for (guint i = 0; i < ix->data_wait_nvtx->len; i++)
-    {
-      gpointer tid = GUINT_TO_POINTER (nv[g_array_index (ix->data_wait_nvtx, guint, i)].tid);
-
-      g_hash_table_insert (counts, tid,
-                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, tid)) + 1));
-    }
   g_hash_table_iter_init (&it, counts);
   while (g_hash_table_iter_next (&it, &key, &value))
     if (GPOINTER_TO_UINT (value) > best
@@ -403,39 +404,50 @@ main_thread_from_waits (PfprofTraceIndex *ix)
   return best > 0;
 }
 
+/* The thread that feeds the GPU: the one waiting for the DataLoader, else
+ * the one that launched the kernels, else (a trace recorded without
+ * launch records, pfprof record's default) the one that issued the copies
+ * and memsets, else the one with the most API calls. */
 static void
 find_main_thread (PfprofTraceIndex *ix)
 {
   PfprofTrace *t = ix->trace;
+  const PfprofNvtxRecord *nv = pfprof_trace_nvtx (t);
   const PfprofKernelRecord *k = pfprof_trace_kernels (t);
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
+  const PfprofMemsetRecord *ms = pfprof_trace_memsets (t);
+  const PfprofApiRecord *api_calls = pfprof_trace_api_calls (t);
   guint nk = pfprof_trace_n (t, PFPROF_TABLE_KERNELS);
-  g_autoptr (GHashTable) counts = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint nm = pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS);
+  guint nms = pfprof_trace_n (t, PFPROF_TABLE_MEMSETS);
+  guint na = pfprof_trace_n (t, PFPROF_TABLE_API_CALLS);
+  g_autoptr (GHashTable) waits = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) launches = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) copies = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) calls = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint step = MAX (1u, nk / 100000); /* a sample is enough to find the launcher */
-  guint best = 0;
-  GHashTableIter it;
-  gpointer key, value;
+  const PfprofApiRecord *api;
 
-  if (main_thread_from_waits (ix))
+  for (guint i = 0; i < ix->data_wait_nvtx->len; i++)
+    count_tid (waits, nv[g_array_index (ix->data_wait_nvtx, guint, i)].tid);
+  if (pick_busiest (ix, waits))
     return;
   for (guint i = 0; i < nk; i += step)
-    {
-      const PfprofApiRecord *api = pfprof_trace_index_api (ix, k[i].correlation_id);
-      gpointer tid;
-
-      if (api == NULL)
-        continue;
-      tid = GUINT_TO_POINTER (api->tid);
-      g_hash_table_insert (counts, tid,
-                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, tid)) + 1));
-    }
-  g_hash_table_iter_init (&it, counts);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    if (GPOINTER_TO_UINT (value) > best
-        || (GPOINTER_TO_UINT (value) == best && GPOINTER_TO_UINT (key) < ix->main_tid))
-      {
-        best = GPOINTER_TO_UINT (value);
-        ix->main_tid = GPOINTER_TO_UINT (key);
-      }
+    if ((api = pfprof_trace_index_api (ix, k[i].correlation_id)) != NULL)
+      count_tid (launches, api->tid);
+  if (pick_busiest (ix, launches))
+    return;
+  for (guint i = 0; i < nm; i++)
+    if ((api = pfprof_trace_index_api (ix, m[i].correlation_id)) != NULL)
+      count_tid (copies, api->tid);
+  for (guint i = 0; i < nms; i++)
+    if ((api = pfprof_trace_index_api (ix, ms[i].correlation_id)) != NULL)
+      count_tid (copies, api->tid);
+  if (pick_busiest (ix, copies))
+    return;
+  for (guint i = 0; i < na; i++)
+    count_tid (calls, api_calls[i].tid);
+  pick_busiest (ix, calls);
 }
 
 PfprofTraceIndex *

@@ -154,6 +154,21 @@ for path in traces:
                 same = ests[0] == ests[1] and len(ests[0]) == 1
             check(f"{base}: same breakdown and estimates without launch records", same,
                   b and b["summary"]["steps"]["median_breakdown"])
+    if base == "e_slow_loader.pfprof":
+        # Without launch records and without the Python hook's DataLoader
+        # ranges (--no-python-hooks, a custom loader), the thread feeding
+        # the GPU is still found (from its copies' API records), so the
+        # starved GPU is still reported.
+        bare = without_launch_records(path, tmp_dir)
+        if bare is not None:
+            db = sqlite3.connect(bare)
+            db.execute("DELETE FROM nvtx")
+            db.commit()
+            db.close()
+            b = report_json(bare)
+            check(f"{base}: input-starved without launch records or DataLoader ranges",
+                  b is not None and any(f["rule"] == "input-starved" for f in b["findings"]),
+                  b and [f["rule"] for f in b["findings"]])
     # Start-up weight copies (pageable, before the first steps) are never
     # flagged: every pageable-transfer finding lies in the steady window and
     # recurs in most steps.
