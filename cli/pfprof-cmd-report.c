@@ -145,7 +145,13 @@ pfprof_cmd_report (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
     "Exit status: 0 ok, 1 a finding at or above --fail-on fired, 2 usage error or\n"
-    "unreadable trace. The JSON layout and the config keys are in docs/report-format.md.\n");
+    "unreadable trace. The JSON layout and the config keys are in docs/report-format.md.\n"
+    "\n"
+    "Several ranks: give their traces together, or their JSON results (pfprof-report/1,\n"
+    "one per rank, made with --format json where each trace lives) to merge into the\n"
+    "per-rank table and rank-imbalance. In -o and TRACE, %r is the rank, %h the host\n"
+    "name, %p the pid, %% a '%' (from the trace, else RANK, SLURM_PROCID,\n"
+    "OMPI_COMM_WORLD_RANK or PMI_RANK, this host and process).\n");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       pfprof_cli_error ("report: %s", error->message);

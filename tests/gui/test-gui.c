@@ -498,6 +498,50 @@ test_pfprof_view (void)
   g_assert_cmpint (get_i64 (r, "n_findings"), >=, 1);
 }
 
+/* Two ranks of one run on two hosts whose CUPTI clocks differ by 5 s
+ * (issue 8): the window stacks them, each its own top group "rank N
+ * (host, GPU)", on one aligned axis (the whole run spans well under the
+ * planted 5 s). */
+static void
+test_two_ranks (void)
+{
+  g_autofree char *a = tmp_path ("rank0.pfprof");
+  g_autofree char *b = tmp_path ("rank1.pfprof");
+  const char *ga[] = { g_getenv ("PFPROF"), "generate", "--steps", "20", "--rank", "0", "--host", "host-a",
+                       "--force", "-o", a, NULL };
+  const char *gb[] = { g_getenv ("PFPROF"), "generate", "--steps", "20", "--rank", "1", "--host", "host-b",
+                       "--clock-offset", "5000000000", "--force", "-o", b, NULL };
+  const char *const *gens[] = { ga, gb };
+  g_autoptr (Report) r = NULL;
+  gboolean seen[2] = { FALSE, FALSE };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      int status;
+
+      g_assert_true (g_spawn_sync (NULL, (char **) gens[i], NULL,
+                                   G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                                   NULL, NULL, &status, &error));
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+    }
+  r = run_view (a, b, NULL);
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (get (r, "page"), ==, "content");
+  g_assert_cmpint (get_i64 (r, "initial_t1") - get_i64 (r, "initial_t0"), <, G_GINT64_CONSTANT (2000000000));
+  for (guint i = 0; i < r->lines->len; i++)
+    {
+      const char *line = g_ptr_array_index (r->lines, i);
+
+      if (!g_str_has_prefix (line, "initial_row="))
+        continue;
+      seen[0] |= strstr (line, " rank 0 (host-a, GPU 0) pid 4242 ") != NULL;
+      seen[1] |= strstr (line, " rank 1 (host-b, GPU 0) pid 4243 ") != NULL;
+    }
+  g_assert_true (seen[0]);
+  g_assert_true (seen[1]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -517,6 +561,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/pfprof-view", test_pfprof_view);
   g_test_add_func ("/gui/dark-theme", test_dark_theme);
   g_test_add_func ("/gui/recorded-sample", test_recorded_sample);
+  g_test_add_func ("/gui/two-ranks", test_two_ranks);
   rc = g_test_run ();
   {
     g_autoptr (GDir) d = g_dir_open (tmp_dir, 0, NULL);
