@@ -48,4 +48,33 @@ echo "==> fuzzing the trace reader and analyzer for ${secs}s ($(ls "$corpus" | w
   -max_len=4000000 -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" "$corpus" 2>"$dir/fuzz.log" \
   || { tail -40 "$dir/fuzz.log"; echo "run-fuzz: the fuzzer found a problem; see $dir/fuzz-artifacts" >&2; exit 1; }
 grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$dir/fuzz.log" | tail -3
-echo "run-fuzz: no crash in ${secs}s"
+
+# The chunk codec alone, seeded with the chunks of the format 2 seeds
+# (byte 0: table, bytes 1-2: record count, then the blob), for a third of
+# the time again.
+chunks="$dir/fuzz-corpus-chunks"
+mkdir -p "$chunks"
+if [ -z "$(ls -A "$chunks")" ]; then
+  python3 - "$chunks" "$corpus"/generated-v2-*.pfprof samples/traces/g_ddp_even_rank0.pfprof <<'PY'
+import sqlite3, sys
+order = ["kernels", "memcpys", "memsets", "syncs", "cuda_events", "api_calls", "nvtx", "memory", "overhead"]
+out, k = sys.argv[1], 0
+for path in sys.argv[2:]:
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        rows = db.execute("SELECT table_name, n, data FROM chunks WHERE n <= 4096").fetchall()
+    except sqlite3.Error:
+        continue
+    for name, n, data in rows[:40]:
+        if name in order:
+            open(f"{out}/seed-{k}", "wb").write(bytes([order.index(name), n & 255, n >> 8]) + data)
+            k += 1
+PY
+fi
+csecs=$(( (secs + 2) / 3 ))
+echo "==> fuzzing the chunk codec for ${csecs}s ($(ls "$chunks" | wc -l) seeds)"
+"$dir/tests/fuzz/pfprof-fuzz-chunk" -max_total_time="$csecs" -timeout=20 -rss_limit_mb=2048 \
+  -max_len=200000 -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" "$chunks" 2>"$dir/fuzz-chunk.log" \
+  || { tail -40 "$dir/fuzz-chunk.log"; echo "run-fuzz: the chunk fuzzer found a problem; see $dir/fuzz-artifacts" >&2; exit 1; }
+grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$dir/fuzz-chunk.log" | tail -3
+echo "run-fuzz: no crash in ${secs}s + ${csecs}s"
