@@ -5,6 +5,7 @@
  * texts are ours and go into fenced code blocks.
  */
 #include "pfprof-format.h"
+#include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
 
 #include <math.h>
@@ -29,6 +30,31 @@ cell_pct (GString *out, double f)
   g_string_append_printf (out, "%s%%", s);
 }
 
+/* The per-rank table of several ranks (traces or merged results). */
+static void
+ranks_table (GString *out, const PfprofAnalysis *a)
+{
+  g_autoptr (GArray) ranks = pfprof_rank_summary_get (a);
+
+  if (ranks->len == 0)
+    return;
+  g_string_append (out, "\n| Rank | Host | Pid | Steps | Median step | Data wait | Exposed copy | GPU idle | Findings |\n"
+                        "|---|---|---|---|---|---|---|---|---|\n");
+  for (guint i = 0; i < ranks->len; i++)
+    {
+      const PfprofRankSummary *r = &g_array_index (ranks, PfprofRankSummary, i);
+      g_autofree char *s_med = pfprof_format_ns (r->step_median_ns);
+      g_autofree char *s_dw = pfprof_format_ns (r->data_wait_ns);
+      g_autofree char *s_ce = pfprof_format_ns (r->copy_exposed_ns);
+      g_autofree char *s_id = pfprof_format_ns (r->idle_ns);
+
+      g_string_append_printf (out, "| %" G_GINT64_FORMAT " | ", r->rank);
+      md (out, r->host != NULL ? r->host : "-");
+      g_string_append_printf (out, " | %" G_GINT64_FORMAT " | %u | %s | %s | %s | %s | %u |\n", r->pid,
+                              r->n_steady_steps, s_med, s_dw, s_ce, s_id, r->n_findings);
+    }
+}
+
 void
 pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
 {
@@ -45,8 +71,10 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
     g_string_append_printf (out, "%u finding%s, by estimated time saved per step.\n\n",
                             a->findings->len, a->findings->len == 1 ? "" : "s");
 
-  g_string_append (out, "| Trace | Device | Kernel busy | GPU idle | HtoD | Overlap | Exposed copy | Data wait | Sync wait |\n"
-                        "|---|---|---|---|---|---|---|---|---|\n");
+  /* Merged per-rank results have no devices of their own. */
+  if (a->n_results == 0)
+    g_string_append (out, "| Trace | Device | Kernel busy | GPU idle | HtoD | Overlap | Exposed copy | Data wait | Sync wait |\n"
+                          "|---|---|---|---|---|---|---|---|---|\n");
   for (guint i = 0; i < a->devices->len; i++)
     {
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
@@ -84,6 +112,8 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
                                    "GPU idle %s.\n",
                               a->n_steady_steps, s_med, s_p10, s_p90, s_dw, s_ce, s_c, s_s, s_i);
     }
+
+  ranks_table (out, a);
 
   for (guint i = 0; i < shown; i++)
     {

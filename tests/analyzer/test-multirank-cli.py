@@ -197,6 +197,14 @@ rc, out, err = run("report", *results_json)
 check("merge: text table and finding",
       rc == 0 and "4 pfprof-report/1 results merged, 4 ranks" in out and "Per rank" in out
       and "Rank 2 is input-bound" in out, out[:1500])
+rc, out, err = run("report", "--format", "markdown", *results_json)
+rows = [l for l in out.splitlines() if l.startswith("| ") and l[2:3].isdigit()]
+check("merge: markdown has the rank table, no empty device table",
+      rc == 0 and "| Rank | Host |" in out and len(rows) == 4 and "| 2 | node1 |" in out
+      and "| Trace | Device |" not in out, out[:800])
+rc, out, err = run("report", "--format", "markdown", *traces)
+check("traces together: markdown has the device and the rank tables",
+      rc == 0 and "| Rank | Host |" in out and "| Trace | Device |" in out, out[:800])
 rc, out, err = run("report", "--fail-on", "warning", *results_json)
 check("merge: --fail-on gates on the merged finding", rc == 1, rc)
 rc, out, err = run("report", "--format", "junit", *results_json)
