@@ -777,15 +777,17 @@ trace_table_data (PfprofTrace *trace, int table)
   return (guchar *) trace->tables[table]->data;
 }
 
-/* Gives *@array (empty) room for exactly @n zeroed records. Big arrays
- * are asked to use transparent huge pages first: zeroing and filling
- * hundreds of megabytes in 4 KiB pages costs a page fault each, which on
- * a VM is a large part of the whole load. */
+/* Gives *@array (empty) room for exactly @n records, not zeroed: each
+ * decoding thread zeroes the part it fills just before filling it, so the
+ * first touch of hundreds of megabytes (a page fault per page, which the
+ * kernel zeroes again, dear on a VM) is shared by both threads instead of
+ * made by this one before they start. Big arrays are asked to use
+ * transparent huge pages first, for fewer faults. */
 static void
 size_array (GArray **array, guint n)
 {
   guint elt = g_array_get_element_size (*array);
-  GArray *a = g_array_sized_new (FALSE, TRUE, elt, n);
+  GArray *a = g_array_sized_new (FALSE, FALSE, elt, n);
 
 #ifdef MADV_HUGEPAGE
   if ((gsize) n * elt >= (4u << 20))
@@ -896,7 +898,8 @@ plan_chunks (Reader *r, PfprofTrace *trace, GError **error)
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     if (pfprof_trace_schema_is_chunked ((PfprofTableId) t))
       {
-        /* Zeroed (the array clears), padding included. */
+        /* Not zeroed yet: decode_range() zeroes each chunk's records,
+         * padding included, before decoding into them. */
         size_array (&trace->tables[t], (guint) totals[t]);
         r->rows_estimate[t] = totals[t];
       }
@@ -968,6 +971,7 @@ decode_range (DecodeJob *job, DecodeJob *other, guint64 base)
       const PfprofTraceTable *table;
       PfprofTraceChunkError err;
       const guint8 *data;
+      guchar *dest;
       int len;
 
       if (c->id != sqlite3_column_int64 (stmt, 0))
@@ -993,11 +997,12 @@ decode_range (DecodeJob *job, DecodeJob *other, guint64 base)
           sqlite3_finalize (stmt);
           return FALSE;
         }
+      dest = trace_table_data (job->trace, c->table) + c->offset * table->record_size;
+      /* The arrays were sized without zeroing (size_array()). */
+      if (c->n > 0)
+        memset (dest, 0, (gsize) c->n * table->record_size);
       if (pfprof_trace_chunk_decode (table, data ? data : (const guint8 *) "", (size_t) len, c->n,
-                                     older_minor (r),
-                                     trace_table_data (job->trace, c->table)
-                                       + c->offset * table->record_size,
-                                     &err)
+                                     older_minor (r), dest, &err)
           != 0)
         {
           chunk_error (r, &job->error, c->id, "table %s: %s", table->name, err.message);
