@@ -2,6 +2,8 @@
 #include "pfprof-timeline.h"
 
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "pfprof-render-text.h"
 
@@ -50,6 +52,31 @@ pending_new (PfprofRowType type, guint32 device_id, guint32 stream_id, guint32 t
   return p;
 }
 
+/* The record size of a table a lane holds, known at compile time: the
+ * layout and the renderer look up tens of millions of events, and
+ * g_array_get_element_size() is a call each. */
+static inline gsize
+record_size (const GArray *a, PfprofTableId t)
+{
+  switch (t)
+    {
+    case PFPROF_TABLE_KERNELS:
+      return sizeof (PfprofKernelRecord);
+    case PFPROF_TABLE_MEMCPYS:
+      return sizeof (PfprofMemcpyRecord);
+    case PFPROF_TABLE_MEMSETS:
+      return sizeof (PfprofMemsetRecord);
+    case PFPROF_TABLE_SYNCS:
+      return sizeof (PfprofSyncRecord);
+    case PFPROF_TABLE_API_CALLS:
+      return sizeof (PfprofApiRecord);
+    case PFPROF_TABLE_NVTX:
+      return sizeof (PfprofNvtxRecord);
+    default:
+      return g_array_get_element_size ((GArray *) a);
+    }
+}
+
 static inline const gint64 *
 event_times (const PfprofTrace *trace, PfprofEventRef ref)
 {
@@ -57,7 +84,7 @@ event_times (const PfprofTrace *trace, PfprofEventRef ref)
   GArray *a = trace->tables[t];
 
   /* Every table a lane holds starts its record with start_ns, end_ns. */
-  return (const gint64 *) (a->data + (gsize) PFPROF_EVENT_REF_INDEX (ref) * g_array_get_element_size (a));
+  return (const gint64 *) (a->data + (gsize) PFPROF_EVENT_REF_INDEX (ref) * record_size (a, t));
 }
 
 void
@@ -212,6 +239,30 @@ add_group (PfprofTimeline *tl, PfprofRowType type, int depth, int parent, char *
   g_array_append_val (tl->rows, row);
 }
 
+/* Zeroed memory for a big array, asked to use transparent huge pages:
+ * the layout of 10M events fills about 100 MB of prefix sums and
+ * summaries, and on a VM a page fault per 4 KiB page was most of its
+ * time. Freed with g_free(). */
+static gpointer
+alloc_big (gsize bytes)
+{
+  gpointer p = g_malloc0 (bytes);
+
+#ifdef MADV_HUGEPAGE
+  if (bytes >= (4u << 20))
+    {
+      guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
+      guintptr start = ((guintptr) p + page - 1) & ~(page - 1);
+      guintptr end = ((guintptr) p + bytes) & ~(page - 1);
+
+      /* Advice only: on failure the pages are small, nothing else. */
+      if (end > start)
+        madvise ((void *) start, end - start, MADV_HUGEPAGE);
+    }
+#endif
+  return p;
+}
+
 #define LOD_BUCKETS 65536
 
 static PfprofTimelineLod *
@@ -233,7 +284,7 @@ lod_new (const PfprofTimelineRow *row)
   n0 = (guint) ((span + lod->width_ns[0] - 1) / lod->width_ns[0]) + 1;
   /* Busy time per bucket and class at level 0; each coarser level sums
    * four buckets and keeps the class with the most time. */
-  weights = g_new0 (gint64, (gsize) n0 * PFPROF_N_ITEMS);
+  weights = alloc_big ((gsize) n0 * PFPROF_N_ITEMS * sizeof (gint64));
   for (guint i = 0; i < row->n_refs; i++)
     {
       const gint64 *t = event_times (row->trace, row->refs[i]);
@@ -318,8 +369,28 @@ add_lanes (PfprofTimeline *tl, const PfprofTrace *trace, struct _PfprofTimelineT
   GArray *lanes[MAX_SUB_LANES] = { NULL };
   gint64 lane_end[MAX_SUB_LANES];
   guint n_lanes = 0;
+  guint e = 0;
+  gboolean taken = FALSE;
 
-  for (guint i = 0; i < p->refs->len; i++)
+  /* A one-lane row (a stream), or a row whose events do not overlap (most
+   * threads'), is the pending array itself, taken without a copy. */
+  for (gint64 end = G_MININT64; max_lanes > 1 && e < p->refs->len; e++)
+    {
+      const gint64 *t = event_times (trace, g_array_index (p->refs, PfprofEventRef, e));
+
+      if (t[0] < end)
+        break;
+      end = MAX (end, t[1]);
+    }
+  if ((max_lanes <= 1 || e == p->refs->len) && p->refs->len > 0)
+    {
+      lanes[0] = g_steal_pointer (&p->refs);
+      p->refs = g_array_new (FALSE, FALSE, sizeof (PfprofEventRef));
+      n_lanes = 1;
+      taken = TRUE;
+    }
+
+  for (guint i = 0; !taken && i < p->refs->len; i++)
     {
       PfprofEventRef ref = g_array_index (p->refs, PfprofEventRef, i);
       const gint64 *t = event_times (trace, ref);
@@ -371,7 +442,7 @@ add_lanes (PfprofTimeline *tl, const PfprofTrace *trace, struct _PfprofTimelineT
       n = lanes[l]->len;
       row.n_refs = n;
       row.refs = (PfprofEventRef *) g_array_free (lanes[l], FALSE);
-      row.prefix = g_new (gint64, n + 1);
+      row.prefix = alloc_big ((gsize) (n + 1) * sizeof (gint64));
       row.prefix[0] = 0;
       for (guint i = 0; i < n; i++)
         {
