@@ -194,6 +194,82 @@ sort_by_merging_runs (GArray *a, gsize size, guint n_runs)
   g_free (next_starts);
 }
 
+/* Sorts @a, made of two sorted runs, moving only the records that must
+ * move: left records not after the right run's first key and right
+ * records not before the left run's last key are in place already; the
+ * rest merges through a buffer of the shorter side. The generator's API
+ * calls look like that (a couple of hundred early records written after
+ * 4.7 million): merging them all copied 190 MB twice into fresh memory.
+ * Stable: on equal keys the left run goes first. */
+static void
+sort_two_runs (GArray *a, gsize size)
+{
+  guchar *d = (guchar *) a->data;
+  guint n = a->len, mid = 1, lo = 0, hi, l, h;
+  gint64 first_right, last_left;
+  guchar *buf;
+
+  while (mid < n && KEY (d, mid, size) >= KEY (d, mid - 1, size))
+    mid++;
+  if (mid >= n)
+    return;
+  first_right = KEY (d, mid, size);
+  last_left = KEY (d, mid - 1, size);
+  for (l = 0, h = mid; l < h;)
+    {
+      guint m = l + (h - l) / 2;
+
+      if (KEY (d, m, size) > first_right)
+        h = m;
+      else
+        l = m + 1;
+    }
+  lo = l;
+  for (l = mid, h = n; l < h;)
+    {
+      guint m = l + (h - l) / 2;
+
+      if (KEY (d, m, size) >= last_left)
+        h = m;
+      else
+        l = m + 1;
+    }
+  hi = l;
+  if (mid - lo <= hi - mid)
+    {
+      /* Left part aside, merged forwards: writes stay behind the reads. */
+      guint nl = mid - lo, i = 0, j = mid, k = lo;
+
+      buf = g_memdup2 (d + (gsize) lo * size, (gsize) nl * size);
+      while (i < nl && j < hi)
+        {
+          if (KEY (d, j, size) < KEY (buf, i, size))
+            memcpy (d + (gsize) k * size, d + (gsize) j++ * size, size);
+          else
+            memcpy (d + (gsize) k * size, buf + (gsize) i++ * size, size);
+          k++;
+        }
+      memcpy (d + (gsize) k * size, buf + (gsize) i * size, (gsize) (nl - i) * size);
+    }
+  else
+    {
+      /* Right part aside, merged backwards. */
+      guint i = mid, j = hi - mid, k = hi;
+
+      buf = g_memdup2 (d + (gsize) mid * size, (gsize) j * size);
+      while (i > lo && j > 0)
+        {
+          k--;
+          if (KEY (d, i - 1, size) > KEY (buf, j - 1, size))
+            memcpy (d + (gsize) k * size, d + (gsize) --i * size, size);
+          else
+            memcpy (d + (gsize) k * size, buf + (gsize) --j * size, size);
+        }
+      memcpy (d + (gsize) lo * size, buf, (gsize) j * size);
+    }
+  g_free (buf);
+}
+
 void
 pfprof_trace_sort (PfprofTrace *trace)
 {
@@ -221,7 +297,9 @@ pfprof_trace_sort (PfprofTrace *trace)
         for (guint i = 1; i < a->len && n_runs <= MAX_MERGED_RUNS; i++)
           if (KEY (a->data, i, table->record_size) < KEY (a->data, i - 1, table->record_size))
             n_runs++;
-        if (n_runs > 1 && n_runs <= MAX_MERGED_RUNS)
+        if (n_runs == 2)
+          sort_two_runs (a, table->record_size);
+        else if (n_runs > 1 && n_runs <= MAX_MERGED_RUNS)
           sort_by_merging_runs (a, table->record_size, n_runs);
         else if (n_runs > MAX_MERGED_RUNS
                  && !sort_nearly_sorted (a, table->record_size, (guint64) a->len + 4096))

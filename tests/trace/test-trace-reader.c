@@ -245,7 +245,7 @@ test_sorted (Fixture *f, gconstpointer data)
 static void
 test_sort_paths (void)
 {
-  for (int reversed = 0; reversed <= 2; reversed++)
+  for (int reversed = 0; reversed <= 5; reversed++)
     {
       g_autoptr (PfprofTrace) trace = pfprof_trace_new ();
       const guint n = 20000;
@@ -262,6 +262,15 @@ test_sort_paths (void)
            * ns in (six runs), keys repeating in pairs. */
           if (reversed == 2)
             k->start_ns = (gint64) ((i / 3000) * 7919 % 9000) + (gint64) (i % 3000) / 2;
+          /* Two runs: a short late one among the first records (as the
+           * generator's API calls), a short early one among the last, and
+           * two halves fully interleaved; keys repeating in pairs. */
+          else if (reversed == 3)
+            k->start_ns = i < n - 200 ? (gint64) (i + 100) / 2 : (gint64) (i - (n - 200)) / 2;
+          else if (reversed == 4)
+            k->start_ns = i < 200 ? (gint64) (n + i) / 2 - 60 : (gint64) (i - 200) / 2;
+          else if (reversed == 5)
+            k->start_ns = i < n / 2 ? (gint64) i : (gint64) (i - n / 2);
           else
             k->start_ns = reversed ? (gint64) (n - i) / 2 : (gint64) (i / 2) - (i % 10 == 9 ? 3 : 0);
           k->end_ns = k->start_ns + 1;
