@@ -369,20 +369,31 @@ add_lanes (PfprofTimeline *tl, const PfprofTrace *trace, struct _PfprofTimelineT
   GArray *lanes[MAX_SUB_LANES] = { NULL };
   gint64 lane_end[MAX_SUB_LANES];
   guint n_lanes = 0;
-  guint e = 0;
+  guint e = 0, len = p->refs->len;
   gboolean taken = FALSE;
+  gint64 *prefix0 = NULL;
 
   /* A one-lane row (a stream), or a row whose events do not overlap (most
-   * threads'), is the pending array itself, taken without a copy. */
-  for (gint64 end = G_MININT64; max_lanes > 1 && e < p->refs->len; e++)
+   * threads'), is the pending array itself, taken without a copy, and its
+   * prefix sums are summed in the same pass over the events (each event's
+   * times are a cache miss: one pass fewer over 10M events). */
+  if (len > 0)
+    {
+      prefix0 = alloc_big ((gsize) (len + 1) * sizeof (gint64));
+      prefix0[0] = 0;
+    }
+  for (gint64 end = G_MININT64; e < len; e++)
     {
       const gint64 *t = event_times (trace, g_array_index (p->refs, PfprofEventRef, e));
 
-      if (t[0] < end)
+      if (max_lanes > 1 && t[0] < end)
         break;
       end = MAX (end, t[1]);
+      prefix0[e + 1] = prefix0[e] + (t[1] - t[0]);
     }
-  if ((max_lanes <= 1 || e == p->refs->len) && p->refs->len > 0)
+  if (e < len)
+    g_clear_pointer (&prefix0, g_free);
+  if (prefix0 != NULL)
     {
       lanes[0] = g_steal_pointer (&p->refs);
       p->refs = g_array_new (FALSE, FALSE, sizeof (PfprofEventRef));
@@ -442,13 +453,18 @@ add_lanes (PfprofTimeline *tl, const PfprofTrace *trace, struct _PfprofTimelineT
       n = lanes[l]->len;
       row.n_refs = n;
       row.refs = (PfprofEventRef *) g_array_free (lanes[l], FALSE);
-      row.prefix = alloc_big ((gsize) (n + 1) * sizeof (gint64));
-      row.prefix[0] = 0;
-      for (guint i = 0; i < n; i++)
+      if (taken)
+        row.prefix = g_steal_pointer (&prefix0);
+      else
         {
-          const gint64 *t = event_times (trace, row.refs[i]);
+          row.prefix = alloc_big ((gsize) (n + 1) * sizeof (gint64));
+          row.prefix[0] = 0;
+          for (guint i = 0; i < n; i++)
+            {
+              const gint64 *t = event_times (trace, row.refs[i]);
 
-          row.prefix[i + 1] = row.prefix[i] + (t[1] - t[0]);
+              row.prefix[i + 1] = row.prefix[i] + (t[1] - t[0]);
+            }
         }
       if (n > PFPROF_TIMELINE_LOD_MIN_EVENTS)
         row.lod = lod_new (&row);
