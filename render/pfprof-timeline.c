@@ -644,10 +644,21 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
        * launch), CUDA_VISIBLE_DEVICES is the GPU's number on the host. */
       if (visible != NULL && g_ascii_string_to_unsigned (visible, 10, 0, 4096, &ordinal, NULL))
         gpu = g_strdup_printf ("GPU %" G_GUINT64_FORMAT, ordinal);
-      else if (pfprof_trace_n (trace, PFPROF_TABLE_DEVICES) > 0)
-        gpu = g_strdup_printf ("GPU %u", pfprof_trace_devices (trace)[0].device_id);
       else
-        gpu = g_strdup ("GPU ?");
+        {
+          /* Every rank of a torchrun job sees every GPU (the devices
+           * table lists them all) but runs on one: the first one its
+           * streams are on. */
+          for (guint i = 0; i < all->len && gpu == NULL; i++)
+            {
+              const Pending *p = g_ptr_array_index (all, i);
+
+              if (p->type == PFPROF_ROW_STREAM && p->device_id != PFPROF_NONE)
+                gpu = g_strdup_printf ("GPU %u", p->device_id);
+            }
+          if (gpu == NULL)
+            gpu = g_strdup ("GPU ?");
+        }
       plabel = g_strdup_printf ("rank %" G_GINT64_FORMAT " (%s, %s) pid %" G_GINT64_FORMAT " %s",
                                 trace->rank, h, gpu, trace->pid, pname);
     }

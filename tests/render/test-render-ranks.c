@@ -259,6 +259,44 @@ test_one_host_not_moved (void)
   g_assert_cmpint (c.first1 - c.first0, >, 1000);
 }
 
+/* The DDP traces recorded on two H200s: each rank sees both GPUs (the
+ * devices table lists them) and CUDA_VISIBLE_DEVICES is unset, yet rank 1
+ * runs on GPU 1 and its group must say so. */
+static void
+test_ddp_sample_gpus (void)
+{
+  const char *dir = g_getenv ("PFPROF_SAMPLES");
+  g_autofree char *a = NULL, *b = NULL;
+  g_autoptr (PfprofTimeline) tl = NULL;
+  PfprofAnalysis *an;
+  const char *want[] = { "rank 0 (vm, GPU 0) ", "rank 1 (vm, GPU 1) " };
+  guint n_top = 0;
+
+  if (dir == NULL)
+    {
+      g_test_skip ("PFPROF_SAMPLES not set");
+      return;
+    }
+  a = g_build_filename (dir, "g_ddp_even_rank0.pfprof", NULL);
+  b = g_build_filename (dir, "g_ddp_even_rank1.pfprof", NULL);
+  an = load (a, b);
+  tl = pfprof_timeline_new (an, NULL, NULL);
+  for (guint i = 0; i < tl->rows->len; i++)
+    {
+      const PfprofTimelineRow *r = pfprof_timeline_get_row (tl, i);
+
+      if (r->depth != 0)
+        continue;
+      g_assert_cmpuint (n_top, <, 2);
+      g_test_message ("top row %u: %s", i, r->label);
+      g_assert_true (g_str_has_prefix (r->label, want[n_top]));
+      n_top++;
+    }
+  g_assert_cmpuint (n_top, ==, 2);
+  g_clear_pointer (&tl, pfprof_timeline_free);
+  pfprof_analysis_free (an);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -269,6 +307,7 @@ main (int argc, char **argv)
   g_assert_nonnull (tmpdir);
   g_test_add_func ("/render/ranks/aligned", test_aligned);
   g_test_add_func ("/render/ranks/one-host-not-moved", test_one_host_not_moved);
+  g_test_add_func ("/render/ranks/ddp-sample-gpus", test_ddp_sample_gpus);
   rc = g_test_run ();
   {
     const char *names[] = { "a.pfprof", "b.pfprof", "c.pfprof", "d.pfprof" };
