@@ -11,7 +11,6 @@
 #include "pfprof-config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include "pfprof-analysis.h"
 #include "pfprof-cli-analyze.h"
 #include "pfprof-cli-output.h"
+#include "pfprof-cli-trace-output.h"
 #include "pfprof-cli.h"
 #include "pfprof-export-chrome.h"
 #include "pfprof-trace-reader.h"
@@ -90,19 +90,6 @@ write_rows (PfprofTraceWriter *w, const PfprofTrace *trace)
   return pfprof_trace_writer_commit (w);
 }
 
-static void
-remove_output (const char *path)
-{
-  static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
-
-  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
-    {
-      g_autofree char *p = g_strconcat (path, suffixes[i], NULL);
-
-      remove (p);
-    }
-}
-
 /* `export --format sqlite`: one trace to a format-1 file at @output,
  * written under a temporary name beside it and renamed when finished. */
 static int
@@ -110,11 +97,6 @@ export_sqlite (char **inputs, const char *output, gboolean force)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (PfprofTrace) trace = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *base = NULL;
-  g_autofree char *tmp = NULL;
-  PfprofTraceWriter *w = NULL;
-  int rc, fd;
 
   if (inputs[1] != NULL)
     {
@@ -137,46 +119,7 @@ export_sqlite (char **inputs, const char *output, gboolean force)
       pfprof_cli_error ("%s", error->message);
       return PFPROF_EXIT_USAGE;
     }
-  dir = g_path_get_dirname (output);
-  base = g_path_get_basename (output);
-  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
-  if (fd < 0)
-    {
-      pfprof_cli_error ("export: %s: cannot create a file in %s: %s", output, dir,
-                        g_strerror (errno));
-      return PFPROF_EXIT_USAGE;
-    }
-  close (fd);
-  rc = pfprof_trace_writer_open (tmp, PFPROF_WRITER_OVERWRITE | PFPROF_WRITER_ROWS, &w);
-  if (rc != PFPROF_WRITER_OK)
-    {
-      pfprof_cli_error ("export: cannot write %s: %s", output,
-                        pfprof_trace_writer_status_string (rc));
-      remove_output (tmp);
-      return PFPROF_EXIT_USAGE;
-    }
-  if ((rc = write_rows (w, trace)) != PFPROF_WRITER_OK)
-    {
-      pfprof_cli_error ("export: cannot write %s: %s", output, pfprof_trace_writer_errmsg (w));
-      pfprof_trace_writer_close (w);
-      remove_output (tmp);
-      return PFPROF_EXIT_USAGE;
-    }
-  if ((rc = pfprof_trace_writer_finish (w)) != PFPROF_WRITER_OK)
-    {
-      pfprof_cli_error ("export: cannot finish %s: %s", output,
-                        pfprof_trace_writer_status_string (rc));
-      remove_output (tmp);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (!pfprof_cli_output_place (tmp, output, force, &error))
-    {
-      pfprof_cli_error ("export: %s", error->message);
-      remove_output (tmp);
-      return PFPROF_EXIT_USAGE;
-    }
-  return PFPROF_EXIT_OK;
+  return pfprof_cli_trace_output_write ("export", trace, write_rows, PFPROF_WRITER_ROWS, output, force);
 }
 
 int

@@ -8,13 +8,10 @@
  */
 #include "pfprof-config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "pfprof-cli-output.h"
+#include "pfprof-cli-trace-output.h"
 #include "pfprof-cli.h"
 #include "pfprof-trace-reader.h"
 #include "pfprof-trace-writer.h"
@@ -81,20 +78,6 @@ write_trace (PfprofTraceWriter *w, const PfprofTrace *trace)
   return pfprof_trace_writer_commit (w);
 }
 
-/* Leaves no half-written trace behind. */
-static void
-remove_output (const char *path)
-{
-  static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
-
-  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
-    {
-      g_autofree char *p = g_strconcat (path, suffixes[i], NULL);
-
-      remove (p);
-    }
-}
-
 int
 pfprof_cmd_import (int argc, char **argv)
 {
@@ -110,11 +93,6 @@ pfprof_cmd_import (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("NSYS.sqlite -o TRACE.pfprof");
   g_autoptr (GError) error = NULL;
   g_autoptr (PfprofTrace) trace = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *base = NULL;
-  g_autofree char *tmp = NULL;
-  PfprofTraceWriter *w = NULL;
-  int rc, fd;
 
   g_option_context_set_summary (ctx,
     "Converts an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
@@ -145,54 +123,10 @@ pfprof_cmd_import (int argc, char **argv)
       pfprof_cli_error ("%s", error->message);
       return PFPROF_EXIT_USAGE;
     }
-  /* The trace is written under a temporary name beside TRACE and renamed
-   * once finished, so a failed import never touches an existing TRACE. */
-  if (!pfprof_cli_output_check (output, force, &error))
-    {
-      pfprof_cli_error ("import: %s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
-  dir = g_path_get_dirname (output);
-  base = g_path_get_basename (output);
-  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
-  if (fd < 0)
-    {
-      pfprof_cli_error ("import: %s: cannot create a file in %s: %s", output, dir,
-                        g_strerror (errno));
-      return PFPROF_EXIT_USAGE;
-    }
-  close (fd);
-  rc = pfprof_trace_writer_open (tmp, PFPROF_WRITER_OVERWRITE, &w);
-  if (rc != PFPROF_WRITER_OK)
-    {
-      pfprof_cli_error ("import: cannot write %s: %s", output,
-                        pfprof_trace_writer_status_string (rc));
-      remove_output (tmp);
-      return PFPROF_EXIT_USAGE;
-    }
-  rc = write_trace (w, trace);
-  if (rc != PFPROF_WRITER_OK)
-    {
-      pfprof_cli_error ("import: cannot write %s: %s", output, pfprof_trace_writer_errmsg (w));
-      pfprof_trace_writer_close (w);
-      remove_output (tmp);
-      return PFPROF_EXIT_USAGE;
-    }
-  rc = pfprof_trace_writer_finish (w);
-  if (rc != PFPROF_WRITER_OK)
-    {
-      pfprof_cli_error ("import: cannot finish %s: %s", output,
-                        pfprof_trace_writer_status_string (rc));
-      remove_output (tmp);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (!pfprof_cli_output_place (tmp, output, force, &error))
-    {
-      pfprof_cli_error ("import: %s", error->message);
-      remove_output (tmp);
-      return PFPROF_EXIT_USAGE;
-    }
+  /* Written under a temporary name beside TRACE and renamed once
+   * finished, so a failed import never touches an existing TRACE. */
+  if (pfprof_cli_trace_output_write ("import", trace, write_trace, 0, output, force) != PFPROF_EXIT_OK)
+    return PFPROF_EXIT_USAGE;
   printf ("%s: %" G_GUINT64_FORMAT " events from %s\n", output, pfprof_trace_n_events (trace),
           inputs[0]);
   return PFPROF_EXIT_OK;

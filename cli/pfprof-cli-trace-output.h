@@ -1,0 +1,29 @@
+/* pfprof-cli-trace-output.h: writing a trace file whole or not at all.
+ *
+ * `pfprof export --format sqlite` and `pfprof import` copy a loaded trace
+ * into a new file through the trace writer. The writer makes its own
+ * SQLite file, so this reserves a temporary name beside the destination
+ * (same rules as pfprof-cli-output.h), writes there, and gives it the
+ * destination's name only once finished; on any failure nothing is left.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "pfprof-trace-writer.h"
+#include "pfprof-trace.h"
+
+G_BEGIN_DECLS
+
+/* Writes what the file holds (meta, strings, records) of @trace into @w;
+ * returns a PfprofTraceWriterStatus. */
+typedef int (*PfprofCliTraceFill) (PfprofTraceWriter *w, const PfprofTrace *trace);
+
+/* Checks @output, writes @trace there with @fill through a writer opened
+ * with @writer_flags, finishes and places it. Errors are one line on
+ * stderr prefixed with "@command: ". Returns PFPROF_EXIT_OK or
+ * PFPROF_EXIT_USAGE. */
+int pfprof_cli_trace_output_write (const char *command, const PfprofTrace *trace, PfprofCliTraceFill fill,
+                                   unsigned writer_flags, const char *output, gboolean force);
+
+G_END_DECLS
