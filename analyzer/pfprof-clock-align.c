@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "pfprof-clock-collectives.h"
+
 /* No real clock is this far off its host's wall clock; shifting by more
  * could carry times past the analyzer's range checks. */
 #define MAX_OFFSET_NS ((gint64) 1 << 52)
@@ -14,6 +16,7 @@ pfprof_clock_alignment_to_string (PfprofClockAlignment alignment)
     {
     case PFPROF_CLOCK_ALIGNED: return "aligned";
     case PFPROF_CLOCK_UNALIGNED: return "unaligned";
+    case PFPROF_CLOCK_COLLECTIVES: return "collectives";
     case PFPROF_CLOCK_SHARED:
     default: return "shared";
     }
@@ -43,10 +46,13 @@ pfprof_clock_wall_offset (const PfprofTrace *t, gint64 *offset_ns)
   return TRUE;
 }
 
-/* Adds @shift to every time of @t. */
+/* Moves every time v of @t to v + @shift - fit_at(@fit, v + @shift)
+ * (@fit may be NULL). Order is kept: a constant shift keeps it, and a
+ * drift is far below 1. */
 static void
-shift_trace (PfprofTrace *t, gint64 shift)
+move_trace (PfprofTrace *t, gint64 shift, const PfprofClockFit *fit)
 {
+#define MOVE(v) ((v) + shift - (fit != NULL ? pfprof_clock_fit_at (fit, (v) + shift) : 0))
   for (guint i = 0; i < PFPROF_TABLE_DEVICES; i++)
     {
       const PfprofTraceTable *table = pfprof_trace_schema_table ((PfprofTableId) i);
@@ -63,22 +69,22 @@ shift_trace (PfprofTrace *t, gint64 shift)
           memcpy (&v, rec, sizeof v);
           if (i == PFPROF_TABLE_CUDA_EVENTS && v == 0)
             continue;
-          v += shift;
+          v = MOVE (v);
           memcpy (rec, &v, sizeof v);
           if (has_end)
             {
               memcpy (&v, rec + table->columns[1].offset, sizeof v);
-              v += shift;
+              v = MOVE (v);
               memcpy (rec + table->columns[1].offset, &v, sizeof v);
             }
         }
     }
   if (t->start_ns != 0 || t->end_ns != 0)
     {
-      t->start_ns += shift;
-      t->end_ns += shift;
+      t->start_ns = MOVE (t->start_ns);
+      t->end_ns = MOVE (t->end_ns);
     }
-  t->clock_offset_ns = shift;
+#undef MOVE
 }
 
 /* Times beyond ±2^62 are left out by the analysis anyway; keep the
@@ -92,12 +98,93 @@ shift_fits (const PfprofTrace *t, gint64 shift)
   return t->start_ns > -lim && t->end_ns < lim;
 }
 
+/* Moves @t onto the reference's clock by @fit and records how. */
+static void
+apply_fit (PfprofTrace *t, const PfprofClockFit *fit)
+{
+  move_trace (t, 0, fit);
+  t->clock_offset_ns -= fit->offset_ns;
+  t->clock_collectives = fit->n_used;
+  t->clock_collectives_ns = -fit->offset_ns;
+  t->clock_spread_ns = fit->spread_ns;
+  t->clock_pivot_ns = fit->pivot_ns;
+  t->clock_drift = fit->drift;
+  t->clock_alignment = PFPROF_CLOCK_COLLECTIVES;
+}
+
+/* @fit measured against a trace of @ref_host: the first few of them
+ * that ran collectives (each rank of one host shares its clock). */
+static gboolean
+fit_against (GPtrArray *traces, const char *ref_host, const PfprofTrace *t, PfprofClockFit *fit)
+{
+  guint tried = 0;
+
+  for (guint i = 0; i < traces->len && tried < 4; i++)
+    {
+      const PfprofTrace *r = g_ptr_array_index (traces, i);
+      const char *h = pfprof_trace_meta (r, "host");
+
+      if (r == t || r->clock_alignment != PFPROF_CLOCK_ALIGNED || h == NULL || strcmp (h, ref_host) != 0)
+        continue;
+      tried++;
+      if (pfprof_clock_collectives_fit (r, t, fit) && ABS (fit->offset_ns) <= MAX_OFFSET_NS
+          && shift_fits (t, -fit->offset_ns))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The triples leave each host as far off as its wall clock (NTP: about a
+ * millisecond); the collectives its ranks ran with the reference host's
+ * measure that error to microseconds (pfprof-clock-collectives.h). Each
+ * other host is fitted once and every triple-aligned trace of it moved
+ * by the same fit, so they keep the clock they share; a trace without a
+ * usable triple is fitted alone. Returns how many of those were
+ * aligned that way. */
+static guint
+refine (GPtrArray *traces, const char *ref_host)
+{
+  g_autoptr (GHashTable) done = g_hash_table_new (g_str_hash, g_str_equal);
+  guint n_rescued = 0;
+
+  for (guint i = 0; i < traces->len; i++)
+    {
+      PfprofTrace *t = g_ptr_array_index (traces, i);
+      const char *h = pfprof_trace_meta (t, "host");
+      PfprofClockFit fit;
+
+      if (t->clock_alignment == PFPROF_CLOCK_UNALIGNED)
+        {
+          if (fit_against (traces, ref_host, t, &fit))
+            {
+              apply_fit (t, &fit);
+              n_rescued++;
+            }
+          continue;
+        }
+      if (h == NULL || strcmp (h, ref_host) == 0 || g_hash_table_contains (done, h)
+          || !fit_against (traces, ref_host, t, &fit))
+        continue;
+      g_hash_table_add (done, (gpointer) h);
+      for (guint j = 0; j < traces->len; j++)
+        {
+          PfprofTrace *u = g_ptr_array_index (traces, j);
+          const char *hu = pfprof_trace_meta (u, "host");
+
+          if (u->clock_alignment == PFPROF_CLOCK_ALIGNED && hu != NULL && strcmp (hu, h) == 0
+              && shift_fits (u, -fit.offset_ns))
+            apply_fit (u, &fit);
+        }
+    }
+  return n_rescued;
+}
+
 guint
 pfprof_clock_align (GPtrArray *traces)
 {
   g_autoptr (GHashTable) host_offset = NULL; /* host -> gint64* (borrowed keys) */
   g_autofree gint64 *offsets = NULL;
-  const char *first_host = NULL;
+  const char *first_host = NULL, *ref_host = NULL;
   gboolean several = FALSE, have_ref = FALSE;
   gint64 ref = 0;
   guint n_unaligned = 0;
@@ -144,6 +231,7 @@ pfprof_clock_align (GPtrArray *traces)
           if (!have_ref)
             {
               ref = offsets[i];
+              ref_host = h;
               have_ref = TRUE;
             }
         }
@@ -165,8 +253,11 @@ pfprof_clock_align (GPtrArray *traces)
           continue;
         }
       if (*o != ref)
-        shift_trace (t, *o - ref);
+        move_trace (t, *o - ref, NULL);
+      t->clock_offset_ns = *o - ref;
       t->clock_alignment = PFPROF_CLOCK_ALIGNED;
     }
+  if (ref_host != NULL)
+    n_unaligned -= refine (traces, ref_host);
   return n_unaligned;
 }

@@ -18,8 +18,16 @@
  * traces of one host keep exactly the clock they share. The result is as
  * good as the hosts' wall clocks agree (NTP: about a millisecond,
  * often better on a LAN; PTP: about a microsecond) plus the few
- * microseconds between the triple's reads. Drift during the run is not
- * corrected (the end triple would allow it).
+ * microseconds between the triple's reads. (On Linux CUPTI's clock is the
+ * wall clock, so the triples of one process cannot see its host's wall
+ * clock drift; the end triple only checks that.)
+ *
+ * Then the collectives refine it: where the ranks of another host ran
+ * all-reduces (all-gathers, reduce-scatters) with the reference host's,
+ * the ends of those kernels measure that host's remaining error, and its
+ * drift over the run, to microseconds (pfprof-clock-collectives.h). A
+ * trace without a usable triple is aligned that way alone when it can
+ * be.
  */
 #pragma once
 
@@ -33,11 +41,15 @@ typedef enum
 {
   PFPROF_CLOCK_SHARED = 0,   /* one host (or one trace): times used as recorded */
   PFPROF_CLOCK_ALIGNED = 1,  /* shifted by PfprofTrace.clock_offset_ns (may be 0) */
-  PFPROF_CLOCK_UNALIGNED = 2 /* several hosts, but this trace has no usable
-                              * clock triple or host name: used as recorded */
+  PFPROF_CLOCK_UNALIGNED = 2, /* several hosts, but this trace has no usable
+                               * clock triple or host name, nor collectives
+                               * to measure it by: used as recorded */
+  PFPROF_CLOCK_COLLECTIVES = 3 /* moved by the triples (if any) and then by
+                                * the collectives it shares with the
+                                * reference host (PfprofTrace.clock_*) */
 } PfprofClockAlignment;
 
-/* "shared", "aligned", "unaligned". */
+/* "shared", "aligned", "unaligned", "collectives". */
 const char *pfprof_clock_alignment_to_string (PfprofClockAlignment alignment);
 
 /* Reads the start triple of @trace: *@offset_ns = clock_start_realtime_ns
@@ -47,9 +59,10 @@ const char *pfprof_clock_alignment_to_string (PfprofClockAlignment alignment);
 gboolean pfprof_clock_wall_offset (const PfprofTrace *trace, gint64 *offset_ns);
 
 /* Aligns @traces (PfprofTrace*) when their meta "host" names two or more
- * hosts: shifts every event time of each trace as described above, sets
- * clock_offset_ns and clock_alignment, and re-sorts nothing (a constant
- * shift keeps every table's order). With one host, or fewer than two
+ * hosts: moves every event time of each trace as described above, sets
+ * clock_offset_ns, clock_alignment and, when the collectives refined it,
+ * the other clock_* fields of PfprofTrace, and re-sorts nothing (a
+ * shift, or a drift far below 1, keeps every table's order). With one host, or fewer than two
  * traces, leaves the times alone (PFPROF_CLOCK_SHARED). Calling it again
  * on the same traces changes nothing. Returns the number of traces that
  * could not be aligned. pfprof_analysis_run() calls it first. */
