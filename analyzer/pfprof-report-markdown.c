@@ -30,19 +30,28 @@ cell_pct (GString *out, double f)
   g_string_append_printf (out, "%s%%", s);
 }
 
-/* The per-rank table of several ranks (traces or merged results). */
+/* The per-rank table of several ranks (traces or merged results): the
+ * same rows as the text table (pfprof_rank_summary_select). */
 static void
-ranks_table (GString *out, const PfprofAnalysis *a)
+ranks_table (GString *out, const PfprofAnalysis *a, const PfprofReportOptions *o)
 {
   g_autoptr (GArray) ranks = pfprof_rank_summary_get (a);
+  g_autoptr (PfprofRankSummarySelection) sel = NULL;
+  g_autofree char *hidden = NULL;
 
   if (ranks->len == 0)
     return;
-  g_string_append (out, "\n| Rank | Host | Pid | Steps | Median step | Data wait | Exposed copy | GPU idle | Findings |\n"
-                        "|---|---|---|---|---|---|---|---|---|\n");
-  for (guint i = 0; i < ranks->len; i++)
+  sel = pfprof_rank_summary_select (a, ranks, o->all_ranks);
+  if (sel->n_hidden > 0)
+    g_string_append_printf (out, "\n%u of %u ranks:\n", sel->rows->len, ranks->len);
+  g_string_append (out, "\n| Rank | Host | Pid | Steps | Median step | Data wait | Exposed copy | GPU idle | Findings |");
+  g_string_append (out, sel->n_hidden > 0 ? " Shown as |\n" : "\n");
+  g_string_append (out, sel->n_hidden > 0 ? "|---|---|---|---|---|---|---|---|---|---|\n"
+                                          : "|---|---|---|---|---|---|---|---|---|\n");
+  for (guint i = 0; i < sel->rows->len; i++)
     {
-      const PfprofRankSummary *r = &g_array_index (ranks, PfprofRankSummary, i);
+      const PfprofRankSummaryRow *row = &g_array_index (sel->rows, PfprofRankSummaryRow, i);
+      const PfprofRankSummary *r = &g_array_index (ranks, PfprofRankSummary, row->index);
       g_autofree char *s_med = pfprof_format_ns (r->step_median_ns);
       g_autofree char *s_dw = pfprof_format_ns (r->data_wait_ns);
       g_autofree char *s_ce = pfprof_format_ns (r->copy_exposed_ns);
@@ -50,9 +59,19 @@ ranks_table (GString *out, const PfprofAnalysis *a)
 
       g_string_append_printf (out, "| %" G_GINT64_FORMAT " | ", r->rank);
       md (out, r->host != NULL ? r->host : "-");
-      g_string_append_printf (out, " | %" G_GINT64_FORMAT " | %u | %s | %s | %s | %s | %u |\n", r->pid,
+      g_string_append_printf (out, " | %" G_GINT64_FORMAT " | %u | %s | %s | %s | %s | %u |", r->pid,
                               r->n_steady_steps, s_med, s_dw, s_ce, s_id, r->n_findings);
+      if (sel->n_hidden > 0)
+        {
+          g_autofree char *why = pfprof_rank_summary_shown_describe (row->shown);
+
+          g_string_append_printf (out, " %s |", why);
+        }
+      g_string_append_c (out, '\n');
     }
+  hidden = pfprof_rank_summary_selection_describe_hidden (sel);
+  if (hidden != NULL)
+    g_string_append_printf (out, "\n_... %s._\n", hidden);
 }
 
 void
@@ -113,7 +132,7 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
                               a->n_steady_steps, s_med, s_p10, s_p90, s_dw, s_ce, s_c, s_s, s_i);
     }
 
-  ranks_table (out, a);
+  ranks_table (out, a, o);
 
   for (guint i = 0; i < shown; i++)
     {

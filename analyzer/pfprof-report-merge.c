@@ -56,9 +56,31 @@ get_figure (const PfprofJson *t, const char *key, gint64 *out)
   return pfprof_json_get_int (t, key, out) && *out >= 0 && *out < ((gint64) 1 << 62);
 }
 
-/* Appends the ranked traces of result @path (already parsed as @root). */
+/* The rank-imbalance rule multiplies a rank's excess per step by its
+ * steps (PfprofFinding.time_ns): a per-step figure times the steps must
+ * stay far from overflowing, as it does for any real run (2^61 ns is 73
+ * years of steps). */
 static gboolean
-add_result (const char *path, const PfprofJson *root, GArray *ranks, GError **error)
+figure_fits_steps (gint64 per_step, gint64 steps)
+{
+  return steps == 0 || per_step <= ((gint64) 1 << 61) / steps;
+}
+
+/* The rows of a merged analysis own their host and path: a long-lived
+ * process (the fuzzer merges millions of results) must not keep every
+ * string it ever read. */
+static void
+rank_clear (gpointer data)
+{
+  PfprofRankSummary *s = data;
+
+  g_free ((char *) s->host);
+  g_free ((char *) s->path);
+}
+
+/* Appends the ranked traces of result @name (already parsed as @root). */
+static gboolean
+add_result (const char *name, const PfprofJson *root, GArray *ranks, GError **error)
 {
   const char *format = pfprof_json_get_string (root, "format");
   const PfprofJson *traces = pfprof_json_get_array (root, "traces");
@@ -67,7 +89,7 @@ add_result (const char *path, const PfprofJson *root, GArray *ranks, GError **er
   if (root->kind != PFPROF_JSON_OBJECT || format == NULL)
     {
       g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: JSON, but not a pfprof report (no \"format\")",
-                   path);
+                   name);
       return FALSE;
     }
   if (g_strcmp0 (format, PFPROF_REPORT_JSON_FORMAT) != 0)
@@ -75,12 +97,12 @@ add_result (const char *path, const PfprofJson *root, GArray *ranks, GError **er
       g_autofree char *f = g_strescape (format, NULL);
 
       g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: format \"%.40s\", not " PFPROF_REPORT_JSON_FORMAT,
-                   path, f);
+                   name, f);
       return FALSE;
     }
   if (traces == NULL)
     {
-      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: no traces[] array", path);
+      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: no traces[] array", name);
       return FALSE;
     }
   for (guint i = 0; i < traces->items->len; i++)
@@ -92,7 +114,7 @@ add_result (const char *path, const PfprofJson *root, GArray *ranks, GError **er
 
       if (!pfprof_json_get_int (t, "rank", &rank) || rank > G_MAXINT32 || rank < -1)
         {
-          g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: traces[%u]: no valid \"rank\"", path, i);
+          g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: traces[%u]: no valid \"rank\"", name, i);
           return FALSE;
         }
       if (rank < 0)
@@ -103,21 +125,28 @@ add_result (const char *path, const PfprofJson *root, GArray *ranks, GError **er
           || !get_figure (t, "idle_per_step_ns", &idle) || !get_figure (t, "findings", &nf)
           || !pfprof_json_get_int (t, "steady_start_ns", &s0)
           || !pfprof_json_get_int (t, "steady_end_ns", &s1) || steps > G_MAXUINT32
-          || nf > G_MAXUINT32)
+          || nf >= G_MAXUINT32)
         {
           g_set_error (error, PFPROF_JSON_ERROR, 0,
                        "%s: traces[%u] lacks the per-rank figures (steady_steps, "
                        "data_wait_per_step_ns, ...): written by an older pfprof? Run "
                        "'pfprof report --format json' on the trace again",
-                       path, i);
+                       name, i);
+          return FALSE;
+        }
+      if (!figure_fits_steps (med, steps) || !figure_fits_steps (dw + ce, steps)
+          || !figure_fits_steps (idle, steps))
+        {
+          g_set_error (error, PFPROF_JSON_ERROR, 0,
+                       "%s: traces[%u]: per-step times of %" G_GINT64_FORMAT
+                       " steps add up to more than 73 years: a damaged result",
+                       name, i, steps);
           return FALSE;
         }
       pfprof_json_get_int (t, "pid", &pid);
       s.rank = rank;
-      /* Results are few (one per rank) and live as long as the process
-       * reports: interned strings need no owner. */
-      s.host = host != NULL ? g_intern_string (host) : NULL;
-      s.path = g_intern_string (path);
+      s.host = g_strdup (host);
+      s.path = g_strdup (name);
       s.pid = pid;
       s.n_steady_steps = (guint) steps;
       s.step_median_ns = med;
@@ -135,10 +164,41 @@ add_result (const char *path, const PfprofJson *root, GArray *ranks, GError **er
       g_set_error (error, PFPROF_JSON_ERROR, 0,
                    "%s: no trace with a rank in this result (meta rank: RANK was not set when "
                    "recording)",
-                   path);
+                   name);
       return FALSE;
     }
   return TRUE;
+}
+
+/* Parses result @name (@len bytes at @data) and appends its ranks. */
+static gboolean
+add_buffer (const char *name, const char *data, gsize len, GArray *ranks, GError **error)
+{
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PfprofJson) root = NULL;
+
+  if (len > PFPROF_REPORT_MERGE_MAX_BYTES)
+    {
+      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: larger than %d MiB: not a report result", name,
+                   PFPROF_REPORT_MERGE_MAX_BYTES >> 20);
+      return FALSE;
+    }
+  root = pfprof_json_parse (data, len, &e);
+  if (root == NULL)
+    {
+      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: not valid JSON: %s", name, e->message);
+      return FALSE;
+    }
+  return add_result (name, root, ranks, error);
+}
+
+static GArray *
+ranks_new (void)
+{
+  GArray *ranks = g_array_new (FALSE, TRUE, sizeof (PfprofRankSummary));
+
+  g_array_set_clear_func (ranks, rank_clear);
+  return ranks;
 }
 
 static int
@@ -152,47 +212,13 @@ compare_savings (gconstpointer pa, gconstpointer pb)
   return 0;
 }
 
-PfprofAnalysis *
-pfprof_report_merge (const char *const *paths, guint n_paths, const PfprofAnalysisOptions *options,
-                     GError **error)
+/* The analysis of the ranks read from @n_results results. */
+static PfprofAnalysis *
+finish (GArray *ranks_in, guint n_results, const PfprofAnalysisOptions *options, GError **error)
 {
-  g_autoptr (GArray) ranks = g_array_new (FALSE, TRUE, sizeof (PfprofRankSummary));
+  g_autoptr (GArray) ranks = g_array_ref (ranks_in);
   PfprofAnalysis *a;
 
-  for (guint i = 0; i < n_paths; i++)
-    {
-      g_autofree char *data = NULL;
-      gsize len = 0;
-      g_autoptr (GError) e = NULL;
-      g_autoptr (PfprofJson) root = NULL;
-      GStatBuf st;
-
-      if (g_stat (paths[i], &st) != 0 || !S_ISREG (st.st_mode))
-        {
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no such file, or not a regular file",
-                       paths[i]);
-          return NULL;
-        }
-      if (st.st_size > PFPROF_REPORT_MERGE_MAX_BYTES)
-        {
-          g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: larger than %d MiB: not a report result",
-                       paths[i], PFPROF_REPORT_MERGE_MAX_BYTES >> 20);
-          return NULL;
-        }
-      if (!g_file_get_contents (paths[i], &data, &len, &e))
-        {
-          g_set_error (error, e->domain, e->code, "%s: %s", paths[i], e->message);
-          return NULL;
-        }
-      root = pfprof_json_parse (data, len, &e);
-      if (root == NULL)
-        {
-          g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: not valid JSON: %s", paths[i], e->message);
-          return NULL;
-        }
-      if (!add_result (paths[i], root, ranks, error))
-        return NULL;
-    }
   g_array_sort (ranks, compare_rank);
   for (guint i = 1; i < ranks->len; i++)
     {
@@ -216,7 +242,7 @@ pfprof_report_merge (const char *const *paths, guint n_paths, const PfprofAnalys
   g_ptr_array_set_size (a->rules_run, 0);
   if (pfprof_analysis_options_rule_enabled (options, &pfprof_rule_rank_imbalance))
     g_ptr_array_add (a->rules_run, (gpointer) pfprof_rule_rank_imbalance.id);
-  a->n_results = n_paths;
+  a->n_results = n_results;
   for (guint i = 0; i < ranks->len; i++)
     g_array_index (ranks, PfprofRankSummary, i).trace_index = i;
   if (ranks->len >= 2)
@@ -233,4 +259,54 @@ pfprof_report_merge (const char *const *paths, guint n_paths, const PfprofAnalys
   g_ptr_array_sort (a->findings, compare_savings);
   a->ranks = g_steal_pointer (&ranks);
   return a;
+}
+
+PfprofAnalysis *
+pfprof_report_merge (const char *const *paths, guint n_paths, const PfprofAnalysisOptions *options,
+                     GError **error)
+{
+  g_autoptr (GArray) ranks = ranks_new ();
+
+  for (guint i = 0; i < n_paths; i++)
+    {
+      g_autofree char *data = NULL;
+      gsize len = 0;
+      g_autoptr (GError) e = NULL;
+      GStatBuf st;
+
+      if (g_stat (paths[i], &st) != 0 || !S_ISREG (st.st_mode))
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no such file, or not a regular file",
+                       paths[i]);
+          return NULL;
+        }
+      if (st.st_size > PFPROF_REPORT_MERGE_MAX_BYTES)
+        {
+          g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: larger than %d MiB: not a report result",
+                       paths[i], PFPROF_REPORT_MERGE_MAX_BYTES >> 20);
+          return NULL;
+        }
+      if (!g_file_get_contents (paths[i], &data, &len, &e))
+        {
+          g_set_error (error, e->domain, e->code, "%s: %s", paths[i], e->message);
+          return NULL;
+        }
+      /* One file's tree at a time: a thousand results need not all be
+       * in memory at once. */
+      if (!add_buffer (paths[i], data, len, ranks, error))
+        return NULL;
+    }
+  return finish (ranks, n_paths, options, error);
+}
+
+PfprofAnalysis *
+pfprof_report_merge_buffers (const char *const *names, const char *const *data, const gsize *lens,
+                             guint n, const PfprofAnalysisOptions *options, GError **error)
+{
+  g_autoptr (GArray) ranks = ranks_new ();
+
+  for (guint i = 0; i < n; i++)
+    if (!add_buffer (names[i], data[i], lens[i], ranks, error))
+      return NULL;
+  return finish (ranks, n, options, error);
 }

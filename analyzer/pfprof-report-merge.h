@@ -34,8 +34,18 @@ gboolean pfprof_report_merge_is_result (const char *path);
  * under @options (NULL for the defaults). NULL with @error set, its
  * message naming the file, for unreadable or invalid JSON, another
  * format, a result without ranked traces or without the figures above
- * (older pfprof), or one rank in two results. */
+ * (older pfprof), figures out of range, or one rank in two results.
+ * The ranks' host and path strings belong to the analysis. */
 PfprofAnalysis *pfprof_report_merge (const char *const *paths, guint n_paths,
                                      const PfprofAnalysisOptions *options, GError **error);
+
+/* The same merge, with the same checks and messages, of @n results
+ * already in memory: result i is @lens[i] bytes at @data[i] (need not
+ * end in NUL), named @names[i] in messages and in
+ * PfprofRankSummary.path. The JSON fuzzer (tests/fuzz/pfprof-fuzz-json.c)
+ * feeds hostile bytes through here; every refusal sets @error. */
+PfprofAnalysis *pfprof_report_merge_buffers (const char *const *names, const char *const *data,
+                                             const gsize *lens, guint n,
+                                             const PfprofAnalysisOptions *options, GError **error);
 
 G_END_DECLS

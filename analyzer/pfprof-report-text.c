@@ -340,26 +340,40 @@ cell (GString *out, const char *s, guint width, gboolean left)
     g_string_append (out, s);
 }
 
-/* The per-rank table, when two or more ranked traces were given. */
+/* The per-rank table, when two or more ranked traces were given: every
+ * rank, or past PFPROF_RANK_SUMMARY_TABLE_MAX the ones that matter, each
+ * saying why, and one line for the rest. */
 static void
 ranks_table (Text *t, const PfprofAnalysis *a)
 {
   static const char *const head[] = { "rank", "host", "pid", "steps", "med. step", "data wait",
-                                       "exp. copy", "GPU idle", "findings" };
-  static const guint width[] = { 4, 14, 7, 5, 9, 9, 9, 9, 8 };
+                                       "exp. copy", "GPU idle", "findings", "shown as" };
+  static const guint width[] = { 4, 14, 7, 5, 9, 9, 9, 9, 8, 0 };
   g_autoptr (GArray) ranks = pfprof_rank_summary_get (a);
+  g_autoptr (PfprofRankSummarySelection) sel = NULL;
+  g_autofree char *hidden = NULL;
+  guint n_cols;
 
   if (ranks->len == 0)
     return;
-  g_string_append (t->out, "\nPer rank (steady state; per step = mean over its steps):\n ");
-  for (guint c = 0; c < G_N_ELEMENTS (head); c++)
-    cell (t->out, head[c], width[c], c == 1);
+  sel = pfprof_rank_summary_select (a, ranks, t->o->all_ranks);
+  /* The last column only when rows were picked. */
+  n_cols = sel->n_hidden > 0 ? G_N_ELEMENTS (head) : G_N_ELEMENTS (head) - 1;
+  if (sel->n_hidden > 0)
+    g_string_append_printf (t->out, "\nPer rank (steady state; per step = mean over its steps), %u of "
+                                    "%u ranks:\n ",
+                            sel->rows->len, ranks->len);
+  else
+    g_string_append (t->out, "\nPer rank (steady state; per step = mean over its steps):\n ");
+  for (guint c = 0; c < n_cols; c++)
+    cell (t->out, head[c], width[c], c == 1 || c == 9);
   g_string_append_c (t->out, '\n');
-  for (guint i = 0; i < ranks->len; i++)
+  for (guint i = 0; i < sel->rows->len; i++)
     {
-      const PfprofRankSummary *r = &g_array_index (ranks, PfprofRankSummary, i);
+      const PfprofRankSummaryRow *row = &g_array_index (sel->rows, PfprofRankSummaryRow, i);
+      const PfprofRankSummary *r = &g_array_index (ranks, PfprofRankSummary, row->index);
       g_autoptr (GString) host = g_string_new (NULL);
-      char *v[9];
+      char *v[10];
 
       pfprof_escape_terminal (host, r->host != NULL ? r->host : "-", FALSE);
       v[0] = g_strdup_printf ("%" G_GINT64_FORMAT, r->rank);
@@ -371,13 +385,21 @@ ranks_table (Text *t, const PfprofAnalysis *a)
       v[6] = pfprof_format_ns (r->copy_exposed_ns);
       v[7] = pfprof_format_ns (r->idle_ns);
       v[8] = g_strdup_printf ("%u", r->n_findings);
+      v[9] = pfprof_rank_summary_shown_describe (row->shown);
       g_string_append_c (t->out, ' ');
-      for (guint c = 0; c < G_N_ELEMENTS (width); c++)
+      for (guint c = 0; c < G_N_ELEMENTS (v); c++)
         {
-          cell (t->out, v[c], width[c], c == 1);
+          if (c < n_cols)
+            cell (t->out, v[c], width[c], c == 1 || c == 9);
           g_free (v[c]);
         }
       g_string_append_c (t->out, '\n');
+    }
+  hidden = pfprof_rank_summary_selection_describe_hidden (sel);
+  if (hidden != NULL)
+    {
+      /* One line, like the rows: wrapping would part numbers from units. */
+      g_string_append_printf (t->out, "  ... %s.\n", hidden);
     }
 }
 

@@ -36,6 +36,9 @@ typedef struct
   guint width;              /* text: columns to wrap at; 0 = 80 */
   guint top;                /* at most this many findings; 0 = all */
   gboolean summary;         /* text: the short end-of-run summary */
+  gboolean all_ranks;       /* text, Markdown: a row for every rank, however many
+                             * (else past PFPROF_RANK_SUMMARY_TABLE_MAX ranks, the
+                             * ones that matter and a line for the rest) */
 } PfprofReportOptions;
 
 /* Defaults: text, no gate, no colour, 80 columns, all findings. */

@@ -111,7 +111,7 @@ pfprof_cmd_report (int argc, char **argv)
   g_autofree char *step_pattern = NULL;
   g_autofree char *color = NULL;
   g_auto (GStrv) traces = NULL;
-  gboolean do_list = FALSE, summary = FALSE, quiet = FALSE;
+  gboolean do_list = FALSE, summary = FALSE, quiet = FALSE, all_ranks = FALSE;
   gint width = 0, top = 0;
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
@@ -135,6 +135,9 @@ pfprof_cmd_report (int argc, char **argv)
       "Regular expression for NVTX step range names", "REGEX" },
     { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show at most N findings", "N" },
     { "summary", 0, 0, G_OPTION_ARG_NONE, &summary, "Short text: headline, steps, one line per finding", NULL },
+    { "all-ranks", 0, 0, G_OPTION_ARG_NONE, &all_ranks,
+      "Text and Markdown: a row for every rank (past 16 ranks, by default the slowest, a few "
+      "fast and typical ones, and one line for the rest)", NULL },
     { "color", 0, 0, G_OPTION_ARG_STRING, &color, "auto (default), always or never", "WHEN" },
     { "width", 0, 0, G_OPTION_ARG_INT, &width, "Wrap text at N columns (default: terminal width)", "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr", NULL },
@@ -190,6 +193,7 @@ pfprof_cmd_report (int argc, char **argv)
     }
   ro.top = (guint) top;
   ro.summary = summary;
+  ro.all_ranks = all_ranks;
   ro.width = width > 0 ? (guint) width : (output ? 100 : terminal_width ());
   if (color == NULL || strcmp (color, "auto") == 0)
     ro.color = output == NULL && isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL

@@ -11,7 +11,9 @@
   lives (`-o rank-%r.json`, %r from the trace or the launcher's
   environment) merge into the per-rank table and the rank-imbalance
   finding; the merge of real results equals the report on the traces
-  together; 512 synthetic results with one slow rank name that rank;
+  together; 512 synthetic results with one slow rank name that rank, and
+  the text and Markdown tables show the ranks that matter (--all-ranks:
+  every rank);
   bad results and traces mixed with results fail with one line, exit 2.
 
 Usage: test-multirank-cli.py PFPROF WORKDIR SAMPLE_TRACE   (TAP on stdout)
@@ -199,9 +201,10 @@ check("merge: text table and finding",
       and "Rank 2 is input-bound" in out, out[:1500])
 rc, out, err = run("report", "--format", "markdown", *results_json)
 rows = [l for l in out.splitlines() if l.startswith("| ") and l[2:3].isdigit()]
-check("merge: markdown has the rank table, no empty device table",
+check("merge: markdown has the rank table (every rank of 4), no empty device table",
       rc == 0 and "| Rank | Host |" in out and len(rows) == 4 and "| 2 | node1 |" in out
-      and "| Trace | Device |" not in out, out[:800])
+      and "| Trace | Device |" not in out and "Shown as" not in out and "more rank" not in out,
+      out[:800])
 rc, out, err = run("report", "--format", "markdown", *traces)
 check("traces together: markdown has the device and the rank tables",
       rc == 0 and "| Rank | Host |" in out and "| Trace | Device |" in out, out[:800])
@@ -216,7 +219,7 @@ with open(results_json[0]) as fh:
 big = os.path.join(WORK, "big")
 os.makedirs(big)
 N, SLOW = 512, 337
-inputs = {}
+inputs, step_med, data_wait = {}, {}, {}
 for r in range(N):
     d = copy.deepcopy(template)
     t = d["traces"][0]
@@ -228,6 +231,7 @@ for r in range(N):
     if r == SLOW:
         t.update(data_wait_per_step_ns=9_000_000, step_median_ns=24_000_000, findings=1)
     inputs[r] = t["data_wait_per_step_ns"] + t["copy_exposed_per_step_ns"]
+    step_med[r], data_wait[r] = t["step_median_ns"], t["data_wait_per_step_ns"]
     with open(os.path.join(big, f"rank-{r:04d}.json"), "w") as fh:
         json.dump(d, fh)
 big_files = sorted(glob.glob(os.path.join(big, "rank-*.json")))
@@ -247,9 +251,67 @@ if d:
           fs and fs[0]["est_savings_ns"] == inputs[SLOW] - med, (fs and fs[0]["est_savings_ns"], inputs[SLOW] - med))
 else:
     check("512 ranks: report", False, err)
+
+
+def text_rows(out):
+    """Rank numbers of the text table's rows, and its '... N more ranks' line."""
+    rows = [int(l.split()[0]) for l in out.splitlines() if l[:7].strip().isdigit()]
+    more = [l for l in out.splitlines() if l.startswith("  ... ")]
+    return rows, more
+
+
+def md_rows(out):
+    return [int(l.split("|")[1]) for l in out.splitlines() if l.startswith("| ") and l[2:3].isdigit()]
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if len(v) % 2 else v[len(v) // 2 - 1] + (v[len(v) // 2] - v[len(v) // 2 - 1]) // 2
+
+
+# A thousand-row table buries the answer: past 16 ranks the text and
+# Markdown tables show the ranks that matter and sum up the rest.
 rc, out, err = run("report", *big_files)
-rows = [l for l in out.splitlines() if l[:7].strip().isdigit()]
-check("512 ranks: text table has 512 rows", rc == 0 and len(rows) == N, len(rows))
+rows, more = text_rows(out)
+by_input = sorted(range(N), key=lambda r: (-inputs[r], r))
+by_step = sorted(range(N), key=lambda r: (-step_med[r], r))
+slow_line = [l for l in out.splitlines() if l[:7].strip() == str(SLOW)]
+check("512 ranks, text: the planted slow rank is in the short table, marked rank-imbalance",
+      rc == 0 and SLOW in rows and slow_line and "rank-imbalance" in slow_line[0], slow_line)
+check("512 ranks, text: the 5 slowest inputs and the 5 longest steps are shown",
+      set(by_input[:5]) <= set(rows) and set(by_step[:5]) <= set(rows),
+      (rows, by_input[:5], by_step[:5]))
+check("512 ranks, text: at most 16 rows, by rank, none twice",
+      2 <= len(rows) <= 16 and rows == sorted(set(rows)), rows)
+hidden = [r for r in range(N) if r not in rows]
+exp_med = median([step_med[r] for r in hidden])
+exp_dw = (min(data_wait[r] for r in hidden), max(data_wait[r] for r in hidden))
+check("512 ranks, text: one line counts the hidden ranks and gives their median step",
+      len(more) == 1 and more[0].startswith(f"  ... {N - len(rows)} more ranks: median step "
+                                            f"{exp_med / 1e6:.1f} ms")
+      and f"data wait {exp_dw[0] / 1e3:.1f} µs to {exp_dw[1] / 1e3:.1f} µs per step" in more[0]
+      and "--all-ranks" in more[0] and f"{len(rows)} of {N} ranks" in out,
+      (more, N - len(rows), exp_med, exp_dw))
+rc, md, err = run("report", "--format", "markdown", *big_files)
+check("512 ranks, markdown: the same rows as the text, and the same summary line",
+      rc == 0 and md_rows(md) == rows and f"_... {N - len(rows)} more ranks: median step" in md
+      and "| Shown as |" in md, (md_rows(md), rows))
+rc, out, err = run("report", "--all-ranks", *big_files)
+rows_all, more = text_rows(out)
+check("512 ranks, --all-ranks: text has every rank, no summary line",
+      rc == 0 and rows_all == list(range(N)) and more == [] and "shown as" not in out, len(rows_all))
+rc, md, err = run("report", "--format", "markdown", "--all-ranks", *big_files)
+check("512 ranks, --all-ranks: markdown has every rank",
+      rc == 0 and md_rows(md) == list(range(N)) and "more ranks" not in md, len(md_rows(md)))
+rc, out16, err = run("report", *big_files[:16])
+rc2, out17, err2 = run("report", *big_files[:17])
+r16, m16 = text_rows(out16)
+r17, m17 = text_rows(out17)
+check("16 ranks: every row; 17 ranks: shortened, shown + hidden = 17",
+      rc == 0 and rc2 == 0 and r16 == list(range(16)) and m16 == [] and len(r17) < 17
+      and len(m17) == 1 and m17[0].startswith(f"  ... {17 - len(r17)} more rank"), (r16, r17, m17))
+rc, out, err = run("report", "--help")
+check("report --help lists --all-ranks", rc == 0 and "--all-ranks" in out, out[-1500:])
 # No slow rank: no finding.
 with open(big_files[SLOW]) as fh:
     d = json.load(fh)
