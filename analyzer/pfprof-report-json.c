@@ -124,6 +124,13 @@ write_traces (GString *out, const PfprofAnalysis *a)
       }
       kv_str (out, "clock", pfprof_clock_alignment_to_string ((PfprofClockAlignment) t->clock_alignment));
       kv_int (out, "clock_offset_ns", t->clock_offset_ns);
+      if (t->clock_alignment == PFPROF_CLOCK_COLLECTIVES)
+        {
+          kv_uint (out, "clock_collectives", t->clock_collectives);
+          kv_int (out, "clock_collectives_ns", t->clock_collectives_ns);
+          kv_int (out, "clock_spread_ns", t->clock_spread_ns);
+          kv_double (out, "clock_drift_ppm", t->clock_drift * 1e6);
+        }
       close_with (out, '}');
       g_string_append_c (out, ',');
     }

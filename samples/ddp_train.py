@@ -7,6 +7,7 @@ host, a slow disk), so R waits in the DataLoader and every other rank
 waits for R at the all-reduce.
 
     torchrun --standalone --nproc_per_node 2 samples/ddp_train.py [--slow-rank 1]
+    mpirun -np 2 python3 samples/ddp_train.py        (or srun -n 2 ...)
 
 Ranks take GPU LOCAL_RANK; when there are fewer GPUs than local ranks
 they share them (all on cuda:0 with one GPU) and the backend is gloo,
@@ -40,6 +41,35 @@ class Batches(sc.SyntheticBatches):
         return super().__getitem__(i)
 
 
+# Where Slurm's srun and MPI launchers (Open MPI, MPICH/Hydra) put what
+# torchrun calls RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE.
+LAUNCHER_VARS = {
+    "RANK": ("SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"),
+    "WORLD_SIZE": ("SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"),
+    "LOCAL_RANK": ("SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"),
+    "LOCAL_WORLD_SIZE": ("SLURM_NTASKS_PER_NODE", "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"),
+}
+
+
+def launcher_env():
+    """Under srun or mpirun (no torchrun), fills torchrun's variables from
+    the launcher's, so that init_process_group(env://) works unchanged.
+    MASTER_ADDR defaults to this host and MASTER_PORT to 29500: right for
+    one node; on several nodes, export MASTER_ADDR (the first node) first."""
+    if "RANK" in os.environ:
+        return
+    for want, names in LAUNCHER_VARS.items():
+        for n in names:
+            v = os.environ.get(n)
+            if v:
+                # SLURM_NTASKS_PER_NODE may read "2(x3)"
+                os.environ[want] = v.split("(")[0]
+                break
+    if "RANK" in os.environ:
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        os.environ.setdefault("MASTER_PORT", "29500")
+
+
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=30, help="timed steps")
@@ -60,6 +90,7 @@ def main():
     args = parse_args()
     if args.steps < 1 or args.warmup < 0:
         raise SystemExit("ddp_train: --steps must be at least 1 and --warmup at least 0")
+    launcher_env()
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
     local = int(os.environ.get("LOCAL_RANK", "0"))

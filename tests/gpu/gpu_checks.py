@@ -19,6 +19,13 @@ failed (2 on bad usage).
       export), the GPU nvidia-smi lists as LOCAL_RANK; the report's per-rank
       table, the rank-imbalance finding naming the slowed rank and no
       other; NCCL kernels in every rank's trace.
+  clocks --report R.json [--shift NS] FILE...
+      traces of two "hosts" whose wall clocks disagree: two host names in
+      meta; the raw end times of the ranks' all-reduces (which end
+      together) and the triples, to tell whether CUPTI's clock followed
+      the shifted wall clock; in the report, the second host's trace moved
+      by the collectives ("clock": "collectives") so that the all-reduces
+      end within 50 us of each other.
   steps LOG...
       the "median step X ms" lines of sample logs.
   overhead --bare LOG... --pfprof LOG...
@@ -108,7 +115,7 @@ def cmd_traces(a):
 
 
 META_KEYS = ["pid", "host", "rank", "local_rank", "world_size", "cuda_visible_devices", "gpu_names", "gpu_uuids",
-             "complete", "format_version"]
+             "complete", "format_version", "clock_start_cupti_ns", "clock_start_realtime_ns"]
 
 
 def read_meta(path):
@@ -207,7 +214,7 @@ def cmd_ranks(a):
     check("no trace without RANK among the run's files", not unranked,
           "; ".join(f"{os.path.basename(p)} (pid {m.get('pid')})" for p, m in unranked) or "none")
     if by_rank.get(0) and "%r" in (a.template or ""):
-        want0 = os.path.basename(a.template.replace("%r", "0"))
+        want0 = os.path.basename(a.template.replace("%r", "0").replace("%h", str(by_rank[0][1].get("host"))))
         got0 = os.path.basename(by_rank[0][0])
         check("rank 0's trace has the name -o asked for", got0 == want0, f"{got0} (asked {want0})")
     if world:
@@ -305,6 +312,67 @@ def medians(path):
         return []
 
 
+def allreduce_ends(path):
+    """End times of the trace's all-reduce/all-gather/reduce-scatter
+    kernels, in order of start (what pfprof pairs)."""
+    sys.path.insert(0, os.path.join(HERE, ".."))
+    import pfprof_trace_rows
+    db = pfprof_trace_rows.connect(path)
+    rows = db.execute("SELECT k.start_ns + k.dur_ns, s.value FROM kernels k JOIN strings s ON s.id = k.name_id "
+                      "ORDER BY k.start_ns").fetchall()
+    return [e for e, n in rows if "nccl" in n and "Generic" not in n
+            and any(c in n for c in ("AllReduce", "AllGather", "ReduceScatter"))]
+
+
+def cmd_clocks(a):
+    results = []
+
+    def check(name, ok, detail):
+        results.append(ok)
+        print(f"  {'ok  ' if ok else 'FAIL'} {name}: {detail}")
+
+    metas = sorted(((read_meta(p), p) for p in a.files), key=lambda mp: str(mp[0].get("rank")))
+    hosts = [m.get("host") for m, _ in metas]
+    check("two hosts in meta", len(metas) == 2 and len(set(hosts)) == 2, ", ".join(map(str, hosts)))
+    if len(metas) != 2:
+        return 1
+    for m, p in metas:
+        try:
+            tri = int(m["clock_start_realtime_ns"]) - int(m["clock_start_cupti_ns"])
+            print(f"  rank {m.get('rank')} ({m.get('host')}): realtime - cupti at start {tri} ns")
+        except (KeyError, TypeError, ValueError):
+            print(f"  rank {m.get('rank')}: no clock triple")
+    e0, e1 = allreduce_ends(metas[0][1]), allreduce_ends(metas[1][1])
+    n = min(len(e0), len(e1))
+    raw = statistics.median(y - x for x, y in zip(e0, e1)) if n else None
+    check("the same number of all-reduces", len(e0) == len(e1) and n >= 8, f"{len(e0)} and {len(e1)}")
+    if raw is not None:
+        followed = a.shift is not None and abs(raw - a.shift) < 200000
+        print(f"  raw median end difference rank1 - rank0: {raw:.0f} ns (wall clock shift {a.shift}): CUPTI's "
+              f"clock {'followed' if followed else 'did not follow'} the shifted wall clock")
+    try:
+        with open(a.report) as f:
+            rep = json.load(f)
+    except (OSError, ValueError) as e:
+        check("report JSON", False, str(e))
+        return 1
+    tr = {t.get("pid"): t for t in rep.get("traces", [])}
+    t0, t1 = tr.get(int(metas[0][0].get("pid") or -1), {}), tr.get(int(metas[1][0].get("pid") or -1), {})
+    keys = ("clock", "clock_offset_ns", "clock_collectives", "clock_collectives_ns", "clock_spread_ns",
+            "clock_drift_ppm")
+    for name, t in (("rank 0", t0), ("rank 1", t1)):
+        print(f"  report, {name}: " + ", ".join(f"{k}={t.get(k)}" for k in keys))
+    check("rank 1 aligned by the collectives", t1.get("clock") == "collectives", str(t1.get("clock")))
+    if raw is not None and t1.get("clock") == "collectives":
+        left = raw + t1.get("clock_offset_ns", 0) - t0.get("clock_offset_ns", 0)
+        check("all-reduces end together after alignment", abs(left) <= 50000,
+              f"median end difference {left:.0f} ns after moving rank 1 by {t1.get('clock_offset_ns')} ns "
+              f"({t1.get('clock_collectives')} collectives, spread {t1.get('clock_spread_ns')} ns)")
+    ok = all(results)
+    print(f"all {len(results)} checks passed" if ok else f"{results.count(False)} of {len(results)} checks FAILED")
+    return 0 if ok else 1
+
+
 def cmd_steps(a):
     for path in a.files:
         print(f"{os.path.basename(path)}: {' '.join(f'{m:.2f}' for m in medians(path)) or 'none'}")
@@ -350,13 +418,17 @@ def main():
     r.add_argument("--nccl", action="store_true")
     r.add_argument("--template", help="the -o template of the run (checks rank 0's file name)")
     r.add_argument("files", nargs="*")
+    c = sub.add_parser("clocks")
+    c.add_argument("--report", required=True)
+    c.add_argument("--shift", type=int)
+    c.add_argument("files", nargs="*")
     s = sub.add_parser("steps")
     s.add_argument("files", nargs="*")
     o = sub.add_parser("overhead")
     o.add_argument("--bare", nargs="+", default=[])
     o.add_argument("--pfprof", nargs="+", default=[])
     a = p.parse_args()
-    return {"traces": cmd_traces, "meta": cmd_meta, "ranks": cmd_ranks, "steps": cmd_steps,
+    return {"traces": cmd_traces, "meta": cmd_meta, "ranks": cmd_ranks, "steps": cmd_steps, "clocks": cmd_clocks,
             "overhead": cmd_overhead}[a.cmd](a)
 
 

@@ -80,91 +80,9 @@ command -v torchrun >/dev/null 2>&1 || torchrun=(python3 -m torch.distributed.ru
   for l in srun mpirun; do echo "$l: $(command -v "$l" || echo 'not installed')"; done
 } >"$work/env.txt"
 
-row() { # SCENARIO EXPECTED OBSERVED RESULT
-  printf '%-14s | %-50s | %-s | %s\n' "$1" "$2" "$3" "$4" >>"$table"
-  [ "$4" = FAIL ] && failed=1
-  echo "== $1: $4: $3"
-}
-
-in_budget() { # SCENARIO EXPECTED
-  if [ $((SECONDS - t_start)) -ge "$budget" ]; then
-    row "$1" "$2" "not run: time budget of ${budget}s spent" SKIP
-    return 1
-  fi
-  echo "-- $1 ($((SECONDS - t_start))s)"
-  return 0
-}
-
-# runlog NAME TIMEOUT CMD...: stdout+stderr in $work/NAME.log; sets rc, secs.
-runlog() {
-  local name=$1 t=$2
-  shift 2
-  if [ "$dry" = 1 ]; then
-    echo "+ $* >$name.log 2>&1"
-    rc=0 secs=0
-    return
-  fi
-  local t0=$SECONDS
-  timeout -k 10 "$t" "$@" >"$work/$name.log" 2>&1
-  rc=$?
-  secs=$((SECONDS - t0))
-}
-
-# analyze NAME SLOW CHECK-ARGS... -- TRACES...: report (JSON, text), export,
-# and the multi-rank checks; sets an_rc and an_sum.
-analyze() {
-  local name=$1 slow=$2
-  shift 2
-  local args=()
-  while [ $# -gt 0 ] && [ "$1" != -- ]; do
-    args+=("$1")
-    shift
-  done
-  shift
-  if [ "$dry" = 1 ]; then
-    echo "+ pfprof report --format json $* >$name.report.json; pfprof report $* >$name.report.txt"
-    echo "+ pfprof export $* -o $name.export.json"
-    echo "+ gpu_checks.py ranks --report $name.report.json --slow $slow ${args[*]} --export $name.export.json $*"
-    an_rc=0 an_sum="(dry)"
-    return
-  fi
-  "$pfprof" report --format json -q "$@" >"$work/$name.report.json" 2>"$work/$name.report.err"
-  local rj=$?
-  "$pfprof" report --color never --width 100 -q "$@" >"$work/$name.report.txt" 2>&1
-  "$pfprof" export -o "$work/$name.export.json" "$@" >"$work/$name.export.log" 2>&1
-  python3 "$checks" ranks --report "$work/$name.report.json" --slow "$slow" "${args[@]}" \
-    --export "$work/$name.export.json" "$@" >"$work/$name.ranks.txt" 2>&1
-  an_rc=$?
-  [ "$rj" = 0 ] || [ "$rj" = 1 ] || an_rc=1
-  local table_note="per-rank table in the text report"
-  grep -q '^Per rank' "$work/$name.report.txt" || { an_rc=1 table_note="NO per-rank table in the text report"; }
-  {
-    echo "### $name: pfprof report exit $rj; checks:"
-    cat "$work/$name.ranks.txt"
-    echo
-  } >>"$details"
-  an_sum="report exit $rj; $table_note; $(tail -1 "$work/$name.ranks.txt"); $(grep -m1 'rank-imbalance' "$work/$name.ranks.txt" | sed 's/^ *//' | cut -c1-170)"
-}
-
-# tracecheck NAME WANT CHECKS FILES...: sets tc, tc_rc.
-tracecheck() {
-  local name=$1 want=$2 c=$3
-  shift 3
-  if [ "$dry" = 1 ]; then
-    echo "+ gpu_checks.py traces --want $want --checks '$c' $*"
-    tc="(dry)" tc_rc=0
-    return
-  fi
-  python3 "$checks" traces --want "$want" --checks "$c" --json "$work/$name.traces.json" "$@" \
-    >"$work/$name.traces.txt" 2>&1
-  tc_rc=$?
-  tc=$(tail -1 "$work/$name.traces.txt")
-  {
-    echo "### $name traces:"
-    cat "$work/$name.traces.txt"
-    echo
-  } >>"$details"
-}
+# row, in_budget, runlog, tracecheck, analyze (this table's columns are narrower)
+ROW_W=14 ROW_EXP_W=50
+. "$root/tests/gpu/lib.sh"
 
 steps_of() { [ "$dry" = 1 ] && echo "(dry)" || python3 "$checks" steps "$work/$1.log" | cut -d: -f2- | sed 's/^ *//'; }
 

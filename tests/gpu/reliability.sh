@@ -66,39 +66,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 torchrun=(torchrun)
 command -v torchrun >/dev/null 2>&1 || torchrun=(python3 -m torch.distributed.run)
 
-# row SCENARIO EXPECTED OBSERVED RESULT
-row() {
-  printf '%-16s | %-52s | %-s | %s\n' "$1" "$2" "$3" "$4" >>"$table"
-  [ "$4" = FAIL ] && failed=1
-  echo "== $1: $4: $3"
-}
-
-# in_budget SCENARIO EXPECTED: false (and a SKIP row) once the time is
-# spent; false, silently, for a scenario left out by ONLY.
-in_budget() {
-  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $1 "* ]]; then
-    return 1
-  fi
-  if [ $((SECONDS - t_start)) -ge "$budget" ]; then
-    row "$1" "$2" "not run: time budget of ${budget}s spent" SKIP
-    return 1
-  fi
-  echo "-- $1 ($((SECONDS - t_start))s)"
-  return 0
-}
-
-# runlog NAME TIMEOUT CMD...: CMD with stdout and stderr in $work/NAME.log; sets rc.
-runlog() {
-  local name=$1 t=$2
-  shift 2
-  if [ "$dry" = 1 ]; then
-    echo "+ $* >$name.log 2>&1"
-    rc=0
-    return
-  fi
-  timeout -k 10 "$t" "$@" >"$work/$name.log" 2>&1
-  rc=$?
-}
+# row, in_budget, runlog, tracecheck
+. "$root/tests/gpu/lib.sh"
 
 # launch CMD...: CMD in a process group of its own with SIGINT and SIGTERM
 # at their defaults (a non-interactive shell starts background commands
@@ -172,21 +141,6 @@ same_output() {
   fi
 }
 
-# tracecheck NAME WANT CHECKS FILES...: gpu_checks.py traces; sets tc (its
-# last line) and tc_rc.
-tracecheck() {
-  local name=$1 want=$2 c=$3
-  shift 3
-  if [ "$dry" = 1 ]; then
-    echo "+ gpu_checks.py traces --want $want --checks '$c' $*"
-    tc="(dry)" tc_rc=0
-    return
-  fi
-  python3 "$checks" traces ${want:+--want "$want"} --checks "$c" --json "$work/$name.traces.json" "$@" \
-    >"$work/$name.traces.txt" 2>&1
-  tc_rc=$?
-  tc=$(tail -1 "$work/$name.traces.txt")
-}
 
 # pfmsg NAME: pfprof's own stderr lines of a run, joined (for the table).
 pfmsg() { grep -a '^pfprof: ' "$work/$1.log" 2>/dev/null | grep -v '^pfprof:   ' | cut -c1-160 | paste -sd '~' | sed 's/~/ ~ /g'; }
