@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pfprof-clock-collectives.h"
+#include "pfprof-format.h"
 
 /* No real clock is this far off its host's wall clock; shifting by more
  * could carry times past the analyzer's range checks. */
@@ -260,4 +261,52 @@ pfprof_clock_align (GPtrArray *traces)
   if (ref_host != NULL)
     n_unaligned -= refine (traces, ref_host);
   return n_unaligned;
+}
+
+/* "+1.20 ms", "-5.00 s". */
+static char *
+signed_ns (gint64 ns)
+{
+  g_autofree char *abs = pfprof_format_ns (ns < 0 ? -ns : ns);
+
+  return g_strdup_printf ("%s%s", ns < 0 ? "-" : "+", abs);
+}
+
+char *
+pfprof_clock_describe (const PfprofTrace *t)
+{
+  const char *host = pfprof_trace_meta (t, "host");
+  g_autofree char *total = signed_ns (t->clock_offset_ns);
+
+  if (host == NULL)
+    host = "(unnamed)";
+  switch ((PfprofClockAlignment) t->clock_alignment)
+    {
+    case PFPROF_CLOCK_ALIGNED:
+      if (t->clock_offset_ns == 0)
+        return NULL;
+      return g_strdup_printf ("host %s: times moved %s onto the first host's clock (clock triples)", host,
+                              total);
+    case PFPROF_CLOCK_COLLECTIVES:
+      {
+        g_autofree char *triples = signed_ns (t->clock_offset_ns - t->clock_collectives_ns);
+        g_autofree char *coll = signed_ns (t->clock_collectives_ns);
+        g_autofree char *spread = pfprof_format_ns (t->clock_spread_ns);
+        g_autofree char *drift = t->clock_drift != 0
+                                   ? g_strdup_printf ("; its clock drifted %+.2f ppm against the first "
+                                                      "host's, also corrected", t->clock_drift * 1e6)
+                                   : g_strdup ("");
+
+        return g_strdup_printf ("host %s: times moved %s onto the first host's clock: %s by the clock "
+                                "triples, %s measured on %u collectives both hosts ran (their kernels end "
+                                "together), to within %s%s",
+                                host, total, triples, coll, t->clock_collectives, spread, drift);
+      }
+    case PFPROF_CLOCK_UNALIGNED:
+      return g_strdup ("not aligned with the other hosts' traces: no clock triple or host name in its "
+                       "metadata, and no collectives shared with the first host to measure it by.");
+    case PFPROF_CLOCK_SHARED:
+    default:
+      return NULL;
+    }
 }

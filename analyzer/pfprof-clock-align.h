@@ -68,4 +68,12 @@ gboolean pfprof_clock_wall_offset (const PfprofTrace *trace, gint64 *offset_ns);
  * could not be aligned. pfprof_analysis_run() calls it first. */
 guint pfprof_clock_align (GPtrArray *traces);
 
+/* One sentence on how @trace was moved, for reports ("host h: times
+ * moved +1.00 ms onto the first host's clock (clock triples)", with the
+ * collectives' part, precision and drift when they refined it; "not
+ * aligned ..." when it could not be), or NULL when it was not moved. The
+ * host name is untrusted text: escape the result for the output format.
+ * Free with g_free. */
+char *pfprof_clock_describe (const PfprofTrace *trace);
+
 G_END_DECLS

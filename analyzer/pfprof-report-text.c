@@ -170,21 +170,16 @@ header (Text *t, const PfprofAnalysis *a)
       const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
       g_autofree char *line = g_strdup_printf ("  [%u] %s (pid %" G_GINT64_FORMAT ")", i,
                                                tr->path ? tr->path : "(in memory)", tr->pid);
+      g_autofree char *clock = NULL;
 
       wrap_untrusted (t, line, 0);
-      if (tr->clock_alignment == PFPROF_CLOCK_ALIGNED && tr->clock_offset_ns != 0)
+      clock = pfprof_clock_describe (tr);
+      if (clock != NULL)
         {
-          g_autofree char *off = pfprof_format_ns (ABS (tr->clock_offset_ns));
-          g_autofree char *note = g_strdup_printf ("      host %s: times moved %s%s onto the first "
-                                                   "host's clock (clock triples)",
-                                                   pfprof_trace_meta (tr, "host"),
-                                                   tr->clock_offset_ns < 0 ? "-" : "+", off);
+          g_autofree char *note = g_strdup_printf ("      %s", clock);
 
           wrap_untrusted (t, note, 0);
         }
-      else if (tr->clock_alignment == PFPROF_CLOCK_UNALIGNED)
-        g_string_append (t->out, "      not aligned with the other hosts' traces: no clock triple "
-                                 "or host name in its metadata.\n");
       if (ts->n_out_of_range > 0)
         g_string_append_printf (t->out, "      %" G_GUINT64_FORMAT " events left out: their times "
                                 "are 39 hours or more away from the rest of the trace.\n",
