@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Fuzzes the trace reader and the analyzer for a bounded time.
-#   tests/fuzz/run-fuzz.sh [SECONDS]     (default 60)
+# Fuzzes the trace reader and the analyzer for a bounded time, then the
+# chunk codec and the JSON results' reader and merge for a third of it
+# each.
+#   tests/fuzz/run-fuzz.sh [SECONDS]     (default 60: 60 + 20 + 20 s)
 # Builds build-fuzz with clang, libFuzzer, ASan and UBSan; seeds the corpus
 # with a small generated trace and the recorded samples; fails when the
 # fuzzer finds a crash, a leak, a sanitizer report or a hang.
@@ -77,4 +79,39 @@ echo "==> fuzzing the chunk codec for ${csecs}s ($(ls "$chunks" | wc -l) seeds)"
   -max_len=200000 -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" "$chunks" 2>"$dir/fuzz-chunk.log" \
   || { tail -40 "$dir/fuzz-chunk.log"; echo "run-fuzz: the chunk fuzzer found a problem; see $dir/fuzz-artifacts" >&2; exit 1; }
 grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$dir/fuzz-chunk.log" | tail -3
-echo "run-fuzz: no crash in ${secs}s + ${csecs}s"
+
+# The JSON reader and the merge of per-rank results (pfprof report
+# rank-*.json), a third of the time too, seeded with real results: the
+# DDP traces recorded on the H200s and generated ranks, written by
+# pfprof report --format json, alone and as pairs (a NUL byte between two
+# results makes the harness merge them with each other).
+jcorpus="$dir/fuzz-corpus-json"
+mkdir -p "$jcorpus"
+if [ -z "$(ls -A "$jcorpus")" ]; then
+  work="$dir/fuzz-json-work"
+  mkdir -p "$work"
+  for t in samples/traces/g_ddp_*.pfprof; do
+    [ -f "$t" ] || continue
+    "$dir/cli/pfprof" report -q --format json -o "$jcorpus/$(basename "$t" .pfprof).json" --force "$t"
+  done
+  "$dir/cli/pfprof" generate --rank 2 --host node-b --steps 30 --plant input-starved -o "$work/r2.pfprof" --force >/dev/null
+  "$dir/cli/pfprof" generate --rank 3 --host node-b --steps 12 --plant pageable,nccl -o "$work/r3.pfprof" --force >/dev/null
+  "$dir/cli/pfprof" generate --rank 5 --steps 1 --plant none -o "$work/r5.pfprof" --force >/dev/null
+  for r in 2 3 5; do
+    "$dir/cli/pfprof" report -q --format json -o "$jcorpus/generated-rank$r.json" --force "$work/r$r.pfprof"
+  done
+  # A merged result (its traces[] is empty: refused, but a good shape).
+  "$dir/cli/pfprof" report -q --format json -o "$jcorpus/merged.json" --force \
+    "$jcorpus"/generated-rank2.json "$jcorpus"/generated-rank3.json
+  for pair in "g_ddp_slow_rank0 g_ddp_slow_rank1" "generated-rank2 generated-rank3" "g_ddp_even_rank0 generated-rank5"; do
+    set -- $pair
+    { cat "$jcorpus/$1.json"; printf '\0'; cat "$jcorpus/$2.json"; } >"$jcorpus/pair-$1-$2"
+  done
+fi
+jsecs=$(( (secs + 2) / 3 ))
+echo "==> fuzzing the JSON reader and the merge of results for ${jsecs}s ($(ls "$jcorpus" | wc -l) seeds)"
+"$dir/tests/fuzz/pfprof-fuzz-json" -max_total_time="$jsecs" -timeout=20 -rss_limit_mb=2048 \
+  -max_len=20000 -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" "$jcorpus" 2>"$dir/fuzz-json.log" \
+  || { tail -40 "$dir/fuzz-json.log"; echo "run-fuzz: the JSON fuzzer found a problem; see $dir/fuzz-artifacts" >&2; exit 1; }
+grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$dir/fuzz-json.log" | tail -3
+echo "run-fuzz: no crash in ${secs}s + ${csecs}s + ${jsecs}s"

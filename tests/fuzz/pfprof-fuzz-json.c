@@ -1,0 +1,262 @@
+/* pfprof-fuzz-json.c: libFuzzer harness for the JSON reader and the merge
+ * of per-rank results (`pfprof report rank-*.json`).
+ *
+ * A rank-N.json comes from another host and may be damaged or hostile.
+ * The input is cut at its first NUL byte into result A and, when there
+ * is one, result B; without B, A is merged with a good result of 20
+ * ranks (ranks 1000-1019), so the rank-imbalance rule and the shortened
+ * per-rank table see the fuzzed ranks among others. Checks beyond "no
+ * crash":
+ *
+ * - every refusal, of the parser and of the merge, carries a message,
+ *   and the merge's names the result it is about (the CLI prints it as
+ *   the one line of exit 2);
+ * - what the parser accepts, written back as JSON and parsed again,
+ *   gives the same tree (no value half-read);
+ * - a merge that succeeds renders in every format, with and without
+ *   --all-ranks, and the JSON report of it is valid JSON with a row per
+ *   rank (the writers print JSON by hand; names from the input must not
+ *   break it).
+ *
+ * Built only with -Dfuzz=true and clang (see tests/fuzz/run-fuzz.sh).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "pfprof-json.h"
+#include "pfprof-report-merge.h"
+#include "pfprof-report.h"
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+static void
+write_string (GString *out, const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    {
+      if (*p == '"' || *p == '\\')
+        g_string_append_printf (out, "\\%c", *p);
+      else if (*p < 0x20)
+        g_string_append_printf (out, "\\u%04x", *p);
+      else
+        g_string_append_c (out, (char) *p);
+    }
+  g_string_append_c (out, '"');
+}
+
+/* @j as JSON; FALSE when a number has no JSON spelling (1e999 reads as
+ * infinity), so there is nothing to compare. */
+static gboolean
+write_json (GString *out, const PfprofJson *j)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  switch (j->kind)
+    {
+    case PFPROF_JSON_NULL:
+      g_string_append (out, "null");
+      return TRUE;
+    case PFPROF_JSON_BOOL:
+      g_string_append (out, j->boolean ? "true" : "false");
+      return TRUE;
+    case PFPROF_JSON_NUMBER:
+      if (j->is_int)
+        g_string_append_printf (out, "%" G_GINT64_FORMAT, j->integer);
+      else if (!isfinite (j->number))
+        return FALSE;
+      else
+        {
+          g_ascii_formatd (buf, sizeof buf, "%.17g", j->number);
+          g_string_append (out, buf);
+          /* 1.0 must not come back as the integer 1. */
+          if (strpbrk (buf, ".e") == NULL)
+            g_string_append (out, ".0");
+        }
+      return TRUE;
+    case PFPROF_JSON_STRING:
+      write_string (out, j->string);
+      return TRUE;
+    case PFPROF_JSON_ARRAY:
+    case PFPROF_JSON_OBJECT:
+      g_string_append_c (out, j->kind == PFPROF_JSON_OBJECT ? '{' : '[');
+      for (guint i = 0; i < j->items->len; i++)
+        {
+          if (i > 0)
+            g_string_append_c (out, ',');
+          if (j->kind == PFPROF_JSON_OBJECT)
+            {
+              write_string (out, g_ptr_array_index (j->keys, i));
+              g_string_append_c (out, ':');
+            }
+          if (!write_json (out, g_ptr_array_index (j->items, i)))
+            return FALSE;
+        }
+      g_string_append_c (out, j->kind == PFPROF_JSON_OBJECT ? '}' : ']');
+      return TRUE;
+    default:
+      abort ();
+    }
+}
+
+static gboolean
+same_json (const PfprofJson *x, const PfprofJson *y)
+{
+  if (x->kind != y->kind)
+    return FALSE;
+  switch (x->kind)
+    {
+    case PFPROF_JSON_NULL:
+      return TRUE;
+    case PFPROF_JSON_BOOL:
+      return x->boolean == y->boolean;
+    case PFPROF_JSON_NUMBER:
+      /* Integers keep their exact value; others their double. */
+      return x->is_int == y->is_int && (x->is_int ? x->integer == y->integer : x->number == y->number);
+    case PFPROF_JSON_STRING:
+      return strcmp (x->string, y->string) == 0;
+    case PFPROF_JSON_ARRAY:
+    case PFPROF_JSON_OBJECT:
+      if (x->items->len != y->items->len)
+        return FALSE;
+      for (guint i = 0; i < x->items->len; i++)
+        {
+          if (x->kind == PFPROF_JSON_OBJECT
+              && strcmp (g_ptr_array_index (x->keys, i), g_ptr_array_index (y->keys, i)) != 0)
+            return FALSE;
+          if (!same_json (g_ptr_array_index (x->items, i), g_ptr_array_index (y->items, i)))
+            return FALSE;
+        }
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* Parses @len bytes at @text: a refusal says why; what parses survives
+ * being written back and read again. */
+static void
+check_parse (const char *text, gsize len)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PfprofJson) j = pfprof_json_parse (text, len, &error);
+  g_autoptr (GString) again = NULL;
+  g_autoptr (PfprofJson) j2 = NULL;
+
+  if (j == NULL)
+    {
+      if (error == NULL || error->message[0] == '\0')
+        abort ();
+      return;
+    }
+  if (error != NULL)
+    abort ();
+  again = g_string_new (NULL);
+  if (!write_json (again, j))
+    return;
+  j2 = pfprof_json_parse (again->str, again->len, NULL);
+  if (j2 == NULL || !same_json (j, j2))
+    abort ();
+}
+
+/* A good result of 20 ranks, one of them slow, as `pfprof report
+ * --format json` writes it (the fields the merge reads). */
+static GString *
+companion_new (void)
+{
+  GString *s = g_string_new ("{\"format\":\"" PFPROF_REPORT_JSON_FORMAT "\",\"traces\":[");
+
+  for (guint r = 0; r < 20; r++)
+    g_string_append_printf (s,
+                            "%s{\"rank\":%u,\"host\":\"node-%u\",\"pid\":%u,\"steady_steps\":39,"
+                            "\"step_median_ns\":%u,\"data_wait_per_step_ns\":%u,"
+                            "\"copy_exposed_per_step_ns\":%u,\"idle_per_step_ns\":%u,"
+                            "\"findings\":0,\"steady_start_ns\":1000,\"steady_end_ns\":600001000}",
+                            r ? "," : "", 1000 + r, r / 8, 4000 + r, 15000000 + r * 1000,
+                            r == 7 ? 9000000 : 150000 + r * 100, r * 10, r * 3);
+  g_string_append (s, "]}");
+  return s;
+}
+
+static void
+check_merge (const char *const *names, const char *const *data, const gsize *lens, guint n)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PfprofAnalysis) a = pfprof_report_merge_buffers (names, data, lens, n, NULL, &error);
+  PfprofReportOptions ro;
+
+  if (a == NULL)
+    {
+      gboolean named = FALSE;
+
+      if (error == NULL || error->message[0] == '\0')
+        abort ();
+      for (guint i = 0; i < n; i++)
+        named |= g_str_has_prefix (error->message, names[i])
+                 && g_str_has_prefix (error->message + strlen (names[i]), ": ");
+      if (!named)
+        abort ();
+      return;
+    }
+  if (error != NULL || a->ranks == NULL || a->ranks->len == 0)
+    abort ();
+  pfprof_report_options_init (&ro);
+  for (guint f = PFPROF_REPORT_TEXT; f <= PFPROF_REPORT_JUNIT; f++)
+    for (guint all = 0; all < 2; all++)
+      {
+        g_autoptr (GString) out = g_string_new (NULL);
+
+        ro.format = (PfprofReportFormat) f;
+        ro.all_ranks = all;
+        ro.summary = all && f == PFPROF_REPORT_TEXT;
+        pfprof_report_render (a, &ro, out);
+        if (out->len == 0 || !g_utf8_validate (out->str, (gssize) out->len, NULL))
+          abort ();
+        if (f == PFPROF_REPORT_JSON)
+          {
+            g_autoptr (PfprofJson) j = pfprof_json_parse (out->str, out->len, NULL);
+            const PfprofJson *ranks = pfprof_json_get_array (j, "ranks");
+
+            if (j == NULL || g_strcmp0 (pfprof_json_get_string (j, "format"), PFPROF_REPORT_JSON_FORMAT) != 0)
+              abort ();
+            if (a->ranks->len >= 2 && (ranks == NULL || ranks->items->len != a->ranks->len))
+              abort ();
+          }
+      }
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  static GString *companion;
+  const char *text = (const char *) data;
+  const char *nul = memchr (text, '\0', size);
+  gsize len_a = nul != NULL ? (gsize) (nul - text) : size;
+  const char *names[2] = { "a.json", "b.json" };
+  const char *bufs[2];
+  gsize lens[2];
+
+  if (companion == NULL)
+    companion = companion_new ();
+  check_parse (text, size); /* a NUL byte included: refused */
+  bufs[0] = text;
+  lens[0] = len_a;
+  if (nul != NULL)
+    {
+      bufs[1] = nul + 1;
+      lens[1] = size - len_a - 1;
+      check_parse (bufs[1], lens[1]);
+    }
+  else
+    {
+      check_merge (names, bufs, lens, 1);
+      bufs[1] = companion->str;
+      lens[1] = companion->len;
+    }
+  check_merge (names, bufs, lens, 2);
+  return 0;
+}
