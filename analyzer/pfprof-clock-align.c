@@ -187,7 +187,7 @@ pfprof_clock_align (GPtrArray *traces)
   g_autofree gint64 *offsets = NULL;
   const char *first_host = NULL, *ref_host = NULL;
   gboolean several = FALSE, have_ref = FALSE;
-  gint64 ref = 0;
+  gint64 ref = 0, ref_rank = -1;
   guint n_unaligned = 0;
 
   if (traces == NULL || traces->len < 2)
@@ -227,14 +227,22 @@ pfprof_clock_align (GPtrArray *traces)
 
       if (h != NULL && !g_hash_table_contains (host_offset, h)
           && pfprof_clock_wall_offset (t, &offsets[i]))
+        g_hash_table_insert (host_offset, (gpointer) h, &offsets[i]);
+    }
+  /* The reference host: rank 0's (the lowest rank's) whatever the order
+   * the traces were given in, else the first trace's with a triple. */
+  for (guint i = 0; i < traces->len; i++)
+    {
+      const PfprofTrace *t = g_ptr_array_index (traces, i);
+      const char *h = pfprof_trace_meta (t, "host");
+      const gint64 *o = h != NULL ? g_hash_table_lookup (host_offset, h) : NULL;
+
+      if (o != NULL && (!have_ref || (t->rank >= 0 && (ref_rank < 0 || t->rank < ref_rank))))
         {
-          g_hash_table_insert (host_offset, (gpointer) h, &offsets[i]);
-          if (!have_ref)
-            {
-              ref = offsets[i];
-              ref_host = h;
-              have_ref = TRUE;
-            }
+          ref = *o;
+          ref_host = h;
+          ref_rank = t->rank;
+          have_ref = TRUE;
         }
     }
   for (guint i = 0; i < traces->len; i++)
@@ -285,7 +293,7 @@ pfprof_clock_describe (const PfprofTrace *t)
     case PFPROF_CLOCK_ALIGNED:
       if (t->clock_offset_ns == 0)
         return NULL;
-      return g_strdup_printf ("host %s: times moved %s onto the first host's clock (clock triples)", host,
+      return g_strdup_printf ("host %s: times moved %s onto the reference host's clock (clock triples)", host,
                               total);
     case PFPROF_CLOCK_COLLECTIVES:
       {
@@ -293,18 +301,18 @@ pfprof_clock_describe (const PfprofTrace *t)
         g_autofree char *coll = signed_ns (t->clock_collectives_ns);
         g_autofree char *spread = pfprof_format_ns (t->clock_spread_ns);
         g_autofree char *drift = t->clock_drift != 0
-                                   ? g_strdup_printf ("; its clock drifted %+.2f ppm against the first "
-                                                      "host's, also corrected", t->clock_drift * 1e6)
+                                   ? g_strdup_printf ("; its clock drifted %+.2f ppm against the "
+                                                      "reference host's, also corrected", t->clock_drift * 1e6)
                                    : g_strdup ("");
 
-        return g_strdup_printf ("host %s: times moved %s onto the first host's clock: %s by the clock "
+        return g_strdup_printf ("host %s: times moved %s onto the reference host's clock: %s by the clock "
                                 "triples, %s measured on %u collectives both hosts ran (their kernels end "
                                 "together), to within %s%s",
                                 host, total, triples, coll, t->clock_collectives, spread, drift);
       }
     case PFPROF_CLOCK_UNALIGNED:
       return g_strdup ("not aligned with the other hosts' traces: no clock triple or host name in its "
-                       "metadata, and no collectives shared with the first host to measure it by.");
+                       "metadata, and no collectives shared with the reference host to measure it by.");
     case PFPROF_CLOCK_SHARED:
     default:
       return NULL;

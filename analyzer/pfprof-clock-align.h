@@ -10,7 +10,8 @@
  * which gives each trace the offset from its CUPTI clock to its host's
  * wall clock (REALTIME - CUPTI). Aligning moves every trace of another
  * host onto the wall clock, expressed in the reference host's CUPTI
- * clock (the host of the first trace that has a triple):
+ * clock (the host of rank 0, or of the lowest rank given; without
+ * ranks, of the first trace that has a triple):
  *
  *   t' = t + (REALTIME - CUPTI)[its host] - (REALTIME - CUPTI)[reference host]
  *
@@ -69,7 +70,7 @@ gboolean pfprof_clock_wall_offset (const PfprofTrace *trace, gint64 *offset_ns);
 guint pfprof_clock_align (GPtrArray *traces);
 
 /* One sentence on how @trace was moved, for reports ("host h: times
- * moved +1.00 ms onto the first host's clock (clock triples)", with the
+ * moved +1.00 ms onto the reference host's clock (clock triples)", with the
  * collectives' part, precision and drift when they refined it; "not
  * aligned ..." when it could not be), or NULL when it was not moved. The
  * host name is untrusted text: escape the result for the output format.

@@ -76,6 +76,7 @@ rank_trace (const char *host, guint rank, gint64 error, double drift, guint skip
 #undef CLOCK
   g_hash_table_insert (t->meta, g_strdup ("host"), g_strdup (host));
   g_hash_table_insert (t->meta, g_strdup ("rank"), g_strdup_printf ("%u", rank));
+  t->rank = rank;
   if (triple)
     {
       g_hash_table_insert (t->meta, g_strdup ("clock_start_cupti_ns"),
@@ -192,6 +193,25 @@ test_late_start (void)
   g_assert_cmpint (worst_allreduce_gap (run->pdata[0], b), <=, 5 * US);
 }
 
+/* Rank 1's trace given first: rank 0's host is still the reference, and
+ * rank 1's times are the ones that move. */
+static void
+test_reference_is_rank0 (void)
+{
+  g_autoptr (GPtrArray) run = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+  PfprofTrace *a, *b;
+
+  g_ptr_array_add (run, rank_trace ("node-b", 1, 2 * MS, 0, 0, TRUE));
+  g_ptr_array_add (run, rank_trace ("node-a", 0, 0, 0, 0, TRUE));
+  b = run->pdata[0];
+  a = run->pdata[1];
+  g_assert_cmpuint (pfprof_clock_align (run), ==, 0);
+  g_assert_cmpint (a->clock_alignment, ==, PFPROF_CLOCK_ALIGNED);
+  g_assert_cmpint (a->clock_offset_ns, ==, 0);
+  g_assert_cmpint (b->clock_alignment, ==, PFPROF_CLOCK_COLLECTIVES);
+  g_assert_cmpint (ABS (b->clock_offset_ns + 2 * MS), <=, 3 * US);
+}
+
 /* No triple: the triples cannot place the trace, the collectives can.
  * One host: nothing moves, collectives or not. Too few collectives:
  * the triples' alignment stays. */
@@ -302,6 +322,7 @@ main (int argc, char **argv)
   g_test_add_func ("/clock-collectives/names", test_names);
   g_test_add_func ("/clock-collectives/offset-and-drift", test_offset_and_drift);
   g_test_add_func ("/clock-collectives/late-start", test_late_start);
+  g_test_add_func ("/clock-collectives/reference-is-rank-0", test_reference_is_rank0);
   g_test_add_func ("/clock-collectives/fallbacks", test_fallbacks);
   g_test_add_func ("/clock-collectives/h200-ddp", test_h200_ddp);
   return g_test_run ();

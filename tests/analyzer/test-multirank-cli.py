@@ -135,7 +135,7 @@ else:
     check("clock: report", False, err)
 rc, out, err = run("report", a0, b1)
 check("clock: text says which host moved and by how much",
-      rc == 0 and "host host-b: times moved -5.00 s onto the first host's clock: -5.00 s by the clock triples, "
+      rc == 0 and "host host-b: times moved -5.00 s onto the reference host's clock: -5.00 s by the clock triples, "
       "+0 ns measured on" in out, out[:800])
 # One host: the processes share its clock; nothing moves, even when the
 # triples (here planted) disagree.

@@ -362,7 +362,10 @@ def cmd_clocks(a):
             "clock_drift_ppm")
     for name, t in (("rank 0", t0), ("rank 1", t1)):
         print(f"  report, {name}: " + ", ".join(f"{k}={t.get(k)}" for k in keys))
-    check("rank 1 aligned by the collectives", t1.get("clock") == "collectives", str(t1.get("clock")))
+    # Rank 0's host is the reference: rank 1 moves onto it.
+    check("rank 0 the reference, rank 1 aligned by the collectives",
+          t0.get("clock") == "aligned" and t0.get("clock_offset_ns") == 0 and t1.get("clock") == "collectives",
+          f"rank 0 {t0.get('clock')}, rank 1 {t1.get('clock')}")
     if raw is not None and t1.get("clock") == "collectives":
         left = raw + t1.get("clock_offset_ns", 0) - t0.get("clock_offset_ns", 0)
         check("all-reduces end together after alignment", abs(left) <= 50000,

@@ -9,7 +9,7 @@
 #   DRY=1 bash tests/gpu/launchers.sh   # print what would run, run nothing
 #
 # Scenarios (each records samples/ddp_train.py, NCCL, rank 1's loader
-# slowed by SLOW_MS, default 40, and reports over the traces):
+# slowed by SLOW_MS, default 80, and reports over the traces):
 #   mpirun      mpirun -np 2 pfprof record -o run-%h-%r.pfprof -- python3 ...
 #               (Open MPI): one trace per rank named by host and rank, RANK,
 #               LOCAL_RANK, WORLD_SIZE from OMPI_COMM_WORLD_*, rank 1 named
@@ -35,7 +35,7 @@ budget=${BUDGET_S:-400}
 build=${PFPROF_BUILD:-build-collector}
 checks=$root/tests/gpu/gpu_checks.py
 train=$root/samples/ddp_train.py
-slow_ms=${SLOW_MS:-40}
+slow_ms=${SLOW_MS:-80}
 shift_ns=${CLOCK_SHIFT_NS:-3700000}
 bundle=${SLURM_BUNDLE:-$root/.carry/slurm}
 failed=0
@@ -58,6 +58,7 @@ else
   nvidia-smi -L
   n_gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 fi
+export PFPROF=$pfprof
 {
   for l in mpirun srun unshare gcc; do echo "$l: $(command -v "$l" || echo 'not installed')"; done
   command -v mpirun >/dev/null 2>&1 && mpirun --version 2>&1 | head -1
