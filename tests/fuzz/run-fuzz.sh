@@ -110,7 +110,7 @@ if [ -z "$(ls -A "$jcorpus")" ]; then
 fi
 jsecs=$(( (secs + 2) / 3 ))
 echo "==> fuzzing the JSON reader and the merge of results for ${jsecs}s ($(ls "$jcorpus" | wc -l) seeds)"
-"$dir/tests/fuzz/pfprof-fuzz-json" -max_total_time="$jsecs" -timeout=20 -rss_limit_mb=2048 \
+"$dir/tests/fuzz/pfprof-fuzz-json" -dict=tests/fuzz/pfprof-fuzz-json.dict -max_total_time="$jsecs" -timeout=20 -rss_limit_mb=2048 \
   -max_len=20000 -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" "$jcorpus" 2>"$dir/fuzz-json.log" \
   || { tail -40 "$dir/fuzz-json.log"; echo "run-fuzz: the JSON fuzzer found a problem; see $dir/fuzz-artifacts" >&2; exit 1; }
 grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$dir/fuzz-json.log" | tail -3
