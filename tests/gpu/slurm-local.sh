@@ -41,7 +41,8 @@ cmd_s=${SLURM_LOCAL_TIMEOUT_S:-540}
 
 say () { echo "slurm-local: $*" >&2; }
 
-bundle=$(cd "$bundle" 2>/dev/null && pwd) || { say "no bundle folder $bundle (scripts/fetch-slurm-bundle.sh makes it)"; exit 2; }
+abs=$(cd "$bundle" 2>/dev/null && pwd) || { say "no bundle folder $bundle (scripts/fetch-slurm-bundle.sh makes it)"; exit 2; }
+bundle=$abs
 sbin=$bundle/usr/sbin
 plugins=$bundle/usr/lib/x86_64-linux-gnu/slurm-wlm
 libs=$plugins:$bundle/usr/lib/x86_64-linux-gnu:$bundle/lib/x86_64-linux-gnu
@@ -155,13 +156,16 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/builtin
 MpiDefault=none
+MailProg=/bin/true
 ReturnToService=2
 EnforcePartLimits=ALL
 NodeName=$node NodeAddr=127.0.0.1 $hw State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
-# Without cgroup.conf slurmd loads cgroup/v1, which only reads mounts when
-# a cgroup plugin is used; saying so keeps autodetection out of it.
+# Without cgroup.conf, slurmd 22.05 autodetects the cgroup version and
+# fails to start where no cgroup file system is mounted on /sys/fs/cgroup
+# (seen in a chroot); cgroup/v1 named here only loads, and with
+# proctrack/linuxproc and task/none nothing uses it.
 echo "CgroupPlugin=cgroup/v1" > "$tmp/cgroup.conf"
 
 for f in "$bundle"/usr/bin/s*; do
