@@ -389,6 +389,22 @@ for i in range(120):
         crashes.append((i, rc, err[-300:]))
 check("120 mutated results: merged or one-line exit 2, no crash", crashes == [], crashes[:3])
 
+# ---- 18 ranks' traces given together: the same short table ----------------
+# (findings point at traces here, not at merged rows.)
+many = [gen(f"many-{r:02d}.pfprof", "--rank", str(r), "--steps", "20", "--seed", str(r + 1),
+            "--plant", "input-starved" if r == 11 else "none", "--host", f"h{r // 8}")
+        for r in range(18)]
+rc, out, err = run("report", *many)
+rows, more = text_rows(out)
+line11 = [l for l in out.splitlines() if l[:7].strip() == "11"]
+check("18 traces together: rank 11 (slow DataLoader) in the short table as rank-imbalance",
+      rc == 0 and "Rank 11 is input-bound" in out and line11 and "rank-imbalance" in line11[0]
+      and len(rows) < 18 and len(more) == 1 and more[0].startswith(f"  ... {18 - len(rows)} more rank"),
+      out[-2500:])
+rc, out, err = run("report", "--all-ranks", *many)
+check("18 traces together, --all-ranks: every rank", rc == 0 and text_rows(out)[0] == list(range(18)),
+      text_rows(out))
+
 # ---- Traces and results mixed: refused clearly ----------------------------
 rc, out, err = run("report", traces[0], results_json[1])
 check("trace + JSON result: exit 2, says not both",
