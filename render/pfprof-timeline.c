@@ -735,6 +735,22 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
   }
 }
 
+/* Ranked traces first, by rank; then the others; ties by index. */
+static gint
+by_rank (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const PfprofAnalysis *an = data;
+  guint i = *(const guint *) a, j = *(const guint *) b;
+  gint64 ri = ((const PfprofTrace *) g_ptr_array_index (an->traces, i))->rank;
+  gint64 rj = ((const PfprofTrace *) g_ptr_array_index (an->traces, j))->rank;
+
+  if ((ri >= 0) != (rj >= 0))
+    return ri >= 0 ? -1 : 1;
+  if (ri >= 0 && ri != rj)
+    return ri < rj ? -1 : 1;
+  return i < j ? -1 : i > j;
+}
+
 PfprofTimeline *
 pfprof_timeline_new (const PfprofAnalysis *analysis, PfprofTimelineProgressFunc progress,
                      gpointer user_data)
@@ -742,6 +758,7 @@ pfprof_timeline_new (const PfprofAnalysis *analysis, PfprofTimelineProgressFunc 
   PfprofTimeline *tl = g_new0 (PfprofTimeline, 1);
   guint n = analysis->traces->len;
   guint64 total = 0, done = 0;
+  g_autofree guint *order = NULL;
 
   tl->analysis = analysis;
   tl->rows = g_array_new (FALSE, TRUE, sizeof (PfprofTimelineRow));
@@ -750,8 +767,16 @@ pfprof_timeline_new (const PfprofAnalysis *analysis, PfprofTimelineProgressFunc 
   tl->end_ns = G_MININT64;
   for (guint i = 0; i < n; i++)
     total += pfprof_trace_n_events (g_ptr_array_index (analysis->traces, i));
+  order = g_new (guint, n > 0 ? n : 1);
   for (guint i = 0; i < n; i++)
+    order[i] = i;
+  /* Ranks stack in rank order whatever order the files were given in (a
+   * shell glob puts run-host-b-1 before run-vm-0); the rest follow as
+   * given. */
+  g_qsort_with_data (order, (gint) n, sizeof *order, by_rank, (gpointer) analysis);
+  for (guint k = 0; k < n; k++)
     {
+      guint i = order[k];
       const PfprofTrace *trace = g_ptr_array_index (analysis->traces, i);
       guint64 ne = pfprof_trace_n_events (trace);
 
