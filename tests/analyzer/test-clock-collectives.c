@@ -7,7 +7,8 @@
  *   that missed the first collectives; a trace without a triple.
  * - Real: the DDP traces recorded on two H200s of one host, where the
  *   true offset is 0, unmoved and with rank 1 relabelled as another host
- *   whose clock is 2.5 ms off.
+ *   whose clock is 2.5 ms off; and two ranks recorded as two "hosts"
+ *   whose wall clocks were 3.7 ms apart.
  */
 #include <math.h>
 #include <string.h>
@@ -315,6 +316,41 @@ test_h200_ddp (void)
     }
 }
 
+/* Two ranks recorded as two "hosts" on the H200s (samples/README.md, h):
+ * rank 1's wall clock, and with it CUPTI's, 3.700 ms ahead, which its
+ * triple cannot see. Given rank 1 first, rank 0 stays the reference and
+ * rank 1 moves back by what the collectives measured. */
+static void
+test_h200_two_hosts (void)
+{
+  const char *dir = g_getenv ("PFPROF_SAMPLES");
+  g_autoptr (GPtrArray) run = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+  PfprofTrace *a, *b;
+
+  if (dir == NULL)
+    {
+      g_test_skip ("PFPROF_SAMPLES not set");
+      return;
+    }
+  b = load_sample (dir, "h_hosts_rank1.pfprof");
+  a = load_sample (dir, "h_hosts_rank0.pfprof");
+  g_ptr_array_add (run, b);
+  g_ptr_array_add (run, a);
+  g_assert_cmpstr (pfprof_trace_meta (b, "host"), ==, "pfprof-host-b");
+  g_assert_cmpuint (pfprof_clock_align (run), ==, 0);
+  g_test_message ("rank 1: moved %" G_GINT64_FORMAT " ns (%" G_GINT64_FORMAT " by the collectives, %u of them, "
+                  "spread %" G_GINT64_FORMAT " ns)", b->clock_offset_ns, b->clock_collectives_ns,
+                  b->clock_collectives, b->clock_spread_ns);
+  g_assert_cmpint (a->clock_alignment, ==, PFPROF_CLOCK_ALIGNED);
+  g_assert_cmpint (a->clock_offset_ns, ==, 0);
+  g_assert_cmpint (b->clock_alignment, ==, PFPROF_CLOCK_COLLECTIVES);
+  /* The triples saw next to nothing; the collectives saw the 3.7 ms. */
+  g_assert_cmpint (ABS (b->clock_offset_ns - b->clock_collectives_ns), <=, 10 * US);
+  g_assert_cmpint (ABS (b->clock_offset_ns + 3700 * US), <=, 50 * US);
+  g_assert_cmpuint (b->clock_collectives, >=, 120);
+  g_assert_cmpint (b->clock_spread_ns, <=, 50 * US);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -325,5 +361,6 @@ main (int argc, char **argv)
   g_test_add_func ("/clock-collectives/reference-is-rank-0", test_reference_is_rank0);
   g_test_add_func ("/clock-collectives/fallbacks", test_fallbacks);
   g_test_add_func ("/clock-collectives/h200-ddp", test_h200_ddp);
+  g_test_add_func ("/clock-collectives/h200-two-hosts", test_h200_two_hosts);
   return g_test_run ();
 }
