@@ -14,7 +14,9 @@
 #               (Open MPI): one trace per rank named by host and rank, RANK,
 #               LOCAL_RANK, WORLD_SIZE from OMPI_COMM_WORLD_*, rank 1 named
 #   srun        the same under srun -n 2, on a one-node Slurm started from the
-#               carried bundle (tests/gpu/slurm-local.sh; skipped without it)
+#               carried bundle (tests/gpu/slurm-local.sh; skipped without it;
+#               .carry/slurm.tar.xz, which fits the carry limit better than
+#               the folder, is unpacked first when the folder is missing)
 #   two_hosts   rank 0 as usual; rank 1 in a UTS namespace of its own under
 #               another host name, with its wall clock CLOCK_SHIFT_NS (default
 #               3700000) ahead (tests/gpu/clockshift.c, LD_PRELOAD): two
@@ -116,6 +118,9 @@ else
   # --- srun on a one-node Slurm from the carried bundle ---------------------
   exp="exit 0; run-<host>-0/1.pfprof; ranks from SLURM_*; rank 1 named"
   if in_budget srun "$exp"; then
+    if [ "$dry" != 1 ] && [ ! -d "$bundle" ] && [ -f "$bundle.tar.xz" ]; then
+      tar -xJf "$bundle.tar.xz" -C "$(dirname "$bundle")"
+    fi
     if [ "$dry" != 1 ] && [ ! -d "$bundle" ]; then
       row srun "$exp" "no Slurm bundle at $bundle (scripts/fetch-slurm-bundle.sh makes it)" SKIP
     else
