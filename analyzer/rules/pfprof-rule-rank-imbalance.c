@@ -101,9 +101,14 @@ pfprof_rule_rank_imbalance_judge (PfprofAnalysis *a, const PfprofAnalysisOptions
         g_autofree char *s_dw = pfprof_format_ns (s->data_wait_ns);
         g_autofree char *s_ce = pfprof_format_ns (s->copy_exposed_ns);
         g_autofree char *s_step = pfprof_format_ns (s->step_median_ns);
-        g_autofree char *s_pct = pfprof_format_double (
-          median > 0 ? 100.0 * (double) excess / (double) median : 100.0, 0);
+        /* "260 times" reads better than "26039% more" once the other
+         * ranks hardly wait at all. */
+        double ratio = median > 0 ? (double) mine / (double) median : 0;
+        g_autofree char *s_num = pfprof_format_double (
+          ratio >= 10 ? ratio : median > 0 ? 100.0 * (double) excess / (double) median : 100.0, 0);
+        g_autofree char *s_pct = g_strdup_printf (ratio >= 10 ? "%s times" : "%s%% more than", s_num);
         const char *host = s->host != NULL ? s->host : "unknown host";
+        g_autofree char *s_others = n == 1 ? g_strdup ("rank") : g_strdup_printf ("%u ranks", n);
 
         f->title = g_strdup_printf ("Rank %" G_GINT64_FORMAT " is input-bound: its input pipeline takes %s "
                                     "more per step than the other ranks'",
@@ -111,11 +116,11 @@ pfprof_rule_rank_imbalance_judge (PfprofAnalysis *a, const PfprofAnalysisOptions
         f->message = g_strdup_printf (
           "Rank %" G_GINT64_FORMAT " (host %s, pid %" G_GINT64_FORMAT ", %s) spent %s per step "
           "waiting for the DataLoader and on exposed host-to-device copies (data wait %s, exposed "
-          "copy %s; median step %s), %s%% more than the median %s of the other %u ranks. In "
+          "copy %s; median step %s), %s the median %s of the other %s. In "
           "data-parallel training every rank waits for the slowest, so the whole job loses about "
           "%s per step.",
           s->rank, host, s->pid, s->path != NULL ? s->path : "trace", s_mine, s_dw, s_ce, s_step,
-          s_pct, s_med, n, s_ex);
+          s_pct, s_med, s_others, s_ex);
       }
       f->fix = g_strdup (fix);
       pfprof_rule_emit (&ctx, f);

@@ -70,6 +70,11 @@ if fs:
     check("savings = slow rank's excess per step over the others' median",
           f["est_savings_ns"] == excess and excess > 1_000_000, (f["est_savings_ns"], excess))
     check("fix names the DataLoader knobs", "num_workers" in f["fix"] and "persistent_workers" in f["fix"])
+    # The slow rank waits ~150x the others: said as a ratio, not "15000% more".
+    ratio = slow / others[1]
+    want = f"{ratio:.0f} times the median" if ratio >= 10 else "% more than the median"
+    check("the message compares with the others' median in words that read",
+          want in f["message"] and "of the other 3 ranks." in f["message"], (ratio, f["message"]))
 
     # Borderline: the same excess against thresholds just above and just below it.
     conf = os.path.join(WORK, "border.conf")
