@@ -384,3 +384,17 @@ sim_build_host_ahead (const SimOptions *o)
   pfprof_trace_sort (s.t);
   return s.t;
 }
+
+void
+sim_add_kernel (PfprofTrace *t, const char *name, guint32 stream, gint64 start, gint64 end)
+{
+  PfprofKernelRecord k = { 0 };
+
+  k.start_ns = start;
+  k.end_ns = end;
+  k.stream_id = stream;
+  k.context_id = 1;
+  k.correlation_id = PFPROF_NONE;
+  k.name_id = sim_intern (t, name);
+  g_array_append_val (t->tables[PFPROF_TABLE_KERNELS], k);
+}

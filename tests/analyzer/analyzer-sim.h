@@ -78,3 +78,7 @@ PfprofTrace *sim_build_host_ahead (const SimOptions *o);
 
 /* Interns @s in @t's string table. */
 guint32 sim_intern (PfprofTrace *t, const char *s);
+
+/* Appends a kernel @name on @stream of device 0, context 1, over [@start,
+ * @end), with no correlation id (no launch record); sort afterwards. */
+void sim_add_kernel (PfprofTrace *t, const char *name, guint32 stream, gint64 start, gint64 end);

@@ -27,20 +27,6 @@
 static const char *const allreduce = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 static const char *const broadcast = "ncclDevKernel_Broadcast_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 
-static void
-add_kernel (PfprofTrace *t, const char *name, gint64 start, gint64 end)
-{
-  PfprofKernelRecord k = { 0 };
-
-  k.start_ns = start;
-  k.end_ns = end;
-  k.stream_id = 17;
-  k.context_id = 1;
-  k.correlation_id = PFPROF_NONE;
-  k.name_id = sim_intern (t, name);
-  g_array_append_val (t->tables[PFPROF_TABLE_KERNELS], k);
-}
-
 /* A small deterministic jitter in [-3, 3] us. */
 static gint64
 jitter (guint i, guint salt)
@@ -69,10 +55,10 @@ rank_trace (const char *host, guint rank, gint64 error, double drift, guint skip
 
       /* Ranks start the same all-reduce at different times (the slower
        * one last); only the end is shared. */
-      add_kernel (t, "void at::native::conv_fwd", CLOCK (end - 6 * MS), CLOCK (end - 4 * MS));
-      add_kernel (t, allreduce, CLOCK (end - (rank + 1) * 900 * US), CLOCK (e));
+      sim_add_kernel (t, "void at::native::conv_fwd", 17, CLOCK (end - 6 * MS), CLOCK (end - 4 * MS));
+      sim_add_kernel (t, allreduce, 17, CLOCK (end - (rank + 1) * 900 * US), CLOCK (e));
       /* The root's broadcast ends at once; the others' when they get there. */
-      add_kernel (t, broadcast, CLOCK (end + 100 * US), CLOCK (end + (rank == 0 ? 110 : 2500) * US));
+      sim_add_kernel (t, broadcast, 17, CLOCK (end + 100 * US), CLOCK (end + (rank == 0 ? 110 : 2500) * US));
     }
 #undef CLOCK
   g_hash_table_insert (t->meta, g_strdup ("host"), g_strdup (host));

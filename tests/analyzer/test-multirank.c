@@ -46,20 +46,6 @@ test_comm_names (void)
 }
 
 static void
-add_kernel (PfprofTrace *t, const char *name, guint32 stream, gint64 start, gint64 end)
-{
-  PfprofKernelRecord k = { 0 };
-
-  k.start_ns = start;
-  k.end_ns = end;
-  k.stream_id = stream;
-  k.context_id = 1;
-  k.correlation_id = PFPROF_NONE;
-  k.name_id = sim_intern (t, name);
-  g_array_append_val (t->tables[PFPROF_TABLE_KERNELS], k);
-}
-
-static void
 add_htod (PfprofTrace *t, gint64 start, gint64 end)
 {
   PfprofMemcpyRecord m = { 0 };
@@ -88,10 +74,10 @@ analyze_gap (const char *middle)
   g_autoptr (GError) error = NULL;
   PfprofAnalysis *a;
 
-  add_kernel (t, "void at::native::conv_fwd", 13, T0, T0 + 10 * MS);
+  sim_add_kernel (t, "void at::native::conv_fwd", 13, T0, T0 + 10 * MS);
   if (middle != NULL)
-    add_kernel (t, middle, 15, T0 + 10 * MS, T0 + 14 * MS);
-  add_kernel (t, "void at::native::conv_bwd", 13, T0 + 14 * MS, T0 + 20 * MS);
+    sim_add_kernel (t, middle, 15, T0 + 10 * MS, T0 + 14 * MS);
+  sim_add_kernel (t, "void at::native::conv_bwd", 13, T0 + 14 * MS, T0 + 20 * MS);
   add_htod (t, T0 + 11 * MS, T0 + 13 * MS);
   pfprof_trace_sort (t);
   g_ptr_array_add (traces, t);
@@ -139,7 +125,7 @@ clock_trace (const char *host, gint64 at, gint64 cupti_minus_real, gboolean trip
   PfprofTrace *t = pfprof_trace_new ();
   PfprofCudaEventRecord e = { 0 };
 
-  add_kernel (t, "void k", 13, at, at + MS);
+  sim_add_kernel (t, "void k", 13, at, at + MS);
   e.device_ts_ns = 0; /* unknown: must stay 0 */
   g_array_append_val (t->tables[PFPROF_TABLE_CUDA_EVENTS], e);
   e.device_ts_ns = at + MS;

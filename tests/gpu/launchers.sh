@@ -40,14 +40,10 @@ train=$root/samples/ddp_train.py
 slow_ms=${SLOW_MS:-80}
 shift_ns=${CLOCK_SHIFT_NS:-3700000}
 bundle=${SLURM_BUNDLE:-$root/.carry/slurm}
-failed=0
-t_start=$SECONDS
-rm -rf "$work"
-mkdir -p "$work" "$out"
-table=$work/table.txt
-details=$work/details.txt
-: >"$table"
-: >"$details"
+# lib_start, row, in_budget, runlog, tracecheck, analyze
+ROW_W=10 ROW_EXP_W=50
+. "$root/tests/gpu/lib.sh"
+lib_start
 
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 if [ "$dry" = 1 ]; then
@@ -67,9 +63,6 @@ export PFPROF=$pfprof
 } >"$work/env.txt"
 cat "$work/env.txt"
 
-# row, in_budget, runlog, tracecheck, analyze
-ROW_W=10 ROW_EXP_W=50
-. "$root/tests/gpu/lib.sh"
 
 args=(--model resnet50 --batch 32 --steps 20 --warmup 6 --backend nccl --slow-rank 1 --slow-ms "$slow_ms")
 steps_of() { [ "$dry" = 1 ] && echo "(dry)" || python3 "$checks" steps "$work/$1.log" | cut -d: -f2- | sed 's/^ *//'; }
@@ -93,6 +86,19 @@ launched() {
   row "$name" "$exp" "exit $r in ${secs}s; files $names; median step ms by rank: $(steps_of "$name"); $tc; $an_sum" $v
 }
 
+# launcher_run NAME EXPECTED DIR CMD...: CMD, a launcher whose two ranks
+# record into DIR/run-%h-%r.pfprof (one node, each rank on GPU LOCAL_RANK),
+# then the common checks.
+launcher_run() {
+  local name=$1 exp=$2 dir=$3
+  shift 3
+  mkdir -p "$dir"
+  runlog "$name" 240 "$@"
+  local tr=("$dir"/run-*.pfprof)
+  [ "$dry" = 1 ] && tr=("$dir/run-h-0.pfprof" "$dir/run-h-1.pfprof")
+  launched "$name" "$exp" "$rc" --world 2 --distinct-gpus --nccl --template "$dir/run-%h-%r.pfprof" -- "${tr[@]}"
+}
+
 if [ "$n_gpus" -lt 2 ]; then
   row all "2 GPUs" "only $n_gpus GPU(s): nothing run" SKIP
 else
@@ -102,16 +108,11 @@ else
     if [ "$dry" != 1 ] && ! command -v mpirun >/dev/null 2>&1; then
       row mpirun "$exp" "mpirun not installed" SKIP
     else
-      mkdir -p "$work/mpi"
       # As root Open MPI wants both of these; -x passes the variables on.
-      runlog mpirun 200 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      launcher_run mpirun "$exp" "$work/mpi" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         mpirun -np 2 --bind-to none -x PATH -x LD_LIBRARY_PATH -x PYTHONUNBUFFERED -x NCCL_NVLS_ENABLE \
         -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS -x MASTER_ADDR=127.0.0.1 -x MASTER_PORT=29531 \
         "$pfprof" record -o "$work/mpi/run-%h-%r.pfprof" -- python3 "$train" "${args[@]}"
-      tr=("$work/mpi"/run-*.pfprof)
-      [ "$dry" = 1 ] && tr=("$work/mpi/run-h-0.pfprof" "$work/mpi/run-h-1.pfprof")
-      launched mpirun "$exp" "$rc" --world 2 --distinct-gpus --nccl --template "$work/mpi/run-%h-%r.pfprof" \
-        -- "${tr[@]}"
     fi
   fi
 
@@ -124,14 +125,9 @@ else
     if [ "$dry" != 1 ] && [ ! -d "$bundle" ]; then
       row srun "$exp" "no Slurm bundle at $bundle (scripts/fetch-slurm-bundle.sh makes it)" SKIP
     else
-      mkdir -p "$work/slurm"
-      runlog srun 240 env SLURM_BUNDLE="$bundle" MASTER_ADDR=127.0.0.1 MASTER_PORT=29532 \
+      launcher_run srun "$exp" "$work/slurm" env SLURM_BUNDLE="$bundle" MASTER_ADDR=127.0.0.1 MASTER_PORT=29532 \
         bash "$root/tests/gpu/slurm-local.sh" -- \
         srun -n 2 "$pfprof" record -o "$work/slurm/run-%h-%r.pfprof" -- python3 "$train" "${args[@]}"
-      tr=("$work/slurm"/run-*.pfprof)
-      [ "$dry" = 1 ] && tr=("$work/slurm/run-h-0.pfprof" "$work/slurm/run-h-1.pfprof")
-      launched srun "$exp" "$rc" --world 2 --distinct-gpus --nccl --template "$work/slurm/run-%h-%r.pfprof" \
-        -- "${tr[@]}"
     fi
   fi
 

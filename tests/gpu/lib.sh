@@ -7,6 +7,19 @@
 # ROW_W and ROW_EXP_W set the table's first two column widths (16, 52);
 # ONLY="a b" runs only those scenarios. Each helper documents what it sets.
 
+# lib_start: a fresh $work (removed first) and $out, an empty $table and
+# $details in $work, failed=0, t_start now. Needs work and out.
+lib_start() {
+  failed=0
+  t_start=$SECONDS
+  rm -rf "$work"
+  mkdir -p "$work" "$out"
+  table=$work/table.txt
+  details=$work/details.txt
+  : >"$table"
+  : >"$details"
+}
+
 # row SCENARIO EXPECTED OBSERVED RESULT: a line of the table; FAIL sets
 # failed=1.
 row() {

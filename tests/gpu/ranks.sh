@@ -49,14 +49,10 @@ batch=${DDP_BATCH:-32}
 steps=${DDP_STEPS:-20}
 warmup=${DDP_WARMUP:-6}
 slow_ms=${SLOW_MS:-80}
-failed=0
-t_start=$SECONDS
-rm -rf "$work"
-mkdir -p "$work" "$out"
-table=$work/table.txt
-details=$work/details.txt
-: >"$table"
-: >"$details"
+# lib_start, row, in_budget, runlog, tracecheck, analyze (this table's columns are narrower)
+ROW_W=14 ROW_EXP_W=50
+. "$root/tests/gpu/lib.sh"
+lib_start
 
 # NVLink multicast off, as the machine sets it (its notes ask to keep these).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
@@ -80,9 +76,6 @@ command -v torchrun >/dev/null 2>&1 || torchrun=(python3 -m torch.distributed.ru
   for l in srun mpirun; do echo "$l: $(command -v "$l" || echo 'not installed')"; done
 } >"$work/env.txt"
 
-# row, in_budget, runlog, tracecheck, analyze (this table's columns are narrower)
-ROW_W=14 ROW_EXP_W=50
-. "$root/tests/gpu/lib.sh"
 
 steps_of() { [ "$dry" = 1 ] && echo "(dry)" || python3 "$checks" steps "$work/$1.log" | cut -d: -f2- | sed 's/^ *//'; }
 
