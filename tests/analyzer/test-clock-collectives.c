@@ -337,6 +337,94 @@ test_h200_two_hosts (void)
   g_assert_cmpint (b->clock_spread_ns, <=, 50 * US);
 }
 
+/* End times of @t's symmetric collectives, in order of start. */
+static GArray *
+collective_ends (const PfprofTrace *t)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
+    {
+      const PfprofKernelRecord *k = &pfprof_trace_kernels (t)[i];
+
+      if (pfprof_kernel_name_is_symmetric_collective (pfprof_trace_string (t, k->name_id)))
+        g_array_append_val (out, k->end_ns);
+    }
+  return out;
+}
+
+/* Median of the end differences b - a over pairs [@from, @to). */
+static gint64
+median_gap (GArray *a, GArray *b, guint from, guint to)
+{
+  g_autofree gint64 *d = g_new (gint64, to - from);
+
+  for (guint i = from; i < to; i++)
+    {
+      gint64 x = g_array_index (b, gint64, i) - g_array_index (a, gint64, i), v = x;
+      guint j = i - from;
+
+      /* insertion sort: a few hundred values */
+      while (j > 0 && d[j - 1] > v)
+        {
+          d[j] = d[j - 1];
+          j--;
+        }
+      d[j] = v;
+    }
+  return d[(to - from) / 2];
+}
+
+/* The same two "hosts" recorded again with rank 1's wall clock also
+ * running 500 ppm fast (samples/README.md, h): CUPTI's times followed it.
+ * The fit finds the drift, and after alignment the collectives end
+ * together in the first half of the run as in the last. */
+static void
+test_h200_drift (void)
+{
+  const char *dir = g_getenv ("PFPROF_SAMPLES");
+  g_autoptr (GPtrArray) run = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+  g_autoptr (GArray) ea = NULL;
+  g_autoptr (GArray) eb = NULL;
+  PfprofTrace *a, *b;
+  gint64 before_first, before_last, first, last;
+  guint n;
+
+  if (dir == NULL)
+    {
+      g_test_skip ("PFPROF_SAMPLES not set");
+      return;
+    }
+  a = load_sample (dir, "h_drift_rank0.pfprof");
+  b = load_sample (dir, "h_drift_rank1.pfprof");
+  g_ptr_array_add (run, a);
+  g_ptr_array_add (run, b);
+  ea = collective_ends (a);
+  eb = collective_ends (b);
+  n = ea->len;
+  g_assert_cmpuint (n, ==, eb->len);
+  g_assert_cmpuint (n, >=, 300);
+  before_first = median_gap (ea, eb, 0, n / 4);
+  before_last = median_gap (ea, eb, n - n / 4, n);
+  /* Rank 1's clock gained over the run: the gap grew by milliseconds. */
+  g_test_message ("before: first quarter %" G_GINT64_FORMAT " ns, last quarter %" G_GINT64_FORMAT " ns",
+                  before_first, before_last);
+  g_assert_cmpint (before_last - before_first, >=, 1 * MS);
+  g_assert_cmpuint (pfprof_clock_align (run), ==, 0);
+  g_assert_cmpint (b->clock_alignment, ==, PFPROF_CLOCK_COLLECTIVES);
+  g_assert_cmpfloat (fabs (b->clock_drift - 500e-6), <=, 5e-6);
+  g_assert_cmpint (b->clock_spread_ns, <=, 50 * US);
+  g_assert_cmpuint (b->clock_collectives, >=, 300);
+  g_array_unref (g_steal_pointer (&eb));
+  eb = collective_ends (b);
+  first = median_gap (ea, eb, 0, n / 4);
+  last = median_gap (ea, eb, n - n / 4, n);
+  g_test_message ("after: first quarter %" G_GINT64_FORMAT " ns, last quarter %" G_GINT64_FORMAT " ns, drift %.2f "
+                  "ppm", first, last, b->clock_drift * 1e6);
+  g_assert_cmpint (ABS (first), <=, 30 * US);
+  g_assert_cmpint (ABS (last), <=, 30 * US);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -348,5 +436,6 @@ main (int argc, char **argv)
   g_test_add_func ("/clock-collectives/fallbacks", test_fallbacks);
   g_test_add_func ("/clock-collectives/h200-ddp", test_h200_ddp);
   g_test_add_func ("/clock-collectives/h200-two-hosts", test_h200_two_hosts);
+  g_test_add_func ("/clock-collectives/h200-drift", test_h200_drift);
   return g_test_run ();
 }

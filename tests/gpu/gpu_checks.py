@@ -19,13 +19,14 @@ failed (2 on bad usage).
       export), the GPU nvidia-smi lists as LOCAL_RANK; the report's per-rank
       table, the rank-imbalance finding naming the slowed rank and no
       other; NCCL kernels in every rank's trace.
-  clocks --report R.json [--shift NS] FILE...
+  clocks --report R.json [--shift NS] [--drift-ppm P] FILE...
       traces of two "hosts" whose wall clocks disagree: two host names in
       meta; the raw end times of the ranks' all-reduces (which end
       together) and the triples, to tell whether CUPTI's clock followed
       the shifted wall clock; in the report, the second host's trace moved
       by the collectives ("clock": "collectives") so that the all-reduces
-      end within 50 us of each other.
+      end within 50 us of each other; with a drift, the report's drift
+      against a line fitted here through the raw end differences.
   steps LOG...
       the "median step X ms" lines of sample logs.
   overhead --bare LOG... --pfprof LOG...
@@ -312,6 +313,21 @@ def medians(path):
         return []
 
 
+def line_fit(xs, ys):
+    """Least squares y = a + b (x - mean x), refitted once without the pairs
+    ten times further off the line than the median; (b, residual median)."""
+    pts = list(zip(xs, ys))
+    for _ in range(2):
+        mx = statistics.fmean(x for x, _ in pts)
+        my = statistics.fmean(y for _, y in pts)
+        sxx = sum((x - mx) ** 2 for x, _ in pts) or 1.0
+        b = sum((x - mx) * (y - my) for x, y in pts) / sxx
+        res = [abs(y - (my + b * (x - mx))) for x, y in pts]
+        cut = 10 * (statistics.median(res) or 1.0)
+        pts = [p for p, r in zip(pts, res) if r <= cut]
+    return b, statistics.median(res)
+
+
 def allreduce_ends(path):
     """End times of the trace's all-reduce/all-gather/reduce-scatter
     kernels, in order of start (what pfprof pairs)."""
@@ -346,8 +362,16 @@ def cmd_clocks(a):
     n = min(len(e0), len(e1))
     raw = statistics.median(y - x for x, y in zip(e0, e1)) if n else None
     check("the same number of all-reduces", len(e0) == len(e1) and n >= 8, f"{len(e0)} and {len(e1)}")
+    if n >= 8:
+        slope, res = line_fit([float(x) for x in e0[:n]], [float(y - x) for x, y in zip(e0, e1)])
+        print(f"  raw end differences: a line through them gains {slope * 1e6:.1f} ppm (residual median "
+              f"{res:.0f} ns); wall clock drift planted: {a.drift_ppm} ppm")
     if raw is not None:
-        followed = a.shift is not None and abs(raw - a.shift) < 200000
+        # With a drift the difference grows from the shift on: judge by the slope.
+        if a.drift_ppm:
+            followed = n >= 8 and abs(slope * 1e6 - a.drift_ppm) <= 0.1 * abs(a.drift_ppm)
+        else:
+            followed = a.shift is not None and abs(raw - a.shift) < 200000
         print(f"  raw median end difference rank1 - rank0: {raw:.0f} ns (wall clock shift {a.shift}): CUPTI's "
               f"clock {'followed' if followed else 'did not follow'} the shifted wall clock")
     try:
@@ -371,6 +395,10 @@ def cmd_clocks(a):
         check("all-reduces end together after alignment", abs(left) <= 50000,
               f"median end difference {left:.0f} ns after moving rank 1 by {t1.get('clock_offset_ns')} ns "
               f"({t1.get('clock_collectives')} collectives, spread {t1.get('clock_spread_ns')} ns)")
+    if a.drift_ppm and n >= 8 and t1.get("clock") == "collectives":
+        got = t1.get("clock_drift_ppm") or 0.0
+        check("the report's drift is the raw differences' slope", abs(got - slope * 1e6) <= 0.1 * abs(slope * 1e6) + 1,
+              f"report {got:.1f} ppm, fitted here {slope * 1e6:.1f} ppm, planted {a.drift_ppm} ppm")
     ok = all(results)
     print(f"all {len(results)} checks passed" if ok else f"{results.count(False)} of {len(results)} checks FAILED")
     return 0 if ok else 1
@@ -424,6 +452,7 @@ def main():
     c = sub.add_parser("clocks")
     c.add_argument("--report", required=True)
     c.add_argument("--shift", type=int)
+    c.add_argument("--drift-ppm", type=float, default=0.0)
     c.add_argument("files", nargs="*")
     s = sub.add_parser("steps")
     s.add_argument("files", nargs="*")

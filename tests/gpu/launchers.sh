@@ -19,14 +19,16 @@
 #               the folder, is unpacked first when the folder is missing)
 #   two_hosts   rank 0 as usual; rank 1 in a UTS namespace of its own under
 #               another host name, with its wall clock CLOCK_SHIFT_NS (default
-#               3700000) ahead (tests/gpu/clockshift.c, LD_PRELOAD): two
+#               3700000) ahead and, with CLOCK_DRIFT_PPM, running that many
+#               millionths fast (tests/gpu/clockshift.c, LD_PRELOAD): two
 #               "hosts" whose clocks disagree where the triples cannot see.
 #               NCCL then treats them as two nodes and talks over sockets
 #               on lo. The report must align rank 1 by the collectives.
 # Prints a table last; exits 1 if a check failed. Into $OUT: launchers.txt,
 # launchers-traces.tar.xz (every trace), launchers-logs.tar.xz (logs,
 # reports, checks), two_hosts.png. Runs not started within BUDGET_S
-# (default 400) seconds are skipped and say so.
+# (default 400) seconds are skipped and say so. DDP_STEPS (20) sets the
+# timed steps of every run.
 set -u
 shopt -s nullglob
 root=$PWD
@@ -39,6 +41,8 @@ checks=$root/tests/gpu/gpu_checks.py
 train=$root/samples/ddp_train.py
 slow_ms=${SLOW_MS:-80}
 shift_ns=${CLOCK_SHIFT_NS:-3700000}
+drift_ppm=${CLOCK_DRIFT_PPM:-0}
+ddp_steps=${DDP_STEPS:-20}
 bundle=${SLURM_BUNDLE:-$root/.carry/slurm}
 # lib_start, row, in_budget, runlog, tracecheck, analyze
 ROW_W=10 ROW_EXP_W=50
@@ -64,7 +68,7 @@ export PFPROF=$pfprof
 cat "$work/env.txt"
 
 
-args=(--model resnet50 --batch 32 --steps 20 --warmup 6 --backend nccl --slow-rank 1 --slow-ms "$slow_ms")
+args=(--model resnet50 --batch 32 --steps "$ddp_steps" --warmup 6 --backend nccl --slow-rank 1 --slow-ms "$slow_ms")
 steps_of() { [ "$dry" = 1 ] && echo "(dry)" || python3 "$checks" steps "$work/$1.log" | cut -d: -f2- | sed 's/^ *//'; }
 
 # launched NAME EXPECTED EXIT CHECK-ARGS... -- TRACES...: the common checks.
@@ -147,7 +151,7 @@ else
     rec=("$pfprof" record -o "$work/hosts/run-%h-%r.pfprof" -- python3 "$train" "${args[@]}")
     if [ "$dry" = 1 ]; then
       echo "+ env RANK=0 CUDA_VISIBLE_DEVICES=0 ${common[*]} ${rec[*]} &"
-      echo "+ unshare --uts sh -c 'hostname pfprof-host-b && exec \"\$@\"' sh env RANK=1 CUDA_VISIBLE_DEVICES=1 ${common[*]} LD_PRELOAD=$shim PFPROF_TEST_CLOCK_SHIFT_NS=$shift_ns ${rec[*]}"
+      echo "+ unshare --uts sh -c 'hostname pfprof-host-b && exec \"\$@\"' sh env RANK=1 CUDA_VISIBLE_DEVICES=1 ${common[*]} LD_PRELOAD=$shim PFPROF_TEST_CLOCK_SHIFT_NS=$shift_ns PFPROF_TEST_CLOCK_DRIFT_PPM=$drift_ppm ${rec[*]}"
       r0=0 r1=0 secs=0
     else
       t0=$SECONDS
@@ -155,6 +159,7 @@ else
       p0=$!
       timeout -k 10 200 unshare --uts sh -c 'hostname pfprof-host-b && exec "$@"' sh \
         env RANK=1 CUDA_VISIBLE_DEVICES=1 "${common[@]}" LD_PRELOAD="$shim" PFPROF_TEST_CLOCK_SHIFT_NS="$shift_ns" \
+        PFPROF_TEST_CLOCK_DRIFT_PPM="$drift_ppm" \
         "${rec[@]}" >"$work/two_hosts_rank1.log" 2>&1 &
       p1=$!
       wait $p0
@@ -168,9 +173,10 @@ else
     [ "$dry" = 1 ] && tr=("$work/hosts/run-a-0.pfprof" "$work/hosts/run-b-1.pfprof")
     launched two_hosts "$exp" "$((r0 | r1))" --nccl -- "${tr[@]}"
     if [ "$dry" = 1 ]; then
-      echo "+ gpu_checks.py clocks --report two_hosts.report.json --shift $shift_ns ${tr[*]}"
+      echo "+ gpu_checks.py clocks --report two_hosts.report.json --shift $shift_ns --drift-ppm $drift_ppm ${tr[*]}"
     else
-      python3 "$checks" clocks --report "$work/two_hosts.report.json" --shift "$shift_ns" "${tr[@]}" \
+      python3 "$checks" clocks --report "$work/two_hosts.report.json" --shift "$shift_ns" --drift-ppm "$drift_ppm" \
+        "${tr[@]}" \
         >"$work/two_hosts.clocks.txt" 2>&1
       crc=$?
       { echo "### two_hosts clocks"; cat "$work/two_hosts.clocks.txt"; echo; } >>"$details"
