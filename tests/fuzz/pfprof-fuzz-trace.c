@@ -1,7 +1,9 @@
 /* pfprof-fuzz-trace.c: libFuzzer harness over the trace reader and the
  * analyzer. Each input is written to a file and loaded as a trace; what
- * loads is analyzed. Any crash, sanitizer report, leak or hang is a bug:
- * bad input must end in a GError, never anything else.
+ * loads is analyzed; one with kernels also as two ranks on two hosts (the
+ * same trace loaded twice), so the clock alignment pairs its collectives
+ * and moves its times. Any crash, sanitizer report, leak or hang is a
+ * bug: bad input must end in a GError, never anything else.
  *
  * Built only with -Dfuzz=true and clang (see tests/fuzz/run-fuzz.sh).
  */
@@ -47,6 +49,18 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
   traces = g_ptr_array_new ();
   g_ptr_array_add (traces, trace);
+  if (pfprof_trace_n (trace, PFPROF_TABLE_KERNELS) >= 8)
+    {
+      PfprofTrace *other = pfprof_trace_reader_load (path, NULL, NULL, NULL);
+
+      if (other != NULL)
+        {
+          g_hash_table_replace (trace->meta, g_strdup ("host"), g_strdup ("fuzz-host-a"));
+          g_hash_table_replace (other->meta, g_strdup ("host"), g_strdup ("fuzz-host-b"));
+          other->rank = trace->rank >= 0 ? trace->rank + 1 : 1;
+          g_ptr_array_add (traces, other);
+        }
+    }
   analysis = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
   if (analysis != NULL)
     pfprof_analysis_free (analysis);
