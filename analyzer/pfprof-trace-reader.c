@@ -84,13 +84,28 @@ be32 (const guchar *p)
   return ((guint32) p[0] << 24) | ((guint32) p[1] << 16) | ((guint32) p[2] << 8) | p[3];
 }
 
+/* SQLite's message for @db as valid UTF-8 on one line: a corrupt file's
+ * schema text, quoted in it, may hold any bytes, and the message goes to
+ * a terminal or a JSON/JUnit report. */
+static char *
+sqlite_message (sqlite3 *db)
+{
+  char *m = g_utf8_make_valid (db != NULL ? sqlite3_errmsg (db) : "cannot open", -1);
+
+  for (char *p = m; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      *p = ' ';
+  return m;
+}
+
 /* Sets a CORRUPT error quoting SQLite's message. */
 static void
 set_sqlite_error (Reader *r, GError **error, const char *what)
 {
+  g_autofree char *m = sqlite_message (r->db);
+
   g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
-               "%s: corrupt or truncated trace (%s: %s)", r->path, what,
-               r->db ? sqlite3_errmsg (r->db) : "cannot open");
+               "%s: corrupt or truncated trace (%s: %s)", r->path, what, m);
 }
 
 /* Copies @src to @dst (which must not exist). */
@@ -925,9 +940,10 @@ typedef struct
 static gboolean
 job_sqlite_error (DecodeJob *job)
 {
+  g_autofree char *m = sqlite_message (job->db);
+
   g_set_error (&job->error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
-               "%s: corrupt or truncated trace (%s: %s)", job->r->path, PFPROF_TRACE_CHUNKS_TABLE,
-               job->db ? sqlite3_errmsg (job->db) : "cannot open");
+               "%s: corrupt or truncated trace (%s: %s)", job->r->path, PFPROF_TRACE_CHUNKS_TABLE, m);
   return FALSE;
 }
 
