@@ -12,6 +12,11 @@
  *     the "pfprof:" prefix under the "pfprof" domain);
  *   - resolves torch.cuda.nvtx at the first batch, not during torch's own
  *     import, and turns itself off if NVTX is unavailable;
+ *   - wraps os._exit, which runs no atexit handler (every multiprocessing
+ *     child leaves through it), so that the collector, if this process
+ *     loaded it, finishes the trace first (pfprof_collector_finish, found
+ *     with RTLD_NOLOAD: a process without CUDA never loads it); the exit
+ *     status is unchanged;
  *   - removes its folder from sys.path and imports the sitecustomize it
  *     shadows, if any, so the user's own start-up code still runs.
  */
@@ -90,6 +95,26 @@ const char pfprof_record_hook_py[] =
   "        _sys.meta_path.insert(0, Finder())\n"
   "\n"
   "\n"
+  "def _pfprof_wrap_exit():\n"
+  "    lib_path = _os.environ.get('CUDA_INJECTION64_PATH')\n"
+  "    real = _os._exit\n"
+  "    if not lib_path or getattr(real, '_pfprof', False):\n"
+  "        return\n"
+  "\n"
+  "    def _exit(*args, **kwargs):\n"
+  "        try:\n"
+  "            import ctypes\n"
+  "            ctypes.CDLL(lib_path, mode=_os.RTLD_NOLOAD).pfprof_collector_finish()\n"
+  "        except Exception:\n"
+  "            pass\n"
+  "        real(*args, **kwargs)\n"
+  "\n"
+  "    _exit._pfprof = True\n"
+  "    _exit.__wrapped__ = real\n"
+  "    _exit.__doc__ = real.__doc__\n"
+  "    _os._exit = _exit\n"
+  "\n"
+  "\n"
   "def _pfprof_chain():\n"
   "    here = _os.environ.get('PFPROF_HOOK_DIR')\n"
   "    if not here:\n"
@@ -110,6 +135,10 @@ const char pfprof_record_hook_py[] =
   "if _os.environ.get('PFPROF_PYTHON_HOOKS', '1') == '1':\n"
   "    try:\n"
   "        _pfprof_install()\n"
+  "    except Exception:\n"
+  "        pass\n"
+  "    try:\n"
+  "        _pfprof_wrap_exit()\n"
   "    except Exception:\n"
   "        pass\n"
   "_pfprof_chain()\n";

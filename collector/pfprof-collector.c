@@ -282,6 +282,20 @@ at_exit (void)
   pfprof_collector_writer_stop (30000);
 }
 
+/* A process that leaves through os._exit (every multiprocessing child
+ * does) runs no atexit handler, so `pfprof record`'s Python hook calls
+ * this just before (cli/pfprof-record-hook.c): the trace is finished as
+ * at exit. Nothing happens in a forked child of a traced process, when
+ * not tracing, or the second time. Returns 0. */
+PFPROF_EXPORT int pfprof_collector_finish (void);
+
+PFPROF_EXPORT int
+pfprof_collector_finish (void)
+{
+  at_exit ();
+  return 0;
+}
+
 /* SIGTERM (and SIGINT) with the default disposition kill the process
  * without atexit. Finish the trace from the writer thread (bounded wait,
  * nothing but async-signal-safe calls here), then die of the same signal

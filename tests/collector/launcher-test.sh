@@ -91,6 +91,18 @@ print("hook-ok")' >out.txt 2>err.txt
   # A sitecustomize-less Python runs unchanged, exit code included.
   "$pfprof" record -- python3 -c 'import sys; sys.exit(7)' >out.txt 2>err.txt
   [ $? -eq 7 ] || { echo "FAIL: python exit code"; fail=1; }
+  # os._exit is wrapped (to finish the trace first) and keeps its status;
+  # without the collector loaded in the process it just exits.
+  "$pfprof" record -- python3 -c '
+import os
+assert getattr(os._exit, "_pfprof", False), "os._exit not wrapped"
+os._exit(9)' >out.txt 2>err.txt
+  rc=$?
+  [ $rc -eq 9 ] || { echo "FAIL: os._exit under the hook: rc $rc $(cat err.txt)"; fail=1; }
+  "$pfprof" record --no-python-hooks -- python3 -c '
+import os
+assert not getattr(os._exit, "_pfprof", False), "os._exit wrapped with hooks off"' >out.txt 2>err.txt
+  [ $? -eq 0 ] || { echo "FAIL: --no-python-hooks still wraps os._exit: $(cat err.txt)"; fail=1; }
 fi
 
 cd / && rm -rf "$dir"
