@@ -236,6 +236,17 @@ test_fallbacks (void)
   g_assert_cmpint (t->clock_offset_ns, ==, 0);
 }
 
+/* The folder of the recorded samples, or NULL (and the test skipped). */
+static const char *
+samples_dir (void)
+{
+  const char *dir = g_getenv ("PFPROF_SAMPLES");
+
+  if (dir == NULL)
+    g_test_skip ("PFPROF_SAMPLES not set");
+  return dir;
+}
+
 static PfprofTrace *
 load_sample (const char *dir, const char *name)
 {
@@ -265,14 +276,11 @@ shift_kernels (PfprofTrace *t, gint64 d)
 static void
 test_h200_ddp (void)
 {
-  const char *dir = g_getenv ("PFPROF_SAMPLES");
+  const char *dir = samples_dir ();
   const char *const runs[] = { "even", "slow" };
 
   if (dir == NULL)
-    {
-      g_test_skip ("PFPROF_SAMPLES not set");
-      return;
-    }
+    return;
   for (guint r = 0; r < G_N_ELEMENTS (runs); r++)
     {
       g_autofree char *n0 = g_strdup_printf ("g_ddp_%s_rank0.pfprof", runs[r]);
@@ -309,15 +317,12 @@ test_h200_ddp (void)
 static void
 test_h200_two_hosts (void)
 {
-  const char *dir = g_getenv ("PFPROF_SAMPLES");
+  const char *dir = samples_dir ();
   g_autoptr (GPtrArray) run = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
   PfprofTrace *a, *b;
 
   if (dir == NULL)
-    {
-      g_test_skip ("PFPROF_SAMPLES not set");
-      return;
-    }
+    return;
   b = load_sample (dir, "h_hosts_rank1.pfprof");
   a = load_sample (dir, "h_hosts_rank0.pfprof");
   g_ptr_array_add (run, b);
@@ -382,7 +387,7 @@ median_gap (GArray *a, GArray *b, guint from, guint to)
 static void
 test_h200_drift (void)
 {
-  const char *dir = g_getenv ("PFPROF_SAMPLES");
+  const char *dir = samples_dir ();
   g_autoptr (GPtrArray) run = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
   g_autoptr (GArray) ea = NULL;
   g_autoptr (GArray) eb = NULL;
@@ -391,10 +396,7 @@ test_h200_drift (void)
   guint n;
 
   if (dir == NULL)
-    {
-      g_test_skip ("PFPROF_SAMPLES not set");
-      return;
-    }
+    return;
   a = load_sample (dir, "h_drift_rank0.pfprof");
   b = load_sample (dir, "h_drift_rank1.pfprof");
   g_ptr_array_add (run, a);
