@@ -324,14 +324,15 @@ pfprof_analysis_free (PfprofAnalysis *a)
 {
   if (a == NULL)
     return;
-  g_ptr_array_unref (a->traces);
-  g_array_unref (a->devices);
-  g_array_unref (a->steps);
-  g_ptr_array_unref (a->findings);
-  g_array_unref (a->trace_summaries);
-  g_ptr_array_unref (a->rules_run);
-  if (a->ranks)
-    g_array_unref (a->ranks);
+  /* Any member may be missing: the GUI frees its bare layout analysis
+   * (traces, devices, steps, findings only) here too. */
+  g_clear_pointer (&a->traces, g_ptr_array_unref);
+  g_clear_pointer (&a->devices, g_array_unref);
+  g_clear_pointer (&a->steps, g_array_unref);
+  g_clear_pointer (&a->findings, g_ptr_array_unref);
+  g_clear_pointer (&a->trace_summaries, g_array_unref);
+  g_clear_pointer (&a->rules_run, g_ptr_array_unref);
+  g_clear_pointer (&a->ranks, g_array_unref);
   g_free (a);
 }
 

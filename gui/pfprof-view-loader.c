@@ -31,9 +31,10 @@ load_data_free (gpointer p)
   g_free (d);
 }
 
-/* A bare analysis holding just the traces (not owned), with empty steps
- * and findings: what the layout reads, and what the timeline shows until
- * the analysis is done. */
+/* A bare analysis holding just the traces (not owned: its array has no
+ * free function), with empty steps and findings: what the layout reads,
+ * and what the timeline shows until the analysis is done. Freed with
+ * pfprof_analysis_free. */
 static PfprofAnalysis *
 layout_analysis_new (GPtrArray *traces)
 {
@@ -48,18 +49,6 @@ layout_analysis_new (GPtrArray *traces)
   return a;
 }
 
-static void
-layout_analysis_free (PfprofAnalysis *a)
-{
-  if (a == NULL)
-    return;
-  g_ptr_array_unref (a->traces);
-  g_array_unref (a->devices);
-  g_array_unref (a->steps);
-  g_ptr_array_unref (a->findings);
-  g_free (a);
-}
-
 void
 pfprof_view_loaded_free (PfprofViewLoaded *loaded)
 {
@@ -67,7 +56,7 @@ pfprof_view_loaded_free (PfprofViewLoaded *loaded)
     return;
   pfprof_timeline_free (loaded->timeline);
   pfprof_analysis_free (loaded->analysis);
-  layout_analysis_free (loaded->layout_analysis);
+  pfprof_analysis_free (loaded->layout_analysis);
   g_free (loaded);
 }
 
