@@ -298,12 +298,14 @@ pfprof_collector_cupti_start (void)
         }
     }
   filter_api ();
-  /* A domain whose activity kind is on already has every call's record. */
+  /* A domain (or, for sync records, the SYNCHRONIZATION kind) whose
+   * activity kind is on already has every call's record. */
   if (want_api_callbacks)
-    pfprof_collector_api_set_sync_records (!timed_enabled[KIND_SYNC]);
-  if (want_api_callbacks)
-    n_api_callbacks = pfprof_collector_api_enable (subscriber, !timed_enabled[KIND_RUNTIME],
-                                                   !timed_enabled[KIND_DRIVER]);
+    {
+      pfprof_collector_api_set_sync_records (!timed_enabled[KIND_SYNC]);
+      n_api_callbacks = pfprof_collector_api_enable (subscriber, !timed_enabled[KIND_RUNTIME],
+                                                     !timed_enabled[KIND_DRIVER]);
+    }
   if (n_api_callbacks > 0)
     {
       any = 1;
