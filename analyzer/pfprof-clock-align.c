@@ -108,7 +108,6 @@ apply_fit (PfprofTrace *t, const PfprofClockFit *fit)
   t->clock_collectives = fit->n_used;
   t->clock_collectives_ns = -fit->offset_ns;
   t->clock_spread_ns = fit->spread_ns;
-  t->clock_pivot_ns = fit->pivot_ns;
   t->clock_drift = fit->drift;
   t->clock_alignment = PFPROF_CLOCK_COLLECTIVES;
 }

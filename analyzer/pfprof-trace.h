@@ -27,14 +27,13 @@ struct _PfprofTrace
   GArray *tables[PFPROF_N_TABLES]; /* element type: the table's record struct */
   /* Added for multi-rank runs (issue 8), set by pfprof_clock_align(): */
   gint64 clock_offset_ns; /* added to every time of this trace to align it (with a
-                           * drift, at clock_pivot_ns) */
+                           * drift, at the middle of the paired collectives) */
   int clock_alignment;    /* PfprofClockAlignment */
   /* When the collectives refined it (PFPROF_CLOCK_COLLECTIVES): */
   guint clock_collectives;        /* paired collectives the fit used */
   gint64 clock_collectives_ns;    /* the part of clock_offset_ns they measured */
   gint64 clock_spread_ns;         /* their median residual: the precision */
-  gint64 clock_pivot_ns;          /* aligned time the offset is given at */
-  double clock_drift;             /* also subtracted: drift * (t - pivot) */
+  double clock_drift;             /* per ns, about that middle: the rest of the move */
 };
 
 /* Typed views of tables[] for readability at call sites. */
