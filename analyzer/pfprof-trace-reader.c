@@ -84,28 +84,27 @@ be32 (const guchar *p)
   return ((guint32) p[0] << 24) | ((guint32) p[1] << 16) | ((guint32) p[2] << 8) | p[3];
 }
 
-/* SQLite's message for @db as valid UTF-8 on one line: a corrupt file's
- * schema text, quoted in it, may hold any bytes, and the message goes to
- * a terminal or a JSON/JUnit report. */
-static char *
-sqlite_message (sqlite3 *db)
+/* Sets a CORRUPT error about @path quoting @db's message, made valid
+ * UTF-8 on one line: a corrupt file's schema text, quoted in it, may hold
+ * any bytes, and the message goes to a terminal or a JSON/JUnit report.
+ * @db is the connection that failed (the reader's or a decoding
+ * thread's), NULL if none could be opened. */
+static void
+sqlite_error (GError **error, const char *path, sqlite3 *db, const char *what)
 {
-  char *m = g_utf8_make_valid (db != NULL ? sqlite3_errmsg (db) : "cannot open", -1);
+  g_autofree char *m = g_utf8_make_valid (db != NULL ? sqlite3_errmsg (db) : "cannot open", -1);
 
   for (char *p = m; *p != '\0'; p++)
     if ((guchar) *p < 0x20 || *p == 0x7f)
       *p = ' ';
-  return m;
+  g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+               "%s: corrupt or truncated trace (%s: %s)", path, what, m);
 }
 
-/* Sets a CORRUPT error quoting SQLite's message. */
 static void
 set_sqlite_error (Reader *r, GError **error, const char *what)
 {
-  g_autofree char *m = sqlite_message (r->db);
-
-  g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
-               "%s: corrupt or truncated trace (%s: %s)", r->path, what, m);
+  sqlite_error (error, r->path, r->db, what);
 }
 
 /* Copies @src to @dst (which must not exist). */
@@ -940,10 +939,7 @@ typedef struct
 static gboolean
 job_sqlite_error (DecodeJob *job)
 {
-  g_autofree char *m = sqlite_message (job->db);
-
-  g_set_error (&job->error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
-               "%s: corrupt or truncated trace (%s: %s)", job->r->path, PFPROF_TRACE_CHUNKS_TABLE, m);
+  sqlite_error (&job->error, job->r->path, job->db, PFPROF_TRACE_CHUNKS_TABLE);
   return FALSE;
 }
 
@@ -1081,7 +1077,6 @@ load_chunks (Reader *r, PfprofTrace *trace, GError **error)
   if (total >= THREAD_MIN_RECORDS && g_get_num_processors () > 1 && r->open_name != NULL)
     for (split = 0; split < r->chunks->len && half < total / 2; split++)
       half += g_array_index (r->chunks, Chunk, split).n;
-  memset (jobs, 0, sizeof jobs);
   jobs[0] = (DecodeJob) { r, trace, r->db, 0, split, 0, 0, &cancel, NULL };
   jobs[1] = (DecodeJob) { r, trace, NULL, split, r->chunks->len, 0, 0, &cancel, NULL };
   if (split < r->chunks->len)
