@@ -76,6 +76,9 @@ compare_start (gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
+/* The leading timestamp of record @i of @data (records of @size bytes). */
+#define KEY(data, i, size) (*(const gint64 *) ((data) + (gsize) (i) * (size)))
+
 /* Sorts @a by its leading timestamp if it is nearly sorted, the usual case:
  * CUPTI delivers each stream's records in order and interleaves streams a
  * little, and an NVTX range is written when it ends, after the ranges
@@ -96,12 +99,12 @@ sort_nearly_sorted (GArray *a, gsize size, guint64 budget)
     return FALSE;
   for (guint i = 1; i < a->len; i++)
     {
-      gint64 key = *(const gint64 *) (data + (gsize) i * size);
+      gint64 key = KEY (data, i, size);
       guint j = i;
 
-      if (key >= *(const gint64 *) (data + (gsize) (i - 1) * size))
+      if (key >= KEY (data, i - 1, size))
         continue;
-      while (j > 0 && *(const gint64 *) (data + (gsize) (j - 1) * size) > key)
+      while (j > 0 && KEY (data, j - 1, size) > key)
         j--;
       moved += i - j;
       if (moved > budget)
@@ -116,8 +119,6 @@ sort_nearly_sorted (GArray *a, gsize size, guint64 budget)
 /* Up to this many runs (10 merge passes) merging beats the general sort;
  * with more, the records are usually only a few places late. */
 #define MAX_MERGED_RUNS 1024
-
-#define KEY(data, i, size) (*(const gint64 *) ((data) + (gsize) (i) * (size)))
 
 /* Sorts @a, made of @n_runs sorted runs, by merging neighbouring runs
  * pass by pass through a buffer of the array's size: ceil(log2 n_runs)
