@@ -928,6 +928,20 @@ on_progress (double fraction, gpointer user_data)
   return p->cancel_after == 0 || p->calls < p->cancel_after;
 }
 
+/* A progress callback that says stop on its third call stops the load
+ * there, with CANCELLED. */
+static void
+expect_cancelled (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  Progress p = { 0, 0.0, TRUE, 3 };
+  PfprofTrace *trace = pfprof_trace_reader_load (path, on_progress, &p, &error);
+
+  g_assert_null (trace);
+  g_assert_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CANCELLED);
+  g_assert_cmpuint (p.calls, ==, 3);
+}
+
 static void
 test_progress_cancel (Fixture *f, gconstpointer data)
 {
@@ -944,12 +958,8 @@ test_progress_cancel (Fixture *f, gconstpointer data)
   g_assert_cmpuint (p.calls, ==, 6);
   g_assert_cmpfloat (p.last, ==, 1.0);
 
-  p = (Progress) { 0, 0.0, TRUE, 3 };
   g_clear_pointer (&trace, pfprof_trace_free);
-  trace = pfprof_trace_reader_load (f->path, on_progress, &p, &error);
-  g_assert_null (trace);
-  g_assert_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CANCELLED);
-  g_assert_cmpuint (p.calls, ==, 3);
+  expect_cancelled (f->path);
 }
 
 /* A trace big enough that format 2 is decoded by two threads: the same
@@ -977,12 +987,8 @@ test_progress_threads (Fixture *f, gconstpointer data)
   g_assert_cmpuint (p.calls, >=, 3);
   g_assert_cmpfloat (p.last, ==, 1.0);
 
-  p = (Progress) { 0, 0.0, TRUE, 3 };
   g_clear_pointer (&trace, pfprof_trace_free);
-  trace = pfprof_trace_reader_load (f->path, on_progress, &p, &error);
-  g_assert_null (trace);
-  g_assert_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CANCELLED);
-  g_assert_cmpuint (p.calls, ==, 3);
+  expect_cancelled (f->path);
 }
 
 /* ---- Writer ---------------------------------------------------------- */
