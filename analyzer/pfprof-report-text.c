@@ -218,34 +218,32 @@ devices (Text *t, const PfprofAnalysis *a)
       g_autofree char *s_ex = pfprof_format_ns (d->exposed_copy_ns);
       g_autofree char *s_sy = pfprof_format_ns (d->sync_wait_ns);
       g_autofree char *s_dw = pfprof_format_ns (d->data_wait_ns);
-      char *line = g_strdup_printf (
+      g_autoptr (GString) line = g_string_new (NULL);
+
+      g_string_append_printf (
+        line,
         "trace %u, device %u, %s window: kernels %s (%s busy), GPU idle %s (%s); HtoD %s in %s "
         "(%" G_GUINT64_FORMAT " copies; pageable %s at %s, pinned %s at %s), DtoH %s; "
         "copy/compute overlap %s, exposed copy %s; host blocked in syncs %s, waiting for the "
         "DataLoader %s.",
         d->trace_index, d->device_id, s_len, s_k, s_busy, s_idle, s_idlep, s_hb, s_hn,
         d->htod_count, s_pg, s_pgbw, s_pn, s_pnbw, s_dh, s_ov, s_ex, s_sy, s_dw);
-
       if (d->comm_ns > 0)
         {
           /* NCCL kernels are communication: not in "kernels" above, and
            * a copy beside one counts as hidden. */
           g_autofree char *s_cm = pfprof_format_ns (d->comm_ns);
           g_autofree char *s_cmp = pct (len > 0 ? (double) d->comm_ns / (double) len : NAN);
-          g_autofree char *more = g_strdup_printf ("%s Communication (NCCL kernels, not counted as "
-                                                   "compute) %s (%s).",
-                                                   line, s_cm, s_cmp);
 
-          g_free (line);
-          line = g_steal_pointer (&more);
+          g_string_append_printf (line,
+                                  " Communication (NCCL kernels, not counted as compute) %s (%s).",
+                                  s_cm, s_cmp);
         }
-      wrap (t, line, 2);
-      g_free (line);
+      wrap (t, line->str, 2);
     }
   if (a->devices->len == 0)
     g_string_append (t->out, "  no GPU work in the trace.\n");
 }
-
 
 /* Median over steady steps of the GPU's side of each step. */
 static gint64
@@ -277,7 +275,7 @@ steps (Text *t, const PfprofAnalysis *a)
   g_autofree char *s_c = pfprof_format_ns (m.compute_ns);
   g_autofree char *s_s = pfprof_format_ns (m.sync_wait_ns);
   g_autofree char *s_i = pfprof_format_ns (m.idle_ns);
-  g_autofree char *line = NULL;
+  g_autoptr (GString) line = NULL;
 
   if (a->n_steady_steps == 0)
     {
@@ -285,18 +283,16 @@ steps (Text *t, const PfprofAnalysis *a)
                                "periodic GPU work); figures cover the GPU work after its first tenth.\n");
       return;
     }
-  line = g_strdup_printf ("Steps: %u after warm-up, median %s (p10 %s, p90 %s). Median step: data "
-                          "wait %s, copy hidden %s, copy exposed %s, compute %s, sync wait %s, GPU "
-                          "idle %s.",
+  line = g_string_new (NULL);
+  g_string_append_printf (line, "Steps: %u after warm-up, median %s (p10 %s, p90 %s). Median step: "
+                          "data wait %s, copy hidden %s, copy exposed %s, compute %s, sync wait "
+                          "%s, GPU idle %s.",
                           a->n_steady_steps, s_med, s_p10, s_p90, s_dw, s_ch, s_ce, s_c, s_s, s_i);
   if (m.comm_ns > 0)
     {
       g_autofree char *s_cm = pfprof_format_ns (m.comm_ns);
-      g_autofree char *more = g_strdup_printf ("%s Communication (NCCL) %s per step, beside the "
-                                               "above.", line, s_cm);
 
-      g_free (line);
-      line = g_steal_pointer (&more);
+      g_string_append_printf (line, " Communication (NCCL) %s per step, beside the above.", s_cm);
     }
   {
     /* When the host runs steps ahead of the GPU its steps say little of
@@ -306,17 +302,15 @@ steps (Text *t, const PfprofAnalysis *a)
     if (gpu > 2 * a->step_median_ns)
       {
         g_autofree char *s_gpu = pfprof_format_ns (gpu);
-        g_autofree char *more = g_strdup_printf (
-          "%s The host runs ahead of the GPU: from the first GPU work a step launched to the "
-          "next step's, the median step took %s on the GPU, where the breakdown is measured.",
-          line, s_gpu);
 
-        g_free (line);
-        line = g_steal_pointer (&more);
+        g_string_append_printf (line, " The host runs ahead of the GPU: from the first GPU work a "
+                                "step launched to the next step's, the median step took %s on the "
+                                "GPU, where the breakdown is measured.",
+                                s_gpu);
       }
   }
   g_string_append_c (t->out, '\n');
-  wrap (t, line, 0);
+  wrap (t, line->str, 0);
 }
 
 /* Appends @s right-aligned (or left with @left) in @width columns:
