@@ -27,30 +27,16 @@
 
 #include <glib.h>
 
+#include "pfprof-format.h"
 #include "pfprof-json.h"
 #include "pfprof-report-merge.h"
 #include "pfprof-report.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
-static void
-write_string (GString *out, const char *s)
-{
-  g_string_append_c (out, '"');
-  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    {
-      if (*p == '"' || *p == '\\')
-        g_string_append_printf (out, "\\%c", *p);
-      else if (*p < 0x20)
-        g_string_append_printf (out, "\\u%04x", *p);
-      else
-        g_string_append_c (out, (char) *p);
-    }
-  g_string_append_c (out, '"');
-}
-
-/* @j as JSON; FALSE when a number has no JSON spelling (1e999 reads as
- * infinity), so there is nothing to compare. */
+/* @j as JSON, strings through the reports' own escaper (lossless for
+ * the valid UTF-8 the parser returns); FALSE when a number has no JSON
+ * spelling (1e999 reads as infinity), so there is nothing to compare. */
 static gboolean
 write_json (GString *out, const PfprofJson *j)
 {
@@ -79,7 +65,7 @@ write_json (GString *out, const PfprofJson *j)
         }
       return TRUE;
     case PFPROF_JSON_STRING:
-      write_string (out, j->string);
+      pfprof_escape_json (out, j->string);
       return TRUE;
     case PFPROF_JSON_ARRAY:
     case PFPROF_JSON_OBJECT:
@@ -90,7 +76,7 @@ write_json (GString *out, const PfprofJson *j)
             g_string_append_c (out, ',');
           if (j->kind == PFPROF_JSON_OBJECT)
             {
-              write_string (out, g_ptr_array_index (j->keys, i));
+              pfprof_escape_json (out, g_ptr_array_index (j->keys, i));
               g_string_append_c (out, ':');
             }
           if (!write_json (out, g_ptr_array_index (j->items, i)))
