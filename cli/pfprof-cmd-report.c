@@ -78,6 +78,24 @@ terminal_width (void)
   return 80;
 }
 
+/* Replaces *@path by its expansion (pfprof-cli-template.h); FALSE after
+ * the one-line error, @what naming the argument. */
+static gboolean
+expand_path (char **path, const PfprofAnalysis *analysis, const char *what)
+{
+  g_autoptr (GError) error = NULL;
+  char *expanded = pfprof_cli_template_expand (*path, analysis, &error);
+
+  if (expanded == NULL)
+    {
+      pfprof_cli_error ("report: %s%s", what, error->message);
+      return FALSE;
+    }
+  g_free (*path);
+  *path = expanded;
+  return TRUE;
+}
+
 static void
 list_rules (void)
 {
@@ -232,18 +250,9 @@ pfprof_cmd_report (int argc, char **argv)
    * trace through %r/%h (a file whose name really holds them is taken
    * as it is). */
   for (guint i = 0; traces[i]; i++)
-    if (strchr (traces[i], '%') != NULL && !g_file_test (traces[i], G_FILE_TEST_EXISTS))
-      {
-        char *expanded = pfprof_cli_template_expand (traces[i], NULL, &error);
-
-        if (expanded == NULL)
-          {
-            pfprof_cli_error ("report: %s", error->message);
-            return PFPROF_EXIT_USAGE;
-          }
-        g_free (traces[i]);
-        traces[i] = expanded;
-      }
+    if (strchr (traces[i], '%') != NULL && !g_file_test (traces[i], G_FILE_TEST_EXISTS)
+        && !expand_path (&traces[i], NULL, ""))
+      return PFPROF_EXIT_USAGE;
   /* pfprof-report/1 results of several ranks (by content, not name). */
   {
     guint n = g_strv_length (traces), n_json = 0, first_json = 0, first_trace = 0;
@@ -318,19 +327,9 @@ pfprof_cmd_report (int argc, char **argv)
       return PFPROF_EXIT_USAGE;
     }
 analyzed:
-  if (output != NULL && strchr (output, '%') != NULL)
-    {
-      /* rank-%r.json: the rank and host the trace was recorded on. */
-      char *expanded = pfprof_cli_template_expand (output, analysis, &error);
-
-      if (expanded == NULL)
-        {
-          pfprof_cli_error ("report: -o %s", error->message);
-          return PFPROF_EXIT_USAGE;
-        }
-      g_free (output);
-      output = expanded;
-    }
+  /* rank-%r.json: the rank and host the trace was recorded on. */
+  if (output != NULL && strchr (output, '%') != NULL && !expand_path (&output, analysis, "-o "))
+    return PFPROF_EXIT_USAGE;
   if (html)
     pfprof_report_html (analysis, &ro, out);
   else
