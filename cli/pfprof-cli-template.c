@@ -72,8 +72,13 @@ pfprof_cli_template_expand (const char *template, const PfprofAnalysis *a, GErro
           break;
         case 'r':
           v = traces_agree (a, "rank");
-          if (v == NULL && pfprof_cli_template_env_rank () >= 0)
-            v = g_strdup_printf ("%" G_GINT64_FORMAT, pfprof_cli_template_env_rank ());
+          if (v == NULL)
+            {
+              gint64 env = pfprof_cli_template_env_rank ();
+
+              if (env >= 0)
+                v = g_strdup_printf ("%" G_GINT64_FORMAT, env);
+            }
           if (v == NULL)
             {
               g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
