@@ -45,11 +45,21 @@ fi
     "$corpus/generated.pfprof"
 # UBSan reports only print by default; here each one is a crash.
 export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
-echo "==> fuzzing the trace reader and analyzer for ${secs}s ($(ls "$corpus" | wc -l) seeds)"
-"$dir/tests/fuzz/pfprof-fuzz-trace" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
-  -max_len=4000000 -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" "$corpus" 2>"$dir/fuzz.log" \
-  || { tail -40 "$dir/fuzz.log"; echo "run-fuzz: the fuzzer found a problem; see $dir/fuzz-artifacts" >&2; exit 1; }
-grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$dir/fuzz.log" | tail -3
+
+# fuzz WHAT HARNESS SECS MAX_LEN CORPUS LOG [FLAGS...]: runs HARNESS for
+# SECS over CORPUS, its output in LOG; exits 1 with LOG's tail when it
+# found a problem, else prints its last statistics.
+fuzz() {
+  local what=$1 harness=$2 s=$3 max_len=$4 corp=$5 log=$6
+  shift 6
+  echo "==> fuzzing $what for ${s}s ($(ls "$corp" | wc -l) seeds)"
+  "$dir/tests/fuzz/$harness" "$@" -max_total_time="$s" -timeout=20 -rss_limit_mb=2048 -max_len="$max_len" \
+    -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" "$corp" 2>"$log" \
+    || { tail -40 "$log"; echo "run-fuzz: $harness found a problem; see $dir/fuzz-artifacts" >&2; exit 1; }
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$log" | tail -3
+}
+
+fuzz "the trace reader and analyzer" pfprof-fuzz-trace "$secs" 4000000 "$corpus" "$dir/fuzz.log"
 
 # The chunk codec alone, seeded with the chunks of the format 2 seeds
 # (byte 0: table, bytes 1-2: record count, then the blob), for a third of
@@ -74,11 +84,7 @@ for path in sys.argv[2:]:
 PY
 fi
 csecs=$(( (secs + 2) / 3 ))
-echo "==> fuzzing the chunk codec for ${csecs}s ($(ls "$chunks" | wc -l) seeds)"
-"$dir/tests/fuzz/pfprof-fuzz-chunk" -max_total_time="$csecs" -timeout=20 -rss_limit_mb=2048 \
-  -max_len=200000 -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" "$chunks" 2>"$dir/fuzz-chunk.log" \
-  || { tail -40 "$dir/fuzz-chunk.log"; echo "run-fuzz: the chunk fuzzer found a problem; see $dir/fuzz-artifacts" >&2; exit 1; }
-grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$dir/fuzz-chunk.log" | tail -3
+fuzz "the chunk codec" pfprof-fuzz-chunk "$csecs" 200000 "$chunks" "$dir/fuzz-chunk.log"
 
 # The JSON reader and the merge of per-rank results (pfprof report
 # rank-*.json), a third of the time too, seeded with real results: the
@@ -109,9 +115,6 @@ if [ -z "$(ls -A "$jcorpus")" ]; then
   done
 fi
 jsecs=$(( (secs + 2) / 3 ))
-echo "==> fuzzing the JSON reader and the merge of results for ${jsecs}s ($(ls "$jcorpus" | wc -l) seeds)"
-"$dir/tests/fuzz/pfprof-fuzz-json" -dict=tests/fuzz/pfprof-fuzz-json.dict -max_total_time="$jsecs" -timeout=20 -rss_limit_mb=2048 \
-  -max_len=20000 -print_final_stats=1 -artifact_prefix="$dir/fuzz-artifacts/" "$jcorpus" 2>"$dir/fuzz-json.log" \
-  || { tail -40 "$dir/fuzz-json.log"; echo "run-fuzz: the JSON fuzzer found a problem; see $dir/fuzz-artifacts" >&2; exit 1; }
-grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$dir/fuzz-json.log" | tail -3
+fuzz "the JSON reader and the merge of results" pfprof-fuzz-json "$jsecs" 20000 "$jcorpus" "$dir/fuzz-json.log" \
+  -dict=tests/fuzz/pfprof-fuzz-json.dict
 echo "run-fuzz: no crash in ${secs}s + ${csecs}s + ${jsecs}s"
