@@ -120,14 +120,15 @@ sort_nearly_sorted (GArray *a, gsize size, guint64 budget)
  * with more, the records are usually only a few places late. */
 #define MAX_MERGED_RUNS 1024
 
-/* Sorts @a, made of @n_runs sorted runs, by merging neighbouring runs
- * pass by pass through a buffer of the array's size: ceil(log2 n_runs)
- * passes. The traces the collector records look like that: CUPTI hands
- * over buffers whose records are in order, but a buffer (a stream's, the
- * API records') may come after records that started later, so tens of runs
- * (4-97 in the H200 samples). Stable: on equal keys the left run goes first. */
+/* Sorts @a, made of @n_runs sorted runs starting at @run_starts, by
+ * merging neighbouring runs pass by pass through a buffer of the array's
+ * size: ceil(log2 n_runs) passes. The traces the collector records look
+ * like that: CUPTI hands over buffers whose records are in order, but a
+ * buffer (a stream's, the API records') may come after records that
+ * started later, so tens of runs (4-97 in the H200 samples). Stable: on
+ * equal keys the left run goes first. */
 static void
-sort_by_merging_runs (GArray *a, gsize size, guint n_runs)
+sort_by_merging_runs (GArray *a, gsize size, const guint *run_starts, guint n_runs)
 {
   guint n = a->len;
   guint *starts = g_new (guint, n_runs + 1);
@@ -135,14 +136,10 @@ sort_by_merging_runs (GArray *a, gsize size, guint n_runs)
   guchar *src = (guchar *) a->data;
   guchar *dst = g_malloc ((gsize) n * size);
   guchar *buffer = dst;
-  guint r = 0;
+  guint r;
 
-  starts[r++] = 0;
-  for (guint i = 1; i < n; i++)
-    if (KEY (src, i, size) < KEY (src, i - 1, size))
-      starts[r++] = i;
-  g_assert (r == n_runs);
-  starts[r] = n;
+  memcpy (starts, run_starts, n_runs * sizeof *starts);
+  starts[n_runs] = n;
   while (n_runs > 1)
     {
       guint m = 0;
@@ -195,25 +192,21 @@ sort_by_merging_runs (GArray *a, gsize size, guint n_runs)
   g_free (next_starts);
 }
 
-/* Sorts @a, made of two sorted runs, moving only the records that must
- * move: left records not after the right run's first key and right
- * records not before the left run's last key are in place already; the
- * rest merges through a buffer of the shorter side. The generator's API
+/* Sorts @a, made of two sorted runs (the second from @mid), moving only
+ * the records that must move: left records not after the right run's
+ * first key and right records not before the left run's last key are in
+ * place already; the rest merges through a buffer of the shorter side. The generator's API
  * calls look like that (a couple of hundred early records written after
  * 4.7 million): merging them all copied 190 MB twice into fresh memory.
  * Stable: on equal keys the left run goes first. */
 static void
-sort_two_runs (GArray *a, gsize size)
+sort_two_runs (GArray *a, gsize size, guint mid)
 {
   guchar *d = (guchar *) a->data;
-  guint n = a->len, mid = 1, lo = 0, hi, l, h;
+  guint n = a->len, lo = 0, hi, l, h;
   gint64 first_right, last_left;
   guchar *buf;
 
-  while (mid < n && KEY (d, mid, size) >= KEY (d, mid - 1, size))
-    mid++;
-  if (mid >= n)
-    return;
   first_right = KEY (d, mid, size);
   last_left = KEY (d, mid - 1, size);
   for (l = 0, h = mid; l < h;)
@@ -293,15 +286,18 @@ pfprof_trace_sort (PfprofTrace *trace)
        * to g_array_sort. All three are stable, so equal starts keep file
        * order. */
       {
+        /* Where each run starts, found once for the sort that uses them. */
+        guint starts[MAX_MERGED_RUNS + 1];
         guint n_runs = 1;
 
+        starts[0] = 0;
         for (guint i = 1; i < a->len && n_runs <= MAX_MERGED_RUNS; i++)
           if (KEY (a->data, i, table->record_size) < KEY (a->data, i - 1, table->record_size))
-            n_runs++;
+            starts[n_runs++] = i;
         if (n_runs == 2)
-          sort_two_runs (a, table->record_size);
+          sort_two_runs (a, table->record_size, starts[1]);
         else if (n_runs > 1 && n_runs <= MAX_MERGED_RUNS)
-          sort_by_merging_runs (a, table->record_size, n_runs);
+          sort_by_merging_runs (a, table->record_size, starts, n_runs);
         else if (n_runs > MAX_MERGED_RUNS
                  && !sort_nearly_sorted (a, table->record_size, (guint64) a->len + 4096))
           g_array_sort (a, compare_start);
