@@ -1053,6 +1053,7 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
    * 2026-01-01T00:00:00Z, plus a per-seed offset. */
   const int64_t clock_base = 1767225600LL * 1000000000LL;
   const int64_t monotonic_base = 86400LL * 1000000000LL;
+  int64_t start_cupti; /* clock_start_cupti_ns: CUPTI time at monotonic_base */
   uint32_t n;
   int status;
 
@@ -1075,7 +1076,8 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
   g.tid_pin = g.pid + 1;
   g.device_addr = 0x7f2a00000000ull;
   g.host_addr = 0x7f1c00000000ull;
-  g.h = clock_base + (int64_t) (gen->seed % 1000) * MS + 50 * MS + gen->clock_offset_ns;
+  start_cupti = clock_base + (int64_t) (gen->seed % 1000) * MS + gen->clock_offset_ns;
+  g.h = start_cupti + 50 * MS;
   for (uint32_t s = 0; s < MAX_STREAMS; s++)
     g.stream_free[s] = g.h;
   g.null_free = g.h;
@@ -1090,10 +1092,9 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
   g.status = pfprof_trace_writer_begin (g.w);
   write_meta (&g);
   if (g.status == PFPROF_WRITER_OK)
-    g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_cupti_ns", g.h - 50 * MS);
+    g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_cupti_ns", start_cupti);
   if (g.status == PFPROF_WRITER_OK)
-    g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_realtime_ns",
-                                                 g.h - 50 * MS - gen->clock_offset_ns);
+    g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_realtime_ns", start_cupti - gen->clock_offset_ns);
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_monotonic_ns", monotonic_base);
   intern_names (&g);
@@ -1130,8 +1131,7 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (
       g.w, "clock_end_monotonic_ns",
-      monotonic_base
-        + (g.end_ns - (clock_base + (int64_t) (gen->seed % 1000) * MS + gen->clock_offset_ns)));
+      monotonic_base + (g.end_ns - start_cupti));
 
   if (result != NULL)
     {
