@@ -170,6 +170,16 @@ add_result (const char *name, const PfprofJson *root, GArray *ranks, GError **er
   return TRUE;
 }
 
+static gboolean
+size_ok (const char *name, guint64 size, GError **error)
+{
+  if (size <= PFPROF_REPORT_MERGE_MAX_BYTES)
+    return TRUE;
+  g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: larger than %d MiB: not a report result", name,
+               PFPROF_REPORT_MERGE_MAX_BYTES >> 20);
+  return FALSE;
+}
+
 /* Parses result @name (@len bytes at @data) and appends its ranks. */
 static gboolean
 add_buffer (const char *name, const char *data, gsize len, GArray *ranks, GError **error)
@@ -177,12 +187,8 @@ add_buffer (const char *name, const char *data, gsize len, GArray *ranks, GError
   g_autoptr (GError) e = NULL;
   g_autoptr (PfprofJson) root = NULL;
 
-  if (len > PFPROF_REPORT_MERGE_MAX_BYTES)
-    {
-      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: larger than %d MiB: not a report result", name,
-                   PFPROF_REPORT_MERGE_MAX_BYTES >> 20);
-      return FALSE;
-    }
+  if (!size_ok (name, len, error))
+    return FALSE;
   root = pfprof_json_parse (data, len, &e);
   if (root == NULL)
     {
@@ -280,12 +286,9 @@ pfprof_report_merge (const char *const *paths, guint n_paths, const PfprofAnalys
                        paths[i]);
           return NULL;
         }
-      if (st.st_size > PFPROF_REPORT_MERGE_MAX_BYTES)
-        {
-          g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: larger than %d MiB: not a report result",
-                       paths[i], PFPROF_REPORT_MERGE_MAX_BYTES >> 20);
-          return NULL;
-        }
+      /* Before reading it: a huge file is refused without loading it. */
+      if (!size_ok (paths[i], (guint64) st.st_size, error))
+        return NULL;
       if (!g_file_get_contents (paths[i], &data, &len, &e))
         {
           g_set_error (error, e->domain, e->code, "%s: %s", paths[i], e->message);
