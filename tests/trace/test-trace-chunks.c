@@ -184,16 +184,11 @@ hex_blob (guint n_columns, const char *const *columns, const int *lengths)
   g_string_append_printf (s, "%02x", n_columns);
   for (guint c = 0; c < n_columns; c++)
     {
-      guint len;
+      g_auto (GStrv) parts = g_strsplit (columns[c], " ", -1);
+      g_autofree char *joined = g_strjoinv ("", parts);
+      guint len = (guint) strlen (joined) / 2;
 
-      {
-        g_auto (GStrv) parts = g_strsplit (columns[c], " ", -1);
-        g_autofree char *joined = g_strjoinv ("", parts);
-
-        len = (guint) strlen (joined) / 2;
-        g_string_append_printf (s, "%02x%s", lengths && lengths[c] >= 0 ? (guint) lengths[c] : len,
-                                joined);
-      }
+      g_string_append_printf (s, "%02x%s", lengths && lengths[c] >= 0 ? (guint) lengths[c] : len, joined);
     }
   return g_string_free (s, FALSE);
 }
