@@ -1,7 +1,6 @@
 /* pfprof-report.c: format dispatch and what every format shares. */
 #include "pfprof-report.h"
 
-#include <errno.h>
 #include <string.h>
 
 #include "pfprof-format.h"
@@ -49,23 +48,6 @@ pfprof_report_render (const PfprofAnalysis *a, const PfprofReportOptions *o, GSt
     case PFPROF_REPORT_TEXT:
     default: pfprof_report_text (a, o, out); break;
     }
-}
-
-gboolean
-pfprof_report_write (const PfprofAnalysis *a, const PfprofReportOptions *o, FILE *file,
-                     GError **error)
-{
-  g_autoptr (GString) s = g_string_new (NULL);
-
-  pfprof_report_render (a, o, s);
-  if (fwrite (s->str, 1, s->len, file) != s->len || fflush (file) != 0)
-    {
-      int e = errno;
-
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), "%s", g_strerror (e));
-      return FALSE;
-    }
-  return TRUE;
 }
 
 double

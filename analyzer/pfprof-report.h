@@ -51,10 +51,6 @@ gboolean pfprof_report_format_from_string (const char *s, PfprofReportFormat *ou
 void pfprof_report_render (const PfprofAnalysis *analysis, const PfprofReportOptions *options,
                            GString *out);
 
-/* Renders to @file. FALSE with @error set when writing fails. */
-gboolean pfprof_report_write (const PfprofAnalysis *analysis, const PfprofReportOptions *options,
-                              FILE *file, GError **error);
-
 /* The sentence the report opens with when the GPU idles most of the
  * steady state ("The GPU idled 72% of the steady state ..."), or NULL.
  * Plain text with no untrusted content. */
