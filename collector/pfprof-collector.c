@@ -119,11 +119,16 @@ pfprof_collector_now_monotonic (void)
   return (int64_t) t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* v if set and not empty, else @fallback. */
+/* The first of @a, @b, @c, @d set and not empty, else NULL. */
 static const char *
-set_or (const char *v, const char *fallback)
+first_set (const char *a, const char *b, const char *c, const char *d)
 {
-  return v != NULL && *v != '\0' ? v : fallback;
+  const char *v[] = { a, b, c, d };
+
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    if (v[i] != NULL && *v[i] != '\0')
+      return v[i];
+  return NULL;
 }
 
 /* Launchers name the rank differently: torchrun (RANK), Slurm's srun,
@@ -132,25 +137,22 @@ set_or (const char *v, const char *fallback)
 const char *
 pfprof_collector_rank (void)
 {
-  return set_or (getenv ("RANK"),
-                 set_or (getenv ("SLURM_PROCID"),
-                         set_or (getenv ("OMPI_COMM_WORLD_RANK"), set_or (getenv ("PMI_RANK"), NULL))));
+  return first_set (getenv ("RANK"), getenv ("SLURM_PROCID"), getenv ("OMPI_COMM_WORLD_RANK"),
+                    getenv ("PMI_RANK"));
 }
 
 const char *
 pfprof_collector_local_rank (void)
 {
-  return set_or (getenv ("LOCAL_RANK"),
-                 set_or (getenv ("SLURM_LOCALID"),
-                         set_or (getenv ("OMPI_COMM_WORLD_LOCAL_RANK"), set_or (getenv ("MPI_LOCALRANKID"), NULL))));
+  return first_set (getenv ("LOCAL_RANK"), getenv ("SLURM_LOCALID"),
+                    getenv ("OMPI_COMM_WORLD_LOCAL_RANK"), getenv ("MPI_LOCALRANKID"));
 }
 
 const char *
 pfprof_collector_world_size (void)
 {
-  return set_or (getenv ("WORLD_SIZE"),
-                 set_or (getenv ("SLURM_NTASKS"),
-                         set_or (getenv ("OMPI_COMM_WORLD_SIZE"), set_or (getenv ("PMI_SIZE"), NULL))));
+  return first_set (getenv ("WORLD_SIZE"), getenv ("SLURM_NTASKS"), getenv ("OMPI_COMM_WORLD_SIZE"),
+                    getenv ("PMI_SIZE"));
 }
 
 int
