@@ -1094,7 +1094,8 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_cupti_ns", start_cupti);
   if (g.status == PFPROF_WRITER_OK)
-    g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_realtime_ns", start_cupti - gen->clock_offset_ns);
+    g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_realtime_ns",
+                                                 start_cupti - gen->clock_offset_ns);
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (g.w, "clock_start_monotonic_ns", monotonic_base);
   intern_names (&g);

@@ -359,12 +359,17 @@ test_damaged_chunks (Fixture *f, gconstpointer data)
     g_autofree char *hex = hex_blob (10, cols, lengths);
 
     pfprof_trace_free (expect_loads (f->path, hex, 3));
-    expect_sql_corrupt (f->path, "UPDATE chunks SET table_name = 'graphs'", "chunk 1: unknown table 'graphs'");
-    expect_sql_corrupt (f->path, "UPDATE chunks SET table_name = 'streams'", "unknown table 'streams'");
-    expect_sql_corrupt (f->path, "UPDATE chunks SET table_name = 'memsets', n = -1", "-1 records cannot fit");
+    expect_sql_corrupt (f->path, "UPDATE chunks SET table_name = 'graphs'",
+                        "chunk 1: unknown table 'graphs'");
+    expect_sql_corrupt (f->path, "UPDATE chunks SET table_name = 'streams'",
+                        "unknown table 'streams'");
+    expect_sql_corrupt (f->path, "UPDATE chunks SET table_name = 'memsets', n = -1",
+                        "-1 records cannot fit");
     /* A huge n must not allocate: bounded by the blob's length. */
-    expect_sql_corrupt (f->path, "UPDATE chunks SET n = 4000000000", "4000000000 records cannot fit in 45 bytes");
-    expect_sql_corrupt (f->path, "UPDATE chunks SET n = 3, data = CAST(data AS TEXT)", "data is not a blob");
+    expect_sql_corrupt (f->path, "UPDATE chunks SET n = 4000000000",
+                        "4000000000 records cannot fit in 45 bytes");
+    expect_sql_corrupt (f->path, "UPDATE chunks SET n = 3, data = CAST(data AS TEXT)",
+                        "data is not a blob");
     expect_sql_corrupt (f->path, "DROP TABLE chunks", "no table chunks");
   }
 #undef EXPECT
