@@ -22,8 +22,8 @@ import copy
 import glob
 import json
 import os
+import random
 import shutil
-import statistics
 import subprocess
 import sys
 
@@ -61,6 +61,12 @@ def report_json(*args, env=None):
 
 def imbalance(d):
     return [f for f in d["findings"] if f["rule"] == "rank-imbalance"]
+
+
+def median(v):
+    """The integer median pfprof_median_i64 computes (lower + half the gap)."""
+    v = sorted(v)
+    return v[len(v) // 2] if len(v) % 2 else v[len(v) // 2 - 1] + (v[len(v) // 2] - v[len(v) // 2 - 1]) // 2
 
 
 # ---- NCCL kernels are communication ------------------------------------
@@ -243,9 +249,7 @@ big_files = sorted(glob.glob(os.path.join(big, "rank-*.json")))
 rc, d, err = report_json(*big_files)
 if d:
     fs = imbalance(d)
-    others = sorted(v for k, v in inputs.items() if k != SLOW)
-    med = statistics.median_low(others) if len(others) % 2 else \
-        others[len(others) // 2 - 1] + (others[len(others) // 2] - others[len(others) // 2 - 1]) // 2
+    med = median([v for k, v in inputs.items() if k != SLOW])
     check("512 ranks: all in the table, by rank",
           [x["rank"] for x in d["ranks"]] == list(range(N)) and d["results_merged"] == N,
           len(d.get("ranks", [])))
@@ -267,11 +271,6 @@ def text_rows(out):
 
 def md_rows(out):
     return [int(l.split("|")[1]) for l in out.splitlines() if l.startswith("| ") and l[2:3].isdigit()]
-
-
-def median(v):
-    v = sorted(v)
-    return v[len(v) // 2] if len(v) % 2 else v[len(v) // 2 - 1] + (v[len(v) // 2] - v[len(v) // 2 - 1]) // 2
 
 
 # A thousand-row table buries the answer: past 16 ranks the text and
@@ -367,7 +366,6 @@ for name, text in bad_cases.items():
 
 # Mutated results (bytes flipped, cut, duplicated): merged or refused
 # with one line, never a crash (the suite also runs under ASan/UBSan).
-import random
 rng = random.Random(8)
 raw = open(good, "rb").read()
 crashes = []
