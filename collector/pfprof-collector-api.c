@@ -74,7 +74,6 @@ static unsigned n_spare;
 static _Atomic uint64_t api_dropped;
 static _Atomic unsigned n_enabled;
 
-static int sync_records; /* pfprof_collector_api_set_sync_records() */
 /* PfprofSyncType of each enabled callback id, by domain (0 runtime). */
 #define SYNC_TYPE_SLOTS                                                                                         \
   ((size_t) CUPTI_RUNTIME_TRACE_CBID_SIZE > (size_t) CUPTI_DRIVER_TRACE_CBID_SIZE                                \
@@ -99,12 +98,6 @@ pfprof_collector_api_wanted (const char *name)
     if (strncmp (name, api_callback_names[i], strlen (api_callback_names[i])) == 0)
       return 1;
   return 0;
-}
-
-void
-pfprof_collector_api_set_sync_records (int on)
-{
-  sync_records = on;
 }
 
 /* The CUPTI SYNCHRONIZATION type the activity kind gives the call @name
@@ -137,7 +130,8 @@ sync_type (const char *name)
 }
 
 unsigned
-pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int driver)
+pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int driver,
+                             int sync_records)
 {
   static const struct
   {

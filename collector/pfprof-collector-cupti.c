@@ -301,11 +301,9 @@ pfprof_collector_cupti_start (void)
   /* A domain (or, for sync records, the SYNCHRONIZATION kind) whose
    * activity kind is on already has every call's record. */
   if (want_api_callbacks)
-    {
-      pfprof_collector_api_set_sync_records (!timed_enabled[KIND_SYNC]);
-      n_api_callbacks = pfprof_collector_api_enable (subscriber, !timed_enabled[KIND_RUNTIME],
-                                                     !timed_enabled[KIND_DRIVER]);
-    }
+    n_api_callbacks = pfprof_collector_api_enable (subscriber, !timed_enabled[KIND_RUNTIME],
+                                                   !timed_enabled[KIND_DRIVER],
+                                                   !timed_enabled[KIND_SYNC]);
   if (n_api_callbacks > 0)
     {
       any = 1;

@@ -171,14 +171,13 @@ void pfprof_collector_cupti_write_api (PfprofTraceWriter *w, const PfprofApiChun
 int pfprof_collector_api_wanted (const char *name);
 
 /* Enables @subscriber's callback for every wanted function of the runtime
- * (@runtime) and driver (@driver) domains. Returns how many. */
-unsigned pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int driver);
-
-/* Whether synchronizing calls also yield sync records (set before the
- * callbacks are enabled, when the SYNCHRONIZATION kind is off: on the H200
- * that kind alone cost +17 points on a launch-bound loop and most of a
- * DDP step's overhead, bench/RESULTS-collector.md). */
-void pfprof_collector_api_set_sync_records (int on);
+ * (@runtime) and driver (@driver) domains. With @sync_records (when the
+ * SYNCHRONIZATION kind is off: on the H200 that kind alone cost +17 points
+ * on a launch-bound loop and most of a DDP step's overhead,
+ * bench/RESULTS-collector.md) synchronizing calls also yield sync records.
+ * Returns how many callbacks were enabled. */
+unsigned pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int driver,
+                                      int sync_records);
 
 /* Callback ids enabled by the last pfprof_collector_api_enable(). */
 unsigned pfprof_collector_api_n_enabled (void);
