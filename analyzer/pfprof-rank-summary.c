@@ -5,8 +5,6 @@
 #include "pfprof-format.h"
 #include "pfprof-steps.h"
 
-#include <string.h>
-
 static int
 compare_rank (gconstpointer pa, gconstpointer pb)
 {

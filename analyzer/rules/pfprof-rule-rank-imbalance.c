@@ -11,13 +11,14 @@
  *
  * The rule table calls rules once per trace; this one judges across
  * traces, so it acts only on the call for the last trace, when every
- * trace's steps are in the analysis.
+ * trace's steps are in the analysis. Per-rank JSON results merged by
+ * pfprof-report-merge.c are judged by the same
+ * pfprof_rule_rank_imbalance_judge().
  */
 #include "pfprof-rules.h"
 
 #include "pfprof-format.h"
 #include "pfprof-rank-summary.h"
-#include "pfprof-steps.h"
 
 static const PfprofRuleParam params[] = {
   { "min-excess-share", 0.20, "fire when a rank's data wait + exposed copy per step exceeds the other ranks' median by at least this fraction" },
