@@ -50,8 +50,13 @@ pfprof_rule_finding_new (const PfprofRuleContext *ctx)
 
   f->rule = ctx->rule->id;
   f->severity = pfprof_analysis_options_rule_severity (ctx->options, ctx->rule);
-  f->pid = ctx->ix->trace->pid;
-  f->trace_index = ctx->ix->trace_index;
+  /* Without a trace (rank-imbalance over merged results) the caller
+   * names the rank's pid and index. */
+  if (ctx->ix != NULL)
+    {
+      f->pid = ctx->ix->trace->pid;
+      f->trace_index = ctx->ix->trace_index;
+    }
   f->device_id = PFPROF_NONE;
   f->stream_id = PFPROF_NONE;
   f->first_ns = G_MAXINT64;

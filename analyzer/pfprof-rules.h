@@ -88,7 +88,9 @@ double pfprof_rule_param (const PfprofRuleContext *ctx, const char *key);
 
 /* A new finding of the context's rule for its trace: rule id, severity
  * (as configured), pid; device and stream PFPROF_NONE, evidence empty.
- * Fill it in and pass it to pfprof_rule_emit(). */
+ * Without a trace (ctx->ix NULL: rank-imbalance over merged results) pid
+ * and trace_index are 0 for the caller to set. Fill it in and pass it to
+ * pfprof_rule_emit(). */
 PfprofFinding *pfprof_rule_finding_new (const PfprofRuleContext *ctx);
 
 /* Adds @finding to the analysis (takes it over). */

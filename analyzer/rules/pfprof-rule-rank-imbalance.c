@@ -120,12 +120,7 @@ pfprof_rule_rank_imbalance_judge (PfprofAnalysis *a, const PfprofAnalysisOptions
       if (excess < min_ns || (double) excess < min_share * (double) median)
         continue;
 
-      f = g_new0 (PfprofFinding, 1);
-      f->rule = pfprof_rule_rank_imbalance.id;
-      f->severity = pfprof_analysis_options_rule_severity (options, &pfprof_rule_rank_imbalance);
-      f->device_id = PFPROF_NONE;
-      f->stream_id = PFPROF_NONE;
-      f->evidence = g_array_new (FALSE, TRUE, sizeof (PfprofEvidence));
+      f = pfprof_rule_finding_new (&ctx);
       f->pid = s->pid;
       f->trace_index = s->trace_index;
       f->count = s->n_steady_steps;
