@@ -15,7 +15,7 @@
 #include "pfprof-analysis.h"
 #include "pfprof-renderer.h"
 #include "pfprof-timeline.h"
-#include "pfprof-trace-reader.h"
+#include "pfprof-importer.h"
 
 #define FRAMES 40
 
@@ -85,7 +85,7 @@ main (int argc, char **argv)
       return 2;
     }
   t = g_get_monotonic_time ();
-  trace = pfprof_trace_reader_load (argv[1], NULL, NULL, &error);
+  trace = pfprof_importer_load (argv[1], NULL, NULL, &error);
   if (trace == NULL)
     {
       fprintf (stderr, "pfprof-bench-render: %s\n", error->message);

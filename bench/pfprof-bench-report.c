@@ -17,7 +17,7 @@
 
 #include "pfprof-analysis.h"
 #include "pfprof-report.h"
-#include "pfprof-trace-reader.h"
+#include "pfprof-importer.h"
 
 /* User + system CPU time of this process so far, ms: less sensitive than
  * wall time to other jobs sharing the machine's two cores. */
@@ -121,7 +121,7 @@ main (int argc, char **argv)
           ")  peak %ld MiB\n",
           (t1 - t0) / 1e3, c1 - c0, rows, checksum, peak_rss_mib ());
 
-  trace = pfprof_trace_reader_load (argv[1], NULL, NULL, &error);
+  trace = pfprof_importer_load (argv[1], NULL, NULL, &error);
   if (trace == NULL)
     {
       fprintf (stderr, "%s\n", error->message);

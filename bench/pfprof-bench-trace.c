@@ -23,7 +23,7 @@
 #include <sys/resource.h>
 
 #include "pfprof-trace-generator.h"
-#include "pfprof-trace-reader.h"
+#include "pfprof-importer.h"
 #include "pfprof-trace-writer.h"
 
 static long
@@ -165,7 +165,7 @@ main (int argc, char **argv)
   t1 = g_get_monotonic_time ();
   c1 = cpu_s ();
   rss_before = max_rss_kib ();
-  trace = pfprof_trace_reader_load (argv[2], NULL, NULL, &error);
+  trace = pfprof_importer_load (argv[2], NULL, NULL, &error);
   t2 = g_get_monotonic_time ();
   c2 = cpu_s ();
   if (trace == NULL)

@@ -2,7 +2,7 @@
 #include "pfprof-cli-analyze.h"
 
 #include "pfprof-cli.h"
-#include "pfprof-trace-reader.h"
+#include "pfprof-importer.h"
 
 PfprofAnalysis *
 pfprof_cli_analyze (const char *const *paths, guint n_paths, const PfprofAnalysisOptions *options,
@@ -14,7 +14,7 @@ pfprof_cli_analyze (const char *const *paths, guint n_paths, const PfprofAnalysi
 
   for (guint i = 0; i < n_paths; i++)
     {
-      PfprofTrace *t = pfprof_trace_reader_load (paths[i], NULL, NULL, &error);
+      PfprofTrace *t = pfprof_importer_load (paths[i], NULL, NULL, &error);
 
       if (t == NULL)
         {

@@ -4,7 +4,7 @@
  * chrome-json loads the traces (pfprof traces or Nsight Systems SQLite
  * exports), runs the analysis so findings and steps come along, and
  * writes the timeline in a format other viewers open
- * (analyzer/pfprof-export-*.h). sqlite rewrites one trace with every
+ * (report/pfprof-export-*.h). sqlite rewrites one trace with every
  * table as plain rows (trace format 1, PFPROF_WRITER_ROWS), for people who
  * query traces with SQL: format 2 keeps event tables as compressed chunks.
  */
@@ -22,7 +22,7 @@
 #include "pfprof-cli-trace-output.h"
 #include "pfprof-cli.h"
 #include "pfprof-export-chrome.h"
-#include "pfprof-trace-reader.h"
+#include "pfprof-importer.h"
 #include "pfprof-trace-writer.h"
 
 typedef struct
@@ -113,7 +113,7 @@ export_sqlite (char **inputs, const char *output, gboolean force)
       pfprof_cli_error ("export: %s", error->message);
       return PFPROF_EXIT_USAGE;
     }
-  trace = pfprof_trace_reader_load (inputs[0], NULL, NULL, &error);
+  trace = pfprof_importer_load (inputs[0], NULL, NULL, &error);
   if (trace == NULL)
     {
       pfprof_cli_error ("%s", error->message);

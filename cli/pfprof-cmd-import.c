@@ -4,7 +4,7 @@
  * once gives a pfprof trace that loads faster, is smaller to keep as a CI
  * artifact, and carries its origin in its metadata (meta "source").
  * The file is read by the trace reader (which hands nsys exports to
- * analyzer/pfprof-nsys-import.c) and written by the trace writer.
+ * model/pfprof-nsys-import.c) and written by the trace writer.
  */
 #include "pfprof-config.h"
 
@@ -13,7 +13,7 @@
 
 #include "pfprof-cli-trace-output.h"
 #include "pfprof-cli.h"
-#include "pfprof-trace-reader.h"
+#include "pfprof-importer.h"
 #include "pfprof-trace-writer.h"
 
 /* Writes @trace to @w: metadata, strings (ids renumbered by the writer),
@@ -117,7 +117,7 @@ pfprof_cmd_import (int argc, char **argv)
       pfprof_cli_error ("import: -o TRACE.pfprof is required");
       return PFPROF_EXIT_USAGE;
     }
-  trace = pfprof_trace_reader_load (inputs[0], NULL, NULL, &error);
+  trace = pfprof_importer_load (inputs[0], NULL, NULL, &error);
   if (trace == NULL)
     {
       pfprof_cli_error ("%s", error->message);

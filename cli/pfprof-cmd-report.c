@@ -27,7 +27,7 @@
 #include "pfprof-report-merge.h"
 #include "pfprof-report.h"
 #include "pfprof-rules.h"
-#include "pfprof-trace-reader.h"
+#include "pfprof-importer.h"
 
 typedef struct
 {
@@ -305,7 +305,7 @@ pfprof_cmd_report (int argc, char **argv)
   for (guint i = 0; traces[i]; i++)
     {
       Progress p = { traces[i], g_get_monotonic_time (), progress_delay, 0, FALSE, NULL };
-      PfprofTrace *t = pfprof_trace_reader_load (traces[i], show_progress ? progress_cb : NULL, &p, &error);
+      PfprofTrace *t = pfprof_importer_load (traces[i], show_progress ? progress_cb : NULL, &p, &error);
 
       g_free (p.clean);
       if (p.shown)

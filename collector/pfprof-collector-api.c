@@ -28,7 +28,7 @@
 #define API_MAX_SPARE 4
 
 /* Name prefixes of the calls recorded from callbacks (cuptiGetCallbackName
- * names, e.g. "cudaMemcpyAsync_v3020"). Everything analyzer/ classifies
+ * names, e.g. "cudaMemcpyAsync_v3020"). Everything model/ classifies
  * (pfprof-trace-index.c) or joins copies and memsets to, plus event records
  * and host registration. tests/collector/test-default-kinds.py reads this
  * array to filter the samples the same way: keep it one string a line. */

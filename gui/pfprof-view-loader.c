@@ -4,7 +4,7 @@
 #include <time.h>
 
 #include "pfprof-clock-align.h"
-#include "pfprof-trace-reader.h"
+#include "pfprof-importer.h"
 
 typedef struct
 {
@@ -165,7 +165,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   d->cancellable = cancellable;
   for (d->current = 0; d->current < d->n_paths; d->current++)
     {
-      PfprofTrace *trace = pfprof_trace_reader_load (d->paths[d->current], on_read_progress, d, &error);
+      PfprofTrace *trace = pfprof_importer_load (d->paths[d->current], on_read_progress, d, &error);
 
       if (trace == NULL)
         {

@@ -16,7 +16,7 @@
  * values take one byte.
  *
  * The writer (pfprof-trace-writer.c) encodes with this file and the
- * reader (analyzer/pfprof-trace-reader.c) decodes with it, so there is one
+ * reader (trace/pfprof-trace-reader.c) decodes with it, so there is one
  * implementation of each direction, both driven by the schema's column
  * arrays. Plain C11, no GLib.
  */

@@ -16,7 +16,7 @@
 #include "analyzer-sim.h"
 #include "pfprof-clock-align.h"
 #include "pfprof-clock-collectives.h"
-#include "pfprof-trace-reader.h"
+#include "pfprof-importer.h"
 
 #define US ((gint64) 1000)
 #define MS ((gint64) 1000000)
@@ -252,7 +252,7 @@ load_sample (const char *dir, const char *name)
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
   g_autoptr (GError) error = NULL;
-  PfprofTrace *t = pfprof_trace_reader_load (path, NULL, NULL, &error);
+  PfprofTrace *t = pfprof_importer_load (path, NULL, NULL, &error);
 
   g_assert_no_error (error);
   return t;

@@ -15,11 +15,50 @@ check_includes() {
   hits=$(grep -rnE "#[[:space:]]*include[[:space:]]*<($pattern)" "$src/$folder" --include='*.c' --include='*.h' 2>/dev/null)
   [ -z "$hits" ] || bad "$folder/ must not include $why:"$'\n'"$hits"
 }
-check_includes trace 'glib|gio|gtk|gdk|cairo' 'GLib, GTK or cairo'
+# trace/'s reader library (PfprofTrace and the reader) is GLib; the rest
+# of trace/ is what the collector links, and must not be.
+trace_glib='pfprof-trace\.[ch]|pfprof-trace-reader\.[ch]'
+hits=$(grep -rnE "#[[:space:]]*include[[:space:]]*<(glib|gio|gtk|gdk|cairo)" "$src/trace" --include='*.c' --include='*.h' \
+       | grep -vE "^$src/trace/($trace_glib):")
+[ -z "$hits" ] || bad "trace/ outside the reader must not include GLib, GTK or cairo:"$'\n'"$hits"
+check_includes trace 'gtk|gdk|cairo' 'GTK or cairo'
 check_includes collector 'glib|gio|gtk|gdk|cairo' 'GLib, GTK or cairo'
-check_includes analyzer 'gtk|gdk|cairo' 'GTK or cairo'
+for d in base model analysis; do
+  check_includes "$d" 'gtk|gdk|cairo' 'GTK or cairo'
+done
+check_includes report 'gtk|gdk' 'GTK'
 check_includes render 'gtk|gdk' 'GTK'
 check_includes cli 'gtk|gdk' 'GTK'
+
+# 1b. Project headers: arrows only go down the layers
+#     trace <- base <- model <- analysis <- render <- report <- {cli, gui};
+#     the collector uses trace/ only. Headers are included by bare name,
+#     so each is found by the folder it lives in.
+layers="trace base model analysis render report"
+rank_of() {
+  local i=0 l
+  for l in $layers; do [ "$l" = "$1" ] && { echo $i; return; }; i=$((i + 1)); done
+  case $1 in cli|gui) echo 99 ;; collector) echo 0 ;; *) echo -1 ;; esac
+}
+declare -A home
+while IFS= read -r h; do
+  home[$(basename "$h")]=${h%%/*}
+done < <(cd "$src" && git ls-files 2>/dev/null | grep -E '^(trace|base|model|analysis|render|report|cli|gui|collector)/.*\.h$')
+for folder in $layers cli gui collector; do
+  mine=$(rank_of "$folder")
+  while IFS=: read -r file line inc; do
+    [ -n "$file" ] || continue
+    h=$(sed -n 's/.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' <<<"$inc")
+    owner=${home[$h]:-}
+    [ -n "$owner" ] && [ "$owner" != "$folder" ] || continue
+    theirs=$(rank_of "$owner")
+    if [ "$folder" = collector ]; then
+      [ "$owner" = trace ] || bad "collector/ may use trace/ only: $file:$line includes $owner/$h"
+    elif [ "$theirs" -ge "$mine" ]; then
+      bad "$folder/ may not use $owner/ (arrows go down): $file:$line includes $h"
+    fi
+  done < <(grep -rnE '#[[:space:]]*include[[:space:]]*"' "$src/$folder" --include='*.c' --include='*.h' 2>/dev/null)
+done
 
 # 2. Linkage of what was built.
 needed() { readelf -d "$1" 2>/dev/null | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'; }
@@ -36,6 +75,10 @@ if [ -f "$collector" ]; then
   needed "$collector" | grep -qE '^libglib|^libgio|^libgobject|^libgtk|^libcairo' \
     && bad "the collector links GLib/GTK/cairo"
   echo "ok: collector links: $(needed "$collector" | tr '\n' ' ')"
+  # Nothing but tracing is injected: no test generator, no GLib symbol.
+  syms=$( (nm "$collector" 2>/dev/null; nm -D "$collector" 2>/dev/null) | awk '{print $NF}')
+  grep -q 'pfprof_trace_generator' <<<"$syms" && bad "the collector carries the test trace generator"
+  grep -qE '^g_|^glib_' <<<"$syms" && bad "the collector carries GLib symbols"
 else
   echo "note: collector not built (no CUPTI): its linkage is not checked"
 fi

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "pfprof-analysis.h"
-#include "pfprof-trace-reader.h"
+#include "pfprof-importer.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
@@ -39,7 +39,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     abort ();
   fclose (f);
 
-  trace = pfprof_trace_reader_load (path, NULL, NULL, &error);
+  trace = pfprof_importer_load (path, NULL, NULL, &error);
   if (trace == NULL)
     {
       /* Every failure names the problem. */
@@ -51,7 +51,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_ptr_array_add (traces, trace);
   if (pfprof_trace_n (trace, PFPROF_TABLE_KERNELS) >= 8)
     {
-      PfprofTrace *other = pfprof_trace_reader_load (path, NULL, NULL, NULL);
+      PfprofTrace *other = pfprof_importer_load (path, NULL, NULL, NULL);
 
       if (other != NULL)
         {

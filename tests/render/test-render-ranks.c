@@ -16,7 +16,7 @@
 #include "pfprof-renderer.h"
 #include "pfprof-timeline.h"
 #include "pfprof-trace-generator.h"
-#include "pfprof-trace-reader.h"
+#include "pfprof-importer.h"
 
 static char *tmpdir;
 
@@ -50,7 +50,7 @@ load (const char *a, const char *b)
 
   for (guint i = 0; i < 2; i++)
     {
-      PfprofTrace *t = pfprof_trace_reader_load (paths[i], NULL, NULL, &error);
+      PfprofTrace *t = pfprof_importer_load (paths[i], NULL, NULL, &error);
 
       g_assert_no_error (error);
       g_ptr_array_add (traces, t);

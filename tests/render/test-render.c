@@ -8,7 +8,7 @@
 #include "pfprof-render-text.h"
 #include "pfprof-renderer.h"
 #include "pfprof-timeline.h"
-#include "pfprof-trace-reader.h"
+#include "pfprof-importer.h"
 #include "render-test-util.h"
 
 #define W 1200
@@ -552,7 +552,7 @@ test_recorded_sample (void)
       g_test_skip ("samples/traces/a_pageable.pfprof is not there");
       return;
     }
-  t = pfprof_trace_reader_load (path, NULL, NULL, &error);
+  t = pfprof_importer_load (path, NULL, NULL, &error);
   g_assert_no_error (error);
   g_ptr_array_add (traces, t);
   a = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);

@@ -1,7 +1,7 @@
 /* pfprof-rules.h: the detection rules and the table that registers them.
  *
  * How to add a rule:
- *   1. Write analyzer/rules/pfprof-rule-NAME.c defining
+ *   1. Write analysis/rules/pfprof-rule-NAME.c defining
  *        const PfprofRule pfprof_rule_NAME = { "name", ... };
  *      with a stable kebab-case id, a default severity, a one-line
  *      summary, its thresholds (PfprofRuleParam: key, default, meaning)
@@ -17,7 +17,7 @@
  *      ctx->analysis->traces->len): every trace's steps are in
  *      ctx->analysis->steps by then (see pfprof-rule-rank-imbalance.c).
  *   2. Declare it below and add it to the table in pfprof-rules.c.
- *   3. Add the file to analyzer/meson.build, its thresholds to
+ *   3. Add the file to analysis/meson.build, its thresholds to
  *      docs/report-format.md, and a positive, a negative and a
  *      borderline test to tests/analyzer/.
  */

@@ -27,7 +27,6 @@
  * or chunk.
  */
 #include "pfprof-trace-reader.h"
-#include "pfprof-nsys-import.h"
 #include "pfprof-trace-chunk.h"
 
 #include <errno.h>
@@ -1125,17 +1124,6 @@ load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data, GE
   trace->path = g_strdup (path);
 
   ok = open_file (&r, error);
-  /* Not a pfprof trace but an Nsight Systems SQLite export: its importer
-   * reads it (pfprof-nsys-import.h). */
-  if (ok && pfprof_nsys_import_detect (r.db))
-    {
-      PfprofTrace *imported = pfprof_nsys_import_read (r.db, path, error);
-
-      sqlite3_close (r.db);
-      remove_tmp_dir (&r);
-      g_free (r.open_name);
-      return imported;
-    }
   ok = ok && check_identity (&r, error) && load_meta (&r, trace, error)
        && load_strings (&r, trace, error);
   if (ok && r.file_major >= 2)
@@ -1190,4 +1178,53 @@ pfprof_trace_reader_load (const char *path, PfprofTraceProgressFunc progress, gp
       g_propagate_error (error, local_error);
     }
   return trace;
+}
+
+/* The same opening as a trace's, for importers of other SQLite files: a
+ * Reader that only holds the connection and its private copy. */
+struct _PfprofTraceDatabase
+{
+  Reader r;
+};
+
+PfprofTraceDatabase *
+pfprof_trace_database_open (const char *path, GError **error)
+{
+  PfprofTraceDatabase *db;
+  GError *local_error = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  db = g_new0 (PfprofTraceDatabase, 1);
+  db->r.path = path;
+  if (!open_file (&db->r, &local_error))
+    {
+      pfprof_trace_database_close (db);
+      for (char *c = local_error->message; *c; c++)
+        if ((unsigned char) *c < 0x20 || *c == 0x7f)
+          *c = '?';
+      g_propagate_error (error, local_error);
+      return NULL;
+    }
+  return db;
+}
+
+sqlite3 *
+pfprof_trace_database_get (PfprofTraceDatabase *db)
+{
+  g_return_val_if_fail (db != NULL, NULL);
+  return db->r.db;
+}
+
+void
+pfprof_trace_database_close (PfprofTraceDatabase *db)
+{
+  if (db == NULL)
+    return;
+  if (db->r.db != NULL)
+    sqlite3_close (db->r.db);
+  remove_tmp_dir (&db->r);
+  g_free (db->r.open_name);
+  g_free (db);
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <glib.h>
+#include <sqlite3.h>
 
 #include "pfprof-trace.h"
 
@@ -36,5 +37,18 @@ typedef gboolean (*PfprofTraceProgressFunc) (double fraction, gpointer user_data
  * PfprofTrace, or NULL with @error set. @progress may be NULL. */
 PfprofTrace *pfprof_trace_reader_load (const char *path, PfprofTraceProgressFunc progress,
                                        gpointer user_data, GError **error);
+
+/* An SQLite file opened read-only as traces are (never written, never a
+ * -wal or -shm beside it; an unfinished one read through a private copy),
+ * for importers of other tools' SQLite files. */
+typedef struct _PfprofTraceDatabase PfprofTraceDatabase;
+
+/* NULL with @error set (PFPROF_TRACE_ERROR) when @path is missing, empty,
+ * not SQLite or cannot be opened. @path must outlive the result. */
+PfprofTraceDatabase *pfprof_trace_database_open (const char *path, GError **error);
+sqlite3 *pfprof_trace_database_get (PfprofTraceDatabase *db);
+void pfprof_trace_database_close (PfprofTraceDatabase *db);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofTraceDatabase, pfprof_trace_database_close)
 
 G_END_DECLS

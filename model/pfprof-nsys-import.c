@@ -1124,3 +1124,24 @@ pfprof_nsys_import_read (sqlite3 *db, const char *path, GError **error)
   pfprof_trace_sort (im.trace);
   return im.trace;
 }
+
+PfprofTrace *
+pfprof_nsys_import_load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data,
+                         GError **error)
+{
+  g_autoptr (PfprofTraceDatabase) db = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  db = pfprof_trace_database_open (path, error);
+  if (db == NULL)
+    return NULL;
+  if (!pfprof_nsys_import_detect (pfprof_trace_database_get (db)))
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_A_TRACE,
+                   "%s: not a pfprof trace (an SQLite database of another application)", path);
+      return NULL;
+    }
+  return pfprof_nsys_import_read (pfprof_trace_database_get (db), path, error);
+}

@@ -5,8 +5,8 @@
  * (data wait, exposed copy, compute, sync, idle) and the timeline of a
  * representative step with the findings marked, drawn by the renderer as
  * inline SVG. No script, no stylesheet or image fetched from anywhere:
- * the file opens the same offline. It lives in render/ (not with the
- * other formats in analyzer/) because the timeline needs cairo. */
+ * the file opens the same offline. The timeline comes from render/, which
+ * is why report/ sits above render/. */
 #pragma once
 
 #include <glib.h>

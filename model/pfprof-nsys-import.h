@@ -2,10 +2,9 @@
  *
  * `nsys export --type sqlite report.nsys-rep` writes the same CUPTI
  * activity a pfprof trace holds, in Nsight Systems' own schema (its user
- * guide, "SQLite Schema Reference"). The trace reader hands any SQLite
- * file that is not a pfprof trace but has nsys's tables to this importer,
- * so `pfprof report`, `render`, `view`, `export` and `diff` open such a
- * file directly.
+ * guide, "SQLite Schema Reference"). The importer table
+ * (pfprof-importer.h) hands any SQLite file that is not a pfprof trace to
+ * this importer, so every command opens such a file directly.
  *
  * What is read (columns by name; a missing optional column reads as its
  * default, a missing required one is an error):
@@ -37,7 +36,7 @@
 #include <glib.h>
 #include <sqlite3.h>
 
-#include "pfprof-trace.h"
+#include "pfprof-trace-reader.h"
 
 G_BEGIN_DECLS
 
@@ -51,5 +50,11 @@ gboolean pfprof_nsys_import_detect (sqlite3 *db);
  * @path) when a value is missing, malformed or out of range. @db is left
  * open. */
 PfprofTrace *pfprof_nsys_import_read (sqlite3 *db, const char *path, GError **error);
+
+/* Opens @path as the trace reader opens traces and reads it as above;
+ * NULL with @error set when it is not an nsys export (PFPROF_TRACE_ERROR,
+ * NOT_A_TRACE) or cannot be read. @progress is not called yet. */
+PfprofTrace *pfprof_nsys_import_load (const char *path, PfprofTraceProgressFunc progress,
+                                      gpointer user_data, GError **error);
 
 G_END_DECLS
