@@ -64,14 +64,19 @@ def train_step(model, opt, x, y):
 
 class SyntheticBatches(torch.utils.data.Dataset):
     """Whole batches (batch_size=None in the DataLoader), from a small pool
-    made once, so the data source costs nothing."""
+    made once, so the data source costs nothing. uint8 images by default;
+    another dtype gives normalized images (randn) of that dtype."""
 
-    def __init__(self, n, batch, res, pool=4, pinned=False):
+    def __init__(self, n, batch, res, pool=4, pinned=False, dtype=torch.uint8):
         self.n = n
         g = torch.Generator().manual_seed(0)
         self.pool = []
         for _ in range(pool):
-            x = torch.randint(0, 256, (batch, 3, res, res), dtype=torch.uint8, generator=g)
+            if dtype == torch.uint8:
+                x = torch.randint(0, 256, (batch, 3, res, res), dtype=torch.uint8, generator=g)
+            else:
+                # already normalized on the CPU
+                x = torch.randn((batch, 3, res, res), generator=g).to(dtype)
             y = torch.randint(0, 100, (batch,), generator=g)
             if pinned:
                 x, y = x.pin_memory(), y.pin_memory()
