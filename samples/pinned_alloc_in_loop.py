@@ -53,12 +53,15 @@ def main():
             nbytes = host.numel() * host.element_size()
             err = cudart.cudaHostRegister(host.data_ptr(), nbytes, 0)
             if int(err) != 0:
-                raise SystemExit(f"pinned_alloc_in_loop: cudaHostRegister failed: {err}")
-            xg = host.to("cuda", non_blocking=True)
-            copied = torch.cuda.Event()
-            copied.record()
-            copied.synchronize()  # the pages must stay pinned until the copy is done
-            cudart.cudaHostUnregister(host.data_ptr())
+                print(f"pinned_alloc_in_loop: cudaHostRegister failed ({err}); using --how pin_memory", flush=True)
+                how = "pin_memory"
+                xg = x.pin_memory().to("cuda", non_blocking=True)
+            else:
+                xg = host.to("cuda", non_blocking=True)
+                copied = torch.cuda.Event()
+                copied.record()
+                copied.synchronize()  # the pages must stay pinned until the copy is done
+                cudart.cudaHostUnregister(host.data_ptr())
             del host
         else:
             xg = x.pin_memory().to("cuda", non_blocking=True)

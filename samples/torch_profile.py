@@ -108,11 +108,11 @@ class Stepper:
 
 
 def install_hooks(stepper):
-    import torch
+    import torch.optim.optimizer as optimizer
     from torch.utils.data import dataloader as dl
 
     handle = None
-    reg = getattr(torch.optim.optimizer, "register_optimizer_step_post_hook", None)
+    reg = getattr(optimizer, "register_optimizer_step_post_hook", None)
     if reg is not None:
         handle = reg(stepper.on_optimizer_step)
     elif stepper.mode in (None, "optimizer"):

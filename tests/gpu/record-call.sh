@@ -14,14 +14,17 @@
 #   pfprof   the new samples under `pfprof record` (--steps 60 --warmup 15),
 #            then `pfprof report --format json` of each trace
 #   bare     the new samples without any profiler: the step timer's figures
+#   kineto-new  the new samples under samples/torch_profile.py, without
+#            and with --with-stack (--steps KINETO_STEPS, default 10,
+#            --warmup 15: the profiler records the timed steps after the
+#            same 15 warm-up steps)
 #   thirdparty  tests/gpu/thirdparty/*.py under `pfprof record` (a missing
 #            library: exit 77, SKIP)
-#   kineto   every sample, new then old, under samples/torch_profile.py,
-#            without and with --with-stack (--steps KINETO_STEPS, default 10,
-#            --warmup 15: the profiler records the timed steps after the
-#            same 15 warm-up steps); the DDP sample under torchrun, 2 ranks
-#            sharing the GPU (gloo): one trace per rank
+#   kineto-old  the same for the committed samples, and the DDP sample
+#            under torchrun, 2 ranks sharing the GPU (gloo): one trace per rank
 #   old      the committed samples (a to f) under `pfprof record` again
+# All of them take more than one call: PHASES="pfprof bare kineto-new" for
+# a first call, PHASES="thirdparty kineto-old old" for a second;
 # PHASES="pfprof bare" runs only those phases; ONLY="late_prefetch custom_batch"
 # only those samples (by script name without .py, or thirdparty name).
 #
@@ -41,7 +44,7 @@ dry=${DRY:-0}
 budget=${BUDGET_S:-480}
 limit=${LIMIT_S:-520}
 run_s=${RUN_S:-120}
-phases=${PHASES:-pfprof bare thirdparty kineto old}
+phases=${PHASES:-pfprof bare kineto-new thirdparty kineto-old old}
 kineto_steps=${KINETO_STEPS:-10}
 build=${PFPROF_BUILD:-build-collector}
 . "$root/tests/gpu/lib.sh"
@@ -168,6 +171,15 @@ if phase_on bare; then
   done
 fi
 
+if phase_on kineto-new; then
+  for s in $new_samples; do
+    sample_on "$s" || continue
+    for fix in 0 1; do
+      for stack in 0 1; do kineto kineto-new "$s" "$fix" "$stack"; done
+    done
+  done
+fi
+
 if phase_on thirdparty; then
   for s in $thirdparty; do
     sample_on "$s" || continue
@@ -177,13 +189,7 @@ if phase_on thirdparty; then
   done
 fi
 
-if phase_on kineto; then
-  for s in $new_samples; do
-    sample_on "$s" || continue
-    for fix in 0 1; do
-      for stack in 0 1; do kineto kineto-new "$s" "$fix" "$stack"; done
-    done
-  done
+if phase_on kineto-old; then
   for s in $old_samples ddp_train; do
     sample_on "$s" || continue
     fixes="0 1"

@@ -38,18 +38,22 @@ def main():
     p = tp.parser(__doc__, steps=30, warmup=8, batch=4)
     p.add_argument("--height", type=int, default=480)
     p.add_argument("--width", type=int, default=640)
+    p.add_argument("--min-size", type=int, default=800, help="the model's resize (torchvision's default)")
+    p.add_argument("--max-size", type=int, default=1333)
     args = p.parse_args()
     tv = tp.need("torchvision")
     import sample_common as sc
 
     model = tv.models.detection.fasterrcnn_resnet50_fpn(weights=None, weights_backbone=None,
-                                                        num_classes=91).cuda()
+                                                        num_classes=91, min_size=args.min_size,
+                                                        max_size=args.max_size).cuda()
     model.train()
     params = [q for q in model.parameters() if q.requires_grad]
     opt = torch.optim.SGD(params, lr=0.005, momentum=0.9, weight_decay=1e-4)
     ds = Shapes((args.warmup + args.steps) * args.batch, args.height, args.width)
     loader = torch.utils.data.DataLoader(ds, batch_size=args.batch, shuffle=True, num_workers=args.workers,
-                                         pin_memory=True, collate_fn=collate_fn, persistent_workers=True)
+                                         pin_memory=True, collate_fn=collate_fn,
+                                         persistent_workers=args.workers > 0)
     timer = sc.StepTimer(args.warmup)
     pinned = None
     for images, targets in loader:
