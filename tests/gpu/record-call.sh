@@ -55,6 +55,8 @@ manifest=$work/logs/manifest.tsv
 : >"$manifest"
 
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
+# Nothing can be fetched there: transformers must not try the hub.
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 if [ "$dry" = 1 ]; then
   pfprof=$root/$build/cli/pfprof
   echo "DRY RUN: nothing is executed"
