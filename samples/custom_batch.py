@@ -40,8 +40,9 @@ def collate_pinnable(samples):
     return PinnableDetectionBatch([s[0] for s in samples], [s[1] for s in samples])
 
 
-class Images(torch.utils.data.Dataset):
-    """(image, {"boxes": (N, 4) float, "labels": (N,) int64}) from a pool."""
+class Images(sc.SyntheticBatches):
+    """(image, {"boxes": (N, 4) float, "labels": (N,) int64}) samples from a
+    pool (SyntheticBatches hands them out)."""
 
     def __init__(self, n, res, pool=8):
         self.n = n
@@ -54,12 +55,6 @@ class Images(torch.utils.data.Dataset):
             boxes = torch.cat([xy, xy + res * 0.25], dim=1)
             labels = torch.randint(0, 100, (nb,), generator=g)
             self.pool.append((img, {"boxes": boxes, "labels": labels}))
-
-    def __len__(self):
-        return self.n
-
-    def __getitem__(self, i):
-        return self.pool[i % len(self.pool)]
 
 
 def main():

@@ -11,9 +11,10 @@ import torch.nn.functional as F
 import sample_common as sc
 
 
-class Columns(torch.utils.data.Dataset):
+class Columns(sc.SyntheticBatches):
     """Whole batches from a pool made once: a dict of columns, or (--fix)
-    one tensor holding the same columns side by side."""
+    one tensor holding the same columns side by side (SyntheticBatches hands
+    them out)."""
 
     def __init__(self, n, batch, columns, fused, pool=2):
         self.n = n
@@ -27,12 +28,6 @@ class Columns(torch.utils.data.Dataset):
             else:
                 item = ({f"f{i}": x[:, i].contiguous().pin_memory() for i in range(columns)}, y.pin_memory())
             self.pool.append(item)
-
-    def __len__(self):
-        return self.n
-
-    def __getitem__(self, i):
-        return self.pool[i % len(self.pool)]
 
 
 def main():
