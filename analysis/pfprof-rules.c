@@ -50,8 +50,8 @@ pfprof_rule_finding_new (const PfprofRuleContext *ctx)
 
   f->rule = ctx->rule->id;
   f->severity = pfprof_analysis_options_rule_severity (ctx->options, ctx->rule);
-  /* Without a trace (rank-imbalance over merged results) the caller
-   * names the rank's pid and index. */
+  /* Without a trace (a run-scoped rule) the caller names the rank's pid
+   * and index. */
   if (ctx->ix != NULL)
     {
       f->pid = ctx->ix->trace->pid;
@@ -66,10 +66,26 @@ pfprof_rule_finding_new (const PfprofRuleContext *ctx)
 }
 
 void
-pfprof_rule_for_each_device (PfprofRuleContext *ctx, PfprofRuleDeviceFunc judge)
+pfprof_rule_run (const PfprofRule *rule, PfprofAnalysis *analysis, const PfprofAnalysisOptions *options,
+                 PfprofTraceIndex *ix)
 {
-  for (guint d = 0; d < ctx->ix->devices->len; d++)
-    judge (ctx, &g_array_index (ctx->ix->devices, PfprofDeviceTimeline, d));
+  PfprofRuleContext ctx = { analysis, options, rule, ix, NULL };
+
+  g_return_if_fail (rule != NULL);
+  g_return_if_fail (analysis != NULL);
+  if (!pfprof_analysis_options_rule_enabled (options, rule)
+      || (rule->scope == PFPROF_RULE_SCOPE_RUN) != (ix == NULL))
+    return;
+  if (rule->scope != PFPROF_RULE_SCOPE_DEVICE)
+    {
+      rule->run (&ctx);
+      return;
+    }
+  for (guint d = 0; d < ix->devices->len; d++)
+    {
+      ctx.device = &g_array_index (ix->devices, PfprofDeviceTimeline, d);
+      rule->run (&ctx);
+    }
 }
 
 void

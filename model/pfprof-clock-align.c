@@ -88,7 +88,7 @@ move_trace (PfprofTrace *t, gint64 shift, const PfprofClockFit *fit)
 #undef MOVE
 }
 
-/* Times beyond ±2^62 are left out by the analysis anyway; keep the
+/* Times beyond ±2^62 are set aside by the run (pfprof-run.h); keep the
  * shift from overflowing on a hostile trace whose events sit at the ends
  * of int64. */
 static gboolean
@@ -191,17 +191,6 @@ pfprof_clock_align (GPtrArray *traces)
 
   if (traces == NULL || traces->len < 2)
     return 0;
-  /* Already aligned (the GUI aligns before its layout thread starts,
-   * then the analysis asks again): never shift twice. */
-  for (guint i = 0; i < traces->len; i++)
-    if (((const PfprofTrace *) g_ptr_array_index (traces, i))->clock_alignment != PFPROF_CLOCK_SHARED)
-      {
-        for (guint j = 0; j < traces->len; j++)
-          if (((const PfprofTrace *) g_ptr_array_index (traces, j))->clock_alignment
-              == PFPROF_CLOCK_UNALIGNED)
-            n_unaligned++;
-        return n_unaligned;
-      }
   for (guint i = 0; i < traces->len; i++)
     {
       const char *h = pfprof_trace_meta (g_ptr_array_index (traces, i), "host");
