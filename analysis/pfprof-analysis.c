@@ -28,6 +28,7 @@ pfprof_severity_to_string (PfprofSeverity severity)
 gboolean
 pfprof_severity_from_string (const char *s, PfprofSeverity *out)
 {
+  g_return_val_if_fail (out != NULL, FALSE);
   for (guint i = 0; s != NULL && i < G_N_ELEMENTS (severity_names); i++)
     if (g_ascii_strcasecmp (s, severity_names[i]) == 0)
       {

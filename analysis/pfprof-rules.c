@@ -24,6 +24,7 @@ static const PfprofRule *const rule_table[] = {
 const PfprofRule *const *
 pfprof_rules_get (guint *n_rules)
 {
+  g_return_val_if_fail (n_rules != NULL, NULL);
   *n_rules = G_N_ELEMENTS (rule_table);
   return rule_table;
 }
@@ -40,14 +41,17 @@ pfprof_rules_lookup (const char *id)
 double
 pfprof_rule_param (const PfprofRuleContext *ctx, const char *key)
 {
+  g_return_val_if_fail (ctx != NULL, 0);
   return pfprof_analysis_options_get_param (ctx->options, ctx->rule, key);
 }
 
 PfprofFinding *
 pfprof_rule_finding_new (const PfprofRuleContext *ctx)
 {
-  PfprofFinding *f = g_new0 (PfprofFinding, 1);
+  PfprofFinding *f;
 
+  g_return_val_if_fail (ctx != NULL, NULL);
+  f = g_new0 (PfprofFinding, 1);
   f->rule = ctx->rule->id;
   f->severity = pfprof_analysis_options_rule_severity (ctx->options, ctx->rule);
   /* Without a trace (a run-scoped rule) the caller names the rank's pid
@@ -91,6 +95,8 @@ pfprof_rule_run (const PfprofRule *rule, PfprofAnalysis *analysis, const PfprofA
 void
 pfprof_rule_emit (const PfprofRuleContext *ctx, PfprofFinding *f)
 {
+  g_return_if_fail (ctx != NULL);
+  g_return_if_fail (f != NULL);
   if (f->first_ns == G_MAXINT64)
     f->first_ns = f->last_ns = 0;
   if (f->est_savings_ns < 0)

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "pfprof-clock-collectives.h"
+#include "pfprof-clock-collectives-private.h"
 #include "pfprof-format.h"
 
 /* No real clock is this far off its host's wall clock; shifting by more
@@ -38,6 +38,8 @@ pfprof_clock_wall_offset (const PfprofTrace *t, gint64 *offset_ns)
 {
   gint64 cupti, real, d;
 
+  g_return_val_if_fail (t != NULL, FALSE);
+  g_return_val_if_fail (offset_ns != NULL, FALSE);
   if (!meta_i64 (t, "clock_start_cupti_ns", &cupti) || !meta_i64 (t, "clock_start_realtime_ns", &real))
     return FALSE;
   d = real - cupti; /* both within ±2^62: no overflow */
@@ -136,7 +138,7 @@ fit_against (GPtrArray *traces, const char *ref_host, const PfprofTrace *t, Pfpr
 
 /* The triples leave each host as far off as its wall clock (NTP: about a
  * millisecond); the collectives its ranks ran with the reference host's
- * measure that error to microseconds (pfprof-clock-collectives.h). Each
+ * measure that error to microseconds (pfprof-clock-collectives-private.h). Each
  * other host is fitted once and every triple-aligned trace of it moved
  * by the same fit, so they keep the clock they share; a trace without a
  * usable triple is fitted alone. Returns how many of those were
@@ -271,9 +273,12 @@ signed_ns (gint64 ns)
 char *
 pfprof_clock_describe (const PfprofTrace *t)
 {
-  const char *host = pfprof_trace_meta (t, "host");
-  g_autofree char *total = signed_ns (t->clock_offset_ns);
+  const char *host;
+  g_autofree char *total = NULL;
 
+  g_return_val_if_fail (t != NULL, NULL);
+  host = pfprof_trace_meta (t, "host");
+  total = signed_ns (t->clock_offset_ns);
   if (host == NULL)
     host = "(unnamed)";
   switch ((PfprofClockAlignment) t->clock_alignment)

@@ -26,7 +26,7 @@
  * Then the collectives refine it: where the ranks of another host ran
  * all-reduces (all-gathers, reduce-scatters) with the reference host's,
  * the ends of those kernels measure that host's remaining error, and its
- * drift over the run, to microseconds (pfprof-clock-collectives.h). A
+ * drift over the run, to microseconds (pfprof-clock-collectives-private.h). A
  * trace without a usable triple is aligned that way alone when it can
  * be.
  */

@@ -453,8 +453,10 @@ find_main_thread (PfprofTraceIndex *ix)
 PfprofTraceIndex *
 pfprof_trace_index_new (PfprofTrace *trace, guint trace_index)
 {
-  PfprofTraceIndex *ix = g_new0 (PfprofTraceIndex, 1);
+  PfprofTraceIndex *ix;
 
+  g_return_val_if_fail (trace != NULL, NULL);
+  ix = g_new0 (PfprofTraceIndex, 1);
   ix->trace = trace;
   ix->trace_index = trace_index;
   ix->step_source = "none";
@@ -491,6 +493,7 @@ pfprof_trace_index_free (PfprofTraceIndex *ix)
 const PfprofDeviceTimeline *
 pfprof_trace_index_device (const PfprofTraceIndex *ix, guint32 device_id)
 {
+  g_return_val_if_fail (ix != NULL, NULL);
   for (guint i = 0; i < ix->devices->len; i++)
     if (g_array_index (ix->devices, PfprofDeviceTimeline, i).device_id == device_id)
       return &g_array_index (ix->devices, PfprofDeviceTimeline, i);

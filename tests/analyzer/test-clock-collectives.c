@@ -15,7 +15,7 @@
 
 #include "analyzer-sim.h"
 #include "pfprof-clock-align.h"
-#include "pfprof-clock-collectives.h"
+#include "pfprof-clock-collectives-private.h"
 #include "pfprof-importer.h"
 
 #define US ((gint64) 1000)
