@@ -63,7 +63,7 @@ trace_summary_clear (gpointer p)
 static void
 summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
   guint nm = pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS);
   gint64 lo = ix->steady_start, hi = ix->steady_end;
@@ -314,7 +314,7 @@ copy_kind_name (guint kind)
 char *
 pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
 {
-  PfprofTrace *t;
+  const PfprofTrace *t;
   g_autofree char *dur = NULL;
 
   g_return_val_if_fail (a != NULL, NULL);

@@ -69,7 +69,7 @@ add_step (GArray *steps, guint trace_index, gint64 start, gint64 end)
 static gboolean
 steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GArray *out)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofNvtxRecord *nv = pfprof_trace_nvtx (t);
   guint n = pfprof_trace_n (t, PFPROF_TABLE_NVTX);
   g_autoptr (GRegex) re = NULL;
@@ -235,7 +235,7 @@ typedef struct
 static gboolean
 steps_from_period (PfprofTraceIndex *ix, GArray *out)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofKernelRecord *k = pfprof_trace_kernels (t);
   guint nk = pfprof_trace_n (t, PFPROF_TABLE_KERNELS);
   const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
@@ -360,7 +360,7 @@ launched_add (Launched *l, guint32 corr, gint64 start, gint64 end)
 static void
 gpu_windows (PfprofTraceIndex *ix, GArray *steps, guint first, guint n)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofApiRecord *api = pfprof_trace_api_calls (t);
   guint na = pfprof_trace_n (t, PFPROF_TABLE_API_CALLS);
   const PfprofKernelRecord *kr = pfprof_trace_kernels (t);
