@@ -4,8 +4,9 @@
  *   1. Write analysis/rules/pfprof-rule-NAME.c defining
  *        const PfprofRule pfprof_rule_NAME = { "name", ... };
  *      with a stable kebab-case id, a default severity, a one-line
- *      summary, its thresholds (PfprofRuleParam: key, default, meaning)
- *      a run function and its scope (PfprofRuleScope). The run function
+ *      summary, its thresholds (PfprofRuleParam: key, default, meaning),
+ *      a run function and, last, its scope (PfprofRuleScope: what one
+ *      call of the run function judges). The run function
  *      judges the steady state only (pfprof_trace_index_in_steady), says
  *      nothing when the pattern is absent, and otherwise emits findings
  *      with pfprof_rule_finding_new() + pfprof_rule_emit(): measured
