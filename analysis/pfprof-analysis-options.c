@@ -58,8 +58,11 @@ gboolean
 pfprof_analysis_options_set_param (PfprofAnalysisOptions *o, const char *rule_id,
                                    const char *key, double value, GError **error)
 {
-  const PfprofRule *rule = pfprof_rules_lookup (rule_id);
+  const PfprofRule *rule;
 
+  g_return_val_if_fail (o != NULL, FALSE);
+  g_return_val_if_fail (key != NULL, FALSE);
+  rule = pfprof_rules_lookup (rule_id);
   if (rule == NULL)
     {
       g_set_error (error, PFPROF_ANALYSIS_ERROR, PFPROF_ANALYSIS_ERROR_INVALID_OPTION,
@@ -102,9 +105,12 @@ pfprof_analysis_options_get_param (const PfprofAnalysisOptions *o, const PfprofR
 gboolean
 pfprof_analysis_options_select_rules (PfprofAnalysisOptions *o, const char *list, GError **error)
 {
-  g_auto (GStrv) ids = g_strsplit_set (list, ",; ", -1);
+  g_auto (GStrv) ids = NULL;
   gboolean any_positive = FALSE;
 
+  g_return_val_if_fail (o != NULL, FALSE);
+  g_return_val_if_fail (list != NULL, FALSE);
+  ids = g_strsplit_set (list, ",; ", -1);
   for (guint i = 0; ids[i]; i++)
     {
       const char *id = ids[i];
@@ -138,6 +144,8 @@ pfprof_analysis_options_set_step_pattern (PfprofAnalysisOptions *o, const char *
   g_autoptr (GRegex) re = NULL;
   g_autoptr (GError) local = NULL;
 
+  g_return_val_if_fail (o != NULL, FALSE);
+  g_return_val_if_fail (pattern != NULL, FALSE);
   re = g_regex_new (pattern, G_REGEX_CASELESS, 0, &local);
   if (re == NULL)
     {
@@ -322,6 +330,8 @@ pfprof_analysis_options_load_data (PfprofAnalysisOptions *o, const char *data, G
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autoptr (GError) local = NULL;
 
+  g_return_val_if_fail (o != NULL, FALSE);
+  g_return_val_if_fail (data != NULL, FALSE);
   if (!g_key_file_load_from_data (kf, data, (gsize) -1, G_KEY_FILE_NONE, &local))
     {
       g_set_error (error, PFPROF_ANALYSIS_ERROR, PFPROF_ANALYSIS_ERROR_CONFIG_FILE, "%s",
@@ -337,6 +347,8 @@ pfprof_analysis_options_load_file (PfprofAnalysisOptions *o, const char *path, G
   g_autofree char *data = NULL;
   g_autoptr (GError) local = NULL;
 
+  g_return_val_if_fail (o != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
   if (!g_file_get_contents (path, &data, NULL, &local))
     {
       g_set_error (error, PFPROF_ANALYSIS_ERROR, PFPROF_ANALYSIS_ERROR_CONFIG_FILE, "%s: %s",

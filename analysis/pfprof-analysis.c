@@ -10,7 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pfprof-clock-align.h"
 #include "pfprof-format.h"
 #include "pfprof-rules.h"
 #include "pfprof-steps.h"
@@ -29,6 +28,7 @@ pfprof_severity_to_string (PfprofSeverity severity)
 gboolean
 pfprof_severity_from_string (const char *s, PfprofSeverity *out)
 {
+  g_return_val_if_fail (out != NULL, FALSE);
   for (guint i = 0; s != NULL && i < G_N_ELEMENTS (severity_names); i++)
     if (g_ascii_strcasecmp (s, severity_names[i]) == 0)
       {
@@ -63,7 +63,7 @@ trace_summary_clear (gpointer p)
 static void
 summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
   guint nm = pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS);
   gint64 lo = ix->steady_start, hi = ix->steady_end;
@@ -123,77 +123,6 @@ summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
         }
       g_array_append_val (a->devices, s);
     }
-}
-
-/* Events further than this from the trace's typical time are left out of
- * the analysis (~39 hours either way). Real recordings span seconds to
- * hours; a corrupt or hostile timestamp near INT64_MIN/MAX would make every
- * difference and sum of times overflow. Within the window, differences
- * stay below 2^48 ns and sums of durations cannot overflow for fewer than
- * 2^15 events spanning all of it. */
-#define TIME_WINDOW_NS ((gint64) 1 << 47)
-#define TIME_LIMIT_HI ((gint64) 1 << 62)
-#define TIME_LIMIT_LO (-((gint64) 1 << 62))
-
-/* Removes, in place, the events of @t outside TIME_WINDOW_NS around the
- * middle event of its largest table; returns how many. */
-static guint64
-drop_out_of_range (PfprofTrace *t)
-{
-  guint big = PFPROF_TABLE_KERNELS;
-  const PfprofTraceTable *table;
-  gint64 ref, lo, hi;
-  guint64 dropped = 0;
-
-  for (guint i = 0; i < PFPROF_TABLE_DEVICES; i++)
-    if (i != PFPROF_TABLE_CUDA_EVENTS && t->tables[i]->len > t->tables[big]->len)
-      big = i;
-  if (t->tables[big]->len == 0)
-    return 0;
-  table = pfprof_trace_schema_table ((PfprofTableId) big);
-  ref = *(const gint64 *) (const void *) (t->tables[big]->data
-                                          + (gsize) (t->tables[big]->len / 2) * table->record_size);
-  /* Kept times also stay within ±2^62 (CUPTI's are ~2^60.6 ns since the
-   * epoch), so adding a step length or a gap to one cannot overflow. If
-   * the reference itself is beyond that, nothing is kept. */
-  lo = MAX (ref, TIME_LIMIT_LO + TIME_WINDOW_NS) - TIME_WINDOW_NS;
-  hi = MIN (ref, TIME_LIMIT_HI - TIME_WINDOW_NS) + TIME_WINDOW_NS;
-  lo = MAX (lo, TIME_LIMIT_LO);
-  hi = MIN (hi, TIME_LIMIT_HI);
-  if (t->start_ns >= lo && t->end_ns <= hi)
-    return 0;
-  for (guint i = 0; i < PFPROF_TABLE_DEVICES; i++)
-    {
-      GArray *a = t->tables[i];
-      gsize size;
-      guint keep = 0;
-
-      /* CUDA event timestamps are optional (0) and not used for times. */
-      if (i == PFPROF_TABLE_CUDA_EVENTS || a->len == 0)
-        continue;
-      table = pfprof_trace_schema_table ((PfprofTableId) i);
-      size = table->record_size;
-      for (guint r = 0; r < a->len; r++)
-        {
-          char *rec = a->data + (gsize) r * size;
-          gint64 start = *(const gint64 *) (const void *) rec;
-          gint64 end = start;
-
-          if (table->n_columns > 1 && table->columns[1].kind == PFPROF_COLUMN_DURATION)
-            end = *(const gint64 *) (const void *) (rec + table->columns[1].offset);
-          if (start < lo || end > hi)
-            {
-              dropped++;
-              continue;
-            }
-          if (keep != r)
-            memmove (a->data + (gsize) keep * size, rec, size);
-          keep++;
-        }
-      g_array_set_size (a, keep);
-    }
-  pfprof_trace_sort (t); /* recomputes start_ns/end_ns */
-  return dropped;
 }
 
 static int
@@ -256,25 +185,18 @@ overall_steps (PfprofAnalysis *a)
 }
 
 PfprofAnalysis *
-pfprof_analysis_run (GPtrArray *traces, const PfprofAnalysisOptions *options, GError **error)
+pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
 {
-  PfprofAnalysis *a = g_new0 (PfprofAnalysis, 1);
+  PfprofAnalysis *a;
   guint n_rules;
   const PfprofRule *const *rules = pfprof_rules_get (&n_rules);
 
-  /* Own the traces through an array of our own, whatever free function
-   * the caller's array had. */
-  a->traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
-  for (guint i = 0; traces != NULL && i < traces->len; i++)
-    g_ptr_array_add (a->traces, g_ptr_array_index (traces, i));
-  if (traces != NULL)
-    {
-      g_ptr_array_set_free_func (traces, NULL);
-      g_ptr_array_unref (traces);
-    }
-  /* Traces of several hosts onto one time axis, before any time is
-   * compared (issue 8). */
-  pfprof_clock_align (a->traces);
+  g_return_val_if_fail (run != NULL, NULL);
+  a = g_new0 (PfprofAnalysis, 1);
+  /* The reference count is no part of the run's contents, which stay
+   * untouched. */
+  a->run = pfprof_run_ref ((PfprofRun *) run);
+  a->traces = pfprof_run_get_traces (run);
   a->devices = g_array_new (FALSE, TRUE, sizeof (PfprofDeviceSummary));
   a->steps = g_array_new (FALSE, TRUE, sizeof (PfprofStep));
   a->findings = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_finding_free);
@@ -287,20 +209,14 @@ pfprof_analysis_run (GPtrArray *traces, const PfprofAnalysisOptions *options, GE
 
   for (guint i = 0; i < a->traces->len; i++)
     {
-      guint64 dropped = drop_out_of_range (g_ptr_array_index (a->traces, i));
       PfprofTraceIndex *ix = pfprof_trace_index_new (g_ptr_array_index (a->traces, i), i);
       PfprofTraceSummary ts = { 0 };
 
-      ts.n_out_of_range = dropped;
+      ts.n_out_of_range = pfprof_run_n_out_of_range (run, i);
       pfprof_steps_detect (ix, options, a->steps);
       summarize_devices (a, ix);
       for (guint r = 0; r < n_rules; r++)
-        {
-          PfprofRuleContext ctx = { a, options, rules[r], ix };
-
-          if (pfprof_analysis_options_rule_enabled (options, rules[r]))
-            rules[r]->run (&ctx);
-        }
+        pfprof_rule_run (rules[r], a, options, ix);
       ts.trace_index = i;
       ts.step_source = ix->step_source;
       ts.step_name = g_strdup (ix->step_name);
@@ -313,6 +229,10 @@ pfprof_analysis_run (GPtrArray *traces, const PfprofAnalysisOptions *options, GE
       g_array_append_val (a->trace_summaries, ts);
       pfprof_trace_index_free (ix);
     }
+  /* Rules that compare the traces with one another, once every trace is
+   * in. */
+  for (guint r = 0; r < n_rules; r++)
+    pfprof_rule_run (rules[r], a, options, NULL);
   g_array_sort (a->steps, compare_steps);
   overall_steps (a);
   g_ptr_array_sort (a->findings, compare_findings);
@@ -324,9 +244,8 @@ pfprof_analysis_free (PfprofAnalysis *a)
 {
   if (a == NULL)
     return;
-  /* Any member may be missing: the GUI frees its bare layout analysis
-   * (traces, devices, steps, findings only) here too. */
-  g_clear_pointer (&a->traces, g_ptr_array_unref);
+  /* traces is the run's. */
+  g_clear_pointer (&a->run, pfprof_run_unref);
   g_clear_pointer (&a->devices, g_array_unref);
   g_clear_pointer (&a->steps, g_array_unref);
   g_clear_pointer (&a->findings, g_ptr_array_unref);
@@ -339,6 +258,7 @@ pfprof_analysis_free (PfprofAnalysis *a)
 gboolean
 pfprof_analysis_fired_at (const PfprofAnalysis *a, PfprofSeverity severity)
 {
+  g_return_val_if_fail (a != NULL, FALSE);
   for (guint i = 0; i < a->findings->len; i++)
     if (((PfprofFinding *) g_ptr_array_index (a->findings, i))->severity >= severity)
       return TRUE;
@@ -348,7 +268,11 @@ pfprof_analysis_fired_at (const PfprofAnalysis *a, PfprofSeverity severity)
 GPtrArray *
 pfprof_analysis_findings_of (const PfprofAnalysis *a, const char *rule_id)
 {
-  GPtrArray *out = g_ptr_array_new ();
+  GPtrArray *out;
+
+  g_return_val_if_fail (a != NULL, NULL);
+  g_return_val_if_fail (rule_id != NULL, NULL);
+  out = g_ptr_array_new ();
 
   for (guint i = 0; i < a->findings->len; i++)
     {
@@ -390,9 +314,12 @@ copy_kind_name (guint kind)
 char *
 pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
 {
-  PfprofTrace *t;
-  g_autofree char *dur = pfprof_format_ns (e->end_ns - e->start_ns);
+  const PfprofTrace *t;
+  g_autofree char *dur = NULL;
 
+  g_return_val_if_fail (a != NULL, NULL);
+  g_return_val_if_fail (e != NULL, NULL);
+  dur = pfprof_format_ns (e->end_ns - e->start_ns);
   if (e->trace_index >= a->traces->len)
     return g_strdup ("");
   t = g_ptr_array_index (a->traces, e->trace_index);

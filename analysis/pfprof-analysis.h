@@ -1,12 +1,15 @@
-/* pfprof-analysis.h: what the analyzer concludes from one or more traces.
+/* pfprof-analysis.h: what the analyzer concludes from the traces of a run.
  *
- * pfprof_analysis_run() builds timelines, metrics, steps and findings; the
- * report formats, the renderer and the GUI only read the result. GLib only.
+ * pfprof_analysis_run() builds timelines, metrics, steps and findings over
+ * a PfprofRun (pfprof-run.h), which it only reads and keeps a reference
+ * to; the report formats, the renderer and the GUI only read the result.
+ * GLib only.
  */
 #pragma once
 
 #include <glib.h>
 
+#include "pfprof-run.h"
 #include "pfprof-trace.h"
 
 G_BEGIN_DECLS
@@ -129,7 +132,10 @@ typedef struct _PfprofAnalysisOptions PfprofAnalysisOptions;
 
 typedef struct
 {
-  GPtrArray *traces;      /* PfprofTrace*, owned */
+  PfprofRun *run;         /* the run analysed (a reference); an empty run for an
+                           * analysis merged from per-rank JSON results */
+  GPtrArray *traces;      /* PfprofTrace*: the run's (pfprof_run_get_traces()),
+                           * borrowed and read-only */
   GArray *devices;        /* PfprofDeviceSummary */
   GArray *steps;          /* PfprofStep, all traces, in time order */
   gint64 step_median_ns;  /* over non-warm-up steps, 0 if no steps */
@@ -147,13 +153,13 @@ typedef struct
   guint n_results;         /* JSON results merged; 0 when analyzing traces */
 } PfprofAnalysis;
 
-/* Runs every enabled rule over @traces (PfprofTrace*, taken over by the
- * result; events whose times lie ~39 hours or more from the rest of their
- * trace, or beyond ±2^62 ns, are removed from it first and counted in
- * PfprofTraceSummary.n_out_of_range). @options may be NULL for the
- * defaults. Returns NULL with @error set only for invalid options. */
-PfprofAnalysis *pfprof_analysis_run (GPtrArray *traces, const PfprofAnalysisOptions *options,
-                                     GError **error);
+/* Runs every enabled rule over the traces of @run: the device- and
+ * trace-scoped rules once per trace, the run-scoped ones once for the run
+ * (pfprof-rules.h). Reads @run only and keeps a reference to it (the
+ * result's run and traces). @options may be NULL for the defaults. Never
+ * fails: everything that can be wrong with options is refused by their
+ * setters and the config file loader (pfprof-analysis-options.h). */
+PfprofAnalysis *pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options);
 
 void pfprof_analysis_free (PfprofAnalysis *analysis);
 

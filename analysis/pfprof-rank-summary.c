@@ -24,12 +24,17 @@ pfprof_rank_summary_input_ns (const PfprofRankSummary *s)
 void
 pfprof_rank_summary_of_trace (const PfprofAnalysis *a, guint i, PfprofRankSummary *out)
 {
-  const PfprofTrace *t = g_ptr_array_index (a->traces, i);
+  const PfprofTrace *t;
   PfprofRankSummary s = { 0 };
-  g_autofree gint64 *len = g_new (gint64, a->steps->len + 1);
+  g_autofree gint64 *len = NULL;
   gint64 dw = 0, ce = 0, idle = 0;
   guint n = 0;
 
+  g_return_if_fail (a != NULL);
+  g_return_if_fail (i < a->traces->len);
+  g_return_if_fail (out != NULL);
+  t = g_ptr_array_index (a->traces, i);
+  len = g_new (gint64, a->steps->len + 1);
   for (guint k = 0; k < a->steps->len; k++)
     {
       const PfprofStep *st = &g_array_index (a->steps, PfprofStep, k);
@@ -63,6 +68,7 @@ pfprof_rank_summary_of_trace (const PfprofAnalysis *a, guint i, PfprofRankSummar
 GArray *
 pfprof_rank_summary_get (const PfprofAnalysis *a)
 {
+  g_return_val_if_fail (a != NULL, NULL);
   if (a->ranks != NULL)
     return g_array_ref (a->ranks);
   return pfprof_rank_summary_collect (a);
@@ -71,9 +77,11 @@ pfprof_rank_summary_get (const PfprofAnalysis *a)
 GArray *
 pfprof_rank_summary_collect (const PfprofAnalysis *a)
 {
-  GArray *out = g_array_new (FALSE, TRUE, sizeof (PfprofRankSummary));
+  GArray *out;
   guint n_ranked = 0;
 
+  g_return_val_if_fail (a != NULL, NULL);
+  out = g_array_new (FALSE, TRUE, sizeof (PfprofRankSummary));
   for (guint i = 0; i < a->traces->len; i++)
     if (((const PfprofTrace *) g_ptr_array_index (a->traces, i))->rank >= 0)
       n_ranked++;
@@ -147,13 +155,16 @@ flag_extremes (guint *flags, guint *with_steps, guint n_with, Order *o, gboolean
 PfprofRankSummarySelection *
 pfprof_rank_summary_select (const PfprofAnalysis *a, const GArray *ranks, gboolean all)
 {
-  PfprofRankSummarySelection *sel = g_new0 (PfprofRankSummarySelection, 1);
+  PfprofRankSummarySelection *sel;
   g_autofree guint *flags = NULL;
   g_autofree guint *with_steps = NULL;
   g_autofree gint64 *steps = NULL;
   guint n_with = 0, n_steps = 0, n_no_steps = 0;
   Order o = { ranks, FALSE };
 
+  g_return_val_if_fail (a != NULL, NULL);
+  g_return_val_if_fail (ranks != NULL, NULL);
+  sel = g_new0 (PfprofRankSummarySelection, 1);
   sel->rows = g_array_new (FALSE, FALSE, sizeof (PfprofRankSummaryRow));
   if (all || ranks->len <= PFPROF_RANK_SUMMARY_TABLE_MAX)
     {

@@ -3,8 +3,9 @@
  * When `pfprof report` is given the traces of several ranks of one run
  * (PfprofTrace.rank >= 0), the rank-imbalance rule and the per-rank table
  * of the reports compare the same figures; they are computed here, from
- * PfprofAnalysis.steps and .traces only, so the rule can use them while
- * the analysis is still running (before trace_summaries is complete).
+ * PfprofAnalysis.steps and .traces (a run-scoped rule reads them once
+ * every trace is in), or taken from PfprofAnalysis.ranks for an analysis
+ * merged from per-rank results.
  */
 #pragma once
 

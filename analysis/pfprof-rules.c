@@ -24,6 +24,7 @@ static const PfprofRule *const rule_table[] = {
 const PfprofRule *const *
 pfprof_rules_get (guint *n_rules)
 {
+  g_return_val_if_fail (n_rules != NULL, NULL);
   *n_rules = G_N_ELEMENTS (rule_table);
   return rule_table;
 }
@@ -40,18 +41,21 @@ pfprof_rules_lookup (const char *id)
 double
 pfprof_rule_param (const PfprofRuleContext *ctx, const char *key)
 {
+  g_return_val_if_fail (ctx != NULL, 0);
   return pfprof_analysis_options_get_param (ctx->options, ctx->rule, key);
 }
 
 PfprofFinding *
 pfprof_rule_finding_new (const PfprofRuleContext *ctx)
 {
-  PfprofFinding *f = g_new0 (PfprofFinding, 1);
+  PfprofFinding *f;
 
+  g_return_val_if_fail (ctx != NULL, NULL);
+  f = g_new0 (PfprofFinding, 1);
   f->rule = ctx->rule->id;
   f->severity = pfprof_analysis_options_rule_severity (ctx->options, ctx->rule);
-  /* Without a trace (rank-imbalance over merged results) the caller
-   * names the rank's pid and index. */
+  /* Without a trace (a run-scoped rule) the caller names the rank's pid
+   * and index. */
   if (ctx->ix != NULL)
     {
       f->pid = ctx->ix->trace->pid;
@@ -66,15 +70,33 @@ pfprof_rule_finding_new (const PfprofRuleContext *ctx)
 }
 
 void
-pfprof_rule_for_each_device (PfprofRuleContext *ctx, PfprofRuleDeviceFunc judge)
+pfprof_rule_run (const PfprofRule *rule, PfprofAnalysis *analysis, const PfprofAnalysisOptions *options,
+                 PfprofTraceIndex *ix)
 {
-  for (guint d = 0; d < ctx->ix->devices->len; d++)
-    judge (ctx, &g_array_index (ctx->ix->devices, PfprofDeviceTimeline, d));
+  PfprofRuleContext ctx = { analysis, options, rule, ix, NULL };
+
+  g_return_if_fail (rule != NULL);
+  g_return_if_fail (analysis != NULL);
+  if (!pfprof_analysis_options_rule_enabled (options, rule)
+      || (rule->scope == PFPROF_RULE_SCOPE_RUN) != (ix == NULL))
+    return;
+  if (rule->scope != PFPROF_RULE_SCOPE_DEVICE)
+    {
+      rule->run (&ctx);
+      return;
+    }
+  for (guint d = 0; d < ix->devices->len; d++)
+    {
+      ctx.device = &g_array_index (ix->devices, PfprofDeviceTimeline, d);
+      rule->run (&ctx);
+    }
 }
 
 void
 pfprof_rule_emit (const PfprofRuleContext *ctx, PfprofFinding *f)
 {
+  g_return_if_fail (ctx != NULL);
+  g_return_if_fail (f != NULL);
   if (f->first_ns == G_MAXINT64)
     f->first_ns = f->last_ns = 0;
   if (f->est_savings_ns < 0)

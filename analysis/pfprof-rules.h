@@ -4,18 +4,14 @@
  *   1. Write analysis/rules/pfprof-rule-NAME.c defining
  *        const PfprofRule pfprof_rule_NAME = { "name", ... };
  *      with a stable kebab-case id, a default severity, a one-line
- *      summary, its thresholds (PfprofRuleParam: key, default, meaning)
- *      and a run function. The run function is called once per trace
- *      with ctx->ix describing it; it judges the steady state only
- *      (pfprof_trace_index_in_steady), says nothing when the pattern is
- *      absent, and otherwise emits one finding per device (or trace) with
- *      pfprof_rule_finding_new() + pfprof_rule_emit(): measured numbers in
- *      the message, evidence, estimated savings per step, and fix text
- *      with concrete PyTorch code.
- *      A rule that compares traces (ranks) with one another acts only
- *      when called for the last trace (ctx->ix->trace_index + 1 ==
- *      ctx->analysis->traces->len): every trace's steps are in
- *      ctx->analysis->steps by then (see pfprof-rule-rank-imbalance.c).
+ *      summary, its thresholds (PfprofRuleParam: key, default, meaning),
+ *      a run function and, last, its scope (PfprofRuleScope: what one
+ *      call of the run function judges). The run function
+ *      judges the steady state only (pfprof_trace_index_in_steady), says
+ *      nothing when the pattern is absent, and otherwise emits findings
+ *      with pfprof_rule_finding_new() + pfprof_rule_emit(): measured
+ *      numbers in the message, evidence, estimated savings per step, and
+ *      fix text with concrete PyTorch code.
  *   2. Declare it below and add it to the table in pfprof-rules.c.
  *   3. Add the file to analysis/meson.build, its thresholds to
  *      docs/report-format.md, and a positive, a negative and a
@@ -40,12 +36,29 @@ typedef struct
 
 typedef struct _PfprofRule PfprofRule;
 
+/* What one call of a rule's run function judges. */
+typedef enum
+{
+  PFPROF_RULE_SCOPE_TRACE = 0,  /* one trace: called once per trace, ctx->ix set */
+  PFPROF_RULE_SCOPE_DEVICE = 1, /* one GPU of one trace: called once per device
+                                 * timeline of each trace, ctx->ix and ctx->device set */
+  PFPROF_RULE_SCOPE_RUN = 2,    /* the run: called once, after every trace was
+                                 * judged (every trace's steps, summaries and
+                                 * findings are in ctx->analysis); ctx->ix and
+                                 * ctx->device NULL. It compares ranks through
+                                 * pfprof_rank_summary_get (ctx->analysis), which
+                                 * also serves an analysis merged from per-rank
+                                 * results (pfprof-report-merge.h), where the merge
+                                 * calls it the same way */
+} PfprofRuleScope;
+
 typedef struct
 {
   PfprofAnalysis *analysis;
   const PfprofAnalysisOptions *options;
   const PfprofRule *rule;
-  PfprofTraceIndex *ix;    /* the trace being judged */
+  PfprofTraceIndex *ix;                 /* the trace being judged; NULL for the run */
+  const PfprofDeviceTimeline *device;   /* the device, for PFPROF_RULE_SCOPE_DEVICE only */
 } PfprofRuleContext;
 
 struct _PfprofRule
@@ -56,6 +69,7 @@ struct _PfprofRule
   const PfprofRuleParam *params;
   guint n_params;
   void (*run) (PfprofRuleContext *ctx);
+  PfprofRuleScope scope;        /* what one call of run judges */
 };
 
 extern const PfprofRule pfprof_rule_input_starved;
@@ -67,13 +81,6 @@ extern const PfprofRule pfprof_rule_sync_in_loop;
 extern const PfprofRule pfprof_rule_small_transfers;
 extern const PfprofRule pfprof_rule_pinned_alloc_in_loop;
 extern const PfprofRule pfprof_rule_rank_imbalance;
-
-/* The rank-imbalance judgement over @ranks (PfprofRankSummary, by rank):
- * its run function calls it with the ranks of the traces; an analysis
- * merged from per-rank JSON results (pfprof-report-merge.h) with theirs.
- * Emits into @analysis; does nothing when the rule is disabled. */
-void pfprof_rule_rank_imbalance_judge (PfprofAnalysis *analysis, const PfprofAnalysisOptions *options,
-                                       const GArray *ranks);
 
 /* Every rule, in table order; @n_rules receives the count. */
 const PfprofRule *const *pfprof_rules_get (guint *n_rules);
@@ -88,18 +95,22 @@ double pfprof_rule_param (const PfprofRuleContext *ctx, const char *key);
 
 /* A new finding of the context's rule for its trace: rule id, severity
  * (as configured), pid; device and stream PFPROF_NONE, evidence empty.
- * Without a trace (ctx->ix NULL: rank-imbalance over merged results) pid
- * and trace_index are 0 for the caller to set. Fill it in and pass it to
+ * Without a trace (ctx->ix NULL: a run-scoped rule) pid and trace_index
+ * are 0 for the caller to set. Fill it in and pass it to
  * pfprof_rule_emit(). */
 PfprofFinding *pfprof_rule_finding_new (const PfprofRuleContext *ctx);
 
 /* Adds @finding to the analysis (takes it over). */
 void pfprof_rule_emit (const PfprofRuleContext *ctx, PfprofFinding *finding);
 
-/* Calls @judge once for each device timeline of the context's trace: the
- * run function of rules that judge every device on its own. */
-typedef void (*PfprofRuleDeviceFunc) (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev);
-void pfprof_rule_for_each_device (PfprofRuleContext *ctx, PfprofRuleDeviceFunc judge);
+/* Judges @analysis with @rule when @options enable it: a trace- or
+ * device-scoped rule on trace @ix (once, or once per device timeline of
+ * it), a run-scoped rule on the run, with @ix NULL. Nothing is called
+ * when @ix does not fit the scope (NULL for a trace rule, set for a run
+ * rule). pfprof_analysis_run() calls every rule through it; the merge of
+ * per-rank results (pfprof-report-merge.h) the run-scoped ones. */
+void pfprof_rule_run (const PfprofRule *rule, PfprofAnalysis *analysis,
+                      const PfprofAnalysisOptions *options, PfprofTraceIndex *ix);
 
 /* Appends one piece of evidence; first_ns/last_ns of @finding are widened
  * to cover it. At most @max pieces are kept (the count is separate). */

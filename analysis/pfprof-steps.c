@@ -41,6 +41,7 @@ pfprof_steps_primary_device (const PfprofTraceIndex *ix)
 {
   const PfprofDeviceTimeline *best = NULL;
 
+  g_return_val_if_fail (ix != NULL, NULL);
   for (guint i = 0; i < ix->devices->len; i++)
     {
       const PfprofDeviceTimeline *d = &g_array_index (ix->devices, PfprofDeviceTimeline, i);
@@ -68,7 +69,7 @@ add_step (GArray *steps, guint trace_index, gint64 start, gint64 end)
 static gboolean
 steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GArray *out)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofNvtxRecord *nv = pfprof_trace_nvtx (t);
   guint n = pfprof_trace_n (t, PFPROF_TABLE_NVTX);
   g_autoptr (GRegex) re = NULL;
@@ -234,7 +235,7 @@ typedef struct
 static gboolean
 steps_from_period (PfprofTraceIndex *ix, GArray *out)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofKernelRecord *k = pfprof_trace_kernels (t);
   guint nk = pfprof_trace_n (t, PFPROF_TABLE_KERNELS);
   const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
@@ -359,7 +360,7 @@ launched_add (Launched *l, guint32 corr, gint64 start, gint64 end)
 static void
 gpu_windows (PfprofTraceIndex *ix, GArray *steps, guint first, guint n)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofApiRecord *api = pfprof_trace_api_calls (t);
   guint na = pfprof_trace_n (t, PFPROF_TABLE_API_CALLS);
   const PfprofKernelRecord *kr = pfprof_trace_kernels (t);
@@ -463,9 +464,12 @@ detect_warmup (GArray *steps, guint first, guint n, int fixed)
 void
 pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GArray *steps)
 {
-  guint first = steps->len;
+  guint first;
   guint n;
 
+  g_return_if_fail (ix != NULL);
+  g_return_if_fail (steps != NULL);
+  first = steps->len;
   if (!steps_from_nvtx (ix, options, steps) && !steps_from_dataloader (ix, steps)
       && !steps_from_period (ix, steps))
     ix->step_source = "none";
@@ -516,9 +520,14 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
 void
 pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
 {
-  const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
-  gint64 a = s->start_ns, b = s->end_ns;
+  const PfprofDeviceTimeline *dev;
+  gint64 a, b;
 
+  g_return_if_fail (ix != NULL);
+  g_return_if_fail (s != NULL);
+  dev = pfprof_steps_primary_device (ix);
+  a = s->start_ns;
+  b = s->end_ns;
   /* The host's waits in the host's window, the GPU's figures in the GPU's. */
   s->data_wait_ns = pfprof_interval_set_length_in (ix->data_wait, a, b);
   s->sync_wait_ns = pfprof_interval_set_length_in (ix->sync_wait, a, b);

@@ -71,6 +71,7 @@ main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
   PfprofAnalysis *analysis;
+  g_autoptr (PfprofRun) run = NULL;
   PfprofTimeline *tl;
   PfprofRenderView view;
   PfprofTrace *trace;
@@ -95,12 +96,8 @@ main (int argc, char **argv)
   printf ("load                   %7.1f ms\n", (g_get_monotonic_time () - t) / 1000.0);
   g_ptr_array_add (traces, trace);
   t = g_get_monotonic_time ();
-  analysis = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
-  if (analysis == NULL)
-    {
-      fprintf (stderr, "pfprof-bench-render: %s\n", error->message);
-      return 2;
-    }
+  run = pfprof_run_new (g_steal_pointer (&traces));
+  analysis = pfprof_analysis_run (run, NULL);
   printf ("analysis               %7.1f ms\n", (g_get_monotonic_time () - t) / 1000.0);
   t = g_get_monotonic_time ();
   tl = pfprof_timeline_new (analysis, NULL, NULL);

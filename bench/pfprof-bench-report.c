@@ -95,6 +95,7 @@ main (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) traces = NULL;
+  g_autoptr (PfprofRun) run = NULL;
   g_autoptr (PfprofAnalysis) analysis = NULL;
   g_autoptr (GString) out = g_string_new (NULL);
   PfprofReportOptions ro;
@@ -135,7 +136,8 @@ main (int argc, char **argv)
 
   traces = g_ptr_array_new ();
   g_ptr_array_add (traces, trace);
-  analysis = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
+  run = pfprof_run_new (g_steal_pointer (&traces));
+  analysis = pfprof_analysis_run (run, NULL);
   t3 = g_get_monotonic_time ();
   c3 = cpu_ms ();
   printf ("analyze      %8.0f ms wall %8.0f ms cpu  %u steps, %u findings  peak %ld MiB\n",

@@ -201,9 +201,9 @@ pfprof_cmd_diff (int argc, char **argv)
     }
 
   if ((before = pfprof_cli_analyze ((const char *const *) before_paths->pdata, before_paths->len,
-                                    options, "diff")) == NULL
+                                    options)) == NULL
       || (after = pfprof_cli_analyze ((const char *const *) after_paths->pdata, after_paths->len,
-                                      options, "diff")) == NULL)
+                                      options)) == NULL)
     return PFPROF_EXIT_USAGE;
   diff = pfprof_diff_new (before, after);
   if (gate.has_gate)

@@ -203,8 +203,7 @@ pfprof_cmd_export (int argc, char **argv)
       return PFPROF_EXIT_USAGE;
     }
 
-  analysis = pfprof_cli_analyze ((const char *const *) inputs, g_strv_length (inputs), options,
-                                 "export");
+  analysis = pfprof_cli_analyze ((const char *const *) inputs, g_strv_length (inputs), options);
   if (analysis == NULL)
     return PFPROF_EXIT_USAGE;
 

@@ -177,7 +177,7 @@ pfprof_cmd_render (int argc, char **argv)
       return PFPROF_EXIT_USAGE;
     }
 
-  analysis = pfprof_cli_analyze ((const char *const *) inputs, g_strv_length (inputs), NULL, "render");
+  analysis = pfprof_cli_analyze ((const char *const *) inputs, g_strv_length (inputs), NULL);
   if (analysis == NULL)
     return PFPROF_EXIT_USAGE;
   tl = pfprof_timeline_new (analysis, NULL, NULL);

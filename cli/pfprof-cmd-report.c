@@ -19,50 +19,14 @@
 
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
+#include "pfprof-cli-analyze.h"
 #include "pfprof-cli-output.h"
 #include "pfprof-cli-template.h"
 #include "pfprof-cli.h"
-#include "pfprof-format.h"
 #include "pfprof-report-html.h"
 #include "pfprof-report-merge.h"
 #include "pfprof-report.h"
 #include "pfprof-rules.h"
-#include "pfprof-importer.h"
-
-typedef struct
-{
-  const char *name;   /* file being loaded */
-  gint64 started;     /* monotonic µs */
-  gint64 delay;       /* µs before the first line */
-  gint64 last_shown;
-  gboolean shown;
-  char *clean;        /* name, escaped for the terminal */
-} Progress;
-
-/* Shown only on a terminal, and only once a load has taken a moment, so
- * short loads and pipes stay quiet. */
-static gboolean
-progress_cb (double fraction, gpointer data)
-{
-  Progress *p = data;
-  gint64 now = g_get_monotonic_time ();
-
-  if (now - p->started < p->delay || now - p->last_shown < 100000)
-    return TRUE;
-  p->last_shown = now;
-  p->shown = TRUE;
-  if (p->clean == NULL)
-    {
-      /* The name goes to a terminal: no escape sequences from it. */
-      g_autoptr (GString) clean = g_string_new (NULL);
-
-      pfprof_escape_terminal (clean, p->name, FALSE);
-      p->clean = g_string_free (g_steal_pointer (&clean), FALSE);
-    }
-  fprintf (stderr, "\rpfprof: loading %s: %3d%%", p->clean, (int) (CLAMP (fraction, 0.0, 1.0) * 100));
-  fflush (stderr);
-  return TRUE;
-}
 
 static guint
 terminal_width (void)
@@ -136,10 +100,7 @@ pfprof_cmd_report (int argc, char **argv)
   g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
   g_autoptr (PfprofAnalysis) analysis = NULL;
   g_autoptr (GString) out = g_string_new (NULL);
-  GPtrArray *loaded;
   PfprofReportOptions ro;
-  gboolean show_progress;
-  gint64 progress_delay;
   gboolean html = FALSE;
   const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "text (default), json, markdown, junit or html", "FORMAT" },
@@ -290,42 +251,14 @@ pfprof_cmd_report (int argc, char **argv)
       }
   }
 
-  show_progress = !quiet && isatty (STDERR_FILENO);
-  /* 0.3 s unless PFPROF_PROGRESS_DELAY_MS says otherwise (the tests: a
-   * million-event load now ends sooner than that). */
   {
-    const char *env = g_getenv ("PFPROF_PROGRESS_DELAY_MS");
-    guint64 ms = 300;
+    g_autoptr (PfprofRun) run = pfprof_cli_load ((const char *const *) traces, g_strv_length (traces),
+                                                 !quiet && isatty (STDERR_FILENO));
 
-    if (env != NULL && !g_ascii_string_to_unsigned (env, 10, 0, 60000, &ms, NULL))
-      ms = 300;
-    progress_delay = (gint64) ms * 1000;
-  }
-  loaded = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
-  for (guint i = 0; traces[i]; i++)
-    {
-      Progress p = { traces[i], g_get_monotonic_time (), progress_delay, 0, FALSE, NULL };
-      PfprofTrace *t = pfprof_importer_load (traces[i], show_progress ? progress_cb : NULL, &p, &error);
-
-      g_free (p.clean);
-      if (p.shown)
-        fprintf (stderr, "\r\033[K");
-      if (t == NULL)
-        {
-          /* The reader's message starts with the file name. */
-          pfprof_cli_error ("%s", error->message);
-          g_ptr_array_unref (loaded);
-          return PFPROF_EXIT_USAGE;
-        }
-      g_ptr_array_add (loaded, t);
-    }
-
-  analysis = pfprof_analysis_run (loaded, options, &error);
-  if (analysis == NULL)
-    {
-      pfprof_cli_error ("report: %s", error->message);
+    if (run == NULL)
       return PFPROF_EXIT_USAGE;
-    }
+    analysis = pfprof_analysis_run (run, options);
+  }
 analyzed:
   /* rank-%r.json: the rank and host the trace was recorded on. */
   if (output != NULL && strchr (output, '%') != NULL && !expand_path (&output, analysis, "-o "))

@@ -3,7 +3,6 @@
 
 #include <time.h>
 
-#include "pfprof-clock-align.h"
 #include "pfprof-importer.h"
 
 typedef struct
@@ -31,24 +30,6 @@ load_data_free (gpointer p)
   g_free (d);
 }
 
-/* A bare analysis holding just the traces (not owned: its array has no
- * free function), with empty steps and findings: what the layout reads,
- * and what the timeline shows until the analysis is done. Freed with
- * pfprof_analysis_free. */
-static PfprofAnalysis *
-layout_analysis_new (GPtrArray *traces)
-{
-  PfprofAnalysis *a = g_new0 (PfprofAnalysis, 1);
-
-  a->traces = g_ptr_array_new ();
-  for (guint i = 0; i < traces->len; i++)
-    g_ptr_array_add (a->traces, g_ptr_array_index (traces, i));
-  a->devices = g_array_new (FALSE, TRUE, sizeof (PfprofDeviceSummary));
-  a->steps = g_array_new (FALSE, TRUE, sizeof (PfprofStep));
-  a->findings = g_ptr_array_new ();
-  return a;
-}
-
 void
 pfprof_view_loaded_free (PfprofViewLoaded *loaded)
 {
@@ -56,7 +37,7 @@ pfprof_view_loaded_free (PfprofViewLoaded *loaded)
     return;
   pfprof_timeline_free (loaded->timeline);
   pfprof_analysis_free (loaded->analysis);
-  pfprof_analysis_free (loaded->layout_analysis);
+  pfprof_run_unref (loaded->run);
   g_free (loaded);
 }
 
@@ -77,12 +58,12 @@ on_read_progress (double fraction, gpointer user_data)
   return !g_cancellable_is_cancelled (d->cancellable);
 }
 
-/* The timeline layout only reads the traces, as the analysis does: it
- * runs on a thread of its own meanwhile (the machines we aim at have two
- * cores), over a bare analysis holding just the traces. */
+/* The timeline layout only reads the run, as the analysis does: it runs
+ * on a thread of its own meanwhile (the machines we aim at have two
+ * cores). */
 typedef struct
 {
-  PfprofAnalysis *bare;
+  const PfprofRun *run;
   PfprofTimeline *timeline;
   gint64 us;
   gint64 cpu_us;
@@ -120,7 +101,7 @@ layout_thread (gpointer data)
   Layout *l = data;
   gint64 t = g_get_monotonic_time (), c = thread_cpu_us ();
 
-  l->timeline = pfprof_timeline_new (l->bare, NULL, NULL);
+  l->timeline = pfprof_timeline_new_for_run (l->run, NULL, NULL);
   l->us = g_get_monotonic_time () - t;
   l->cpu_us = thread_cpu_us () - c;
   /* Shown now; the analysis goes on. At a higher priority than the
@@ -141,13 +122,6 @@ layout_thread (gpointer data)
       g_source_unref (source);
     }
   return NULL;
-}
-
-static gboolean
-free_loaded (gpointer loaded)
-{
-  pfprof_view_loaded_free (loaded);
-  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -178,36 +152,19 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   loaded->load_us = g_get_monotonic_time () - t;
   loaded->load_cpu_us = thread_cpu_us () - c;
   set_progress (d, 0.85);
-  /* Several hosts' traces onto one axis now: the analysis would do it
-   * while the layout thread reads the times. */
-  pfprof_clock_align (traces);
-  /* The same trace pointers, in the same order, without owning them. */
-  layout.bare = layout_analysis_new (traces);
+  /* Aligned and trimmed here, once; from now on both threads only read it. */
+  loaded->run = pfprof_run_new (g_steal_pointer (&traces));
+  layout.run = loaded->run;
   layout_worker = g_thread_new ("pfprof-layout", layout_thread, &layout);
   t = g_get_monotonic_time ();
   c = thread_cpu_us ();
-  loaded->analysis = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
+  loaded->analysis = pfprof_analysis_run (loaded->run, NULL);
   loaded->analysis_us = g_get_monotonic_time () - t;
   loaded->analysis_cpu_us = thread_cpu_us () - c;
-  /* Joined whatever the outcome: it reads the traces. */
   g_thread_join (layout_worker);
   loaded->layout_us = layout.us;
   loaded->layout_cpu_us = layout.cpu_us;
   loaded->timeline = layout.timeline;
-  loaded->layout_analysis = layout.bare;
-  if (loaded->analysis == NULL)
-    {
-      /* Not with default options. The timeline may be on screen until
-       * the caller hears of the failure: freed on its context after that. */
-      GSource *idle = g_idle_source_new ();
-
-      g_source_set_priority (idle, G_PRIORITY_LOW);
-      g_source_set_callback (idle, free_loaded, loaded, NULL);
-      g_source_attach (idle, d->context);
-      g_source_unref (idle);
-      g_task_return_error (task, error);
-      return;
-    }
   set_progress (d, 1.0);
   g_task_return_pointer (task, loaded, (GDestroyNotify) pfprof_view_loaded_free);
 }

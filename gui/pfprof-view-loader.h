@@ -14,15 +14,15 @@ G_BEGIN_DECLS
 
 typedef struct
 {
-  PfprofAnalysis *analysis;
-  PfprofTimeline *timeline;   /* over analysis */
+  PfprofRun *run;             /* the traces, shared by the timeline and the analysis */
+  PfprofAnalysis *analysis;   /* of run */
+  PfprofTimeline *timeline;   /* of run, with the analysis's steps and findings */
   gint64 load_us;             /* reading the files */
   gint64 analysis_us;
   gint64 layout_us;
   gint64 load_cpu_us;         /* the same in CPU time of the thread doing it (the */
   gint64 analysis_cpu_us;     /* wall times count what other processes took on a */
   gint64 layout_cpu_us;       /* busy machine) */
-  PfprofAnalysis *layout_analysis; /* private: what the timeline showed before the analysis */
 } PfprofViewLoaded;
 
 void pfprof_view_loaded_free (PfprofViewLoaded *loaded);
@@ -39,7 +39,7 @@ void pfprof_view_loader_load_async (const char *const *paths, int *progress_out,
 
 /* Called on the main context as soon as the timeline is laid out, while
  * the analysis still runs, so that the trace is shown without waiting for
- * it: @timeline has no steps and no findings yet; it is the timeline the
+ * it: @timeline, of the run alone, has no steps and no findings yet; it is the timeline the
  * load will return (owned by it: keep showing it only until the load's
  * callback frees or takes the result). */
 typedef void (*PfprofViewLoaderTimelineFunc) (PfprofTimeline *timeline, gpointer user_data);
@@ -53,8 +53,8 @@ void pfprof_view_loader_load_async_full (const char *const *paths, int *progress
                                          gpointer timeline_data, GAsyncReadyCallback callback,
                                          gpointer user_data);
 
-/* The result, or NULL with @error set (one line naming the file). Gives
- * the timeline its analysis (steps, findings): call it on the main
+/* The result, or NULL with @error set (one line naming the file, or the
+ * load was cancelled). Gives the timeline its analysis (steps, findings): call it on the main
  * context, where the timeline is drawn. */
 PfprofViewLoaded *pfprof_view_loader_load_finish (GAsyncResult *result, GError **error);
 

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "pfprof-clock-collectives.h"
+#include "pfprof-clock-collectives-private.h"
 #include "pfprof-format.h"
 
 /* No real clock is this far off its host's wall clock; shifting by more
@@ -38,6 +38,8 @@ pfprof_clock_wall_offset (const PfprofTrace *t, gint64 *offset_ns)
 {
   gint64 cupti, real, d;
 
+  g_return_val_if_fail (t != NULL, FALSE);
+  g_return_val_if_fail (offset_ns != NULL, FALSE);
   if (!meta_i64 (t, "clock_start_cupti_ns", &cupti) || !meta_i64 (t, "clock_start_realtime_ns", &real))
     return FALSE;
   d = real - cupti; /* both within ±2^62: no overflow */
@@ -88,7 +90,7 @@ move_trace (PfprofTrace *t, gint64 shift, const PfprofClockFit *fit)
 #undef MOVE
 }
 
-/* Times beyond ±2^62 are left out by the analysis anyway; keep the
+/* Times beyond ±2^62 are set aside by the run (pfprof-run.h); keep the
  * shift from overflowing on a hostile trace whose events sit at the ends
  * of int64. */
 static gboolean
@@ -136,7 +138,7 @@ fit_against (GPtrArray *traces, const char *ref_host, const PfprofTrace *t, Pfpr
 
 /* The triples leave each host as far off as its wall clock (NTP: about a
  * millisecond); the collectives its ranks ran with the reference host's
- * measure that error to microseconds (pfprof-clock-collectives.h). Each
+ * measure that error to microseconds (pfprof-clock-collectives-private.h). Each
  * other host is fitted once and every triple-aligned trace of it moved
  * by the same fit, so they keep the clock they share; a trace without a
  * usable triple is fitted alone. Returns how many of those were
@@ -191,17 +193,6 @@ pfprof_clock_align (GPtrArray *traces)
 
   if (traces == NULL || traces->len < 2)
     return 0;
-  /* Already aligned (the GUI aligns before its layout thread starts,
-   * then the analysis asks again): never shift twice. */
-  for (guint i = 0; i < traces->len; i++)
-    if (((const PfprofTrace *) g_ptr_array_index (traces, i))->clock_alignment != PFPROF_CLOCK_SHARED)
-      {
-        for (guint j = 0; j < traces->len; j++)
-          if (((const PfprofTrace *) g_ptr_array_index (traces, j))->clock_alignment
-              == PFPROF_CLOCK_UNALIGNED)
-            n_unaligned++;
-        return n_unaligned;
-      }
   for (guint i = 0; i < traces->len; i++)
     {
       const char *h = pfprof_trace_meta (g_ptr_array_index (traces, i), "host");
@@ -282,9 +273,12 @@ signed_ns (gint64 ns)
 char *
 pfprof_clock_describe (const PfprofTrace *t)
 {
-  const char *host = pfprof_trace_meta (t, "host");
-  g_autofree char *total = signed_ns (t->clock_offset_ns);
+  const char *host;
+  g_autofree char *total = NULL;
 
+  g_return_val_if_fail (t != NULL, NULL);
+  host = pfprof_trace_meta (t, "host");
+  total = signed_ns (t->clock_offset_ns);
   if (host == NULL)
     host = "(unnamed)";
   switch ((PfprofClockAlignment) t->clock_alignment)

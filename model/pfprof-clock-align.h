@@ -26,7 +26,7 @@
  * Then the collectives refine it: where the ranks of another host ran
  * all-reduces (all-gathers, reduce-scatters) with the reference host's,
  * the ends of those kernels measure that host's remaining error, and its
- * drift over the run, to microseconds (pfprof-clock-collectives.h). A
+ * drift over the run, to microseconds (pfprof-clock-collectives-private.h). A
  * trace without a usable triple is aligned that way alone when it can
  * be.
  */
@@ -63,10 +63,11 @@ gboolean pfprof_clock_wall_offset (const PfprofTrace *trace, gint64 *offset_ns);
  * hosts: moves every event time of each trace as described above, sets
  * clock_offset_ns, clock_alignment and, when the collectives refined it,
  * the other clock_* fields of PfprofTrace, and re-sorts nothing (a
- * shift, or a drift far below 1, keeps every table's order). With one host, or fewer than two
- * traces, leaves the times alone (PFPROF_CLOCK_SHARED). Calling it again
- * on the same traces changes nothing. Returns the number of traces that
- * could not be aligned. pfprof_analysis_run() calls it first. */
+ * shift, or a drift far below 1, keeps every table's order). With one
+ * host, or fewer than two traces, leaves the times alone
+ * (PFPROF_CLOCK_SHARED). Returns the number of traces that could not be
+ * aligned. pfprof_run_new() calls it once, when the run is made; called
+ * again on traces it moved, it would move them again. */
 guint pfprof_clock_align (GPtrArray *traces);
 
 /* One sentence on how @trace was moved, for reports ("host h: times

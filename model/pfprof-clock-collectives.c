@@ -1,5 +1,5 @@
 /* pfprof-clock-collectives.c: clock offset and drift from paired collectives. */
-#include "pfprof-clock-collectives.h"
+#include "pfprof-clock-collectives-private.h"
 
 #include <math.h>
 #include <string.h>

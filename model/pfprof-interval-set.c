@@ -68,8 +68,10 @@ pfprof_interval_set_build (PfprofIntervalSetBuilder *b)
 {
   PfprofInterval *iv;
   guint n = 0;
-  guint len = b->items->len;
+  guint len;
 
+  g_return_val_if_fail (b != NULL, NULL);
+  len = b->items->len;
   if (!b->sorted)
     g_array_sort (b->items, compare_interval);
   iv = (PfprofInterval *) (void *) g_array_free (b->items, FALSE);
@@ -194,10 +196,13 @@ pfprof_interval_set_contains (const PfprofIntervalSet *set, gint64 t)
 PfprofIntervalSet *
 pfprof_interval_set_intersect (const PfprofIntervalSet *a, const PfprofIntervalSet *b)
 {
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  GArray *out;
   guint i = 0, j = 0;
   guint n;
 
+  g_return_val_if_fail (a != NULL, NULL);
+  g_return_val_if_fail (b != NULL, NULL);
+  out = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
   while (i < a->n && j < b->n)
     {
       gint64 s = MAX (a->iv[i].start, b->iv[j].start);
@@ -220,9 +225,12 @@ pfprof_interval_set_intersect (const PfprofIntervalSet *a, const PfprofIntervalS
 PfprofIntervalSet *
 pfprof_interval_set_union (const PfprofIntervalSet *a, const PfprofIntervalSet *b)
 {
-  PfprofIntervalSetBuilder *builder = pfprof_interval_set_builder_new ();
+  PfprofIntervalSetBuilder *builder;
   guint i = 0, j = 0;
 
+  g_return_val_if_fail (a != NULL, NULL);
+  g_return_val_if_fail (b != NULL, NULL);
+  builder = pfprof_interval_set_builder_new ();
   /* Merge the two sorted lists so the builder needs no sort. */
   while (i < a->n || j < b->n)
     {
@@ -240,10 +248,13 @@ pfprof_interval_set_union (const PfprofIntervalSet *a, const PfprofIntervalSet *
 PfprofIntervalSet *
 pfprof_interval_set_subtract (const PfprofIntervalSet *a, const PfprofIntervalSet *b)
 {
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  GArray *out;
   guint j = 0;
   guint n;
 
+  g_return_val_if_fail (a != NULL, NULL);
+  g_return_val_if_fail (b != NULL, NULL);
+  out = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
   for (guint i = 0; i < a->n; i++)
     {
       gint64 s = a->iv[i].start;

@@ -984,6 +984,7 @@ pfprof_nsys_import_detect (sqlite3 *db)
   gint64 app_id = 0;
   gboolean activity = FALSE;
 
+  g_return_val_if_fail (db != NULL, FALSE);
   if (sqlite3_prepare_v2 (db, "PRAGMA application_id", -1, &st, NULL) == SQLITE_OK
       && sqlite3_step (st) == SQLITE_ROW)
     app_id = sqlite3_column_int64 (st, 0);

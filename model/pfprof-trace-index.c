@@ -143,7 +143,7 @@ add_stream_time (DeviceScratch *d, guint32 stream_id, gint64 ns)
 static void
 build_corr_index (PfprofTraceIndex *ix)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofApiRecord *api = pfprof_trace_api_calls (t);
   guint n = pfprof_trace_n (t, PFPROF_TABLE_API_CALLS);
   guint32 max = 0;
@@ -225,7 +225,7 @@ find_string (const PfprofTrace *t, const char *s)
 static void
 build_host_sets (PfprofTraceIndex *ix)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofApiRecord *api = pfprof_trace_api_calls (t);
   const PfprofNvtxRecord *nvtx = pfprof_trace_nvtx (t);
   guint n_api = pfprof_trace_n (t, PFPROF_TABLE_API_CALLS);
@@ -286,7 +286,7 @@ build_host_sets (PfprofTraceIndex *ix)
 static void
 build_devices (PfprofTraceIndex *ix)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofKernelRecord *k = pfprof_trace_kernels (t);
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
   const PfprofMemsetRecord *ms = pfprof_trace_memsets (t);
@@ -411,7 +411,7 @@ pick_busiest (PfprofTraceIndex *ix, GHashTable *counts)
 static void
 find_main_thread (PfprofTraceIndex *ix)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofNvtxRecord *nv = pfprof_trace_nvtx (t);
   const PfprofKernelRecord *k = pfprof_trace_kernels (t);
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
@@ -451,10 +451,12 @@ find_main_thread (PfprofTraceIndex *ix)
 }
 
 PfprofTraceIndex *
-pfprof_trace_index_new (PfprofTrace *trace, guint trace_index)
+pfprof_trace_index_new (const PfprofTrace *trace, guint trace_index)
 {
-  PfprofTraceIndex *ix = g_new0 (PfprofTraceIndex, 1);
+  PfprofTraceIndex *ix;
 
+  g_return_val_if_fail (trace != NULL, NULL);
+  ix = g_new0 (PfprofTraceIndex, 1);
   ix->trace = trace;
   ix->trace_index = trace_index;
   ix->step_source = "none";
@@ -491,6 +493,7 @@ pfprof_trace_index_free (PfprofTraceIndex *ix)
 const PfprofDeviceTimeline *
 pfprof_trace_index_device (const PfprofTraceIndex *ix, guint32 device_id)
 {
+  g_return_val_if_fail (ix != NULL, NULL);
   for (guint i = 0; i < ix->devices->len; i++)
     if (g_array_index (ix->devices, PfprofDeviceTimeline, i).device_id == device_id)
       return &g_array_index (ix->devices, PfprofDeviceTimeline, i);

@@ -77,7 +77,7 @@ typedef struct
 
 typedef struct
 {
-  PfprofTrace *trace;          /* not owned */
+  const PfprofTrace *trace;    /* not owned; read only */
   guint trace_index;           /* in PfprofAnalysis.traces */
 
   guint32 *api_by_corr;        /* correlation id -> api_calls index, or NULL */
@@ -108,7 +108,7 @@ typedef struct
 } PfprofTraceIndex;
 
 /* Builds the index of @trace (sorted). */
-PfprofTraceIndex *pfprof_trace_index_new (PfprofTrace *trace, guint trace_index);
+PfprofTraceIndex *pfprof_trace_index_new (const PfprofTrace *trace, guint trace_index);
 
 void pfprof_trace_index_free (PfprofTraceIndex *ix);
 

@@ -609,7 +609,7 @@ static void
 draw_steps (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, const double fg[3],
             double rows_bottom)
 {
-  GArray *steps = tl->analysis->steps;
+  GArray *steps = tl->analysis != NULL ? tl->analysis->steps : NULL;
   double last_label_x;
   double npp = ns_per_px (view);
   guint i;
@@ -672,7 +672,7 @@ static void
 draw_findings (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, double *row_top,
                double rows_top, double rows_bottom)
 {
-  GPtrArray *findings = tl->analysis->findings;
+  GPtrArray *findings = tl->analysis != NULL ? tl->analysis->findings : NULL;
 
   if (findings == NULL)
     return;

@@ -508,7 +508,7 @@ static void
 build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, gpointer user_data,
              double done, double share)
 {
-  const PfprofTrace *trace = g_ptr_array_index (tl->analysis->traces, ti);
+  const PfprofTrace *trace = g_ptr_array_index (tl->traces, ti);
   struct _PfprofTimelineTraceInfo *info = &tl->infos[ti];
   g_autoptr (GHashTable) by_key = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func (pending_free);
@@ -629,7 +629,7 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
   g_ptr_array_sort (all, compare_pending);
 
   pname = pfprof_render_sanitize (trace->path ? trace->path : "", 80);
-  if (trace->rank >= 0 && tl->analysis->traces->len > 1)
+  if (trace->rank >= 0 && tl->traces->len > 1)
     {
       /* Several ranks stacked on one (aligned) axis: say which rank, on
        * which host and GPU, first. */
@@ -739,10 +739,10 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
 static gint
 by_rank (gconstpointer a, gconstpointer b, gpointer data)
 {
-  const PfprofAnalysis *an = data;
+  const GPtrArray *traces = data;
   guint i = *(const guint *) a, j = *(const guint *) b;
-  gint64 ri = ((const PfprofTrace *) g_ptr_array_index (an->traces, i))->rank;
-  gint64 rj = ((const PfprofTrace *) g_ptr_array_index (an->traces, j))->rank;
+  gint64 ri = ((const PfprofTrace *) g_ptr_array_index (traces, i))->rank;
+  gint64 rj = ((const PfprofTrace *) g_ptr_array_index (traces, j))->rank;
 
   if ((ri >= 0) != (rj >= 0))
     return ri >= 0 ? -1 : 1;
@@ -752,32 +752,36 @@ by_rank (gconstpointer a, gconstpointer b, gpointer data)
 }
 
 PfprofTimeline *
-pfprof_timeline_new (const PfprofAnalysis *analysis, PfprofTimelineProgressFunc progress,
-                     gpointer user_data)
+pfprof_timeline_new_for_run (const PfprofRun *run, PfprofTimelineProgressFunc progress,
+                             gpointer user_data)
 {
-  PfprofTimeline *tl = g_new0 (PfprofTimeline, 1);
-  guint n = analysis->traces->len;
+  PfprofTimeline *tl;
+  guint n;
   guint64 total = 0, done = 0;
   g_autofree guint *order = NULL;
 
-  tl->analysis = analysis;
+  g_return_val_if_fail (run != NULL, NULL);
+  tl = g_new0 (PfprofTimeline, 1);
+  tl->run = run;
+  tl->traces = pfprof_run_get_traces (run);
+  n = tl->traces->len;
   tl->rows = g_array_new (FALSE, TRUE, sizeof (PfprofTimelineRow));
   tl->infos = g_new0 (struct _PfprofTimelineTraceInfo, n > 0 ? n : 1);
   tl->start_ns = G_MAXINT64;
   tl->end_ns = G_MININT64;
   for (guint i = 0; i < n; i++)
-    total += pfprof_trace_n_events (g_ptr_array_index (analysis->traces, i));
+    total += pfprof_trace_n_events (g_ptr_array_index (tl->traces, i));
   order = g_new (guint, n > 0 ? n : 1);
   for (guint i = 0; i < n; i++)
     order[i] = i;
   /* Ranks stack in rank order whatever order the files were given in (a
    * shell glob puts run-host-b-1 before run-vm-0); the rest follow as
    * given. */
-  g_qsort_with_data (order, (gint) n, sizeof *order, by_rank, (gpointer) analysis);
+  g_qsort_with_data (order, (gint) n, sizeof *order, by_rank, tl->traces);
   for (guint k = 0; k < n; k++)
     {
       guint i = order[k];
-      const PfprofTrace *trace = g_ptr_array_index (analysis->traces, i);
+      const PfprofTrace *trace = g_ptr_array_index (tl->traces, i);
       guint64 ne = pfprof_trace_n_events (trace);
 
       if (ne > 0)
@@ -798,6 +802,18 @@ pfprof_timeline_new (const PfprofAnalysis *analysis, PfprofTimelineProgressFunc 
   return tl;
 }
 
+PfprofTimeline *
+pfprof_timeline_new (const PfprofAnalysis *analysis, PfprofTimelineProgressFunc progress,
+                     gpointer user_data)
+{
+  PfprofTimeline *tl;
+
+  g_return_val_if_fail (analysis != NULL, NULL);
+  tl = pfprof_timeline_new_for_run (analysis->run, progress, user_data);
+  tl->analysis = analysis;
+  return tl;
+}
+
 void
 pfprof_timeline_free (PfprofTimeline *timeline)
 {
@@ -813,7 +829,7 @@ pfprof_timeline_free (PfprofTimeline *timeline)
       lod_free (row->lod);
     }
   g_array_unref (timeline->rows);
-  for (guint i = 0; i < timeline->analysis->traces->len; i++)
+  for (guint i = 0; i < timeline->traces->len; i++)
     {
       g_free (timeline->infos[i].api_sync_name);
       if (timeline->infos[i].corr_api)
@@ -828,11 +844,10 @@ pfprof_timeline_free (PfprofTimeline *timeline)
 gboolean
 pfprof_timeline_set_analysis (PfprofTimeline *timeline, const PfprofAnalysis *analysis)
 {
-  if (analysis->traces->len != timeline->analysis->traces->len)
+  g_return_val_if_fail (timeline != NULL, FALSE);
+  g_return_val_if_fail (analysis != NULL, FALSE);
+  if (analysis->run != timeline->run)
     return FALSE;
-  for (guint i = 0; i < analysis->traces->len; i++)
-    if (g_ptr_array_index (analysis->traces, i) != g_ptr_array_index (timeline->analysis->traces, i))
-      return FALSE;
   timeline->analysis = analysis;
   if (timeline->finding_rows != NULL)
     g_clear_pointer (&timeline->finding_rows, g_ptr_array_unref);
@@ -977,9 +992,9 @@ pfprof_timeline_launching_call (PfprofTimeline *timeline, guint trace_index, Pfp
   guint i = PFPROF_EVENT_REF_INDEX (ref);
   gpointer v;
 
-  if (trace_index >= timeline->analysis->traces->len)
+  if (trace_index >= timeline->traces->len)
     return -1;
-  trace = g_ptr_array_index (timeline->analysis->traces, trace_index);
+  trace = g_ptr_array_index (timeline->traces, trace_index);
   info = &timeline->infos[trace_index];
   switch (PFPROF_EVENT_REF_TABLE (ref))
     {
@@ -1056,7 +1071,7 @@ free_rows (gpointer data)
 const int *
 pfprof_timeline_finding_rows (PfprofTimeline *timeline, guint finding_index)
 {
-  GPtrArray *findings = timeline->analysis->findings;
+  GPtrArray *findings = timeline->analysis != NULL ? timeline->analysis->findings : NULL;
   GArray *rows;
 
   if (findings == NULL || finding_index >= findings->len)

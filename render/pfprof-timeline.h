@@ -10,8 +10,8 @@
  * two binary searches and drawn as one column whose shade is the busy
  * fraction of that column.
  *
- * The timeline borrows the analysis (and its traces): free the timeline
- * first. Labels are built from untrusted trace text and must be drawn
+ * The timeline borrows the run (and the analysis, once it has one): free
+ * the timeline first. Labels are built from untrusted trace text and must be drawn
  * literally (pfprof_render_sanitize()).
  */
 #pragma once
@@ -103,7 +103,9 @@ typedef struct _PfprofTimeline PfprofTimeline;
 
 struct _PfprofTimeline
 {
-  const PfprofAnalysis *analysis;
+  const PfprofRun *run;   /* the run drawn */
+  GPtrArray *traces;      /* its traces (pfprof_run_get_traces()), borrowed */
+  const PfprofAnalysis *analysis; /* of the run: steps and findings; NULL until set */
   GArray *rows;           /* PfprofTimelineRow, in display order */
   gint64 start_ns;        /* extent of all traces */
   gint64 end_ns;
@@ -115,21 +117,27 @@ struct _PfprofTimeline
 /* Called now and then while building with the fraction done (0..1). */
 typedef void (*PfprofTimelineProgressFunc) (double fraction, gpointer user_data);
 
-/* Builds the rows of @analysis. @progress may be NULL. Never fails: a
- * trace without GPU activity gives a process group with thread rows only
- * (see n_gpu_events). Events whose index does not fit an event reference
- * are left out. */
+/* Builds the rows of @analysis (of its run), and draws its steps and
+ * findings. @progress may be NULL. Never fails: a trace without GPU
+ * activity gives a process group with thread rows only (see
+ * n_gpu_events). Events whose index does not fit an event reference are
+ * left out. */
 PfprofTimeline *pfprof_timeline_new (const PfprofAnalysis *analysis,
                                      PfprofTimelineProgressFunc progress, gpointer user_data);
+
+/* The same rows for @run alone, with no steps or findings until
+ * pfprof_timeline_set_analysis(): a caller shows the trace while the
+ * analysis of the run goes on on another thread (both only read the
+ * run). */
+PfprofTimeline *pfprof_timeline_new_for_run (const PfprofRun *run,
+                                             PfprofTimelineProgressFunc progress,
+                                             gpointer user_data);
 
 void pfprof_timeline_free (PfprofTimeline *timeline);
 
 /* Makes @timeline read its findings and steps from @analysis, which must
- * be over the same traces in the same order as the one it was built
- * with. Lets a caller lay the timeline out over a bare PfprofAnalysis
- * holding only the traces while the real analysis runs on another thread
- * (both only read the traces). FALSE, and nothing changed, when the
- * traces differ. */
+ * be of the run it was built for. FALSE, and nothing changed, when it is
+ * of another run. */
 gboolean pfprof_timeline_set_analysis (PfprofTimeline *timeline, const PfprofAnalysis *analysis);
 
 /* Row @i; NULL past the end. */

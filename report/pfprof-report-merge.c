@@ -240,30 +240,42 @@ finish (GArray *ranks_in, guint n_results, const PfprofAnalysisOptions *options,
         }
     }
 
-  a = pfprof_analysis_run (NULL, options, error);
-  if (a == NULL)
-    return NULL;
-  /* Only the cross-rank rule runs on results; each rank's own findings
-   * are in its result (and counted in the table). */
+  {
+    g_autoptr (PfprofRun) none = pfprof_run_new (g_ptr_array_new ());
+
+    a = pfprof_analysis_run (none, options);
+  }
+  /* Only the rules that compare ranks run on results, as they do on the
+   * traces together; each rank's own findings are in its result (and
+   * counted in the table). */
   g_ptr_array_set_size (a->rules_run, 0);
-  if (pfprof_analysis_options_rule_enabled (options, &pfprof_rule_rank_imbalance))
-    g_ptr_array_add (a->rules_run, (gpointer) pfprof_rule_rank_imbalance.id);
   a->n_results = n_results;
   for (guint i = 0; i < ranks->len; i++)
     g_array_index (ranks, PfprofRankSummary, i).trace_index = i;
-  if (ranks->len >= 2)
-    pfprof_rule_rank_imbalance_judge (a, options, ranks);
+  a->ranks = g_steal_pointer (&ranks);
+  {
+    guint n_rules;
+    const PfprofRule *const *rules = pfprof_rules_get (&n_rules);
+
+    for (guint r = 0; r < n_rules; r++)
+      if (rules[r]->scope == PFPROF_RULE_SCOPE_RUN)
+        {
+          if (pfprof_analysis_options_rule_enabled (options, rules[r]))
+            g_ptr_array_add (a->rules_run, (gpointer) rules[r]->id);
+          if (a->ranks->len >= 2)
+            pfprof_rule_run (rules[r], a, options, NULL);
+        }
+  }
   /* Count the merged finding with the rank's own, as a report on the
    * traces together does. */
   for (guint i = 0; i < a->findings->len; i++)
     {
       const PfprofFinding *f = g_ptr_array_index (a->findings, i);
 
-      if (f->trace_index < ranks->len)
-        g_array_index (ranks, PfprofRankSummary, f->trace_index).n_findings++;
+      if (f->trace_index < a->ranks->len)
+        g_array_index (a->ranks, PfprofRankSummary, f->trace_index).n_findings++;
     }
   g_ptr_array_sort (a->findings, compare_savings);
-  a->ranks = g_steal_pointer (&ranks);
   return a;
 }
 

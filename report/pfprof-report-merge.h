@@ -5,7 +5,7 @@
  * lives (inside the same srun/mpirun job), and `pfprof report
  * rank-*.json` merges those pfprof-report/1 results: the per-rank table
  * and the rank-imbalance finding, judged exactly as for traces given
- * together (pfprof_rule_rank_imbalance_judge), from the per-trace figures
+ * together (the run-scoped rules, called the same way), from the per-trace figures
  * every result carries in traces[] (rank, host, pid, steady_steps,
  * step_median_ns, data_wait_per_step_ns, copy_exposed_per_step_ns,
  * idle_per_step_ns, findings, steady_start_ns, steady_end_ns).

@@ -180,4 +180,5 @@ const PfprofRule pfprof_rule_input_starved = {
   params,
   G_N_ELEMENTS (params),
   run,
+  PFPROF_RULE_SCOPE_TRACE,
 };

@@ -39,8 +39,9 @@ static const char fix[] =
   "        loss = model(x) ...          # ... then this step's kernels\n";
 
 static void
-judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
+run (PfprofRuleContext *ctx)
 {
+  const PfprofDeviceTimeline *dev = ctx->device;
   const PfprofTraceIndex *ix = ctx->ix;
   const PfprofKernelRecord *k = pfprof_trace_kernels (ix->trace);
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
@@ -136,12 +137,6 @@ judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
   pfprof_rule_emit (ctx, f);
 }
 
-static void
-run (PfprofRuleContext *ctx)
-{
-  pfprof_rule_for_each_device (ctx, judge_device);
-}
-
 const PfprofRule pfprof_rule_late_prefetch = {
   "late-prefetch",
   PFPROF_SEVERITY_WARNING,
@@ -149,4 +144,5 @@ const PfprofRule pfprof_rule_late_prefetch = {
   params,
   G_N_ELEMENTS (params),
   run,
+  PFPROF_RULE_SCOPE_DEVICE,
 };

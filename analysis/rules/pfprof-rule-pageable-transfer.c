@@ -81,8 +81,9 @@ is_pageable (const PfprofMemcpyRecord *m)
 }
 
 static void
-judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
+run (PfprofRuleContext *ctx)
 {
+  const PfprofDeviceTimeline *dev = ctx->device;
   const PfprofTraceIndex *ix = ctx->ix;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
   guint n = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
@@ -169,12 +170,6 @@ judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
   pfprof_rule_emit (ctx, f);
 }
 
-static void
-run (PfprofRuleContext *ctx)
-{
-  pfprof_rule_for_each_device (ctx, judge_device);
-}
-
 const PfprofRule pfprof_rule_pageable_transfer = {
   "pageable-transfer",
   PFPROF_SEVERITY_WARNING,
@@ -182,4 +177,5 @@ const PfprofRule pfprof_rule_pageable_transfer = {
   params,
   G_N_ELEMENTS (params),
   run,
+  PFPROF_RULE_SCOPE_DEVICE,
 };

@@ -94,4 +94,5 @@ const PfprofRule pfprof_rule_pinned_alloc_in_loop = {
   params,
   G_N_ELEMENTS (params),
   run,
+  PFPROF_RULE_SCOPE_TRACE,
 };

@@ -9,11 +9,10 @@
  * per steady step (DataLoader wait + exposed HtoD copy, the figures of
  * pfprof-rank-summary.h) with the median of the other ranks.
  *
- * The rule table calls rules once per trace; this one judges across
- * traces, so it acts only on the call for the last trace, when every
- * trace's steps are in the analysis. Per-rank JSON results merged by
- * pfprof-report-merge.c are judged by the same
- * pfprof_rule_rank_imbalance_judge().
+ * A run-scoped rule: called once, when every trace's steps are in the
+ * analysis, over pfprof_rank_summary_get(), so that per-rank JSON results
+ * merged by pfprof-report-merge.c (PfprofAnalysis.ranks) are judged by the
+ * same function as traces given together.
  */
 #include "pfprof-rules.h"
 
@@ -59,21 +58,17 @@ compare_i64 (const void *pa, const void *pb)
   return (x > y) - (x < y);
 }
 
-void
-pfprof_rule_rank_imbalance_judge (PfprofAnalysis *a, const PfprofAnalysisOptions *options,
-                                  const GArray *ranks)
+static void
+run (PfprofRuleContext *ctx)
 {
-  /* No trace to judge: a context for the thresholds and severity only. */
-  PfprofRuleContext ctx = { a, options, &pfprof_rule_rank_imbalance, NULL };
+  g_autoptr (GArray) ranks = pfprof_rank_summary_get (ctx->analysis);
   g_autofree gint64 *sorted = g_new (gint64, ranks->len + 1);
   double min_share;
   gint64 min_ns;
   guint n_with = 0;
 
-  if (!pfprof_analysis_options_rule_enabled (options, &pfprof_rule_rank_imbalance))
-    return;
-  min_share = pfprof_rule_param (&ctx, "min-excess-share");
-  min_ns = (gint64) (pfprof_rule_param (&ctx, "min-excess-ms") * 1e6);
+  min_share = pfprof_rule_param (ctx, "min-excess-share");
+  min_ns = (gint64) (pfprof_rule_param (ctx, "min-excess-ms") * 1e6);
   /* Every rank's input cost sorted once; the other ranks' median is then
    * read off it with the rank's own value left out (a median per rank
    * over the others made 10,000 ranks take seconds). */
@@ -120,7 +115,7 @@ pfprof_rule_rank_imbalance_judge (PfprofAnalysis *a, const PfprofAnalysisOptions
       if (excess < min_ns || (double) excess < min_share * (double) median)
         continue;
 
-      f = pfprof_rule_finding_new (&ctx);
+      f = pfprof_rule_finding_new (ctx);
       f->pid = s->pid;
       f->trace_index = s->trace_index;
       f->count = s->n_steady_steps;
@@ -157,19 +152,8 @@ pfprof_rule_rank_imbalance_judge (PfprofAnalysis *a, const PfprofAnalysisOptions
           s_pct, s_med, s_others, s_ex);
       }
       f->fix = g_strdup (fix);
-      pfprof_rule_emit (&ctx, f);
+      pfprof_rule_emit (ctx, f);
     }
-}
-
-static void
-run (PfprofRuleContext *ctx)
-{
-  g_autoptr (GArray) ranks = NULL;
-
-  if (ctx->ix->trace_index + 1 != ctx->analysis->traces->len)
-    return;
-  ranks = pfprof_rank_summary_collect (ctx->analysis);
-  pfprof_rule_rank_imbalance_judge (ctx->analysis, ctx->options, ranks);
 }
 
 const PfprofRule pfprof_rule_rank_imbalance = {
@@ -179,4 +163,5 @@ const PfprofRule pfprof_rule_rank_imbalance = {
   params,
   G_N_ELEMENTS (params),
   run,
+  PFPROF_RULE_SCOPE_RUN,
 };

@@ -246,4 +246,5 @@ const PfprofRule pfprof_rule_record_stream_stall = {
   params,
   G_N_ELEMENTS (params),
   run,
+  PFPROF_RULE_SCOPE_TRACE,
 };

@@ -47,8 +47,9 @@ static const char fix[] =
   "        loss = model(x) ...\n";
 
 static void
-judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
+run (PfprofRuleContext *ctx)
 {
+  const PfprofDeviceTimeline *dev = ctx->device;
   const PfprofTraceIndex *ix = ctx->ix;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
   guint n = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
@@ -126,12 +127,6 @@ judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
   pfprof_rule_emit (ctx, f);
 }
 
-static void
-run (PfprofRuleContext *ctx)
-{
-  pfprof_rule_for_each_device (ctx, judge_device);
-}
-
 const PfprofRule pfprof_rule_serialized_copy = {
   "serialized-copy",
   PFPROF_SEVERITY_WARNING,
@@ -139,4 +134,5 @@ const PfprofRule pfprof_rule_serialized_copy = {
   params,
   G_N_ELEMENTS (params),
   run,
+  PFPROF_RULE_SCOPE_DEVICE,
 };

@@ -33,8 +33,9 @@ static const char fix[] =
   "(parts of different dtypes: one buffer per dtype.)\n";
 
 static void
-judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
+run (PfprofRuleContext *ctx)
 {
+  const PfprofDeviceTimeline *dev = ctx->device;
   const PfprofTraceIndex *ix = ctx->ix;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
   guint nm = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
@@ -96,12 +97,6 @@ judge_device (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
   pfprof_rule_emit (ctx, f);
 }
 
-static void
-run (PfprofRuleContext *ctx)
-{
-  pfprof_rule_for_each_device (ctx, judge_device);
-}
-
 const PfprofRule pfprof_rule_small_transfers = {
   "small-transfers",
   PFPROF_SEVERITY_INFO,
@@ -109,4 +104,5 @@ const PfprofRule pfprof_rule_small_transfers = {
   params,
   G_N_ELEMENTS (params),
   run,
+  PFPROF_RULE_SCOPE_DEVICE,
 };

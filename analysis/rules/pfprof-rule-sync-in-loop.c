@@ -163,4 +163,5 @@ const PfprofRule pfprof_rule_sync_in_loop = {
   params,
   G_N_ELEMENTS (params),
   run,
+  PFPROF_RULE_SCOPE_TRACE,
 };

@@ -398,3 +398,11 @@ sim_add_kernel (PfprofTrace *t, const char *name, guint32 stream, gint64 start, 
   k.name_id = sim_intern (t, name);
   g_array_append_val (t->tables[PFPROF_TABLE_KERNELS], k);
 }
+
+PfprofAnalysis *
+sim_analyze (GPtrArray *traces, const PfprofAnalysisOptions *options)
+{
+  g_autoptr (PfprofRun) run = pfprof_run_new (traces);
+
+  return pfprof_analysis_run (run, options);
+}

@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "pfprof-analysis.h"
 #include "pfprof-trace.h"
 
 #define SIM_MAIN_TID 100
@@ -75,6 +76,10 @@ PfprofTrace *sim_build (const SimOptions *o);
  * n_steps, data_wait_ns, compute_ns, copy_ns, batch_bytes and
  * no_launch_records. */
 PfprofTrace *sim_build_host_ahead (const SimOptions *o);
+
+/* The analysis, with @options (NULL for the defaults), of a run of
+ * @traces (PfprofTrace*: taken over with the array). */
+PfprofAnalysis *sim_analyze (GPtrArray *traces, const PfprofAnalysisOptions *options);
 
 /* Interns @s in @t's string table. */
 guint32 sim_intern (PfprofTrace *t, const char *s);

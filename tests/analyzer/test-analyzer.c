@@ -21,12 +21,10 @@ static PfprofAnalysis *
 analyze_with (PfprofTrace *t, const PfprofAnalysisOptions *o)
 {
   GPtrArray *traces = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
   PfprofAnalysis *a;
 
   g_ptr_array_add (traces, t);
-  a = pfprof_analysis_run (traces, o, &error);
-  g_assert_no_error (error);
+  a = sim_analyze (traces, o);
   g_assert_nonnull (a);
   return a;
 }
@@ -280,8 +278,7 @@ test_two_traces (void)
   so.pid = 1002;
   so.data_wait_ns = 20000000;
   g_ptr_array_add (traces, sim_build (&so));
-  a = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
-  g_assert_no_error (error);
+  a = sim_analyze (g_steal_pointer (&traces), NULL);
   g_assert_cmpuint (a->devices->len, ==, 2);
   g_assert_cmpuint (g_array_index (a->devices, PfprofDeviceSummary, 1).trace_index, ==, 1);
   g_assert_cmpuint (a->steps->len, ==, 60);
@@ -316,8 +313,7 @@ analyze_ranks (gint64 base_ns, gint64 slow_ns)
       t->rank = r;
       g_ptr_array_add (traces, t);
     }
-  a = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
-  g_assert_no_error (error);
+  a = sim_analyze (g_steal_pointer (&traces), NULL);
   return a;
 }
 
@@ -368,7 +364,7 @@ test_rank_imbalance (void)
     so.pid = 4243;
     so.data_wait_ns = 5000000;
     g_ptr_array_add (traces, sim_build (&so));
-    a = pfprof_analysis_run (g_steal_pointer (&traces), NULL, NULL);
+    a = sim_analyze (g_steal_pointer (&traces), NULL);
     g_assert_cmpuint (n_findings (a, "rank-imbalance"), ==, 0);
   }
 }
@@ -1183,8 +1179,7 @@ test_odd_input (void)
   g_array_append_val (t->tables[PFPROF_TABLE_NVTX], n);
   pfprof_trace_sort (t);
   g_ptr_array_add (traces, t);
-  a = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
-  g_assert_no_error (error);
+  a = sim_analyze (g_steal_pointer (&traces), NULL);
   g_assert_cmpuint (a->traces->len, ==, 2);
   for (int f = PFPROF_REPORT_TEXT; f <= PFPROF_REPORT_JUNIT; f++)
     {
@@ -1222,8 +1217,7 @@ test_odd_input (void)
     g_array_append_val (x->tables[PFPROF_TABLE_NVTX], nn);
     pfprof_trace_sort (x);
     g_ptr_array_add (one, x);
-    b = pfprof_analysis_run (g_steal_pointer (&one), NULL, &error);
-    g_assert_no_error (error);
+    b = sim_analyze (g_steal_pointer (&one), NULL);
     g_assert_cmpuint (g_array_index (b->trace_summaries, PfprofTraceSummary, 0).n_out_of_range, ==, 3);
     g_assert_cmpuint (b->steps->len, ==, 30);
     g_assert_cmpuint (n_findings (b, "input-starved"), ==, 1);
@@ -1240,11 +1234,10 @@ test_odd_input (void)
   }
   /* No traces at all. */
   {
-    g_autoptr (PfprofAnalysis) e = pfprof_analysis_run (g_ptr_array_new (), NULL, &error);
+    g_autoptr (PfprofAnalysis) e = sim_analyze (g_ptr_array_new (), NULL);
     g_autoptr (GString) out = g_string_new (NULL);
     PfprofReportOptions o;
 
-    g_assert_no_error (error);
     pfprof_report_options_init (&o);
     pfprof_report_render (e, &o, out);
     g_assert_nonnull (strstr (out->str, "No input-pipeline problem found"));

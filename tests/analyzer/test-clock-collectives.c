@@ -15,7 +15,7 @@
 
 #include "analyzer-sim.h"
 #include "pfprof-clock-align.h"
-#include "pfprof-clock-collectives.h"
+#include "pfprof-clock-collectives-private.h"
 #include "pfprof-importer.h"
 
 #define US ((gint64) 1000)
@@ -155,9 +155,6 @@ test_offset_and_drift (void)
   g_assert_cmpfloat (fabs (b->clock_drift - 20e-6), <, 1e-6);
   g_assert_cmpint (b->clock_spread_ns, <=, 3 * US);
   /* Every all-reduce now ends within the jitter of rank 0's. */
-  g_assert_cmpint (worst_allreduce_gap (a, b), <=, 5 * US);
-  /* Once aligned, never again. */
-  g_assert_cmpuint (pfprof_clock_align (run), ==, 0);
   g_assert_cmpint (worst_allreduce_gap (a, b), <=, 5 * US);
 }
 

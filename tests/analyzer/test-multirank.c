@@ -71,7 +71,6 @@ analyze_gap (const char *middle)
 {
   PfprofTrace *t = pfprof_trace_new ();
   GPtrArray *traces = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
   PfprofAnalysis *a;
 
   sim_add_kernel (t, "void at::native::conv_fwd", 13, T0, T0 + 10 * MS);
@@ -81,8 +80,7 @@ analyze_gap (const char *middle)
   add_htod (t, T0 + 11 * MS, T0 + 13 * MS);
   pfprof_trace_sort (t);
   g_ptr_array_add (traces, t);
-  a = pfprof_analysis_run (traces, NULL, &error);
-  g_assert_no_error (error);
+  a = sim_analyze (traces, NULL);
   g_assert_cmpuint (a->devices->len, ==, 1);
   return a;
 }
@@ -187,10 +185,6 @@ test_clock_align (void)
   g_assert_cmpint (pfprof_trace_cuda_events (t)[0].device_ts_ns, ==, 0);
   g_assert_cmpint (pfprof_trace_cuda_events (t)[1].device_ts_ns, ==, T0 + MS);
   g_assert_cmpint (((PfprofTrace *) hosts->pdata[2])->clock_offset_ns, ==, 3 * MS);
-  /* Again (the GUI aligns before the analysis does): nothing moves twice. */
-  g_assert_cmpuint (pfprof_clock_align (hosts), ==, 0);
-  g_assert_cmpint (kernel_start (hosts, 1), ==, T0);
-  g_assert_cmpint (((PfprofTrace *) hosts->pdata[1])->clock_offset_ns, ==, -5000 * MS);
 
   /* No triple, a hostile one (beyond 2^52 ns), no host: left alone. */
   g_ptr_array_add (odd, clock_trace ("node-a", T0, 0, TRUE));
@@ -202,12 +196,59 @@ test_clock_align (void)
   g_hash_table_insert (t->meta, g_strdup ("clock_start_cupti_ns"), g_strdup ("12abc"));
   g_assert_false (pfprof_clock_wall_offset (t, &off));
   g_assert_cmpuint (pfprof_clock_align (odd), ==, 3);
-  g_assert_cmpuint (pfprof_clock_align (odd), ==, 3);
   g_assert_cmpint (kernel_start (odd, 1), ==, T0 + 5000 * MS);
   g_assert_cmpint (kernel_start (odd, 2), ==, T0);
   g_assert_cmpint (kernel_start (odd, 3), ==, T0 + 7);
   g_assert_cmpint (((PfprofTrace *) odd->pdata[1])->clock_alignment, ==, PFPROF_CLOCK_UNALIGNED);
   g_assert_cmpstr (pfprof_clock_alignment_to_string (PFPROF_CLOCK_UNALIGNED), ==, "unaligned");
+}
+
+/* A run is aligned and trimmed once, when it is made; analysing it (twice,
+ * as the GUI's timeline and analysis share one run) leaves every time
+ * where the run put it, and the analysis keeps the run alive. */
+static void
+test_run (void)
+{
+  GPtrArray *traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+  g_autoptr (PfprofRun) run = NULL;
+  PfprofAnalysis *kept;
+  PfprofTrace *t = clock_trace ("node-a", T0, 0, TRUE);
+  const PfprofTrace *b;
+
+  /* Two more kernels, and one ~13 days away: set aside, and counted. */
+  sim_add_kernel (t, "void k", 13, T0 + 2 * MS, T0 + 3 * MS);
+  sim_add_kernel (t, "void k", 13, T0 + 4 * MS, T0 + 5 * MS);
+  sim_add_kernel (t, "void k", 13, T0 + ((gint64) 1 << 50), T0 + ((gint64) 1 << 50) + MS);
+  pfprof_trace_sort (t);
+  g_ptr_array_add (traces, t);
+  g_ptr_array_add (traces, clock_trace ("node-b", T0 + 5000 * MS, 5000 * MS, TRUE));
+  run = pfprof_run_new (traces);
+  g_assert_cmpuint (pfprof_run_n_traces (run), ==, 2);
+  g_assert_cmpuint (pfprof_run_n_unaligned (run), ==, 0);
+  g_assert_cmpint (pfprof_run_clock_offset (run, 0), ==, 0);
+  g_assert_cmpint (pfprof_run_clock_offset (run, 1), ==, -5000 * MS);
+  g_assert_cmpint (pfprof_run_clock_alignment (run, 1), ==, PFPROF_CLOCK_ALIGNED);
+  g_assert_cmpuint (pfprof_run_n_out_of_range (run, 0), ==, 1);
+  g_assert_cmpuint (pfprof_run_n_out_of_range (run, 1), ==, 0);
+  g_assert_cmpuint (pfprof_trace_n (pfprof_run_get_trace (run, 0), PFPROF_TABLE_KERNELS), ==, 3);
+  b = pfprof_run_get_trace (run, 1);
+  g_assert_cmpint (pfprof_trace_kernels (b)[0].start_ns, ==, T0);
+  for (int k = 0; k < 2; k++)
+    {
+      g_autoptr (PfprofAnalysis) a = pfprof_analysis_run (run, NULL);
+
+      g_assert_true (a->run == run);
+      g_assert_true (a->traces == pfprof_run_get_traces (run));
+      g_assert_cmpuint (g_array_index (a->trace_summaries, PfprofTraceSummary, 0).n_out_of_range, ==, 1);
+      g_assert_cmpuint (g_array_index (a->trace_summaries, PfprofTraceSummary, 1).n_out_of_range, ==, 0);
+      g_assert_cmpint (pfprof_trace_kernels (b)[0].start_ns, ==, T0);
+      g_assert_cmpint (b->clock_offset_ns, ==, -5000 * MS);
+      g_assert_cmpuint (pfprof_trace_n (pfprof_run_get_trace (run, 0), PFPROF_TABLE_KERNELS), ==, 3);
+    }
+  kept = pfprof_analysis_run (run, NULL);
+  g_clear_pointer (&run, pfprof_run_unref);
+  g_assert_cmpint (pfprof_trace_kernels ((PfprofTrace *) g_ptr_array_index (kept->traces, 1))[0].start_ns, ==, T0);
+  pfprof_analysis_free (kept);
 }
 
 int
@@ -217,5 +258,6 @@ main (int argc, char **argv)
   g_test_add_func ("/multirank/comm/names", test_comm_names);
   g_test_add_func ("/multirank/comm/not-compute", test_comm_not_compute);
   g_test_add_func ("/multirank/clock/align", test_clock_align);
+  g_test_add_func ("/multirank/run", test_run);
   return g_test_run ();
 }

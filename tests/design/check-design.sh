@@ -51,6 +51,9 @@ for folder in $layers cli gui collector; do
     h=$(sed -n 's/.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' <<<"$inc")
     owner=${home[$h]:-}
     [ -n "$owner" ] && [ "$owner" != "$folder" ] || continue
+    case $h in
+      *-private.h) bad "$h is private to $owner/: $file:$line includes it"; continue ;;
+    esac
     theirs=$(rank_of "$owner")
     if [ "$folder" = collector ]; then
       [ "$owner" = trace ] || bad "collector/ may use trace/ only: $file:$line includes $owner/$h"

@@ -28,6 +28,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr (GPtrArray) traces = NULL;
   PfprofTrace *trace;
   PfprofAnalysis *analysis;
+  PfprofRun *run;
   FILE *f;
 
   if (path == NULL)
@@ -61,8 +62,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
           g_ptr_array_add (traces, other);
         }
     }
-  analysis = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
-  if (analysis != NULL)
-    pfprof_analysis_free (analysis);
+  run = pfprof_run_new (g_steal_pointer (&traces));
+  analysis = pfprof_analysis_run (run, NULL);
+  pfprof_analysis_free (analysis);
+  pfprof_run_unref (run);
   return 0;
 }

@@ -16,8 +16,8 @@ typedef struct
   GThread *main_thread;
   PfprofTimeline *early;
   guint n_ready;
-  guint early_findings;
-  guint early_steps;
+  const PfprofAnalysis *early_analysis;
+  const PfprofRun *early_run;
   gboolean ready_on_main;
   gboolean drew;
   PfprofViewLoaded *loaded;
@@ -36,8 +36,8 @@ on_ready (PfprofTimeline *timeline, gpointer data)
   r->n_ready++;
   r->early = timeline;
   r->ready_on_main = g_thread_self () == r->main_thread;
-  r->early_findings = timeline->analysis->findings->len;
-  r->early_steps = timeline->analysis->steps->len;
+  r->early_analysis = timeline->analysis;
+  r->early_run = timeline->run;
   /* Drawn as the window would: with nothing analysed yet. */
   pfprof_render_view_init (&view, timeline, 800, 400);
   pfprof_renderer_draw (cr, timeline, &view, NULL);
@@ -86,11 +86,12 @@ test_early_timeline (void)
   g_assert_true (r.ready_before_result);
   g_assert_true (r.ready_on_main);
   g_assert_true (r.drew);
-  g_assert_cmpuint (r.early_findings, ==, 0);
-  g_assert_cmpuint (r.early_steps, ==, 0);
+  g_assert_null (r.early_analysis);
   g_assert_cmpuint (r.early->rows->len, >, 4);
-  /* ...then the same timeline with the analysis. */
+  /* ...then the same timeline, of the same run, with the analysis of it. */
   g_assert_true (r.loaded->timeline == r.early);
+  g_assert_true (r.early_run == r.loaded->run);
+  g_assert_true (r.loaded->analysis->run == r.loaded->run);
   g_assert_true (r.loaded->timeline->analysis == r.loaded->analysis);
   g_assert_cmpuint (r.loaded->analysis->findings->len, >=, 2);
   g_assert_cmpuint (r.loaded->analysis->steps->len, >, 50);

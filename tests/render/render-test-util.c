@@ -143,9 +143,11 @@ rt_analysis_new (PfprofTrace *trace)
   PfprofAnalysis *a = g_new0 (PfprofAnalysis, 1);
   PfprofFinding *f = g_new0 (PfprofFinding, 1);
   PfprofDeviceSummary d = { 0 };
+  GPtrArray *traces = g_ptr_array_new ();
 
-  a->traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
-  g_ptr_array_add (a->traces, trace);
+  g_ptr_array_add (traces, trace);
+  a->run = pfprof_run_new (traces);
+  a->traces = pfprof_run_get_traces (a->run);
   a->steps = g_array_new (FALSE, TRUE, sizeof (PfprofStep));
   a->devices = g_array_new (FALSE, TRUE, sizeof (PfprofDeviceSummary));
   a->findings = g_ptr_array_new ();
@@ -214,7 +216,7 @@ rt_analysis_free (PfprofAnalysis *a)
       g_free (f);
     }
   g_ptr_array_unref (a->findings);
-  g_ptr_array_unref (a->traces);
+  pfprof_run_unref (a->run);
   g_array_unref (a->steps);
   g_array_unref (a->devices);
   g_free (a);

@@ -46,7 +46,7 @@ load (const char *a, const char *b)
   GPtrArray *traces = g_ptr_array_new ();
   g_autoptr (GError) error = NULL;
   const char *paths[] = { a, b };
-  PfprofAnalysis *analysis;
+  g_autoptr (PfprofRun) run = NULL;
 
   for (guint i = 0; i < 2; i++)
     {
@@ -55,9 +55,8 @@ load (const char *a, const char *b)
       g_assert_no_error (error);
       g_ptr_array_add (traces, t);
     }
-  analysis = pfprof_analysis_run (traces, NULL, &error);
-  g_assert_no_error (error);
-  return analysis;
+  run = pfprof_run_new (traces);
+  return pfprof_analysis_run (run, NULL);
 }
 
 static int

@@ -536,6 +536,7 @@ test_recorded_sample (void)
   g_autofree char *path = dir ? g_build_filename (dir, "a_pageable.pfprof", NULL) : NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+  g_autoptr (PfprofRun) run = NULL;
   PfprofAnalysis *a;
   PfprofTimeline *tl;
   PfprofTrace *t;
@@ -555,8 +556,8 @@ test_recorded_sample (void)
   t = pfprof_importer_load (path, NULL, NULL, &error);
   g_assert_no_error (error);
   g_ptr_array_add (traces, t);
-  a = pfprof_analysis_run (g_steal_pointer (&traces), NULL, &error);
-  g_assert_no_error (error);
+  run = pfprof_run_new (g_steal_pointer (&traces));
+  a = pfprof_analysis_run (run, NULL);
   tl = pfprof_timeline_new (a, NULL, NULL);
   g_assert_cmpuint (tl->n_gpu_events, >, 1000);
   g_assert_cmpint (find_row (tl, PFPROF_ROW_STREAM, 7, 0), >=, 0);

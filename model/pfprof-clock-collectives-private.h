@@ -1,4 +1,4 @@
-/* pfprof-clock-collectives.h: how far apart two hosts' clocks are,
+/* pfprof-clock-collectives-private.h: how far apart two hosts' clocks are,
  * measured on the collectives their ranks ran together.
  *
  * The clock triples (pfprof-clock-align.h) put every host on its wall
@@ -20,6 +20,9 @@
  * 128 all-reduces, median end difference 7.4 us (one run) and 5.7 us
  * (another), half of them within 3.5-4.1 us of it. That is the precision
  * to expect on NVLink; across a network it is about one network hop.
+ *
+ * Private to model/: only the clock alignment (pfprof-clock-align.c) and
+ * its tests use it; everything else reads the result from PfprofRun.
  */
 #pragma once
 
