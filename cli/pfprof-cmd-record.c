@@ -276,7 +276,7 @@ pfprof_cmd_record (int argc, char **argv)
     { "delay", 0, 0, G_OPTION_ARG_STRING, &delay, "Start recording S seconds after CUDA starts", "S" },
     { "duration", 0, 0, G_OPTION_ARG_STRING, &duration, "Record for S seconds only", "S" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
-    { "no-python-hooks", 0, 0, G_OPTION_ARG_NONE, &no_hooks, "Do not wrap DataLoader iteration in NVTX ranges",
+    { "no-python-hooks", 0, 0, G_OPTION_ARG_NONE, &no_hooks, "Do not install the Python hook (DataLoader NVTX ranges, call sites)",
       NULL },
     { "redact-args", 0, 0, G_OPTION_ARG_NONE, &redact, "Do not store PROGRAM's arguments in the trace", NULL },
     { "no-report", 0, 0, G_OPTION_ARG_NONE, &no_report, "Do not print the findings at the end", NULL },

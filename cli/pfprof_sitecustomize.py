@@ -310,8 +310,17 @@ class _PfprofSites:
         except Exception:
             pass
 
+    def timed(self, site, orig, args, kwargs):
+        """Calls ORIG, one of SITE's first calls: timed and handed over."""
+        site[11] += 1
+        start = self.time_ns()
+        try:
+            return orig(*args, **kwargs)
+        finally:
+            self.record(site, start)
+
     def wrap(self, orig, kind, api):
-        enter, record, time_ns, sample = self.enter, self.record, self.time_ns, self.sample
+        enter, timed, sample = self.enter, self.timed, self.sample
         recorded, slot, period = self.RECORDED, self.slot(api), self.SAMPLE
         skip = [0]
 
@@ -325,18 +334,13 @@ class _PfprofSites:
                 if site is not None:
                     site[0] += n
                 return orig(*args, **kwargs)
-            site[11] += 1
-            start = time_ns()
-            try:
-                return orig(*args, **kwargs)
-            finally:
-                record(site, start)
+            return timed(site, orig, args, kwargs)
 
         return self.dress(wrapper, orig)
 
     def wrap_empty(self, orig):
         """torch.empty: only pin_memory=True allocations are sites."""
-        enter, record, time_ns = self.enter, self.record, self.time_ns
+        enter, timed = self.enter, self.timed
         recorded, kind, slot = self.RECORDED, self.PIN, self.slot('torch.empty')
 
         # Pinned allocations are rare and dear: every one is looked at.
@@ -346,12 +350,7 @@ class _PfprofSites:
             site = enter(kind, 'torch.empty', slot, 2)
             if site is None or site[11] >= recorded:
                 return orig(*args, **kwargs)
-            site[11] += 1
-            start = time_ns()
-            try:
-                return orig(*args, **kwargs)
-            finally:
-                record(site, start)
+            return timed(site, orig, args, kwargs)
 
         return self.dress(empty, orig)
 
