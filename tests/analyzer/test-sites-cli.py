@@ -84,6 +84,10 @@ f = finding(doc, "pageable-transfer")
 check("JSON: source read from the file", f and f["sites"][0]["source"] == SOURCE, f and f["sites"])
 rc, out, err = run("report", "--format", "markdown", gen)
 check("Markdown: the site", rc == 0 and "train.py:57 in train\\_one\\_epoch" in out, out[-1500:])
+rc, out, err = run("report", "--format", "html", "-o", "gen.html", gen)
+html = open(os.path.join(WORK, "gen.html")).read() if rc == 0 else ""
+check("HTML: the site", "Where in the Python code" in html
+      and "train.py:57 in train_one_epoch: images = images.cuda(non_blocking=True)" in html, err)
 
 # --redact-args: the source stays unread.
 red = os.path.join(WORK, "redacted.pfprof")
