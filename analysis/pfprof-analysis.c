@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pfprof-call-sites.h"
 #include "pfprof-format.h"
 #include "pfprof-rules.h"
 #include "pfprof-steps.h"
@@ -48,6 +49,10 @@ pfprof_finding_free (PfprofFinding *f)
   g_free (f->fix);
   if (f->evidence)
     g_array_unref (f->evidence);
+  if (f->evidence_keys)
+    g_array_unref (f->evidence_keys);
+  if (f->sites)
+    g_array_unref (f->sites);
   g_free (f);
 }
 
@@ -211,12 +216,14 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
     {
       PfprofTraceIndex *ix = pfprof_trace_index_new (g_ptr_array_index (a->traces, i), i);
       PfprofTraceSummary ts = { 0 };
+      guint first_finding = a->findings->len;
 
       ts.n_out_of_range = pfprof_run_n_out_of_range (run, i);
       pfprof_steps_detect (ix, options, a->steps);
       summarize_devices (a, ix);
       for (guint r = 0; r < n_rules; r++)
         pfprof_rule_run (rules[r], a, options, ix);
+      pfprof_call_sites_attach (ix, a->findings, first_finding, &ts.n_bad_sites);
       ts.trace_index = i;
       ts.step_source = ix->step_source;
       ts.step_name = g_strdup (ix->step_name);

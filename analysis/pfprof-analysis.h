@@ -58,6 +58,10 @@ typedef struct
   GArray *evidence;       /* PfprofEvidence, in time order */
   /* Added for multi-rank runs: */
   guint trace_index;      /* the trace it is about (into PfprofAnalysis.traces) */
+  GArray *evidence_keys;  /* guint64 table << 32 | index of every piece of evidence,
+                           * kept while the rules run; NULL afterwards */
+  GArray *sites;          /* PfprofFindingSite (pfprof-call-sites.h): the user's Python
+                           * lines behind the evidence, by time; NULL when none */
 } PfprofFinding;
 
 void pfprof_finding_free (PfprofFinding *finding);
@@ -126,6 +130,7 @@ typedef struct
   gint64 steady_end_ns;
   guint32 main_tid;         /* thread that launched most kernels, 0 if unknown */
   guint64 n_out_of_range;   /* events left out: times ~39 h or more from the rest */
+  guint64 n_bad_sites;      /* python_sites rows left out (pfprof_call_sites_attach) */
 } PfprofTraceSummary;
 
 typedef struct _PfprofAnalysisOptions PfprofAnalysisOptions;

@@ -66,6 +66,7 @@ pfprof_rule_finding_new (const PfprofRuleContext *ctx)
   f->first_ns = G_MAXINT64;
   f->last_ns = G_MININT64;
   f->evidence = g_array_new (FALSE, TRUE, sizeof (PfprofEvidence));
+  f->evidence_keys = g_array_new (FALSE, FALSE, sizeof (guint64));
   return f;
 }
 
@@ -109,6 +110,13 @@ pfprof_finding_add_evidence (PfprofFinding *f, const PfprofEvidence *e, guint ma
 {
   f->first_ns = MIN (f->first_ns, e->start_ns);
   f->last_ns = MAX (f->last_ns, e->end_ns);
+  /* Every piece, for the call sites (pfprof-call-sites.h). */
+  if (f->evidence_keys != NULL)
+    {
+      guint64 key = (guint64) e->table << 32 | e->index;
+
+      g_array_append_val (f->evidence_keys, key);
+    }
   if (f->evidence->len < max)
     g_array_append_val (f->evidence, *e);
 }

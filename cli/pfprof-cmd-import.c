@@ -68,6 +68,13 @@ write_trace (PfprofTraceWriter *w, const PfprofTrace *trace)
               REMAP (((PfprofDeviceRecord *) rec)->uuid_id);
               break;
             case PFPROF_TABLE_THREADS: REMAP (((PfprofThreadRecord *) rec)->name_id); break;
+            case PFPROF_TABLE_PYTHON_SITES:
+              REMAP (((PfprofPythonSiteRecord *) rec)->api_id);
+              REMAP (((PfprofPythonSiteRecord *) rec)->file_id);
+              REMAP (((PfprofPythonSiteRecord *) rec)->function_id);
+              REMAP (((PfprofPythonSiteRecord *) rec)->caller_file_id);
+              REMAP (((PfprofPythonSiteRecord *) rec)->caller_function_id);
+              break;
             default: break;
             }
           if ((rc = pfprof_trace_writer_append (w, (PfprofTableId) t, copy)) != PFPROF_WRITER_OK)

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdio.h>
@@ -275,7 +276,7 @@ pfprof_cmd_record (int argc, char **argv)
     { "delay", 0, 0, G_OPTION_ARG_STRING, &delay, "Start recording S seconds after CUDA starts", "S" },
     { "duration", 0, 0, G_OPTION_ARG_STRING, &duration, "Record for S seconds only", "S" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
-    { "no-python-hooks", 0, 0, G_OPTION_ARG_NONE, &no_hooks, "Do not wrap DataLoader iteration in NVTX ranges",
+    { "no-python-hooks", 0, 0, G_OPTION_ARG_NONE, &no_hooks, "Do not install the Python hook (DataLoader NVTX ranges, call sites)",
       NULL },
     { "redact-args", 0, 0, G_OPTION_ARG_NONE, &redact, "Do not store PROGRAM's arguments in the trace", NULL },
     { "no-report", 0, 0, G_OPTION_ARG_NONE, &no_report, "Do not print the findings at the end", NULL },
@@ -412,11 +413,14 @@ pfprof_cmd_record (int argc, char **argv)
   if (!no_hooks)
     {
       g_autofree char *hook = NULL;
+      g_autoptr (GBytes) text = g_resources_lookup_data (PFPROF_RECORD_HOOK_RESOURCE, 0, NULL);
       const char *pythonpath = g_getenv ("PYTHONPATH");
+      gsize len = 0;
+      const char *data = text ? g_bytes_get_data (text, &len) : NULL;
 
       hook_dir = g_build_filename (tmpdir, "python", NULL);
       hook = g_build_filename (hook_dir, "sitecustomize.py", NULL);
-      if (g_mkdir (hook_dir, 0700) != 0 || !g_file_set_contents (hook, pfprof_record_hook_py, -1, &error))
+      if (data == NULL || g_mkdir (hook_dir, 0700) != 0 || !g_file_set_contents (hook, data, (gssize) len, &error))
         {
           pfprof_cli_error ("cannot write the Python hook: %s", error ? error->message : g_strerror (errno));
           remove_tree (tmpdir);

@@ -6,10 +6,10 @@
 
 G_BEGIN_DECLS
 
-/* The Python startup hook (sitecustomize.py) the launcher writes into a
- * private folder put first on PYTHONPATH: it wraps DataLoader iteration
- * in NVTX ranges and chains to any sitecustomize it shadows. */
-extern const char pfprof_record_hook_py[];
+/* The GResource path of the Python start-up hook (cli/pfprof_sitecustomize.py,
+ * compiled into the binary), which the launcher writes as sitecustomize.py
+ * into a private folder put first on PYTHONPATH. */
+#define PFPROF_RECORD_HOOK_RESOURCE "/org/pfprof/cli/pfprof_sitecustomize.py"
 
 /* What one traced process reported through its status file. */
 typedef struct

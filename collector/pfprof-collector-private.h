@@ -205,6 +205,18 @@ PfprofNvtxPending *pfprof_collector_nvtx_take (void);
 /* NVTX records not kept (queue full). */
 uint64_t pfprof_collector_nvtx_dropped (void);
 
+/* pfprof-collector-python.c */
+
+/* Writes the queued Python call sites and calls through @w. Writer
+ * thread only, inside a transaction. */
+void pfprof_collector_python_write (PfprofTraceWriter *w);
+
+/* Whether sites or calls are queued. */
+int pfprof_collector_python_pending (void);
+
+/* Sites and calls refused because the queue was full. */
+uint64_t pfprof_collector_python_dropped (void);
+
 /* pfprof-collector-writer.c */
 
 /* Opens the trace and starts the writer thread. Returns 0 or -1. */

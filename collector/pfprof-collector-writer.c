@@ -1,7 +1,8 @@
 /* pfprof-collector-writer.c: the writer thread, sole owner of the trace.
  *
  * Every PFPROF_COLLECTOR_FLUSH_MS it asks CUPTI for completed buffers,
- * converts what was queued (CUPTI buffers and NVTX ranges) and commits one
+ * converts what was queued (CUPTI buffers, NVTX ranges, API records and
+ * the Python hook's call sites) and commits one
  * transaction, so the file on disk is never more than about a second
  * behind. At exit or on a fatal signal it force-flushes, commits, writes
  * the closing metadata and finishes the file.
@@ -167,6 +168,7 @@ write_end_meta (PfprofTraceWriter *w)
   pfprof_trace_writer_set_meta_int (w, "records_invalid", (int64_t) atomic_load (&pfprof_collector.records_invalid));
   pfprof_trace_writer_set_meta_int (w, "nvtx_dropped", (int64_t) pfprof_collector_nvtx_dropped ());
   pfprof_trace_writer_set_meta_int (w, "api_callback_dropped", (int64_t) pfprof_collector_api_dropped ());
+  pfprof_trace_writer_set_meta_int (w, "python_sites_dropped", (int64_t) pfprof_collector_python_dropped ());
   pfprof_trace_writer_set_meta_int (w, "records_written", (int64_t) atomic_load (&pfprof_collector.records_written));
   pfprof_trace_writer_set_meta (w, "ended_by", atomic_load (&ended_by_signal) ? "signal" : "exit");
 }
@@ -262,7 +264,7 @@ write_round (void)
   pthread_mutex_unlock (&queue_lock);
   p = pfprof_collector_nvtx_take ();
   a = pfprof_collector_api_take ();
-  if (b == NULL && p == NULL && a == NULL)
+  if (b == NULL && p == NULL && a == NULL && !pfprof_collector_python_pending ())
     return 0;
 
   status = pfprof_trace_writer_begin (writer);
@@ -289,6 +291,8 @@ write_round (void)
       free (p);
       p = next;
     }
+  if (status == PFPROF_WRITER_OK)
+    pfprof_collector_python_write (writer);
   if (status == PFPROF_WRITER_OK)
     status = pfprof_trace_writer_commit (writer);
   if (status != PFPROF_WRITER_OK)

@@ -286,7 +286,7 @@ at_exit (void)
 
 /* A process that leaves through os._exit (every multiprocessing child
  * does) runs no atexit handler, so `pfprof record`'s Python hook calls
- * this just before (cli/pfprof-record-hook.c): the trace is finished as
+ * this just before (cli/pfprof_sitecustomize.py): the trace is finished as
  * at exit. Nothing happens in a forked child of a traced process, when
  * not tracing, or the second time. Returns 0. */
 PFPROF_EXPORT int pfprof_collector_finish (void);

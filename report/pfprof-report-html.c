@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pfprof-call-sites.h"
 #include "pfprof-format.h"
 #include "pfprof-renderer.h"
 #include "pfprof-timeline.h"
@@ -283,7 +284,21 @@ pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
       esc (out, f->title);
       g_string_append (out, "</h3>\n<p>");
       esc (out, f->message);
-      g_string_append (out, "</p>\n<p><strong>Fix</strong></p>\n<pre>");
+      g_string_append (out, "</p>\n");
+      if (f->sites != NULL && f->sites->len > 0)
+        {
+          g_string_append (out, "<p><strong>Where in the Python code</strong></p>\n<ul class=\"sites\">\n");
+          for (guint s = 0; s < f->sites->len; s++)
+            {
+              g_autofree char *what = pfprof_call_site_summary (&g_array_index (f->sites, PfprofFindingSite, s));
+
+              g_string_append (out, "<li><code>");
+              esc (out, what);
+              g_string_append (out, "</code></li>\n");
+            }
+          g_string_append (out, "</ul>\n");
+        }
+      g_string_append (out, "<p><strong>Fix</strong></p>\n<pre>");
       esc (out, f->fix);
       g_string_append (out, "</pre>\n</div>\n");
     }

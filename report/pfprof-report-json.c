@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "pfprof-call-sites.h"
 #include "pfprof-clock-align.h"
 #include "pfprof-format.h"
 #include "pfprof-rank-summary.h"
@@ -109,6 +110,7 @@ write_traces (GString *out, const PfprofAnalysis *a)
       kv_int (out, "steady_end_ns", ts->steady_end_ns);
       kv_uint (out, "main_tid", ts->main_tid);
       kv_uint (out, "events_out_of_range", ts->n_out_of_range);
+      kv_uint (out, "sites_left_out", ts->n_bad_sites);
       kv_str (out, "host", pfprof_trace_meta (t, "host"));
       {
         /* What `pfprof report` needs to merge this result with other
@@ -266,6 +268,48 @@ write_finding (GString *out, const PfprofAnalysis *a, const PfprofFinding *f)
   kv_int (out, "pid", f->pid);
   kv_id (out, "device", f->device_id);
   kv_id (out, "stream", f->stream_id);
+  key (out, "sites");
+  g_string_append_c (out, '[');
+  for (guint i = 0; f->sites && i < f->sites->len; i++)
+    {
+      const PfprofFindingSite *s = &g_array_index (f->sites, PfprofFindingSite, i);
+
+      g_string_append_c (out, '{');
+      kv_int (out, "trace", s->trace_index);
+      kv_str (out, "file", s->file);
+      kv_int (out, "line", s->line);
+      kv_str (out, "function", s->function);
+      kv_str (out, "api", s->api);
+      kv_str (out, "kind", pfprof_site_kind_name (s->kind));
+      key (out, "source");
+      if (s->source != NULL)
+        {
+          pfprof_escape_json (out, s->source);
+          g_string_append_c (out, ',');
+        }
+      else
+        g_string_append (out, "null,");
+      key (out, "caller");
+      if (s->caller_line > 0)
+        {
+          g_string_append_c (out, '{');
+          kv_str (out, "file", s->caller_file);
+          kv_int (out, "line", s->caller_line);
+          kv_str (out, "function", s->caller_function);
+          close_with (out, '}');
+          g_string_append_c (out, ',');
+        }
+      else
+        g_string_append (out, "null,");
+      kv_uint (out, "calls", s->calls);
+      kv_uint (out, "count", s->count);
+      kv_int (out, "time_ns", s->time_ns);
+      kv_int (out, "per_step_ns", s->per_step_ns);
+      close_with (out, '}');
+      g_string_append_c (out, ',');
+    }
+  close_with (out, ']');
+  g_string_append_c (out, ',');
   key (out, "evidence");
   g_string_append_c (out, '[');
   for (guint i = 0; f->evidence && i < f->evidence->len; i++)

@@ -4,6 +4,7 @@
  * escaped for both (pfprof_escape_markdown) and kept on one line; fix
  * texts are ours and go into fenced code blocks.
  */
+#include "pfprof-call-sites.h"
 #include "pfprof-format.h"
 #include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
@@ -146,6 +147,18 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
       md (out, f->title);
       g_string_append_printf (out, "\n\nEstimated saving: **%s per step**. ", s_save);
       md (out, f->message);
+      if (f->sites != NULL && f->sites->len > 0)
+        {
+          g_string_append (out, "\n\nWhere in the Python code:\n\n");
+          for (guint s = 0; s < f->sites->len; s++)
+            {
+              g_autofree char *what = pfprof_call_site_summary (&g_array_index (f->sites, PfprofFindingSite, s));
+
+              g_string_append (out, "- ");
+              md (out, what);
+              g_string_append_c (out, '\n');
+            }
+        }
       g_string_append (out, "\n\n<details><summary>Evidence</summary>\n\n");
       for (guint e = 0; f->evidence && e < f->evidence->len; e++)
         {

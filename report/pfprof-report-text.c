@@ -4,6 +4,7 @@
  * a tty). Every untrusted string goes through pfprof_escape_terminal(),
  * so a kernel or NVTX name cannot move the cursor or change colours.
  */
+#include "pfprof-call-sites.h"
 #include "pfprof-clock-align.h"
 #include "pfprof-format.h"
 #include "pfprof-rank-summary.h"
@@ -184,6 +185,11 @@ header (Text *t, const PfprofAnalysis *a)
         g_string_append_printf (t->out, "      %" G_GUINT64_FORMAT " events left out: their times "
                                 "are 39 hours or more away from the rest of the trace.\n",
                                 ts->n_out_of_range);
+      if (ts->n_bad_sites > 0)
+        g_string_append_printf (t->out, "      %" G_GUINT64_FORMAT " Python call sites left out: "
+                                "bad python_sites rows (a line below 1, no file name, an unknown "
+                                "kind or a name over 4 KiB).\n",
+                                ts->n_bad_sites);
     }
   if (headline)
     {
@@ -446,6 +452,17 @@ finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
       g_autofree char *line = g_strdup_printf ("- at +%s: %s", at, what);
 
       wrap_untrusted (t, line, 5);
+    }
+  if (f->sites != NULL && f->sites->len > 0)
+    {
+      g_string_append (t->out, "   Where in the Python code:\n");
+      for (guint i = 0; i < f->sites->len; i++)
+        {
+          g_autofree char *what = pfprof_call_site_summary (&g_array_index (f->sites, PfprofFindingSite, i));
+          g_autofree char *line = g_strconcat ("- ", what, NULL);
+
+          wrap_untrusted (t, line, 5);
+        }
     }
   g_string_append (t->out, "   Fix:\n");
   wrap (t, f->fix, 5);

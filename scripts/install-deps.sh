@@ -7,11 +7,12 @@ set -euo pipefail
 packages=(
   gcc meson ninja-build pkg-config
   libglib2.0-dev libsqlite3-dev libcairo2-dev libgtk-4-dev
-  sqlite3 python3 xvfb xauth
+  sqlite3 python3 python3-pyflakes xvfb xauth
   libxtst6
   clang libclang-rt-14-dev
   shared-mime-info libglib2.0-bin
 )
+# python3-pyflakes: lints the Python start-up hook (tests/cli).
 # libxtst6: the GUI tests inject real pointer and key input into Xvfb
 # through XTEST (tests/gui/test-timeline-widget.c loads it at run time).
 # Only the HTML report's browser test uses it (it skips without); Ubuntu's

@@ -199,6 +199,8 @@ typedef struct
   int have_loss_event;
   uint64_t pinned_buffer;             /* PINNED_ALLOC: previous buffer */
   int64_t end_ns;
+  int64_t last_api_end;               /* host end of the last copy's API call */
+  uint64_t batch_site_calls;          /* calls of the Python site of the batch copy */
 } Gen;
 
 /* ---- Small helpers --------------------------------------------------- */
@@ -400,6 +402,7 @@ copy (Gen *g, int s, uint8_t copy_kind, uint8_t src_kind, uint8_t dst_kind, uint
   m.correlation_id
     = api (g, async ? API_MEMCPY_ASYNC : API_MEMCPY, g->tid_main, api_start, api_end, 0);
   m.runtime_correlation_id = m.correlation_id;
+  g->last_api_end = api_end;
   m.bytes = bytes;
   m.device_id = DEVICE_ID;
   m.context_id = CONTEXT_ID;
@@ -687,14 +690,52 @@ intern_names (Gen *g)
   g->str_epoch = pfprof_trace_writer_intern (g->w, "epoch_progress");
 }
 
+/* The user's line behind the batch copy, as the launcher's Python hook
+ * records it: a python_calls row around each of its first
+ * PFPROF_SITE_RECORDED_CALLS calls; the python_sites row comes at the end. */
+#define BATCH_SITE_ID 1
+static void
+batch_site_call (Gen *g, int64_t start, int64_t end)
+{
+  PfprofPythonCallRecord c = { 0 };
+
+  if (++g->batch_site_calls > PFPROF_SITE_RECORDED_CALLS)
+    return;
+  c.start_ns = start;
+  c.end_ns = end;
+  c.tid = g->tid_main;
+  c.site_id = BATCH_SITE_ID;
+  emit (g, PFPROF_TABLE_PYTHON_CALLS, &c);
+}
+
+static void
+write_batch_site (Gen *g)
+{
+  PfprofPythonSiteRecord r = { 0 };
+
+  r.site_id = BATCH_SITE_ID;
+  r.kind = PFPROF_SITE_COPY;
+  r.api_id = pfprof_trace_writer_intern (g->w, "Tensor.cuda");
+  r.file_id = pfprof_trace_writer_intern (g->w, PFPROF_TRACE_GENERATOR_SITE_FILE);
+  r.line = PFPROF_TRACE_GENERATOR_SITE_LINE;
+  r.function_id = pfprof_trace_writer_intern (g->w, "train_one_epoch");
+  r.caller_file_id = r.file_id;
+  r.caller_line = 120;
+  r.caller_function_id = pfprof_trace_writer_intern (g->w, "main");
+  r.calls = g->batch_site_calls;
+  emit (g, PFPROF_TABLE_PYTHON_SITES, &r);
+}
+
 /* Copies the batch of the next step on the copy stream and records the
  * event the compute stream will wait on. */
 static void
 prefetch (Gen *g, uint64_t bytes)
 {
   uint8_t src = batch_src_kind (g);
+  int64_t site_start = g->h;
 
   copy (g, 1, PFPROF_COPY_KIND_HTOD, src, PFPROF_MEMORY_KIND_DEVICE, bytes, 1);
+  batch_site_call (g, site_start, g->last_api_end);
   copy (g, 1, PFPROF_COPY_KIND_HTOD, src, PFPROF_MEMORY_KIND_DEVICE, 2 * KIB, 1);
   if (planted (g, PFPROF_PLANT_SMALL_TRANSFERS))
     for (int i = 0; i < 48; i++)
@@ -1119,6 +1160,7 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
     }
   /* Training done: the script waits for the GPU before exiting. */
   device_synchronize (&g);
+  write_batch_site (&g);
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (g.w, "generator_steps", n);
   if (g.status == PFPROF_WRITER_OK)
@@ -1137,8 +1179,9 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
   if (result != NULL)
     {
       result->n_steps = n;
-      /* Everything but the devices, contexts, streams and threads rows. */
-      result->n_events = pfprof_trace_writer_n_records (g.w) - 4 - g.n_streams - 1;
+      /* Everything but the devices, contexts, streams, threads and
+       * python_sites rows. */
+      result->n_events = pfprof_trace_writer_n_records (g.w) - 4 - g.n_streams - 1 - 1;
       result->end_ns = g.end_ns;
     }
   if (g.status != PFPROF_WRITER_OK)

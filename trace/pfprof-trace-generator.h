@@ -135,6 +135,11 @@ typedef enum
 /* NVTX range that spans one training step (domain "pfprof"). */
 #define PFPROF_TRACE_GENERATOR_STEP_RANGE "train_step"
 
+/* The Python call site (python_sites) of the batch copy of every step:
+ * `Tensor.cuda` called at this file and line in `train_one_epoch`. */
+#define PFPROF_TRACE_GENERATOR_SITE_FILE "train.py"
+#define PFPROF_TRACE_GENERATOR_SITE_LINE 57
+
 /* Stream ids the generator uses. */
 #define PFPROF_TRACE_GENERATOR_NULL_STREAM 7
 #define PFPROF_TRACE_GENERATOR_COMPUTE_STREAM 13

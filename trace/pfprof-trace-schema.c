@@ -165,6 +165,26 @@ static const PfprofTraceColumn thread_columns[] = {
   COL (PfprofThreadRecord, name_id, "name_id"),
 };
 
+static const PfprofTraceColumn python_site_columns[] = {
+  COL (PfprofPythonSiteRecord, site_id, "site_id"),
+  COL (PfprofPythonSiteRecord, kind, "kind"),
+  COL (PfprofPythonSiteRecord, api_id, "api_id"),
+  COL (PfprofPythonSiteRecord, file_id, "file_id"),
+  COL (PfprofPythonSiteRecord, line, "line"),
+  COL (PfprofPythonSiteRecord, function_id, "function_id"),
+  COL (PfprofPythonSiteRecord, caller_file_id, "caller_file_id"),
+  COL (PfprofPythonSiteRecord, caller_line, "caller_line"),
+  COL (PfprofPythonSiteRecord, caller_function_id, "caller_function_id"),
+  COL (PfprofPythonSiteRecord, calls, "calls"),
+};
+
+static const PfprofTraceColumn python_call_columns[] = {
+  COL (PfprofPythonCallRecord, start_ns, "start_ns"),
+  DUR (PfprofPythonCallRecord),
+  COL (PfprofPythonCallRecord, tid, "tid"),
+  COL (PfprofPythonCallRecord, site_id, "site_id"),
+};
+
 #define TABLE(sql, type, cols, time)                                           \
   {                                                                            \
     sql, sizeof (type), cols, N_ELEMENTS (cols), time                          \
@@ -180,10 +200,12 @@ static const PfprofTraceTable tables[PFPROF_N_TABLES] = {
   [PFPROF_TABLE_NVTX] = TABLE ("nvtx", PfprofNvtxRecord, nvtx_columns, "start_ns"),
   [PFPROF_TABLE_MEMORY] = TABLE ("memory", PfprofMemoryRecord, memory_columns, "ts_ns"),
   [PFPROF_TABLE_OVERHEAD] = TABLE ("overhead", PfprofOverheadRecord, overhead_columns, NULL),
+  [PFPROF_TABLE_PYTHON_CALLS] = TABLE ("python_calls", PfprofPythonCallRecord, python_call_columns, "start_ns"),
   [PFPROF_TABLE_DEVICES] = TABLE ("devices", PfprofDeviceRecord, device_columns, NULL),
   [PFPROF_TABLE_CONTEXTS] = TABLE ("contexts", PfprofContextRecord, context_columns, NULL),
   [PFPROF_TABLE_STREAMS] = TABLE ("streams", PfprofStreamRecord, stream_columns, NULL),
   [PFPROF_TABLE_THREADS] = TABLE ("threads", PfprofThreadRecord, thread_columns, NULL),
+  [PFPROF_TABLE_PYTHON_SITES] = TABLE ("python_sites", PfprofPythonSiteRecord, python_site_columns, NULL),
 };
 
 const PfprofTraceTable *

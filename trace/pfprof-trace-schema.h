@@ -41,12 +41,12 @@ extern "C" {
 
 /* Readers refuse a file whose major version is newer than theirs. */
 #define PFPROF_TRACE_FORMAT_MAJOR 2
-#define PFPROF_TRACE_FORMAT_MINOR 0
+#define PFPROF_TRACE_FORMAT_MINOR 1
 
 /* The version of a file written with PFPROF_WRITER_ROWS: every table as
  * rows, as format 1 had it. */
 #define PFPROF_TRACE_ROWS_FORMAT_MAJOR 1
-#define PFPROF_TRACE_ROWS_FORMAT_MINOR 0
+#define PFPROF_TRACE_ROWS_FORMAT_MINOR 1
 
 /* Name of the table holding the event chunks of format 2. */
 #define PFPROF_TRACE_CHUNKS_TABLE "chunks"
@@ -121,6 +121,21 @@ typedef enum
  * (cli/pfprof_sitecustomize.py); the analyzer keys on them. */
 #define PFPROF_NVTX_DOMAIN_PFPROF "pfprof"
 #define PFPROF_NVTX_DATALOADER_WAIT "DataLoader.next"
+
+/* What a Python call site called (python_sites.kind): the entry points
+ * the launcher's Python hook wraps. pfprof's own numbering. */
+typedef enum
+{
+  PFPROF_SITE_COPY = 1,          /* Tensor.to / .cuda / .cpu */
+  PFPROF_SITE_SYNC = 2,          /* Tensor.item, torch.cuda.synchronize */
+  PFPROF_SITE_RECORD_STREAM = 3, /* Tensor.record_stream */
+  PFPROF_SITE_PIN = 4,           /* Tensor.pin_memory, torch.empty (pin_memory=True) */
+  PFPROF_SITE_DATALOADER = 5,    /* DataLoader iterator __next__ */
+} PfprofSiteKind;
+
+/* How many calls of one site the hook records with their times; later
+ * calls are only counted (python_sites.calls). */
+#define PFPROF_SITE_RECORDED_CALLS 16
 
 /* ---- Records: one struct per event table ---------------------------- */
 
@@ -275,6 +290,35 @@ typedef struct
   uint32_t name_id;
 } PfprofThreadRecord;
 
+/* A line of the user's Python code that called a wrapped entry point
+ * (PfprofSiteKind): the first frame outside torch, the standard library
+ * and the hook, and the frame that called it. The hook writes a row when
+ * it first records the site and again with the final count when the
+ * process exits; readers keep the row with the largest `calls`. */
+typedef struct
+{
+  uint32_t site_id;        /* joins python_calls.site_id; per process */
+  uint32_t api_id;         /* strings.id of the entry point, e.g. "Tensor.cuda" */
+  uint32_t file_id;        /* strings.id of the source file, as Python names it */
+  uint32_t function_id;    /* strings.id of the function (co_qualname) */
+  uint32_t caller_file_id; /* the frame that called it; PFPROF_NONE if none */
+  uint32_t caller_function_id;
+  int32_t line;            /* 1-based */
+  int32_t caller_line;     /* 0 if none */
+  uint64_t calls;          /* calls counted when the row was written */
+  uint8_t kind;            /* PfprofSiteKind */
+} PfprofPythonSiteRecord;
+
+/* One recorded call of a site (its first PFPROF_SITE_RECORDED_CALLS):
+ * when the wrapped entry point ran, on which thread. */
+typedef struct
+{
+  int64_t start_ns;        /* CUPTI clock */
+  int64_t end_ns;          /* stored as dur_ns */
+  uint32_t tid;            /* system thread id, as api_calls.tid */
+  uint32_t site_id;        /* python_sites.site_id */
+} PfprofPythonCallRecord;
+
 /* ---- Table description ---------------------------------------------- */
 
 typedef enum
@@ -288,10 +332,12 @@ typedef enum
   PFPROF_TABLE_NVTX,
   PFPROF_TABLE_MEMORY,
   PFPROF_TABLE_OVERHEAD,
+  PFPROF_TABLE_PYTHON_CALLS,
   PFPROF_TABLE_DEVICES,
   PFPROF_TABLE_CONTEXTS,
   PFPROF_TABLE_STREAMS,
   PFPROF_TABLE_THREADS,
+  PFPROF_TABLE_PYTHON_SITES,
   PFPROF_N_TABLES
 } PfprofTableId;
 

@@ -2,7 +2,8 @@
 # collector-so-test.sh LIBPFPROF-COLLECTOR.SO
 #
 # What a profiled program sees of the collector: it exports the two
-# injection entry points and the finish call of the Python hook, nothing
+# injection entry points and the finish and call-site functions of the
+# Python hook, nothing
 # else (no SQLite, no trace writer), and
 # it depends on no GLib, GTK or shared SQLite, which could clash with the
 # program's own.
@@ -11,7 +12,7 @@ lib=$1
 fail=0
 
 exports=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort | tr '\n' ' ')
-if [ "$exports" != "InitializeInjection InitializeInjectionNvtx2 pfprof_collector_finish " ]; then
+if [ "$exports" != "InitializeInjection InitializeInjectionNvtx2 pfprof_collector_finish pfprof_collector_python_call pfprof_collector_python_site " ]; then
   echo "FAIL: exports are '$exports'"
   fail=1
 fi

@@ -1,0 +1,569 @@
+/* pfprof-call-sites.c: the user's Python lines behind each finding.
+ *
+ * See pfprof-call-sites.h for the model. The work is proportional to the
+ * recorded calls (at most 16 per site) and to the findings' evidence,
+ * plus one pass over the copy, memset, sync and memory tables to map
+ * correlation ids, made only for a trace that has sites.
+ */
+#include "pfprof-call-sites.h"
+#include "pfprof-format.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Names longer than this (in characters) are cut in descriptions. */
+#define NAME_MAX_CHARS 120
+/* Source text shown, in characters. */
+#define SOURCE_MAX_CHARS 160
+/* Longer names mark a bad python_sites row. */
+#define SITE_NAME_MAX_BYTES 4096
+/* Larger files are not read for their source text. */
+#define SOURCE_MAX_BYTES (16 << 20)
+
+/* Signature tables: what kind of event. */
+enum
+{
+  SIG_MEMCPY = 1,
+  SIG_MEMSET,
+  SIG_SYNC,
+  SIG_MEMORY,
+  SIG_API,
+  SIG_NVTX,
+};
+
+typedef struct
+{
+  const PfprofPythonSiteRecord *row; /* the row with the most calls */
+  guint recorded;                    /* python_calls rows */
+  GHashTable *sigs;                  /* signature -> events in recorded calls */
+} Site;
+
+typedef struct
+{
+  const PfprofTraceIndex *ix;
+  const PfprofTrace *t;
+  GHashTable *by_id;          /* site_id -> Site* */
+  GPtrArray *sites;           /* Site*, owned */
+  GHashTable *corr[PFPROF_N_TABLES]; /* correlation id -> index + 1 */
+} Ctx;
+
+static guint64
+sig_key (guint table, guint32 tid, guint32 sub)
+{
+  return ((guint64) table << 60) | ((guint64) (tid & 0x0fffffffu) << 32) | sub;
+}
+
+/* Copies are told apart by size too (a batch from its labels), by power
+ * of two: the low byte of a copy's signature. A copy of a size no
+ * recorded call made falls back to the signature without it (COARSE). */
+#define COARSE 0xffu
+
+static guint32
+size_bucket (guint64 bytes)
+{
+  return bytes == 0 ? 0 : (guint32) g_bit_storage (bytes);
+}
+
+static void
+site_free (gpointer p)
+{
+  Site *s = p;
+
+  g_clear_pointer (&s->sigs, g_hash_table_unref);
+  g_free (s);
+}
+
+static void
+add_sig (GHashTable *h, guint64 key, double by)
+{
+  double *v = g_hash_table_lookup (h, &key);
+
+  if (v == NULL)
+    {
+      guint64 *k = g_memdup2 (&key, sizeof key);
+
+      v = g_new0 (double, 1);
+      g_hash_table_insert (h, k, v);
+    }
+  *v += by;
+}
+
+/* Correlation id -> index + 1 of the first record of @table having it. */
+static GHashTable *
+corr_map (Ctx *c, PfprofTableId table)
+{
+  const PfprofTraceTable *desc = pfprof_trace_schema_table (table);
+  const GArray *a = c->t->tables[table];
+  guint16 off = 0;
+
+  if (c->corr[table] != NULL)
+    return c->corr[table];
+  for (unsigned i = 0; i < desc->n_columns; i++)
+    if (strcmp (desc->columns[i].name, "correlation_id") == 0)
+      off = desc->columns[i].offset;
+  c->corr[table] = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; off != 0 && i < a->len; i++)
+    {
+      guint32 corr;
+
+      memcpy (&corr, a->data + (gsize) i * desc->record_size + off, sizeof corr);
+      if (corr != 0 && !g_hash_table_contains (c->corr[table], GUINT_TO_POINTER (corr)))
+        g_hash_table_insert (c->corr[table], GUINT_TO_POINTER (corr), GUINT_TO_POINTER (i + 1));
+    }
+  return c->corr[table];
+}
+
+/* The signature of row @index of @table, its host thread and the host time
+ * it happened at. FALSE for an event with no host side found. */
+static gboolean
+event_sig (Ctx *c, PfprofTableId table, guint index, guint64 *key, gint64 *dur)
+{
+  const PfprofTrace *t = c->t;
+  const PfprofApiRecord *api = NULL;
+  guint sig = 0;
+  guint32 sub = 0, corr = 0, tid;
+
+  if (index >= pfprof_trace_n (t, table))
+    return FALSE;
+  switch (table)
+    {
+    case PFPROF_TABLE_MEMCPYS:
+      {
+        const PfprofMemcpyRecord *m = &pfprof_trace_memcpys (t)[index];
+
+        sig = SIG_MEMCPY;
+        sub = (guint32) m->copy_kind << 24 | (guint32) (m->src_kind & 0xf) << 20
+              | (guint32) (m->dst_kind & 0xf) << 16 | size_bucket (m->bytes);
+        corr = m->correlation_id;
+        *dur = m->end_ns - m->start_ns;
+        break;
+      }
+    case PFPROF_TABLE_MEMSETS:
+      sig = SIG_MEMSET;
+      sub = pfprof_trace_memsets (t)[index].memory_kind;
+      corr = pfprof_trace_memsets (t)[index].correlation_id;
+      *dur = pfprof_trace_memsets (t)[index].end_ns - pfprof_trace_memsets (t)[index].start_ns;
+      break;
+    case PFPROF_TABLE_SYNCS:
+      sig = SIG_SYNC;
+      sub = pfprof_trace_syncs (t)[index].type;
+      corr = pfprof_trace_syncs (t)[index].correlation_id;
+      *dur = pfprof_trace_syncs (t)[index].end_ns - pfprof_trace_syncs (t)[index].start_ns;
+      break;
+    case PFPROF_TABLE_MEMORY:
+      sig = SIG_MEMORY;
+      sub = (guint32) pfprof_trace_memory (t)[index].operation << 8 | pfprof_trace_memory (t)[index].memory_kind;
+      corr = pfprof_trace_memory (t)[index].correlation_id;
+      *dur = 0;
+      break;
+    case PFPROF_TABLE_API_CALLS:
+      api = &pfprof_trace_api_calls (t)[index];
+      *key = sig_key (SIG_API, api->tid, api->name_id);
+      *dur = api->end_ns - api->start_ns;
+      return TRUE;
+    case PFPROF_TABLE_NVTX:
+      {
+        const PfprofNvtxRecord *n = &pfprof_trace_nvtx (t)[index];
+
+        *key = sig_key (SIG_NVTX, n->tid, n->name_id);
+        *dur = n->end_ns - n->start_ns;
+        return TRUE;
+      }
+    default:
+      return FALSE;
+    }
+  api = pfprof_trace_index_api (c->ix, corr);
+  if (api == NULL)
+    return FALSE;
+  tid = api->tid;
+  *key = sig_key (sig, tid, sub);
+  return TRUE;
+}
+
+/* The signatures of what API call @a made: itself and the events
+ * correlated with it. */
+static void
+api_sigs (Ctx *c, const PfprofApiRecord *a, GHashTable *into)
+{
+  static const PfprofTableId tables[] = { PFPROF_TABLE_MEMCPYS, PFPROF_TABLE_MEMSETS,
+                                          PFPROF_TABLE_SYNCS, PFPROF_TABLE_MEMORY };
+
+  add_sig (into, sig_key (SIG_API, a->tid, a->name_id), 1);
+  if (a->correlation_id == 0)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (tables); i++)
+    {
+      guint k = GPOINTER_TO_UINT (g_hash_table_lookup (corr_map (c, tables[i]),
+                                                       GUINT_TO_POINTER (a->correlation_id)));
+      guint64 key;
+      gint64 dur;
+
+      if (k > 0 && event_sig (c, tables[i], k - 1, &key, &dur))
+        {
+          add_sig (into, key, 1);
+          if (tables[i] == PFPROF_TABLE_MEMCPYS)
+            add_sig (into, (key & ~(guint64) 0xff) | COARSE, 1);
+        }
+    }
+}
+
+/* First index of the records of @a (sorted by a leading int64 start) with
+ * start >= @start. */
+static guint
+lower_bound (const GArray *a, gsize size, gint64 start)
+{
+  guint lo = 0, hi = a->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      gint64 v;
+
+      memcpy (&v, a->data + (gsize) mid * size, sizeof v);
+      if (v < start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* The collector cuts names at 1 KiB; a longer one is a damaged row. */
+static gboolean
+too_long (const PfprofTrace *t, guint32 id)
+{
+  return strnlen (pfprof_trace_string (t, id), SITE_NAME_MAX_BYTES + 1) > SITE_NAME_MAX_BYTES;
+}
+
+static gboolean
+load_sites (Ctx *c, guint64 *n_bad)
+{
+  const PfprofTrace *t = c->t;
+  const PfprofPythonSiteRecord *rows = pfprof_trace_python_sites (t);
+  const PfprofPythonCallRecord *calls = pfprof_trace_python_calls (t);
+  const GArray *api_a = t->tables[PFPROF_TABLE_API_CALLS];
+  const GArray *nvtx_a = t->tables[PFPROF_TABLE_NVTX];
+
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_PYTHON_SITES); i++)
+    {
+      const PfprofPythonSiteRecord *r = &rows[i];
+      Site *s;
+
+      if (r->line < 1 || *pfprof_trace_string (t, r->file_id) == '\0' || r->kind < PFPROF_SITE_COPY
+          || r->kind > PFPROF_SITE_DATALOADER || too_long (t, r->file_id) || too_long (t, r->api_id)
+          || too_long (t, r->function_id) || too_long (t, r->caller_file_id)
+          || too_long (t, r->caller_function_id))
+        {
+          (*n_bad)++;
+          continue;
+        }
+      s = g_hash_table_lookup (c->by_id, GUINT_TO_POINTER (r->site_id));
+      if (s == NULL)
+        {
+          s = g_new0 (Site, 1);
+          s->sigs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+          g_ptr_array_add (c->sites, s);
+          g_hash_table_insert (c->by_id, GUINT_TO_POINTER (r->site_id), s);
+        }
+      if (s->row == NULL || r->calls > s->row->calls)
+        s->row = r;
+    }
+  if (c->sites->len == 0)
+    return FALSE;
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_PYTHON_CALLS); i++)
+    {
+      const PfprofPythonCallRecord *pc = &calls[i];
+      Site *s = g_hash_table_lookup (c->by_id, GUINT_TO_POINTER (pc->site_id));
+
+      if (s == NULL)
+        continue;
+      s->recorded++;
+      for (guint k = lower_bound (api_a, sizeof (PfprofApiRecord), pc->start_ns); k < api_a->len; k++)
+        {
+          const PfprofApiRecord *a = &pfprof_trace_api_calls (t)[k];
+
+          if (a->start_ns > pc->end_ns)
+            break;
+          if (a->tid == pc->tid)
+            api_sigs (c, a, s->sigs);
+        }
+      for (guint k = lower_bound (nvtx_a, sizeof (PfprofNvtxRecord), pc->start_ns); k < nvtx_a->len; k++)
+        {
+          const PfprofNvtxRecord *n = &pfprof_trace_nvtx (t)[k];
+
+          if (n->start_ns > pc->end_ns)
+            break;
+          if (n->tid == pc->tid)
+            add_sig (s->sigs, sig_key (SIG_NVTX, n->tid, n->name_id), 1);
+        }
+    }
+  return TRUE;
+}
+
+/* Characters of @s, valid UTF-8, at most @max, "…" when cut. */
+static char *
+shorten (const char *s, glong max)
+{
+  g_autofree char *valid = g_utf8_make_valid (s ? s : "", MIN ((gssize) strlen (s ? s : ""), max * 4 + 4));
+
+  if (g_utf8_strlen (valid, -1) <= max)
+    return g_steal_pointer (&valid);
+  {
+    g_autofree char *cut = g_utf8_substring (valid, 0, max - 1);
+
+    return g_strconcat (cut, "…", NULL);
+  }
+}
+
+/* Line @line of @path, stripped and shortened, or NULL. */
+static char *
+read_source (GHashTable *cache, const char *path, gint32 line)
+{
+  char **lines;
+
+  if (!g_hash_table_lookup_extended (cache, path, NULL, (gpointer *) &lines))
+    {
+      g_autofree char *text = NULL;
+      gsize len = 0;
+      GStatBuf st;
+
+      lines = NULL;
+      if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size <= SOURCE_MAX_BYTES
+          && g_file_get_contents (path, &text, &len, NULL))
+        lines = g_strsplit (text, "\n", -1);
+      g_hash_table_insert (cache, g_strdup (path), lines);
+    }
+  if (lines == NULL || line < 1 || (guint) line > g_strv_length (lines))
+    return NULL;
+  {
+    g_autofree char *stripped = g_strstrip (g_strdup (lines[line - 1]));
+
+    return *stripped ? shorten (stripped, SOURCE_MAX_CHARS) : NULL;
+  }
+}
+
+static int
+compare_sites (gconstpointer pa, gconstpointer pb)
+{
+  const PfprofFindingSite *a = pa, *b = pb;
+
+  if (a->time_ns != b->time_ns)
+    return a->time_ns > b->time_ns ? -1 : 1;
+  if (a->count != b->count)
+    return a->count > b->count ? -1 : 1;
+  return (a->site_id > b->site_id) - (a->site_id < b->site_id);
+}
+
+typedef struct
+{
+  double count, time;
+} Share;
+
+static void
+attach_one (Ctx *c, PfprofFinding *f, GHashTable *sources, gboolean redacted)
+{
+  g_autoptr (GHashTable) per_sig = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  g_autoptr (GHashTable) shares = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  GHashTableIter it;
+  gpointer k, v;
+
+  for (guint i = 0; i < f->evidence_keys->len; i++)
+    {
+      guint64 ek = g_array_index (f->evidence_keys, guint64, i);
+      guint64 key;
+      gint64 dur;
+      Share *sh;
+
+      if (!event_sig (c, (PfprofTableId) (ek >> 32), (guint) ek, &key, &dur))
+        continue;
+      if ((sh = g_hash_table_lookup (per_sig, &key)) == NULL)
+        {
+          sh = g_new0 (Share, 1);
+          g_hash_table_insert (per_sig, g_memdup2 (&key, sizeof key), sh);
+        }
+      sh->count += 1;
+      sh->time += (double) dur;
+    }
+  g_hash_table_iter_init (&it, per_sig);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      const Share *ev = v;
+      double total = 0;
+
+      guint64 key = *(guint64 *) k;
+
+      /* Each site's expected events of this signature over the run. */
+      for (int pass = 0; pass < 2 && total <= 0; pass++)
+        {
+          if (pass == 1)
+            {
+              if (key >> 60 != SIG_MEMCPY)
+                break;
+              key = (key & ~(guint64) 0xff) | COARSE;
+            }
+          for (guint s = 0; s < c->sites->len; s++)
+            {
+              Site *site = g_ptr_array_index (c->sites, s);
+              double *n = g_hash_table_lookup (site->sigs, &key);
+
+              if (n != NULL && site->recorded > 0)
+                total += *n / site->recorded * (double) MAX (site->row->calls, site->recorded);
+            }
+        }
+      if (total <= 0)
+        continue;
+      for (guint s = 0; s < c->sites->len; s++)
+        {
+          Site *site = g_ptr_array_index (c->sites, s);
+          double *n = g_hash_table_lookup (site->sigs, &key);
+          double w;
+          Share *sh;
+
+          if (n == NULL || site->recorded == 0)
+            continue;
+          w = *n / site->recorded * (double) MAX (site->row->calls, site->recorded) / total;
+          if ((sh = g_hash_table_lookup (shares, site)) == NULL)
+            {
+              sh = g_new0 (Share, 1);
+              g_hash_table_insert (shares, site, sh);
+            }
+          sh->count += ev->count * w;
+          sh->time += ev->time * w;
+        }
+    }
+  if (g_hash_table_size (shares) == 0)
+    return;
+  f->sites = g_array_new (FALSE, TRUE, sizeof (PfprofFindingSite));
+  g_array_set_clear_func (f->sites, pfprof_finding_site_clear);
+  g_hash_table_iter_init (&it, shares);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      const Site *site = k;
+      const Share *sh = v;
+      const PfprofPythonSiteRecord *r = site->row;
+      PfprofFindingSite fs = { 0 };
+
+      fs.trace_index = c->ix->trace_index;
+      fs.site_id = r->site_id;
+      fs.kind = r->kind;
+      fs.api = pfprof_trace_string (c->t, r->api_id);
+      fs.file = pfprof_trace_string (c->t, r->file_id);
+      fs.line = r->line;
+      fs.function = pfprof_trace_string (c->t, r->function_id);
+      fs.caller_file = pfprof_trace_string (c->t, r->caller_file_id);
+      fs.caller_line = MAX (r->caller_line, 0);
+      fs.caller_function = pfprof_trace_string (c->t, r->caller_function_id);
+      fs.calls = MAX (r->calls, site->recorded);
+      fs.count = (guint64) (sh->count + 0.5);
+      fs.time_ns = (gint64) (sh->time + 0.5);
+      fs.per_step_ns = (gint64) ((double) fs.time_ns / pfprof_trace_index_per_step_divisor (c->ix));
+      g_array_append_val (f->sites, fs);
+    }
+  g_array_sort (f->sites, compare_sites);
+  if (f->sites->len > PFPROF_FINDING_MAX_SITES)
+    g_array_set_size (f->sites, PFPROF_FINDING_MAX_SITES);
+  for (guint i = 0; !redacted && i < f->sites->len; i++)
+    {
+      PfprofFindingSite *fs = &g_array_index (f->sites, PfprofFindingSite, i);
+
+      fs->source = read_source (sources, fs->file, fs->line);
+    }
+}
+
+static void
+free_lines (gpointer p)
+{
+  g_strfreev (p);
+}
+
+void
+pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint first,
+                          guint64 *n_bad_sites)
+{
+  Ctx c = { 0 };
+  const char *cmd = pfprof_trace_meta (ix->trace, "command_line");
+  /* A trace recorded with --redact-args says so at the end of its command
+   * line (docs/trace-format.md, meta); its source lines stay unread. */
+  gboolean redacted = cmd != NULL && g_str_has_suffix (cmd, "[arguments redacted]");
+  g_autoptr (GHashTable) sources = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_lines);
+
+  c.ix = ix;
+  c.t = ix->trace;
+  c.by_id = g_hash_table_new (g_direct_hash, g_direct_equal);
+  c.sites = g_ptr_array_new_with_free_func (site_free);
+  if (pfprof_trace_n (c.t, PFPROF_TABLE_PYTHON_SITES) > 0 && load_sites (&c, n_bad_sites))
+    for (guint i = first; i < findings->len; i++)
+      {
+        PfprofFinding *f = g_ptr_array_index (findings, i);
+
+        if (f->evidence_keys != NULL)
+          attach_one (&c, f, sources, redacted);
+      }
+  for (guint i = first; i < findings->len; i++)
+    {
+      PfprofFinding *f = g_ptr_array_index (findings, i);
+
+      g_clear_pointer (&f->evidence_keys, g_array_unref);
+    }
+  for (guint t = 0; t < PFPROF_N_TABLES; t++)
+    g_clear_pointer (&c.corr[t], g_hash_table_unref);
+  g_hash_table_unref (c.by_id);
+  g_ptr_array_unref (c.sites);
+}
+
+char *
+pfprof_call_site_describe (const PfprofFindingSite *site, gboolean full)
+{
+  g_autofree char *base = full ? NULL : g_path_get_basename (site->file);
+  g_autofree char *file = shorten (full ? site->file : base, NAME_MAX_CHARS);
+  g_autofree char *function = shorten (site->function, NAME_MAX_CHARS);
+  g_autofree char *api = shorten (site->api, NAME_MAX_CHARS);
+
+  return g_strdup_printf ("%s:%d in %s: %s", file, site->line, function, api);
+}
+
+const char *
+pfprof_site_kind_name (guint kind)
+{
+  switch (kind)
+    {
+    case PFPROF_SITE_COPY: return "copy";
+    case PFPROF_SITE_SYNC: return "sync";
+    case PFPROF_SITE_RECORD_STREAM: return "record_stream";
+    case PFPROF_SITE_PIN: return "pin";
+    case PFPROF_SITE_DATALOADER: return "dataloader";
+    default: return "unknown";
+    }
+}
+
+char *
+pfprof_call_site_summary (const PfprofFindingSite *site)
+{
+  g_autofree char *base = g_path_get_basename (site->file);
+  g_autofree char *file = shorten (base, NAME_MAX_CHARS);
+  g_autofree char *function = shorten (site->function, NAME_MAX_CHARS);
+  g_autofree char *what = shorten (site->source ? site->source : site->api, SOURCE_MAX_CHARS);
+  g_autofree char *per_step = pfprof_format_ns (site->per_step_ns);
+  static const char *const nouns[][2] = {
+    [PFPROF_SITE_COPY] = { "copy", "copies" },
+    [PFPROF_SITE_SYNC] = { "sync", "syncs" },
+    [PFPROF_SITE_RECORD_STREAM] = { "event", "events" },
+    [PFPROF_SITE_PIN] = { "allocation", "allocations" },
+    [PFPROF_SITE_DATALOADER] = { "wait", "waits" },
+  };
+  const char *noun = site->kind >= PFPROF_SITE_COPY && site->kind <= PFPROF_SITE_DATALOADER
+                       ? nouns[site->kind][site->count != 1]
+                       : (site->count != 1 ? "events" : "event");
+
+  return g_strdup_printf ("%s:%d in %s: %s: %" G_GUINT64_FORMAT " %s, %s per step", file, site->line,
+                          function, what, site->count, noun, per_step);
+}
+
+void
+pfprof_finding_site_clear (gpointer p)
+{
+  PfprofFindingSite *s = p;
+
+  g_clear_pointer (&s->source, g_free);
+}

@@ -1,0 +1,232 @@
+/* pfprof-collector-python.c: Python call sites from the launcher's hook.
+ *
+ * `pfprof record`'s Python hook (cli/pfprof_sitecustomize.py) finds this
+ * library among the loaded ones (ctypes, RTLD_NOLOAD) and calls the two
+ * exported functions below: one per call site of the user's code (file,
+ * line, function, and its caller), one per recorded call (its thread and
+ * times, at most PFPROF_SITE_RECORDED_CALLS per site). They copy their
+ * arguments into a queue under a short mutex and return; the writer
+ * thread drains the queue at each round into `python_sites` and
+ * `python_calls`. They never block longer than that mutex, never call
+ * CUPTI or SQLite, and refuse rather than queue without bound.
+ *
+ * Why through the collector and not a file the launcher merges: the rows
+ * land in the trace of the process that made the calls, through the writer
+ * that already finishes the trace on exit, on os._exit (the hook calls
+ * pfprof_collector_finish after flushing its counts) and on SIGTERM; a
+ * forked DataLoader worker, where the collector is inert, refuses them
+ * (its copies do not reach this trace anyway); nothing is left behind by a
+ * worker killed at shutdown, and nothing needs matching pids to files.
+ *
+ * The hook times calls with time.time_ns() (CLOCK_REALTIME); they are
+ * moved onto CUPTI's clock here, by the offset between the two measured
+ * at the call (on Linux CUPTI's clock is CLOCK_REALTIME based, so the
+ * offset is about 0).
+ */
+#include "pfprof-collector-private.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Queued sites and calls, oldest first. */
+typedef struct _PythonPending PythonPending;
+struct _PythonPending
+{
+  PythonPending *next;
+  int is_site;
+  PfprofPythonSiteRecord site; /* string ids unset */
+  PfprofPythonCallRecord call;
+  char *strings[5];            /* api, file, function, caller file, caller function */
+};
+
+/* If the writer stalls; a site costs a few hundred bytes. */
+#define PENDING_MAX 200000
+/* Longer names are cut: a generated 10 MB function name must not travel. */
+#define STRING_MAX 1024
+
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static PythonPending *pending_head, *pending_tail;
+static unsigned n_pending;
+static _Atomic uint64_t python_dropped;
+
+/* 0: take rows; 1: not yet (not initialized: the hook keeps them and
+ * retries); -1: never in this process (a forked child, or finished). */
+static int
+accepting (void)
+{
+  int state = atomic_load (&pfprof_collector.state);
+
+  if (atomic_load (&pfprof_collector.child) || state == PFPROF_COLLECTOR_STOPPED)
+    return -1;
+  return state == PFPROF_COLLECTOR_RUNNING ? 0 : 1;
+}
+
+static char *
+copy_string (const char *s)
+{
+  size_t n;
+  char *out;
+
+  if (s == NULL)
+    return NULL;
+  n = strnlen (s, STRING_MAX);
+  if ((out = malloc (n + 1)) != NULL)
+    {
+      memcpy (out, s, n);
+      out[n] = '\0';
+    }
+  return out;
+}
+
+static void
+free_pending (PythonPending *p)
+{
+  for (unsigned i = 0; i < sizeof p->strings / sizeof p->strings[0]; i++)
+    free (p->strings[i]);
+  free (p);
+}
+
+static int
+enqueue (PythonPending *p)
+{
+  pthread_mutex_lock (&pending_lock);
+  if (n_pending >= PENDING_MAX)
+    {
+      pthread_mutex_unlock (&pending_lock);
+      atomic_fetch_add (&python_dropped, 1);
+      free_pending (p);
+      return -1;
+    }
+  n_pending++;
+  if (pending_tail)
+    pending_tail->next = p;
+  else
+    pending_head = p;
+  pending_tail = p;
+  pthread_mutex_unlock (&pending_lock);
+  return 0;
+}
+
+/* Queues one python_sites row (PfprofSiteKind @kind); the strings are
+ * copied (NULL for a missing caller). Returns 0 when queued, 1 when the
+ * collector is not tracing yet (call again later), -1 when this process
+ * records none (a forked child, tracing over, bad arguments, queue full). */
+PFPROF_EXPORT int pfprof_collector_python_site (uint32_t site_id, uint32_t kind, const char *api,
+                                                const char *file, int32_t line,
+                                                const char *function, const char *caller_file,
+                                                int32_t caller_line, const char *caller_function,
+                                                uint64_t calls);
+
+PFPROF_EXPORT int
+pfprof_collector_python_site (uint32_t site_id, uint32_t kind, const char *api, const char *file,
+                              int32_t line, const char *function, const char *caller_file,
+                              int32_t caller_line, const char *caller_function, uint64_t calls)
+{
+  PythonPending *p;
+  int ok = accepting ();
+
+  if (ok != 0)
+    return ok;
+  if (api == NULL || file == NULL || function == NULL || kind > UINT8_MAX
+      || (p = calloc (1, sizeof *p)) == NULL)
+    return -1;
+  p->is_site = 1;
+  p->site.site_id = site_id;
+  p->site.kind = (uint8_t) kind;
+  p->site.line = line;
+  p->site.caller_line = caller_line;
+  p->site.calls = calls;
+  p->strings[0] = copy_string (api);
+  p->strings[1] = copy_string (file);
+  p->strings[2] = copy_string (function);
+  p->strings[3] = copy_string (caller_file);
+  p->strings[4] = copy_string (caller_function);
+  if (!p->strings[0] || !p->strings[1] || !p->strings[2])
+    {
+      free_pending (p);
+      return -1;
+    }
+  return enqueue (p);
+}
+
+/* Queues one python_calls row: site @site_id ran on thread @tid from
+ * @start_ns to @end_ns, CLOCK_REALTIME. Same return values. */
+PFPROF_EXPORT int pfprof_collector_python_call (uint32_t site_id, uint32_t tid, int64_t start_ns,
+                                                int64_t end_ns);
+
+PFPROF_EXPORT int
+pfprof_collector_python_call (uint32_t site_id, uint32_t tid, int64_t start_ns, int64_t end_ns)
+{
+  PythonPending *p;
+  struct timespec rt;
+  int64_t offset;
+  int ok = accepting ();
+
+  if (ok != 0)
+    return ok;
+  if (start_ns <= 0 || end_ns < start_ns || (p = calloc (1, sizeof *p)) == NULL)
+    return -1;
+  offset = pfprof_collector_cupti_timestamp ();
+  clock_gettime (CLOCK_REALTIME, &rt);
+  offset -= (int64_t) rt.tv_sec * 1000000000 + rt.tv_nsec;
+  p->call.start_ns = start_ns + offset;
+  p->call.end_ns = end_ns + offset;
+  p->call.tid = tid;
+  p->call.site_id = site_id;
+  return enqueue (p);
+}
+
+void
+pfprof_collector_python_write (PfprofTraceWriter *w)
+{
+  PythonPending *p;
+
+  pthread_mutex_lock (&pending_lock);
+  p = pending_head;
+  pending_head = pending_tail = NULL;
+  n_pending = 0;
+  pthread_mutex_unlock (&pending_lock);
+  while (p != NULL)
+    {
+      PythonPending *next = p->next;
+      int status;
+
+      if (p->is_site)
+        {
+          p->site.api_id = pfprof_trace_writer_intern (w, p->strings[0]);
+          p->site.file_id = pfprof_trace_writer_intern (w, p->strings[1]);
+          p->site.function_id = pfprof_trace_writer_intern (w, p->strings[2]);
+          p->site.caller_file_id = pfprof_trace_writer_intern (w, p->strings[3]);
+          p->site.caller_function_id = pfprof_trace_writer_intern (w, p->strings[4]);
+          status = pfprof_trace_writer_append (w, PFPROF_TABLE_PYTHON_SITES, &p->site);
+        }
+      else
+        {
+          status = pfprof_trace_writer_append (w, PFPROF_TABLE_PYTHON_CALLS, &p->call);
+          pfprof_collector_writer_note_thread (w, p->call.tid);
+        }
+      if (status == PFPROF_WRITER_OK)
+        atomic_fetch_add (&pfprof_collector.records_written, 1);
+      free_pending (p);
+      p = next;
+    }
+}
+
+int
+pfprof_collector_python_pending (void)
+{
+  int any;
+
+  pthread_mutex_lock (&pending_lock);
+  any = pending_head != NULL;
+  pthread_mutex_unlock (&pending_lock);
+  return any;
+}
+
+uint64_t
+pfprof_collector_python_dropped (void)
+{
+  return atomic_load (&python_dropped);
+}

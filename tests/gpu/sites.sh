@@ -1,0 +1,86 @@
+#!/bin/bash
+# tests/gpu/sites.sh: the Python call sites on the GPU, and what they cost.
+#
+# Run from the repository root with the build folder carried (env.sh).
+#  1. samples/pageable_copies.py and samples/item_sync.py under
+#     `pfprof record`: the report's pageable-transfer finding must name
+#     pageable_copies.py at the line of `x.to("cuda", ...)`, and its
+#     sync-in-loop finding item_sync.py at the line of `loss.item()`
+#     (the lines are found in the scripts, not written here); the text
+#     report must show them under "Where in the Python code".
+#  2. The hook's cost, interleaved: hook_overhead.py (200 wrapped calls a
+#     step, half .to(), half .item()) under `pfprof record` with hooks on
+#     and with --no-python-hooks, ROUNDS times each, alternating; prints
+#     each run's median step and the overhead of the median of medians.
+# Traces, reports and logs go to $OUT (default /tmp/pfprof-gpu-sites).
+# Exits 1 if a check failed.
+set -u
+root=$PWD
+out=${OUT:-/tmp/pfprof-gpu-sites}
+rounds=${ROUNDS:-5}
+mkdir -p "$out"
+. "$root/tests/gpu/env.sh"
+"$pfprof" --version || { echo "pfprof does not run here"; exit 1; }
+export PYTHONUNBUFFERED=1
+failed=0
+
+# check NAME SCRIPT RULE PATTERN: the first site of RULE's finding in
+# NAME's JSON report is SCRIPT at the first line matching PATTERN.
+check() {
+  local name=$1 script=$2 rule=$3 pattern=$4 want
+  want=$(grep -n -F -- "$pattern" "$root/samples/$script" | head -1 | cut -d: -f1)
+  if python3 - "$out/$name.json" "$script" "$rule" "$want" <<'PY'
+import json, os, sys
+path, script, rule, want = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+doc = json.load(open(path))
+f = next((f for f in doc["findings"] if f["rule"] == rule), None)
+sites = f["sites"] if f else []
+print(f"{rule}: " + "; ".join(f"{os.path.basename(s['file'])}:{s['line']} {s['api']} "
+                               f"count={s['count']} calls={s['calls']} per_step={s['per_step_ns']} "
+                               f"source={s['source']!r}" for s in sites))
+ok = bool(sites) and os.path.basename(sites[0]["file"]) == script and sites[0]["line"] == want
+print(("ok" if ok else "FAIL") + f": want {script}:{want}")
+sys.exit(0 if ok else 1)
+PY
+  then echo "ok   $name"; else echo "FAIL $name"; failed=1; fi
+  grep -q "Where in the Python code" "$out/$name.txt" || { echo "FAIL $name: text has no sites"; failed=1; }
+}
+
+run_sample() {
+  local name=$1; shift
+  (cd "$root/samples" && "$pfprof" record --force --no-report -o "$out/$name.pfprof" -- "$@") \
+    >"$out/$name.log" 2>&1 || { echo "FAIL $name: record rc $?"; failed=1; return; }
+  (cd "$root/samples" && "$pfprof" report --format json "$out/$name.pfprof") >"$out/$name.json"
+  (cd "$root/samples" && "$pfprof" report --width 200 "$out/$name.pfprof") >"$out/$name.txt"
+}
+
+run_sample pageable python3 pageable_copies.py --steps 40 --warmup 10
+check pageable pageable_copies.py pageable-transfer 'x.to("cuda", non_blocking=True)'
+run_sample item python3 item_sync.py --steps 40 --warmup 10
+check item item_sync.py sync-in-loop 'logged = loss.item()'
+
+# The overhead, interleaved: on, off, on, off, ...
+: >"$out/overhead.txt"
+for i in $(seq "$rounds"); do
+  for mode in on off; do
+    flag=""
+    [ $mode = off ] && flag=--no-python-hooks
+    ms=$("$pfprof" record --quiet --no-report --force $flag -o "$out/overhead-$mode.pfprof" -- \
+         python3 "$root/tests/gpu/hook_overhead.py" 2>&1 | grep -o 'median step [0-9.]*' | awk '{print $3}')
+    echo "$mode $ms" | tee -a "$out/overhead.txt"
+  done
+done
+python3 - "$out/overhead.txt" <<'PY'
+import statistics, sys
+runs = {"on": [], "off": []}
+for line in open(sys.argv[1]):
+    mode, _, ms = line.partition(" ")
+    if ms.strip():
+        runs[mode].append(float(ms))
+on, off = statistics.median(runs["on"]), statistics.median(runs["off"])
+print(f"hook_overhead.py, 200 wrapped calls a step: hooks on {on:.3f} ms, off {off:.3f} ms "
+      f"(medians of {len(runs['on'])} and {len(runs['off'])} interleaved runs): "
+      f"{100 * (on - off) / off:+.2f}%")
+PY
+[ $failed -eq 0 ] && echo "ok: sites.sh" || echo "FAIL: sites.sh"
+exit $failed
