@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "pfprof-kind-names.h"
 #include "pfprof-render-text.h"
 
 struct _PfprofViewWindow
@@ -325,15 +326,6 @@ fill_summary (PfprofViewWindow *self)
 
 /* ---- Event details ---------------------------------------------------- */
 
-static const char *
-memory_kind_name (guint8 kind)
-{
-  static const char *names[] = { "unknown", "pageable", "pinned", "device", "array", "managed",
-                                 "device static", "managed static" };
-
-  return kind < G_N_ELEMENTS (names) ? names[kind] : "unknown";
-}
-
 static void
 on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer data)
 {
@@ -378,7 +370,7 @@ on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer d
                                 pfprof_renderer_item_name (pfprof_timeline_event_class (row, ref)),
                                 m->device_id, m->stream_id, bytes,
                                 end > start ? (double) m->bytes / (double) (end - start) : 0.0,
-                                memory_kind_name (m->src_kind), memory_kind_name (m->dst_kind),
+                                pfprof_kind_names_memory (m->src_kind), pfprof_kind_names_memory (m->dst_kind),
                                 (m->flags & PFPROF_MEMCPY_FLAG_ASYNC) ? ", async" : ", synchronous");
         break;
       }
@@ -388,7 +380,7 @@ on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer d
         g_autofree char *bytes = pfprof_render_format_bytes (m->bytes);
 
         g_string_append_printf (s, "Memset\nGPU %u, stream %u\n%s of %s memory\n", m->device_id,
-                                m->stream_id, bytes, memory_kind_name (m->memory_kind));
+                                m->stream_id, bytes, pfprof_kind_names_memory (m->memory_kind));
         break;
       }
     case PFPROF_TABLE_SYNCS:

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pfprof-format.h"
+#include "pfprof-kind-names.h"
 
 /* Pids given to GPUs and to traces whose pid is unknown or taken by
  * another trace: far above Linux's pid_max (4194304). */
@@ -30,36 +31,6 @@ typedef struct
   GHashTable *streams;    /* "trace:device:stream" -> NULL, tracks to name */
   GHashTable *threads;    /* "trace:tid" -> NULL */
 } Export;
-
-static const char *
-copy_kind_name (guint kind)
-{
-  switch (kind)
-    {
-    case PFPROF_COPY_KIND_HTOD: return "HtoD";
-    case PFPROF_COPY_KIND_DTOH: return "DtoH";
-    case PFPROF_COPY_KIND_DTOD: return "DtoD";
-    case PFPROF_COPY_KIND_HTOH: return "HtoH";
-    case PFPROF_COPY_KIND_PTOP: return "PtoP";
-    default: return "other";
-    }
-}
-
-static const char *
-memory_kind_name (guint kind)
-{
-  switch (kind)
-    {
-    case PFPROF_MEMORY_KIND_PAGEABLE: return "pageable";
-    case PFPROF_MEMORY_KIND_PINNED: return "pinned";
-    case PFPROF_MEMORY_KIND_DEVICE: return "device";
-    case PFPROF_MEMORY_KIND_ARRAY: return "array";
-    case PFPROF_MEMORY_KIND_MANAGED: return "managed";
-    case PFPROF_MEMORY_KIND_DEVICE_STATIC: return "device-static";
-    case PFPROF_MEMORY_KIND_MANAGED_STATIC: return "managed-static";
-    default: return "unknown";
-    }
-}
 
 /* Appends ,"KEY":µs with three decimals, from integer nanoseconds so no
  * precision is lost on the way. */
@@ -461,14 +432,14 @@ write_trace_events (Export *x, guint i)
     {
       const PfprofMemcpyRecord *r = &pfprof_trace_memcpys (t)[k];
       gint64 pid = gpu_pid (x, i, r->device_id);
-      g_autofree char *name = g_strdup_printf ("Memcpy %s", copy_kind_name (r->copy_kind));
+      g_autofree char *name = g_strdup_printf ("Memcpy %s", pfprof_kind_names_copy (r->copy_kind));
 
       event_open (x, "X", "memcpy", name, pid, r->stream_id, r->start_ns);
       append_us (x->out, "dur", r->end_ns - r->start_ns);
       g_string_append (x->out, ",\"args\":{");
       g_string_append_printf (x->out, "\"bytes\":%" G_GUINT64_FORMAT, r->bytes);
-      append_str (x->out, "src_kind", memory_kind_name (r->src_kind));
-      append_str (x->out, "dst_kind", memory_kind_name (r->dst_kind));
+      append_str (x->out, "src_kind", pfprof_kind_names_memory (r->src_kind));
+      append_str (x->out, "dst_kind", pfprof_kind_names_memory (r->dst_kind));
       g_string_append_printf (x->out, ",\"async\":%s,\"correlation_id\":%u}}",
                               (r->flags & PFPROF_MEMCPY_FLAG_ASYNC) ? "true" : "false",
                               r->correlation_id);
@@ -482,7 +453,7 @@ write_trace_events (Export *x, guint i)
       event_open (x, "X", "memset", "Memset", pid, r->stream_id, r->start_ns);
       append_us (x->out, "dur", r->end_ns - r->start_ns);
       g_string_append_printf (x->out, ",\"args\":{\"bytes\":%" G_GUINT64_FORMAT, r->bytes);
-      append_str (x->out, "memory_kind", memory_kind_name (r->memory_kind));
+      append_str (x->out, "memory_kind", pfprof_kind_names_memory (r->memory_kind));
       g_string_append_printf (x->out, ",\"correlation_id\":%u}}", r->correlation_id);
       write_flow (x, i, calls, r->correlation_id, pid, r->stream_id, r->start_ns);
     }
