@@ -1,12 +1,9 @@
 /* pfprof-cli-trace-output.c: see the header. */
 #include "pfprof-cli-trace-output.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <unistd.h>
 
-#include "pfprof-cli-output.h"
+#include "pfprof-safe-output.h"
 #include "pfprof-cli.h"
 
 /* The file and the SQLite side files the writer may have made. */
@@ -28,27 +25,19 @@ pfprof_cli_trace_output_write (const char *command, const PfprofTrace *trace, Pf
                                unsigned writer_flags, const char *output, gboolean force)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *base = NULL;
-  g_autofree char *tmp = NULL;
+  g_autoptr (PfprofSafeOutput) file = NULL;
   PfprofTraceWriter *w = NULL;
-  int rc, fd;
+  g_autofree char *tmp = NULL;
+  int rc;
 
-  if (!pfprof_cli_output_check (output, force, &error))
+  if ((file = pfprof_safe_output_open (output, force, &error)) == NULL)
     {
       pfprof_cli_error ("%s: %s", command, error->message);
       return PFPROF_EXIT_USAGE;
     }
-  dir = g_path_get_dirname (output);
-  base = g_path_get_basename (output);
-  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
-  if (fd < 0)
-    {
-      pfprof_cli_error ("%s: %s: cannot create a file in %s: %s", command, output, dir, g_strerror (errno));
-      return PFPROF_EXIT_USAGE;
-    }
-  close (fd);
+  /* The writer replaces the empty temporary file with its database;
+   * commit then gives that the destination's name. */
+  tmp = g_strdup (pfprof_safe_output_get_temp_path (file));
   rc = pfprof_trace_writer_open (tmp, PFPROF_WRITER_OVERWRITE | writer_flags, &w);
   if (rc != PFPROF_WRITER_OK)
     {
@@ -69,7 +58,7 @@ pfprof_cli_trace_output_write (const char *command, const PfprofTrace *trace, Pf
       remove_output (tmp);
       return PFPROF_EXIT_USAGE;
     }
-  if (!pfprof_cli_output_place (tmp, output, force, &error))
+  if (!pfprof_safe_output_commit (g_steal_pointer (&file), &error))
     {
       pfprof_cli_error ("%s: %s", command, error->message);
       remove_output (tmp);

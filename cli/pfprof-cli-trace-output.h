@@ -3,8 +3,9 @@
  * `pfprof export --format sqlite` and `pfprof import` copy a loaded trace
  * into a new file through the trace writer. The writer makes its own
  * SQLite file, so this reserves a temporary name beside the destination
- * (same rules as pfprof-cli-output.h), writes there, and gives it the
- * destination's name only once finished; on any failure nothing is left.
+ * with base/'s safe output (pfprof-safe-output.h), writes there, and gives
+ * it the destination's name only once finished; on any failure nothing is
+ * left.
  */
 #pragma once
 
