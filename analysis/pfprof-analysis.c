@@ -13,6 +13,7 @@
 #include "pfprof-clock-align.h"
 #include "pfprof-format.h"
 #include "pfprof-kind-names.h"
+#include "pfprof-quantile.h"
 #include "pfprof-rules.h"
 #include "pfprof-steps.h"
 #include "pfprof-trace-index.h"
@@ -251,7 +252,7 @@ overall_steps (PfprofAnalysis *a)
         d[n++] = s->end_ns - s->start_ns;
     }
   a->n_steady_steps = n;
-  a->step_median_ns = pfprof_median_i64 (d, n); /* sorts d */
+  a->step_median_ns = pfprof_quantile_median_i64 (d, n); /* sorts d */
   a->step_p10_ns = pfprof_quantile_sorted_i64 (d, n, 0.10);
   a->step_p90_ns = pfprof_quantile_sorted_i64 (d, n, 0.90);
 }
