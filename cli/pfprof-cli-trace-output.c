@@ -2,6 +2,7 @@
 #include "pfprof-cli-trace-output.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "pfprof-safe-output.h"
 #include "pfprof-cli.h"
@@ -18,6 +19,24 @@ remove_output (const char *path)
 
       remove (p);
     }
+}
+
+int
+pfprof_cli_trace_output_copy_meta (PfprofTraceWriter *w, const PfprofTrace *trace)
+{
+  GHashTableIter it;
+  gpointer key, value;
+  int rc;
+
+  g_hash_table_iter_init (&it, trace->meta);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      if (strcmp (key, "format_version") == 0 || strcmp (key, "complete") == 0)
+        continue;
+      if ((rc = pfprof_trace_writer_set_meta (w, key, value)) != PFPROF_WRITER_OK)
+        return rc;
+    }
+  return PFPROF_WRITER_OK;
 }
 
 int

@@ -20,6 +20,11 @@ G_BEGIN_DECLS
  * returns a PfprofTraceWriterStatus. */
 typedef int (*PfprofCliTraceFill) (PfprofTraceWriter *w, const PfprofTrace *trace);
 
+/* Copies @trace's meta rows into @w but the format's own keys
+ * (format_version, complete), which the writer sets; the first step of
+ * every PfprofCliTraceFill. Returns a PfprofTraceWriterStatus. */
+int pfprof_cli_trace_output_copy_meta (PfprofTraceWriter *w, const PfprofTrace *trace);
+
 /* Checks @output, writes @trace there with @fill through a writer opened
  * with @writer_flags, finishes and places it. Errors are one line on
  * stderr prefixed with "@command: ". Returns PFPROF_EXIT_OK or

@@ -52,19 +52,11 @@ sink_write (const char *data, gsize len, gpointer user_data)
 static int
 write_rows (PfprofTraceWriter *w, const PfprofTrace *trace)
 {
-  GHashTableIter it;
-  gpointer key, value;
   guint64 n = 0;
   int rc;
 
-  g_hash_table_iter_init (&it, trace->meta);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    {
-      if (strcmp (key, "format_version") == 0 || strcmp (key, "complete") == 0)
-        continue;
-      if ((rc = pfprof_trace_writer_set_meta (w, key, value)) != PFPROF_WRITER_OK)
-        return rc;
-    }
+  if ((rc = pfprof_cli_trace_output_copy_meta (w, trace)) != PFPROF_WRITER_OK)
+    return rc;
   for (guint i = 0; i < trace->strings->len; i++)
     {
       const char *s = g_ptr_array_index (trace->strings, i);
