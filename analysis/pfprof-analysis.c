@@ -12,6 +12,8 @@
 
 #include "pfprof-call-sites.h"
 #include "pfprof-format.h"
+#include "pfprof-kind-names.h"
+#include "pfprof-quantile.h"
 #include "pfprof-rules.h"
 #include "pfprof-steps.h"
 #include "pfprof-trace-index.h"
@@ -184,7 +186,7 @@ overall_steps (PfprofAnalysis *a)
         d[n++] = s->end_ns - s->start_ns;
     }
   a->n_steady_steps = n;
-  a->step_median_ns = pfprof_median_i64 (d, n); /* sorts d */
+  a->step_median_ns = pfprof_quantile_median_i64 (d, n); /* sorts d */
   a->step_p10_ns = pfprof_quantile_sorted_i64 (d, n, 0.10);
   a->step_p90_ns = pfprof_quantile_sorted_i64 (d, n, 0.90);
 }
@@ -291,33 +293,6 @@ pfprof_analysis_findings_of (const PfprofAnalysis *a, const char *rule_id)
   return out;
 }
 
-static const char *
-memory_kind_name (guint kind)
-{
-  switch (kind)
-    {
-    case PFPROF_MEMORY_KIND_PAGEABLE: return "pageable";
-    case PFPROF_MEMORY_KIND_PINNED: return "pinned";
-    case PFPROF_MEMORY_KIND_DEVICE: return "device";
-    case PFPROF_MEMORY_KIND_MANAGED: return "managed";
-    default: return "unknown";
-    }
-}
-
-static const char *
-copy_kind_name (guint kind)
-{
-  switch (kind)
-    {
-    case PFPROF_COPY_KIND_HTOD: return "HtoD";
-    case PFPROF_COPY_KIND_DTOH: return "DtoH";
-    case PFPROF_COPY_KIND_DTOD: return "DtoD";
-    case PFPROF_COPY_KIND_HTOH: return "HtoH";
-    case PFPROF_COPY_KIND_PTOP: return "PtoP";
-    default: return "copy";
-    }
-}
-
 char *
 pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
 {
@@ -345,8 +320,8 @@ pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
         const PfprofMemcpyRecord *m = &pfprof_trace_memcpys (t)[e->index];
         g_autofree char *bytes = pfprof_format_bytes (m->bytes);
         return g_strdup_printf ("%s copy of %s, %s to %s memory, %s, stream %u, %s",
-                                copy_kind_name (m->copy_kind), bytes, memory_kind_name (m->src_kind),
-                                memory_kind_name (m->dst_kind),
+                                pfprof_kind_names_copy (m->copy_kind), bytes, pfprof_kind_names_memory (m->src_kind),
+                                pfprof_kind_names_memory (m->dst_kind),
                                 (m->flags & PFPROF_MEMCPY_FLAG_ASYNC) ? "async" : "blocking",
                                 m->stream_id, dur);
       }
@@ -374,7 +349,7 @@ pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
         g_autofree char *bytes = pfprof_format_bytes (m->bytes);
         return g_strdup_printf ("%s %s of %s memory", bytes,
                                 m->operation == PFPROF_MEMORY_OP_RELEASE ? "release" : "allocation",
-                                memory_kind_name (m->memory_kind));
+                                pfprof_kind_names_memory (m->memory_kind));
       }
     default:
       return g_strdup_printf ("%s event, %s", pfprof_trace_schema_table (e->table)->name, dur);

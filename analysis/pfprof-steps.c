@@ -4,37 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-static int
-compare_i64 (const void *a, const void *b)
-{
-  gint64 x = *(const gint64 *) a;
-  gint64 y = *(const gint64 *) b;
-
-  return (x > y) - (x < y);
-}
-
-gint64
-pfprof_median_i64 (gint64 *values, guint n)
-{
-  if (n == 0)
-    return 0;
-  qsort (values, n, sizeof (gint64), compare_i64);
-  if (n % 2)
-    return values[n / 2];
-  return values[n / 2 - 1] + (values[n / 2] - values[n / 2 - 1]) / 2;
-}
-
-gint64
-pfprof_quantile_sorted_i64 (const gint64 *values, guint n, double q)
-{
-  guint i;
-
-  if (n == 0)
-    return 0;
-  i = (guint) ceil (q * n);
-  i = i == 0 ? 0 : i - 1;
-  return values[MIN (i, n - 1)];
-}
+#include "pfprof-quantile.h"
 
 const PfprofDeviceTimeline *
 pfprof_steps_primary_device (const PfprofTraceIndex *ix)
@@ -167,7 +137,7 @@ last_step_end (PfprofTraceIndex *ix, const gint64 *starts, guint n)
 
   for (guint i = 0; i + 1 < n; i++)
     d[i] = starts[i + 1] - starts[i];
-  med = pfprof_median_i64 (d, n - 1);
+  med = pfprof_quantile_median_i64 (d, n - 1);
   return MIN (ix->trace->end_ns, starts[n - 1] + med);
 }
 
@@ -448,7 +418,7 @@ detect_warmup (GArray *steps, guint first, guint n, int fixed)
       PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
       d[i - n / 2] = s->end_ns - s->start_ns;
     }
-  med = pfprof_median_i64 (d, n - n / 2);
+  med = pfprof_quantile_median_i64 (d, n - n / 2);
   w = 1;
   while (w < n / 2)
     {
@@ -494,7 +464,7 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
           ix->steady_end = MAX (ix->steady_end, s->end_ns);
           d[i - ix->n_warmup_steps] = s->end_ns - s->start_ns;
         }
-      ix->step_median_ns = pfprof_median_i64 (d, n - ix->n_warmup_steps);
+      ix->step_median_ns = pfprof_quantile_median_i64 (d, n - ix->n_warmup_steps);
     }
   else
     {

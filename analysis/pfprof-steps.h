@@ -35,10 +35,4 @@ void pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *step);
  * most kernels, or NULL when the trace has no GPU work. */
 const PfprofDeviceTimeline *pfprof_steps_primary_device (const PfprofTraceIndex *ix);
 
-/* Median of @n values (sorted in place); 0 when @n is 0. */
-gint64 pfprof_median_i64 (gint64 *values, guint n);
-
-/* The @q quantile (0..1, nearest rank) of @n sorted values. */
-gint64 pfprof_quantile_sorted_i64 (const gint64 *values, guint n, double q);
-
 G_END_DECLS

@@ -1,12 +1,10 @@
 /* pfprof-cli-trace-output.c: see the header. */
 #include "pfprof-cli-trace-output.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <unistd.h>
+#include <string.h>
 
-#include "pfprof-cli-output.h"
+#include "pfprof-safe-output.h"
 #include "pfprof-cli.h"
 
 /* The file and the SQLite side files the writer may have made. */
@@ -24,31 +22,41 @@ remove_output (const char *path)
 }
 
 int
+pfprof_cli_trace_output_copy_meta (PfprofTraceWriter *w, const PfprofTrace *trace)
+{
+  GHashTableIter it;
+  gpointer key, value;
+  int rc;
+
+  g_hash_table_iter_init (&it, trace->meta);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      if (strcmp (key, "format_version") == 0 || strcmp (key, "complete") == 0)
+        continue;
+      if ((rc = pfprof_trace_writer_set_meta (w, key, value)) != PFPROF_WRITER_OK)
+        return rc;
+    }
+  return PFPROF_WRITER_OK;
+}
+
+int
 pfprof_cli_trace_output_write (const char *command, const PfprofTrace *trace, PfprofCliTraceFill fill,
                                unsigned writer_flags, const char *output, gboolean force)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *base = NULL;
-  g_autofree char *tmp = NULL;
+  g_autoptr (PfprofSafeOutput) file = NULL;
   PfprofTraceWriter *w = NULL;
-  int rc, fd;
+  g_autofree char *tmp = NULL;
+  int rc;
 
-  if (!pfprof_cli_output_check (output, force, &error))
+  if ((file = pfprof_safe_output_open (output, force, &error)) == NULL)
     {
       pfprof_cli_error ("%s: %s", command, error->message);
       return PFPROF_EXIT_USAGE;
     }
-  dir = g_path_get_dirname (output);
-  base = g_path_get_basename (output);
-  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
-  if (fd < 0)
-    {
-      pfprof_cli_error ("%s: %s: cannot create a file in %s: %s", command, output, dir, g_strerror (errno));
-      return PFPROF_EXIT_USAGE;
-    }
-  close (fd);
+  /* The writer replaces the empty temporary file with its database;
+   * commit then gives that the destination's name. */
+  tmp = g_strdup (pfprof_safe_output_get_temp_path (file));
   rc = pfprof_trace_writer_open (tmp, PFPROF_WRITER_OVERWRITE | writer_flags, &w);
   if (rc != PFPROF_WRITER_OK)
     {
@@ -69,7 +77,7 @@ pfprof_cli_trace_output_write (const char *command, const PfprofTrace *trace, Pf
       remove_output (tmp);
       return PFPROF_EXIT_USAGE;
     }
-  if (!pfprof_cli_output_place (tmp, output, force, &error))
+  if (!pfprof_safe_output_commit (g_steal_pointer (&file), &error))
     {
       pfprof_cli_error ("%s: %s", command, error->message);
       remove_output (tmp);

@@ -83,30 +83,6 @@ sqlite_failed (Importer *im, GError **error, const char *what)
   return corrupt (im, error, "%s: %s", what, sqlite3_errmsg (im->db));
 }
 
-/* Column names of @table into @names; an absent table gives none. */
-static gboolean
-table_columns (Importer *im, const char *table, GHashTable *names, GError **error)
-{
-  sqlite3_stmt *st = NULL;
-  int rc;
-
-  if (sqlite3_prepare_v2 (im->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL)
-      != SQLITE_OK)
-    return sqlite_failed (im, error, "table_info");
-  sqlite3_bind_text (st, 1, table, -1, SQLITE_STATIC);
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
-    {
-      const char *name = (const char *) sqlite3_column_text (st, 0);
-
-      if (name)
-        g_hash_table_add (names, g_strdup (name));
-    }
-  sqlite3_finalize (st);
-  if (rc != SQLITE_DONE)
-    return sqlite_failed (im, error, "table_info");
-  return TRUE;
-}
-
 static gboolean
 has_table (sqlite3 *db, const char *table)
 {
@@ -133,8 +109,8 @@ prepare_select (Importer *im, const char *table, const Col *cols, guint n, sqlit
   g_autoptr (GString) sql = g_string_new ("SELECT rowid");
 
   *out = NULL;
-  if (!table_columns (im, table, names, error))
-    return FALSE;
+  if (!pfprof_trace_database_columns (im->db, table, names))
+    return sqlite_failed (im, error, "table_info");
   if (g_hash_table_size (names) == 0)
     return TRUE;
   for (guint i = 0; i < n; i++)

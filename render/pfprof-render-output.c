@@ -1,15 +1,13 @@
-/* pfprof-render-output.c: PNG/SVG/PDF files, written atomically. */
+/* pfprof-render-output.c: PNG/SVG/PDF files, written through base/'s
+ * safe output (whole or not at all, never through a link). */
 #include "pfprof-render-output.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
-#include <errno.h>
-#include <stdio.h>
 #include <math.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "pfprof-safe-output.h"
 
 gboolean
 pfprof_render_format_from_path (const char *path, PfprofRenderFormat *format)
@@ -29,10 +27,11 @@ pfprof_render_format_from_path (const char *path, PfprofRenderFormat *format)
   return TRUE;
 }
 
+/* Where cairo's bytes go: the safe output, until the first failure. */
 typedef struct
 {
-  int fd;
-  int err; /* first errno, 0 if none */
+  PfprofSafeOutput *output;
+  GError *error;
 } Sink;
 
 static cairo_status_t
@@ -40,28 +39,16 @@ sink_write (void *closure, const unsigned char *data, unsigned int length)
 {
   Sink *sink = closure;
 
-  while (length > 0 && sink->err == 0)
-    {
-      ssize_t n = write (sink->fd, data, length);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          sink->err = n < 0 ? errno : EIO;
-          break;
-        }
-      data += n;
-      length -= (unsigned int) n;
-    }
-  return sink->err ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
+  if (sink->error == NULL)
+    pfprof_safe_output_append (sink->output, (const char *) data, length, &sink->error);
+  return sink->error ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
 }
 
 static gboolean
-draw_to_fd (PfprofTimeline *timeline, const PfprofRenderView *view, PfprofRenderFormat format,
-            int fd, GError **error)
+draw_to (PfprofTimeline *timeline, const PfprofRenderView *view, PfprofRenderFormat format,
+         PfprofSafeOutput *output, const char *path, GError **error)
 {
-  Sink sink = { fd, 0 };
+  Sink sink = { output, NULL };
   cairo_surface_t *surface;
   cairo_status_t status;
   cairo_t *cr;
@@ -89,22 +76,15 @@ draw_to_fd (PfprofTimeline *timeline, const PfprofRenderView *view, PfprofRender
   if (status == CAIRO_STATUS_SUCCESS)
     status = cairo_surface_status (surface);
   cairo_surface_destroy (surface);
-  if (sink.err != 0)
+  if (sink.error != NULL)
     {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (sink.err), "cannot write: %s",
-                   g_strerror (sink.err));
+      g_propagate_error (error, sink.error);
       return FALSE;
     }
   if (status != CAIRO_STATUS_SUCCESS)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot draw: %s",
-                   cairo_status_to_string (status));
-      return FALSE;
-    }
-  if (fsync (fd) != 0 && errno != EINVAL)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "cannot write: %s",
-                   g_strerror (errno));
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot draw: %s",
+                   path, cairo_status_to_string (status));
       return FALSE;
     }
   return TRUE;
@@ -115,95 +95,14 @@ pfprof_render_output_save (PfprofTimeline *timeline, const PfprofRenderView *vie
                            PfprofRenderFormat format, const char *path, gboolean overwrite,
                            GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *tmp = NULL;
-  struct stat st;
-  int fd;
+  PfprofSafeOutput *output = pfprof_safe_output_open (path, overwrite, error);
 
-  if (lstat (path, &st) == 0)
+  if (output == NULL)
+    return FALSE;
+  if (!draw_to (timeline, view, format, output, path, error))
     {
-      if (S_ISLNK (st.st_mode))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                       "%s is a symbolic link; not following it", path);
-          return FALSE;
-        }
-      if (!S_ISREG (st.st_mode))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s is not a regular file", path);
-          return FALSE;
-        }
-      if (!overwrite)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s exists; use --force to replace it", path);
-          return FALSE;
-        }
-    }
-  /* O_EXCL (g_mkstemp) never opens an existing file or follows a link. */
-  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
-  if (fd < 0)
-    {
-      int e = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e), "cannot create a file in %s: %s",
-                   dir, g_strerror (e));
+      pfprof_safe_output_abort (output);
       return FALSE;
     }
-  if (!draw_to_fd (timeline, view, format, fd, error))
-    {
-      close (fd);
-      unlink (tmp);
-      g_prefix_error (error, "%s: ", path);
-      return FALSE;
-    }
-  if (close (fd) != 0)
-    {
-      int e = errno;
-
-      unlink (tmp);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e), "%s: cannot write: %s", path,
-                   g_strerror (e));
-      return FALSE;
-    }
-  if (overwrite)
-    {
-      /* rename() replaces the name itself, never a link's target; the
-       * lstat above refused links, this re-checks for one made since. */
-      if (lstat (path, &st) == 0 && !S_ISREG (st.st_mode))
-        {
-          unlink (tmp);
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s is not a regular file", path);
-          return FALSE;
-        }
-      if (rename (tmp, path) != 0)
-        {
-          int e = errno;
-
-          unlink (tmp);
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e), "cannot create %s: %s", path,
-                       g_strerror (e));
-          return FALSE;
-        }
-    }
-  else
-    {
-      /* link() fails if the name exists, closing the race with a file
-       * created after the check. */
-      if (link (tmp, path) != 0)
-        {
-          int e = errno;
-
-          unlink (tmp);
-          if (e == EEXIST)
-            g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s exists; use --force to replace it", path);
-          else
-            g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e), "cannot create %s: %s", path,
-                         g_strerror (e));
-          return FALSE;
-        }
-      unlink (tmp);
-    }
-  return TRUE;
+  return pfprof_safe_output_commit (output, error);
 }

@@ -7,6 +7,7 @@
 #include "pfprof-call-sites.h"
 #include "pfprof-clock-align.h"
 #include "pfprof-format.h"
+#include "pfprof-quantile.h"
 #include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
 #include "pfprof-steps.h"
@@ -265,7 +266,7 @@ gpu_step_median (const PfprofAnalysis *a)
       if (!s->warmup)
         d[n++] = s->gpu_end_ns - s->gpu_start_ns;
     }
-  return pfprof_median_i64 (d, n);
+  return pfprof_quantile_median_i64 (d, n);
 }
 
 static void

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pfprof-format.h"
+#include "pfprof-quantile.h"
 #include "pfprof-steps.h"
 
 void
@@ -122,7 +123,7 @@ median_of (const PfprofAnalysis *a, gsize offset)
       if (!s->warmup)
         v[n++] = *(const gint64 *) (const void *) ((const char *) s + offset);
     }
-  return pfprof_median_i64 (v, n);
+  return pfprof_quantile_median_i64 (v, n);
 }
 
 PfprofStep

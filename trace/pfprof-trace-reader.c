@@ -354,19 +354,17 @@ query_int (Reader *r, const char *sql, gint64 *out, GError **error)
   return rc == SQLITE_ROW || rc == SQLITE_DONE;
 }
 
-/* Whether @table exists, and fills @names with its column names. */
-static gboolean
-table_columns (Reader *r, const char *table, GHashTable *names, GError **error)
+gboolean
+pfprof_trace_database_columns (sqlite3 *db, const char *table, GHashTable *names)
 {
   sqlite3_stmt *stmt = NULL;
   int rc;
 
-  if (sqlite3_prepare_v2 (r->db, "SELECT name FROM pragma_table_info(?1)", -1, &stmt, NULL)
+  g_return_val_if_fail (db != NULL && table != NULL && names != NULL, FALSE);
+
+  if (sqlite3_prepare_v2 (db, "SELECT name FROM pragma_table_info(?1)", -1, &stmt, NULL)
       != SQLITE_OK)
-    {
-      set_sqlite_error (r, error, "table_info");
-      return FALSE;
-    }
+    return FALSE;
   sqlite3_bind_text (stmt, 1, table, -1, SQLITE_STATIC);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
@@ -376,7 +374,14 @@ table_columns (Reader *r, const char *table, GHashTable *names, GError **error)
         g_hash_table_add (names, g_strdup (name));
     }
   sqlite3_finalize (stmt);
-  if (rc != SQLITE_DONE)
+  return rc == SQLITE_DONE;
+}
+
+/* Fills @names with @table's column names (none if it does not exist). */
+static gboolean
+table_columns (Reader *r, const char *table, GHashTable *names, GError **error)
+{
+  if (!pfprof_trace_database_columns (r->db, table, names))
     {
       set_sqlite_error (r, error, "table_info");
       return FALSE;

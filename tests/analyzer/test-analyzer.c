@@ -13,6 +13,9 @@
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
 #include "pfprof-format.h"
+#include "pfprof-json-writer.h"
+#include "pfprof-kind-names.h"
+#include "pfprof-quantile.h"
 #include "pfprof-interval-set.h"
 #include "pfprof-report.h"
 #include "pfprof-rules.h"
@@ -1130,6 +1133,74 @@ test_escape_json_xml (void)
   g_assert_cmpstr (out->str, ==, "ok[31mred1m z\xef\xbf\xbd");
 }
 
+/* The JSON every output writes: commas, nesting, nulls for what JSON
+ * cannot hold, exact fixed-point microseconds, one element a line. */
+static void
+test_json_writer (void)
+{
+  g_autoptr (GString) out = g_string_new ("x");
+  PfprofJsonWriter w;
+
+  pfprof_json_writer_init (&w, out);
+  pfprof_json_writer_begin_object (&w);
+  pfprof_json_writer_member_string (&w, "s", "plain");
+  pfprof_json_writer_member_string (&w, "k\"ey", "t\tb");
+  pfprof_json_writer_member_string (&w, "none", NULL);
+  pfprof_json_writer_member_int (&w, "min", G_MININT64);
+  pfprof_json_writer_member_uint (&w, "max", G_MAXUINT64);
+  pfprof_json_writer_member_double (&w, "d", 0.1234567, 6);
+  pfprof_json_writer_member_double (&w, "nan", NAN, 6);
+  pfprof_json_writer_key (&w, "us");
+  pfprof_json_writer_begin_array (&w);
+  pfprof_json_writer_fixed (&w, -1500, 3);
+  pfprof_json_writer_fixed (&w, 7, 3);
+  pfprof_json_writer_fixed (&w, 42, 0);
+  pfprof_json_writer_end_array (&w);
+  pfprof_json_writer_key (&w, "lines");
+  pfprof_json_writer_begin_array (&w);
+  pfprof_json_writer_new_line (&w);
+  pfprof_json_writer_begin_object (&w);
+  pfprof_json_writer_end_object (&w);
+  pfprof_json_writer_new_line (&w);
+  pfprof_json_writer_bool (&w, TRUE);
+  pfprof_json_writer_null (&w);
+  pfprof_json_writer_end_array (&w);
+  pfprof_json_writer_end_object (&w);
+  g_assert_cmpstr (out->str, ==,
+                   "x{\"s\":\"plain\",\"k\\\"ey\":\"t\\tb\",\"none\":null,"
+                   "\"min\":-9223372036854775808,\"max\":18446744073709551615,"
+                   "\"d\":0.123457,\"nan\":null,\"us\":[-1.500,0.007,42],"
+                   "\"lines\":[\n{},\ntrue,null]}");
+}
+
+/* Medians and nearest-rank quantiles as the reports state them. */
+static void
+test_quantile (void)
+{
+  gint64 odd[] = { 9, 1, 5 }, even[] = { 4, 1, 3, 2 }, ten[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+
+  g_assert_cmpint (pfprof_quantile_median_i64 (odd, 3), ==, 5);
+  g_assert_cmpint (pfprof_quantile_median_i64 (even, 4), ==, 2); /* (2 + 3) / 2, rounded down */
+  g_assert_cmpint (pfprof_quantile_median_i64 (NULL, 0), ==, 0);
+  g_assert_cmpint (pfprof_quantile_sorted_i64 (ten, 10, 0.10), ==, 1);
+  g_assert_cmpint (pfprof_quantile_sorted_i64 (ten, 10, 0.90), ==, 9);
+  g_assert_cmpint (pfprof_quantile_sorted_i64 (ten, 10, 1.0), ==, 10);
+}
+
+/* Every CUPTI kind has its docs/trace-format.md name; others "unknown". */
+static void
+test_kind_names (void)
+{
+  g_assert_cmpstr (pfprof_kind_names_copy (PFPROF_COPY_KIND_HTOD), ==, "HtoD");
+  g_assert_cmpstr (pfprof_kind_names_copy (3), ==, "HtoA");
+  g_assert_cmpstr (pfprof_kind_names_copy (PFPROF_COPY_KIND_PTOP), ==, "PtoP");
+  g_assert_cmpstr (pfprof_kind_names_copy (PFPROF_COPY_KIND_UNKNOWN), ==, "unknown");
+  g_assert_cmpstr (pfprof_kind_names_copy (200), ==, "unknown");
+  g_assert_cmpstr (pfprof_kind_names_memory (PFPROF_MEMORY_KIND_PAGEABLE), ==, "pageable");
+  g_assert_cmpstr (pfprof_kind_names_memory (PFPROF_MEMORY_KIND_MANAGED_STATIC), ==, "managed-static");
+  g_assert_cmpstr (pfprof_kind_names_memory (8), ==, "unknown");
+}
+
 /* Odd but loadable input: empty traces, ids at their limits, events with
  * no API record, zero-length events, a single step. Nothing may crash, and
  * every format still renders. */
@@ -1276,5 +1347,8 @@ main (int argc, char **argv)
   g_test_add_func ("/analyzer/escape/text", test_escape_text);
   g_test_add_func ("/analyzer/escape/markdown", test_escape_markdown);
   g_test_add_func ("/analyzer/escape/json-xml", test_escape_json_xml);
+  g_test_add_func ("/analyzer/json-writer", test_json_writer);
+  g_test_add_func ("/analyzer/quantile", test_quantile);
+  g_test_add_func ("/analyzer/kind-names", test_kind_names);
   return g_test_run ();
 }

@@ -1,5 +1,5 @@
-/* pfprof-cli-output.c: atomic, no-follow output files for the CLI. */
-#include "pfprof-cli-output.h"
+/* pfprof-safe-output.c: atomic, no-follow output files (see the header). */
+#include "pfprof-safe-output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +45,7 @@ check_destination (const char *path, gboolean overwrite, GError **error)
   return TRUE;
 }
 
-struct _PfprofCliOutput
+struct _PfprofSafeOutput
 {
   char *path;
   char *tmp;
@@ -54,7 +54,7 @@ struct _PfprofCliOutput
 };
 
 static void
-output_free (PfprofCliOutput *o)
+output_free (PfprofSafeOutput *o)
 {
   if (o->fd >= 0)
     close (o->fd);
@@ -64,7 +64,7 @@ output_free (PfprofCliOutput *o)
 }
 
 void
-pfprof_cli_output_abort (PfprofCliOutput *o)
+pfprof_safe_output_abort (PfprofSafeOutput *o)
 {
   if (o == NULL)
     return;
@@ -72,21 +72,24 @@ pfprof_cli_output_abort (PfprofCliOutput *o)
   output_free (o);
 }
 
-PfprofCliOutput *
-pfprof_cli_output_open (const char *path, gboolean overwrite, GError **error)
+PfprofSafeOutput *
+pfprof_safe_output_open (const char *path, gboolean overwrite, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);
-  PfprofCliOutput *o;
-  mode_t mask;
+  PfprofSafeOutput *o;
+
+  g_return_val_if_fail (path != NULL, NULL);
 
   if (!check_destination (path, overwrite, error))
     return NULL;
-  o = g_new0 (PfprofCliOutput, 1);
+  o = g_new0 (PfprofSafeOutput, 1);
   o->path = g_strdup (path);
   o->overwrite = overwrite;
   o->tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  o->fd = g_mkstemp_full (o->tmp, O_WRONLY | O_CLOEXEC, 0600);
+  /* open() applies the umask to 0666, as for any new file; no umask()
+   * call, which would change it for every thread of the GUI. */
+  o->fd = g_mkstemp_full (o->tmp, O_WRONLY | O_CLOEXEC, 0666);
   if (o->fd < 0)
     {
       set_errno_error (error, errno, "cannot create a file in its folder", path);
@@ -95,17 +98,15 @@ pfprof_cli_output_open (const char *path, gboolean overwrite, GError **error)
       g_free (o);
       return NULL;
     }
-  /* mkstemp makes 0600; the output is an ordinary file for the user. */
-  mask = umask (0);
-  umask (mask);
-  (void) fchmod (o->fd, 0666 & ~mask);
   return o;
 }
 
 gboolean
-pfprof_cli_output_append (PfprofCliOutput *o, const char *data, gsize len, GError **error)
+pfprof_safe_output_append (PfprofSafeOutput *o, const char *data, gsize len, GError **error)
 {
   gsize off = 0;
+
+  g_return_val_if_fail (o != NULL && (data != NULL || len == 0), FALSE);
 
   while (off < len)
     {
@@ -121,13 +122,24 @@ pfprof_cli_output_append (PfprofCliOutput *o, const char *data, gsize len, GErro
 }
 
 gboolean
-pfprof_cli_output_check (const char *path, gboolean overwrite, GError **error)
+pfprof_safe_output_check (const char *path, gboolean overwrite, GError **error)
 {
   return check_destination (path, overwrite, error);
 }
 
-gboolean
-pfprof_cli_output_place (const char *tmp, const char *path, gboolean overwrite, GError **error)
+const char *
+pfprof_safe_output_get_temp_path (PfprofSafeOutput *o)
+{
+  g_return_val_if_fail (o != NULL, NULL);
+  return o->tmp;
+}
+
+/* Gives the finished file @tmp (in @path's folder) the name @path:
+ * rename() over an existing file with @overwrite, else link() + unlink()
+ * so an existing file is never replaced. On failure @tmp is left for the
+ * caller to remove. */
+static gboolean
+place (const char *tmp, const char *path, gboolean overwrite, GError **error)
 {
   int e;
 
@@ -160,21 +172,27 @@ pfprof_cli_output_place (const char *tmp, const char *path, gboolean overwrite, 
 }
 
 gboolean
-pfprof_cli_output_commit (PfprofCliOutput *o, GError **error)
+pfprof_safe_output_commit (PfprofSafeOutput *o, GError **error)
 {
   int e;
 
-  e = close (o->fd) != 0 ? errno : 0;
+  g_return_val_if_fail (o != NULL, FALSE);
+
+  /* On disk before it takes the name, so a crash leaves the old file or
+   * the whole new one; EINVAL: a file system that cannot sync. */
+  e = fsync (o->fd) != 0 && errno != EINVAL ? errno : 0;
+  if (close (o->fd) != 0 && e == 0)
+    e = errno;
   o->fd = -1;
   if (e != 0)
     {
       set_errno_error (error, e, "cannot write", o->path);
-      pfprof_cli_output_abort (o);
+      pfprof_safe_output_abort (o);
       return FALSE;
     }
-  if (!pfprof_cli_output_place (o->tmp, o->path, o->overwrite, error))
+  if (!place (o->tmp, o->path, o->overwrite, error))
     {
-      pfprof_cli_output_abort (o);
+      pfprof_safe_output_abort (o);
       return FALSE;
     }
   output_free (o);
@@ -182,17 +200,17 @@ pfprof_cli_output_commit (PfprofCliOutput *o, GError **error)
 }
 
 gboolean
-pfprof_cli_output_write (const char *path, const char *data, gsize len, gboolean overwrite,
+pfprof_safe_output_write (const char *path, const char *data, gsize len, gboolean overwrite,
                          GError **error)
 {
-  PfprofCliOutput *o = pfprof_cli_output_open (path, overwrite, error);
+  PfprofSafeOutput *o = pfprof_safe_output_open (path, overwrite, error);
 
   if (o == NULL)
     return FALSE;
-  if (!pfprof_cli_output_append (o, data, len, error))
+  if (!pfprof_safe_output_append (o, data, len, error))
     {
-      pfprof_cli_output_abort (o);
+      pfprof_safe_output_abort (o);
       return FALSE;
     }
-  return pfprof_cli_output_commit (o, error);
+  return pfprof_safe_output_commit (o, error);
 }
