@@ -52,7 +52,7 @@ pfprof_cli_trace_output_write (const char *command, const PfprofTrace *trace, Pf
   if ((file = pfprof_safe_output_open (output, force, &error)) == NULL)
     {
       pfprof_cli_error ("%s: %s", command, error->message);
-      return PFPROF_EXIT_USAGE;
+      return pfprof_cli_output_exit_code (error);
     }
   /* The writer replaces the empty temporary file with its database;
    * commit then gives that the destination's name. */
@@ -81,7 +81,7 @@ pfprof_cli_trace_output_write (const char *command, const PfprofTrace *trace, Pf
     {
       pfprof_cli_error ("%s: %s", command, error->message);
       remove_output (tmp);
-      return PFPROF_EXIT_USAGE;
+      return pfprof_cli_output_exit_code (error);
     }
   return PFPROF_EXIT_OK;
 }

@@ -3,15 +3,23 @@
  * How to add a subcommand (as in git's builtin.h):
  *   1. Write cli/pfprof-cmd-NAME.c with
  *        int pfprof_cmd_NAME (int argc, char **argv);
- *      argv[0] is the subcommand's name. Parse options with GOptionContext,
- *      answer --help, and return the exit code (0 ok, 1 findings at the
- *      gate, 2 usage error or unreadable input). Never call exit().
- *   2. Declare it below and add one row to `commands` in cli/pfprof.c.
- *   3. Add the file to cli/meson.build and a test to tests/meson.build.
+ *      argv[0] is the subcommand's name, and a PfprofCliHelp
+ *        const PfprofCliHelp pfprof_cmd_NAME_help = { "NAME", ... };
+ *      (pfprof-cli-help.h: summary, synopsis, description, exit status,
+ *      environment, files, examples; --help and the man page print it).
+ *      Parse options with pfprof_cli_help_context_new (&pfprof_cmd_NAME_help),
+ *      answer --help, and return one of the exit codes below. Never call
+ *      exit(). Short options mean the same in every command: -o --output,
+ *      -f --force, -F --format, -q --quiet.
+ *   2. Declare both below and add one row to `commands` in cli/pfprof.c.
+ *   3. Add the file to cli/meson.build, the man page to data/meson.build
+ *      and a test to tests/meson.build.
  */
 #pragma once
 
 #include <glib.h>
+
+#include "pfprof-cli-help.h"
 
 G_BEGIN_DECLS
 
@@ -21,16 +29,16 @@ enum
   PFPROF_EXIT_OK = 0,
   PFPROF_EXIT_FINDINGS = 1, /* report: a finding at or above --fail-on */
   PFPROF_EXIT_USAGE = 2,    /* bad arguments, unreadable or invalid input */
+  PFPROF_EXIT_EXISTS = 3,   /* the output file exists and --force was not given */
 };
 
 typedef int (*PfprofCommandFunc) (int argc, char **argv);
 
 typedef struct
 {
-  const char *name;
   PfprofCommandFunc func;
-  const char *summary; /* one line for `pfprof --help` */
-  gboolean hidden;     /* not listed (developer tools) */
+  const PfprofCliHelp *help; /* name, summary, the --help and man texts */
+  gboolean hidden;           /* not listed (developer tools) */
 } PfprofCommand;
 
 int pfprof_cmd_record (int argc, char **argv);
@@ -42,7 +50,21 @@ int pfprof_cmd_export (int argc, char **argv);
 int pfprof_cmd_diff (int argc, char **argv);
 int pfprof_cmd_import (int argc, char **argv);
 
+extern const PfprofCliHelp pfprof_cmd_record_help;
+extern const PfprofCliHelp pfprof_cmd_report_help;
+extern const PfprofCliHelp pfprof_cmd_render_help;
+extern const PfprofCliHelp pfprof_cmd_view_help;
+extern const PfprofCliHelp pfprof_cmd_generate_help;
+extern const PfprofCliHelp pfprof_cmd_export_help;
+extern const PfprofCliHelp pfprof_cmd_diff_help;
+extern const PfprofCliHelp pfprof_cmd_import_help;
+
 /* Prints "pfprof: MESSAGE" to stderr, one line, for user-facing errors. */
 void pfprof_cli_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
+
+/* The exit code for an error of pfprof-safe-output.h: PFPROF_EXIT_EXISTS
+ * for G_IO_ERROR_EXISTS (the file is there and --force was not given),
+ * else PFPROF_EXIT_USAGE. */
+int pfprof_cli_output_exit_code (const GError *error);
 
 G_END_DECLS

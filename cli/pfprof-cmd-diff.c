@@ -17,6 +17,7 @@
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
 #include "pfprof-cli-analyze.h"
+#include "pfprof-cli-help.h"
 #include "pfprof-safe-output.h"
 #include "pfprof-cli.h"
 #include "pfprof-diff.h"
@@ -47,6 +48,42 @@ split_side (const char *spec, GPtrArray *paths, const char *side)
   return TRUE;
 }
 
+static const char *const formats[] = { "text", "json", "markdown", "md", NULL };
+
+const PfprofCliHelp pfprof_cmd_diff_help = {
+  "diff",
+  "Compare two runs: step breakdown, overlap, findings resolved/new",
+  "BEFORE AFTER",
+  "Compares two runs, e.g. before and after a fix: the median step and its\n"
+  "breakdown (data wait, copy exposed/hidden, compute, sync wait, GPU idle) side\n"
+  "by side with the changes, the HtoD copy/compute overlap, and the findings\n"
+  "resolved, new and unchanged (matched by rule id).\n"
+  "\n"
+  "BEFORE and AFTER are each a trace, or the rank traces of one run separated by\n"
+  "commas (r0.pfprof,r1.pfprof). For paths containing commas, give each trace\n"
+  "with --before/--after (repeatable) instead of the two arguments. Traces may\n"
+  "be pfprof traces or Nsight Systems SQLite exports. The format is --format,\n"
+  "else -o's extension (.json, .md), else text. The JSON layout (pfprof-diff/1)\n"
+  "is described in docs/interop.md.\n",
+  "  0  the comparison was written (and AFTER is not slower than --fail-if-slower)\n"
+  "  1  --fail-if-slower PCT was given and AFTER's median step is more than PCT\n"
+  "     percent longer than BEFORE's\n"
+  "  2  usage error, unreadable trace, unwritable output, or a side without\n"
+  "     steps under --fail-if-slower\n"
+  "  3  -o FILE exists and --force was not given\n",
+  "  NO_COLOR  no colour (as --color never)\n"
+  "  TERM  dumb: no colour\n",
+  "  BEFORE, AFTER  pfprof traces or Nsight Systems SQLite exports\n"
+  "  CONFIG  thresholds and options given with --config (as in report)\n",
+  "  # Before and after a fix\n"
+  "  pfprof diff slow.pfprof fixed.pfprof\n"
+  "  # Gate a pull request on two ranks per side\n"
+  "  pfprof diff --fail-if-slower 5 main/r0.pfprof,main/r1.pfprof pr/r0.pfprof,pr/r1.pfprof\n"
+  "  # Markdown for a review comment\n"
+  "  pfprof diff -b old.pfprof -a new.pfprof -o diff.md\n",
+  "pfprof(1), pfprof-report(1), pfprof-export(1)",
+};
+
 int
 pfprof_cmd_diff (int argc, char **argv)
 {
@@ -66,19 +103,20 @@ pfprof_cmd_diff (int argc, char **argv)
       "A trace of the run before (repeat for its ranks)", "TRACE" },
     { "after", 'a', 0, G_OPTION_ARG_FILENAME_ARRAY, &after_opt,
       "A trace of the run after (repeat for its ranks)", "TRACE" },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "text (default), json or markdown", "FORMAT" },
+    { "format", 'F', 0, G_OPTION_ARG_STRING, &format,
+      "text, json or markdown (default: from -o's extension, else text)", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (whole or not at all)", "FILE" },
-    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
     { "fail-if-slower", 0, 0, G_OPTION_ARG_STRING, &fail_if_slower,
       "Exit with 1 when the median step got more than PCT percent slower", "PCT" },
     { "rules", 0, 0, G_OPTION_ARG_STRING, &rules, "Rules to run on both sides (as in report)", "LIST" },
     { "config", 0, 0, G_OPTION_ARG_FILENAME, &config, "Analysis config for both sides (as in report)", "FILE" },
     { "step-pattern", 0, 0, G_OPTION_ARG_STRING, &step_pattern, "NVTX step range regex (as in report)", "REGEX" },
     { "color", 0, 0, G_OPTION_ARG_STRING, &color, "auto (default), always or never", "WHEN" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &positional, NULL, "BEFORE AFTER" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &positional, NULL, NULL },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("BEFORE AFTER - compare two runs");
+  g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
   g_autoptr (PfprofAnalysis) before = NULL;
@@ -92,27 +130,10 @@ pfprof_cmd_diff (int argc, char **argv)
   gboolean use_color;
   double pct = 0;
 
+  if (!pfprof_cli_help_refuse_old_format ("diff", argc, argv, formats))
+    return PFPROF_EXIT_USAGE;
+  ctx = pfprof_cli_help_context_new (&pfprof_cmd_diff_help);
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_summary (ctx,
-    "Compares two runs, e.g. before and after a fix: the median step and its\n"
-    "breakdown (data wait, copy exposed/hidden, compute, sync wait, GPU idle) side\n"
-    "by side with the changes, the HtoD copy/compute overlap, and the findings\n"
-    "resolved, new and unchanged (matched by rule id).");
-  g_option_context_set_description (ctx,
-    "BEFORE and AFTER are each a trace, or the rank traces of one run separated by\n"
-    "commas (r0.pfprof,r1.pfprof). For paths containing commas, give each trace\n"
-    "with --before/--after (repeatable) instead of the two arguments. Traces may\n"
-    "be pfprof traces or Nsight Systems SQLite exports.\n"
-    "\n"
-    "Examples:\n"
-    "  pfprof diff slow.pfprof fixed.pfprof\n"
-    "  pfprof diff --fail-if-slower 5 main/r0.pfprof,main/r1.pfprof pr/r0.pfprof,pr/r1.pfprof\n"
-    "  pfprof diff -b old.pfprof -a new.pfprof --format markdown -o diff.md\n"
-    "\n"
-    "Exit status: 0; 1 when --fail-if-slower PCT is given and the median step of\n"
-    "AFTER is more than PCT percent longer than BEFORE's; 2 usage error, unreadable\n"
-    "trace, or a side without steps under --fail-if-slower.\n"
-    "The JSON layout (pfprof-diff/1) is described in README.md, section Interop.\n");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       pfprof_cli_error ("diff: %s", error->message);
@@ -148,6 +169,8 @@ pfprof_cmd_diff (int argc, char **argv)
       return PFPROF_EXIT_USAGE;
     }
 
+  if (format == NULL && output != NULL && (g_str_has_suffix (output, ".json") || g_str_has_suffix (output, ".md")))
+    format = g_strdup (g_str_has_suffix (output, ".json") ? "json" : "markdown");
   if (format == NULL || strcmp (format, "text") == 0)
     fmt = DIFF_TEXT;
   else if (strcmp (format, "json") == 0)
@@ -230,7 +253,7 @@ pfprof_cmd_diff (int argc, char **argv)
       if (!pfprof_safe_output_write (output, out->str, out->len, force, &error))
         {
           pfprof_cli_error ("diff: %s", error->message);
-          return PFPROF_EXIT_USAGE;
+          return pfprof_cli_output_exit_code (error);
         }
     }
   else if (fwrite (out->str, 1, out->len, stdout) != out->len || fflush (stdout) != 0)

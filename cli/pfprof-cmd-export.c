@@ -18,6 +18,7 @@
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
 #include "pfprof-cli-analyze.h"
+#include "pfprof-cli-help.h"
 #include "pfprof-safe-output.h"
 #include "pfprof-cli-trace-output.h"
 #include "pfprof-cli.h"
@@ -103,7 +104,7 @@ export_sqlite (char **inputs, const char *output, gboolean force)
   if (!pfprof_safe_output_check (output, force, &error))
     {
       pfprof_cli_error ("export: %s", error->message);
-      return PFPROF_EXIT_USAGE;
+      return pfprof_cli_output_exit_code (error);
     }
   trace = pfprof_importer_load (inputs[0], NULL, NULL, &error);
   if (trace == NULL)
@@ -113,6 +114,45 @@ export_sqlite (char **inputs, const char *output, gboolean force)
     }
   return pfprof_cli_trace_output_write ("export", trace, write_rows, PFPROF_WRITER_ROWS, output, force);
 }
+
+static const char *const formats[] = { "chrome-json", "chrome", "perfetto", "sqlite", NULL };
+
+const PfprofCliHelp pfprof_cmd_export_help = {
+  "export",
+  "Write traces and findings as Chrome/Perfetto trace JSON",
+  "TRACE... [-o OUT.json|OUT.json.gz]",
+  "Writes traces, their detected steps and the findings as Trace Event Format\n"
+  "JSON, which ui.perfetto.dev and chrome://tracing open; a name ending in .gz\n"
+  "is written gzip-compressed, which both read as well.\n"
+  "\n"
+  "Each traced process is a process with its host threads (CUDA API calls, NVTX\n"
+  "ranges) and a 'pfprof steps' track; each of its GPUs is a process with one\n"
+  "thread per stream (kernels, copies, memsets). Work on one stream that\n"
+  "overlaps without nesting (kernels that run concurrently) goes on further\n"
+  "tracks of that stream ('stream 7 #2'), so no viewer drops a slice. Arrows\n"
+  "join each API call to the GPU work it launched; findings are instant events\n"
+  "whose arguments hold the rule, message and fix. Times are microseconds from\n"
+  "the earliest event. TRACE may be a pfprof trace or an Nsight Systems SQLite\n"
+  "export.\n"
+  "\n"
+  "--format sqlite writes one trace as an SQLite database with every table as\n"
+  "plain rows (trace format 1: kernels, memcpys, api_calls, ... with start_ns and\n"
+  "dur_ns columns; docs/trace-format.md), for queries with any SQLite client:\n"
+  "pfprof export --format sqlite TRACE -o ROWS.sqlite. pfprof's own traces keep\n"
+  "events in compressed chunks that SQL cannot read. The file is about three\n"
+  "times larger; pfprof reads it too.\n",
+  "  0  written\n"
+  "  2  usage error, unreadable trace, unwritable output\n"
+  "  3  -o FILE exists and --force was not given\n",
+  NULL,
+  "  OUT.json  Trace Event Format JSON (docs/interop.md)\n"
+  "  OUT.json.gz  the same, gzip-compressed\n",
+  "  # Open a run in Perfetto: load run.json.gz at https://ui.perfetto.dev\n"
+  "  pfprof export run.pfprof -o run.json.gz\n"
+  "  # Every table as rows for SQL\n"
+  "  pfprof export --format sqlite run.pfprof -o run-rows.sqlite\n",
+  "pfprof(1), pfprof-report(1), pfprof-import(1)",
+};
 
 int
 pfprof_cmd_export (int argc, char **argv)
@@ -125,41 +165,27 @@ pfprof_cmd_export (int argc, char **argv)
   g_auto (GStrv) inputs = NULL;
   gboolean force = FALSE;
   const GOptionEntry entries[] = {
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
+    { "format", 'F', 0, G_OPTION_ARG_STRING, &format,
       "chrome-json (default; also 'perfetto') or sqlite", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-      "File to write ('-' or none: standard output)", "FILE" },
-    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
+      "File to write (.json.gz: gzip-compressed; '-' or none: standard output)", "FILE" },
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
     { "rules", 0, 0, G_OPTION_ARG_STRING, &rules, "Rules whose findings to include (as in report)", "LIST" },
     { "config", 0, 0, G_OPTION_ARG_FILENAME, &config, "Analysis config (as in report)", "FILE" },
     { "step-pattern", 0, 0, G_OPTION_ARG_STRING, &step_pattern, "NVTX step range regex (as in report)", "REGEX" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, "TRACE..." },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, NULL },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE... [-o OUT.json]  |  --format sqlite TRACE -o ROWS.sqlite");
+  g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
   g_autoptr (PfprofAnalysis) analysis = NULL;
   Sink sink = { NULL, NULL };
   gboolean ok;
 
-  g_option_context_set_summary (ctx,
-    "Writes traces, their detected steps and the findings as Trace Event Format JSON,\n"
-    "which ui.perfetto.dev and chrome://tracing open.");
-  g_option_context_set_description (ctx,
-    "Each traced process is a process with its host threads (CUDA API calls, NVTX\n"
-    "ranges) and a 'pfprof steps' track; each of its GPUs is a process with one\n"
-    "thread per stream (kernels, copies, memsets). Arrows join each API call to\n"
-    "the GPU work it launched; findings are instant events whose arguments hold\n"
-    "the rule, message and fix. Times are microseconds from the earliest event.\n"
-    "TRACE may be a pfprof trace or an Nsight Systems SQLite export.\n"
-    "\n"
-    "--format sqlite writes one trace as an SQLite database with every table as\n"
-    "plain rows (trace format 1: kernels, memcpys, api_calls, ... with start_ns and\n"
-    "dur_ns columns; docs/trace-format.md), for queries with any SQLite client.\n"
-    "pfprof's own traces keep events in compressed chunks that SQL cannot read.\n"
-    "The file is about three times larger; pfprof reads it too.\n"
-    "Exit status: 0 written, 2 usage error, unreadable trace or unwritable output.\n");
+  if (!pfprof_cli_help_refuse_old_format ("export", argc, argv, formats))
+    return PFPROF_EXIT_USAGE;
+  ctx = pfprof_cli_help_context_new (&pfprof_cmd_export_help);
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
@@ -203,7 +229,7 @@ pfprof_cmd_export (int argc, char **argv)
       && (sink.file = pfprof_safe_output_open (output, force, &error)) == NULL)
     {
       pfprof_cli_error ("export: %s", error->message);
-      return PFPROF_EXIT_USAGE;
+      return pfprof_cli_output_exit_code (error);
     }
   ok = pfprof_export_chrome (analysis, sink_write, &sink);
   if (ok && sink.file != NULL)

@@ -24,6 +24,20 @@ parse_number (const char *option, const char *s, guint64 min, guint64 max, guint
   return TRUE;
 }
 
+const PfprofCliHelp pfprof_cmd_generate_help = {
+  "generate",
+  "Write a synthetic trace (tests and benchmarks)",
+  "-o PATH",
+  NULL, /* the patterns are listed at run time */
+  "  0  written\n"
+  "  2  usage error, unwritable output\n"
+  "  3  PATH exists and --force was not given\n",
+  NULL,
+  NULL,
+  "  pfprof generate --plant pageable,sync-in-loop --steps 100 -o test.pfprof\n",
+  "pfprof(1), pfprof-report(1)",
+};
+
 int
 pfprof_cmd_generate (int argc, char **argv)
 {
@@ -76,19 +90,19 @@ pfprof_cmd_generate (int argc, char **argv)
                            pfprof_trace_generator_plant_name (PFPROF_PLANT_SMALL_TRANSFERS),
                            pfprof_trace_generator_plant_name (PFPROF_PLANT_PINNED_ALLOC),
                            pfprof_trace_generator_plant_name (PFPROF_PLANT_NCCL), NULL);
-  context = g_option_context_new ("- write a synthetic trace");
-  g_option_context_set_help_enabled (context, TRUE);
-  g_option_context_add_main_entries (context, entries, NULL);
   {
     g_autofree char *description = g_strdup_printf (
       "Simulates one PyTorch training process on one GPU (warm-up, then steps of\n"
       "DataLoader wait, copies, kernels, events) and writes it as a pfprof trace.\n"
       "Patterns: %s.\n"
-      "The same options always give the same trace.",
+      "The same options always give the same trace.\n",
       plant_names);
+    PfprofCliHelp help = pfprof_cmd_generate_help;
 
-    g_option_context_set_description (context, description);
+    help.description = description;
+    context = pfprof_cli_help_context_new (&help);
   }
+  g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       pfprof_cli_error ("generate: %s (see 'pfprof generate --help')", error->message);
@@ -172,7 +186,7 @@ pfprof_cmd_generate (int argc, char **argv)
     {
       pfprof_cli_error ("generate: %s exists%s", output,
                         force ? " and is not a regular file" : "; use --force to overwrite it");
-      return PFPROF_EXIT_USAGE;
+      return force ? PFPROF_EXIT_USAGE : PFPROF_EXIT_EXISTS;
     }
   if (status != PFPROF_WRITER_OK)
     {

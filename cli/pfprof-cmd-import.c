@@ -76,6 +76,29 @@ write_trace (PfprofTraceWriter *w, const PfprofTrace *trace)
   return pfprof_trace_writer_commit (w);
 }
 
+const PfprofCliHelp pfprof_cmd_import_help = {
+  "import",
+  "Convert an Nsight Systems SQLite export into a pfprof trace",
+  "NSYS.sqlite -o TRACE.pfprof",
+  "Converts an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
+  "pfprof trace. Not needed to analyze one: report, render, view, export and\n"
+  "diff read nsys exports directly. Schema 3.x is read (docs/interop.md):\n"
+  "kernels, copies, memsets, synchronizations, CUDA API calls and NVTX ranges.\n"
+  "TRACE is written under a temporary name beside it and renamed when\n"
+  "finished, so a failed import never leaves half a trace.\n",
+  "  0  TRACE was written\n"
+  "  2  usage error, unreadable input, unwritable output\n"
+  "  3  TRACE exists and --force was not given\n",
+  NULL,
+  "  NSYS.sqlite  made by nsys export --type sqlite REPORT.nsys-rep\n"
+  "  TRACE.pfprof  the pfprof trace written (docs/trace-format.md)\n",
+  "  # Convert, then report on the pfprof trace\n"
+  "  nsys export --type sqlite -o run.sqlite run.nsys-rep\n"
+  "  pfprof import run.sqlite -o run.pfprof\n"
+  "  pfprof report run.pfprof\n",
+  "pfprof(1), pfprof-report(1), nsys(1)",
+};
+
 int
 pfprof_cmd_import (int argc, char **argv)
 {
@@ -84,20 +107,15 @@ pfprof_cmd_import (int argc, char **argv)
   gboolean force = FALSE;
   const GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "pfprof trace to write (required)", "TRACE" },
-    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace TRACE if it exists", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, "NSYS.sqlite" },
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace TRACE if it exists", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, NULL },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("NSYS.sqlite -o TRACE.pfprof");
+  g_autoptr (GOptionContext) ctx = pfprof_cli_help_context_new (&pfprof_cmd_import_help);
   g_autoptr (GError) error = NULL;
   g_autoptr (PfprofTrace) trace = NULL;
+  int code;
 
-  g_option_context_set_summary (ctx,
-    "Converts an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
-    "pfprof trace. Not needed to analyze one: report, render, view, export and diff\n"
-    "read nsys exports directly. Schema 3.x is read (see docs/interop.md).");
-  g_option_context_set_description (ctx,
-    "Exit status: 0 written, 2 usage error, unreadable input or unwritable output.\n");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
@@ -123,8 +141,8 @@ pfprof_cmd_import (int argc, char **argv)
     }
   /* Written under a temporary name beside TRACE and renamed once
    * finished, so a failed import never touches an existing TRACE. */
-  if (pfprof_cli_trace_output_write ("import", trace, write_trace, 0, output, force) != PFPROF_EXIT_OK)
-    return PFPROF_EXIT_USAGE;
+  if ((code = pfprof_cli_trace_output_write ("import", trace, write_trace, 0, output, force)) != PFPROF_EXIT_OK)
+    return code;
   printf ("%s: %" G_GUINT64_FORMAT " events from %s\n", output, pfprof_trace_n_events (trace),
           inputs[0]);
   return PFPROF_EXIT_OK;

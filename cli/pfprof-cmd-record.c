@@ -91,36 +91,36 @@ find_collector (void)
 /* -o without %-escapes names one file: refuse to replace it unless
  * --force, and never through a symlink. With escapes each process checks
  * its own name (the collector never clobbers without PFPROF_FORCE). */
-static gboolean
+static int
 check_output (const char *path, gboolean force)
 {
   struct stat st;
 
   if (strchr (path, '%') != NULL)
-    return TRUE;
+    return PFPROF_EXIT_OK;
   if (lstat (path, &st) != 0)
-    return TRUE;
+    return PFPROF_EXIT_OK;
   if (S_ISLNK (st.st_mode))
     {
       pfprof_cli_error ("%s is a symbolic link; refusing to write a trace through it", path);
-      return FALSE;
+      return PFPROF_EXIT_USAGE;
     }
   if (!force)
     {
       pfprof_cli_error ("%s exists; use --force to replace it, or choose another -o", path);
-      return FALSE;
+      return PFPROF_EXIT_EXISTS;
     }
   if (!S_ISREG (st.st_mode))
     {
       pfprof_cli_error ("%s exists and is not a regular file", path);
-      return FALSE;
+      return PFPROF_EXIT_USAGE;
     }
   if (g_unlink (path) != 0)
     {
       pfprof_cli_error ("cannot replace %s: %s", path, g_strerror (errno));
-      return FALSE;
+      return PFPROF_EXIT_USAGE;
     }
-  return TRUE;
+  return PFPROF_EXIT_OK;
 }
 
 static gboolean
@@ -216,12 +216,17 @@ spawn (char **command, int *exec_errno)
   return pid;
 }
 
-static const char description[] =
+const PfprofCliHelp pfprof_cmd_record_help = {
+  "record",
+  "Run a program with the collector injected and report",
+  "-- PROGRAM [ARGS...]",
   "Runs PROGRAM with the pfprof collector injected (no change to its code) and\n"
-  "writes one trace per process that initializes CUDA. PROGRAM's exit code is\n"
-  "returned (128+N if it died of signal N); SIGINT and SIGTERM sent to pfprof\n"
-  "are passed on to it.\n"
-  "\n"  "What is recorded: kernels, copies, memsets, synchronizations, NVTX ranges,\n"
+  "writes one trace per process that initializes CUDA, then prints the\n"
+  "findings (pfprof report --summary). SIGINT and SIGTERM sent to pfprof are\n"
+  "passed on to PROGRAM. `pfprof PROGRAM ARGS...` does the same when PROGRAM\n"
+  "is on PATH and not a pfprof command.\n"
+  "\n"
+  "What is recorded: kernels, copies, memsets, synchronizations, NVTX ranges,\n"
   "and the host calls the rules use (copies, memsets, synchronizations, event\n"
   "records and queries, allocations, host allocations). Other host calls,\n"
   "kernel launches included, are not intercepted, which costs less in\n"
@@ -234,32 +239,43 @@ static const char description[] =
   "-o PATH may contain %p (process id), %h (host name), %r (the rank: $RANK,\n"
   "$SLURM_PROCID, $OMPI_COMM_WORLD_RANK or $PMI_RANK; p<pid> in a process\n"
   "without one, such as torchrun's agent) and %%. A name that exists is never\n"
-  "overwritten: without %p, a second process that initializes CUDA writes\n"
-  "NAME.PID.pfprof; with %p (a program that exec()s keeps its pid) NAME.2.pfprof.\n"
-  "A process that ran nothing on the GPU leaves no trace (PFPROF_KEEP_EMPTY=1\n"
-  "keeps it). Default: pfprof-%h-%p.pfprof in the current folder.\n"
+  "overwritten (unless --force): without %p, a second process that initializes\n"
+  "CUDA writes NAME.PID.pfprof; with %p (a program that exec()s keeps its pid)\n"
+  "NAME.2.pfprof. A process that ran nothing on the GPU leaves no trace\n"
+  "(PFPROF_KEEP_EMPTY=1 keeps it).\n"
   "\n"
-  "Environment (set by pfprof record for PROGRAM; can be set by hand to\n"
-  "use the collector without the launcher):\n"
+  "The variables below are set by pfprof record for PROGRAM; they can be set\n"
+  "by hand to use the collector without the launcher.\n",
+  "  N  PROGRAM's exit code (128+N if it died of signal N)\n"
+  "  2  usage error, or no collector\n"
+  "  3  -o PATH (without %-escapes) exists and --force was not given\n"
+  "  126  PROGRAM is not executable\n"
+  "  127  PROGRAM was not found\n",
   "  CUDA_INJECTION64_PATH  the collector library (the CUDA driver loads it)\n"
   "  NVTX_INJECTION64_PATH  the same library (NVTX ranges, e.g. torch.cuda.nvtx)\n"
-  "  PFPROF_OUTPUT          trace path template (as -o)\n"
-  "  PFPROF_FORCE=1         replace existing files (as --force)\n"
+  "  PFPROF_OUTPUT  trace path template (as -o)\n"
+  "  PFPROF_FORCE=1  replace existing files (as --force)\n"
   "  PFPROF_DELAY, PFPROF_DURATION  seconds (as --delay, --duration)\n"
-  "  PFPROF_QUIET=1         the collector prints nothing\n"
-  "  PFPROF_REDACT_ARGS=1   store only the program name (as --redact-args)\n"
-  "  PFPROF_STATUS_DIR      where each process reports what it wrote\n"
+  "  PFPROF_QUIET=1  the collector prints nothing\n"
+  "  PFPROF_REDACT_ARGS=1  store only the program name (as --redact-args)\n"
+  "  PFPROF_STATUS_DIR  where each process reports what it wrote\n"
   "  PFPROF_PYTHON_HOOKS=0  the Python hook does nothing (as --no-python-hooks)\n"
   "  PFPROF_TRACE_LAUNCHES=1  as --trace-launches\n"
-  "  PFPROF_KEEP_EMPTY=1    keep the trace of a process that ran nothing on the GPU\n"
-  "  PFPROF_ALL_API=1       with --trace-launches, also record getter API calls\n"
-  "                         (cudaGetDevice, ...), which no rule uses and which\n"
-  "                         slow PyTorch down\n"
-  "Read by pfprof record itself:\n"
-  "  PFPROF_COLLECTOR       path of libpfprof-collector.so (default: next to pfprof)\n"
-  "\n"
-  "Example:\n"
-  "  pfprof record -o run-%p.pfprof -- python train.py --epochs 1\n";
+  "  PFPROF_KEEP_EMPTY=1  keep the trace of a process that ran nothing on the GPU\n"
+  "  PFPROF_ALL_API=1  with --trace-launches, also record getter API calls\n"
+  "     (cudaGetDevice, ...), which no rule uses and which slow PyTorch down\n"
+  "  PFPROF_COLLECTOR  read by pfprof record itself: the path of\n"
+  "     libpfprof-collector.so (default: next to pfprof)\n",
+  "  pfprof-%h-%p.pfprof  the default trace name, in the current folder\n"
+  "  libpfprof-collector.so  the collector, next to pfprof or in its lib folder\n",
+  "  # Record one epoch and print the findings\n"
+  "  pfprof record -o run-%p.pfprof -- python train.py --epochs 1\n"
+  "  # The same, shorter\n"
+  "  pfprof python train.py --epochs 1\n"
+  "  # Every rank of a torchrun job, one trace each\n"
+  "  pfprof record -o rank%r.pfprof -- torchrun --nproc-per-node 2 train.py\n",
+  "pfprof(1), pfprof-report(1), pfprof-view(1), nsys(1)",
+};
 
 int
 pfprof_cmd_record (int argc, char **argv)
@@ -313,9 +329,7 @@ pfprof_cmd_record (int argc, char **argv)
       opts[n_opts++] = argv[i];
     }
 
-  context = g_option_context_new ("-- PROGRAM [ARGS...]");
-  g_option_context_set_summary (context, "Run PROGRAM with the collector injected and write traces.");
-  g_option_context_set_description (context, description);
+  context = pfprof_cli_help_context_new (&pfprof_cmd_record_help);
   g_option_context_add_main_entries (context, entries, NULL);
   /* GOption's own --help calls exit(); answer it ourselves. */
   g_option_context_set_help_enabled (context, FALSE);
@@ -356,8 +370,8 @@ pfprof_cmd_record (int argc, char **argv)
     }
 
   template = g_canonicalize_filename (output ? output : "pfprof-%h-%p.pfprof", NULL);
-  if (!check_output (template, force))
-    return PFPROF_EXIT_USAGE;
+  if ((code = check_output (template, force)) != PFPROF_EXIT_OK)
+    return code;
 
   collector = find_collector ();
   if (collector == NULL)

@@ -96,6 +96,28 @@ rows_mask (const PfprofTimeline *tl, const char *spec, GError **error)
   return mask;
 }
 
+const PfprofCliHelp pfprof_cmd_render_help = {
+  "render",
+  "Draw the timeline of a trace to PNG, SVG or PDF",
+  "TRACE... -o OUT.png|svg|pdf",
+  "Draws the timeline of traces, with the findings marked, to an image: the\n"
+  "same drawing as pfprof view, without a display, for CI artifacts and\n"
+  "reports. Rows are process, GPU and stream, then host threads; steps are\n"
+  "numbered on the ruler from 0. The format is the extension of -o.\n",
+  "  0  the image was written\n"
+  "  2  usage error, unreadable trace, unwritable output\n"
+  "  3  -o FILE exists and --force was not given\n",
+  NULL,
+  "  OUT.png, OUT.svg, OUT.pdf  the image written\n",
+  "  # The whole run\n"
+  "  pfprof render run.pfprof -o run.png\n"
+  "  # Step 12, dark, as SVG\n"
+  "  pfprof render run.pfprof --step 12 --dark -o step12.svg\n"
+  "  # Only the GPU rows, from 1.5 s to 1.8 s\n"
+  "  pfprof render run.pfprof --rows gpu --from 1.5s --to 1.8s -o zoom.png\n",
+  "pfprof(1), pfprof-view(1), pfprof-report(1)",
+};
+
 int
 pfprof_cmd_render (int argc, char **argv)
 {
@@ -119,10 +141,10 @@ pfprof_cmd_render (int argc, char **argv)
     { "rows", 0, 0, G_OPTION_ARG_STRING, &rows, "Rows to include: gpu, host, stream:N, tid:N or a label glob, comma-separated", "LIST" },
     { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark colours", NULL },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, "TRACE..." },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, NULL },
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE... -o OUT.png|svg|pdf");
+  g_autoptr (GOptionContext) ctx = pfprof_cli_help_context_new (&pfprof_cmd_render_help);
   g_autoptr (GError) error = NULL;
   g_autoptr (PfprofAnalysis) analysis = NULL;
   g_autoptr (PfprofTimeline) tl = NULL;
@@ -132,7 +154,6 @@ pfprof_cmd_render (int argc, char **argv)
   gint64 t_from = -1, t_to = -1;
   double content;
 
-  g_option_context_set_summary (ctx, "Draws the timeline of traces, with the findings marked, to an image.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_help_enabled (ctx, TRUE);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -226,7 +247,7 @@ pfprof_cmd_render (int argc, char **argv)
   if (!pfprof_render_output_save (tl, &view, format, output, force, &error))
     {
       pfprof_cli_error ("render: %s", error->message);
-      return PFPROF_EXIT_USAGE;
+      return pfprof_cli_output_exit_code (error);
     }
   return PFPROF_EXIT_OK;
 }

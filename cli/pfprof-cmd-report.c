@@ -20,6 +20,7 @@
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
 #include "pfprof-cli-analyze.h"
+#include "pfprof-cli-help.h"
 #include "pfprof-safe-output.h"
 #include "pfprof-cli-template.h"
 #include "pfprof-cli.h"
@@ -60,6 +61,27 @@ expand_path (char **path, const PfprofAnalysis *analysis, const char *what)
   return TRUE;
 }
 
+/* The format -o's name implies, as `pfprof render` takes it from the
+ * extension; text for any other name. */
+static const char *
+format_from_extension (const char *path)
+{
+  static const struct
+  {
+    const char *ext;
+    const char *format;
+  } exts[] = {
+    { ".json", "json" }, { ".md", "markdown" }, { ".markdown", "markdown" }, { ".xml", "junit" },
+    { ".html", "html" }, { ".htm", "html" },    { ".csv", "csv" },
+  };
+  const char *dot = strrchr (path, '.');
+
+  for (guint i = 0; dot != NULL && strchr (dot, '/') == NULL && i < G_N_ELEMENTS (exts); i++)
+    if (g_ascii_strcasecmp (dot, exts[i].ext) == 0)
+      return exts[i].format;
+  return "text";
+}
+
 static void
 list_rules (void)
 {
@@ -80,6 +102,50 @@ list_rules (void)
         }
     }
 }
+
+static const char *const formats[] = { "text", "json", "markdown", "junit", "html", "csv", NULL };
+
+const PfprofCliHelp pfprof_cmd_report_help = {
+  "report",
+  "Analyze traces: findings, overlap, steps (text/json/markdown/junit/html/csv)",
+  "TRACE...",
+  "Loads traces (pfprof traces or Nsight Systems SQLite exports), finds the\n"
+  "training steps, measures where each step's time went (DataLoader wait,\n"
+  "copies exposed and hidden, compute, sync wait, GPU idle) and runs the rules,\n"
+  "each of which names a cause of the GPU waiting, its cost and its fix.\n"
+  "\n"
+  "The format is --format, else -o's extension (.json, .md, .xml for JUnit,\n"
+  ".html, .csv, anything else text), else text. The JSON layout and the config\n"
+  "keys are in docs/report-format.md.\n"
+  "\n"
+  "Several ranks: give their traces together, or their JSON results\n"
+  "(pfprof-report/1, one per rank, made with --format json where each trace\n"
+  "lives) to merge into the per-rank table and rank-imbalance. In -o and TRACE,\n"
+  "%r is the rank, %h the host name, %p the pid, %% a '%' (from the trace, else\n"
+  "the environment below, this host and process).\n",
+  "  0  the report was written, and no finding at or above --fail-on fired\n"
+  "  1  a finding at or above --fail-on fired\n"
+  "  2  usage error, bad configuration, unreadable trace, unwritable output\n"
+  "  3  -o FILE exists and --force was not given\n",
+  "  NO_COLOR  no colour in the text report (as --color never)\n"
+  "  TERM  dumb: no colour\n"
+  "  COLUMNS  wrap width when stdout is not a terminal\n"
+  "  RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK  %r in -o and TRACE\n",
+  "  TRACE.pfprof  a trace (docs/trace-format.md)\n"
+  "  RESULT.json  a pfprof-report/1 result to merge (docs/report-format.md)\n"
+  "  CONFIG  thresholds and options given with --config\n",
+  "  # Findings of a run, on the terminal\n"
+  "  pfprof report run.pfprof\n"
+  "  # JSON for a script; the format comes from the extension\n"
+  "  pfprof report run.pfprof -o report.json\n"
+  "  # Fail a CI job on a warning, with a JUnit file for its test view\n"
+  "  pfprof report run.pfprof --fail-on warning -o findings.xml\n"
+  "  # The per-step table and the findings as CSV\n"
+  "  pfprof report run.pfprof --format csv -o steps.csv\n"
+  "  # Two ranks of one run\n"
+  "  pfprof report rank0.pfprof rank1.pfprof\n",
+  "pfprof(1), pfprof-record(1), pfprof-diff(1), pfprof-export(1), pfprof-render(1)",
+};
 
 int
 pfprof_cmd_report (int argc, char **argv)
@@ -103,9 +169,10 @@ pfprof_cmd_report (int argc, char **argv)
   PfprofReportOptions ro;
   gboolean html = FALSE;
   const GOptionEntry entries[] = {
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "text (default), json, markdown, junit or html", "FORMAT" },
+    { "format", 'F', 0, G_OPTION_ARG_STRING, &format,
+      "text (default), json, markdown, junit, html or csv", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE (whole or not at all)", "FILE" },
-    { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING, &fail_on,
       "Exit with 1 when a finding at or above this severity fired (info, warning, error)", "LEVEL" },
     { "rules", 0, 0, G_OPTION_ARG_STRING, &rules, "Rules to run: id,id,... or -id to leave one out", "LIST" },
@@ -121,21 +188,14 @@ pfprof_cmd_report (int argc, char **argv)
     { "width", 0, 0, G_OPTION_ARG_INT, &width, "Wrap text at N columns (default: terminal width)", "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr", NULL },
     { "list-rules", 0, 0, G_OPTION_ARG_NONE, &do_list, "List the rules and their thresholds", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &traces, NULL, "TRACE..." },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &traces, NULL, NULL },
     { NULL }
   };
 
-  context = g_option_context_new ("TRACE... - find why the GPU waits on the input pipeline");
+  if (!pfprof_cli_help_refuse_old_format ("report", argc, argv, formats))
+    return PFPROF_EXIT_USAGE;
+  context = pfprof_cli_help_context_new (&pfprof_cmd_report_help);
   g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_description (context,
-    "Exit status: 0 ok, 1 a finding at or above --fail-on fired, 2 usage error or\n"
-    "unreadable trace. The JSON layout and the config keys are in docs/report-format.md.\n"
-    "\n"
-    "Several ranks: give their traces together, or their JSON results (pfprof-report/1,\n"
-    "one per rank, made with --format json where each trace lives) to merge into the\n"
-    "per-rank table and rank-imbalance. In -o and TRACE, %r is the rank, %h the host\n"
-    "name, %p the pid, %% a '%' (from the trace, else RANK, SLURM_PROCID,\n"
-    "OMPI_COMM_WORLD_RANK or PMI_RANK, this host and process).\n");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       pfprof_cli_error ("report: %s", error->message);
@@ -148,12 +208,14 @@ pfprof_cmd_report (int argc, char **argv)
     }
 
   pfprof_report_options_init (&ro);
+  if (format == NULL && output != NULL)
+    format = g_strdup (format_from_extension (output));
   /* html is drawn by render/ (it embeds the SVG timeline): not a
    * PfprofReportFormat of the analyzer. */
   html = format && g_ascii_strcasecmp (format, "html") == 0;
   if (format && !html && !pfprof_report_format_from_string (format, &ro.format))
     {
-      pfprof_cli_error ("report: unknown format '%s' (text, json, markdown, junit, html)", format);
+      pfprof_cli_error ("report: unknown format '%s' (text, json, markdown, junit, html, csv)", format);
       return PFPROF_EXIT_USAGE;
     }
   if (fail_on)
@@ -274,7 +336,7 @@ analyzed:
       if (!pfprof_safe_output_write (output, out->str, out->len, force, &werr))
         {
           pfprof_cli_error ("%s", werr->message);
-          return PFPROF_EXIT_USAGE;
+          return pfprof_cli_output_exit_code (werr);
         }
     }
   else if (fwrite (out->str, 1, out->len, stdout) != out->len || fflush (stdout) != 0)

@@ -37,6 +37,23 @@ find_view (void)
   return g_find_program_in_path (VIEW_NAME);
 }
 
+const PfprofCliHelp pfprof_cmd_view_help = {
+  "view",
+  "Open traces in the timeline app",
+  "[TRACE...]",
+  "Opens traces in the timeline app (pfprof-view), with the findings listed\n"
+  "and marked; selecting a finding shows its occurrences, costliest first.\n"
+  "Without a trace, opens an empty window (Ctrl+O to open). pfprof-view is\n"
+  "looked up next to pfprof, then in PATH.\n",
+  "  0  the window was closed\n"
+  "  2  a TRACE is not a readable file, or pfprof-view was not found\n",
+  "  DISPLAY, WAYLAND_DISPLAY  the display the window opens on (GTK 4)\n",
+  "  TRACE.pfprof  traces, or Nsight Systems SQLite exports\n",
+  "  pfprof view run.pfprof\n"
+  "  pfprof view rank0.pfprof rank1.pfprof\n",
+  "pfprof(1), pfprof-render(1), pfprof-report(1)",
+};
+
 int
 pfprof_cmd_view (int argc, char **argv)
 {
@@ -53,9 +70,10 @@ pfprof_cmd_view (int argc, char **argv)
         }
       if (!options_done && (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0))
         {
-          printf ("Usage: pfprof view [TRACE...]\n\n"
-                  "Opens traces in the timeline app (pfprof-view), with the findings listed\n"
-                  "and marked. Without a trace, opens an empty window (Ctrl+O to open).\n");
+          g_autoptr (GOptionContext) ctx = pfprof_cli_help_context_new (&pfprof_cmd_view_help);
+          g_autofree char *text = g_option_context_get_help (ctx, TRUE, NULL);
+
+          fputs (text, stdout);
           return PFPROF_EXIT_OK;
         }
       if (!options_done && argv[i][0] == '-')

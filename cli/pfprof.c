@@ -1,4 +1,6 @@
-/* pfprof.c: main() and the subcommand table. */
+/* pfprof.c: main(), the subcommand table, and what a word that is no
+ * subcommand means: `pfprof help CMD`, a program to record
+ * (`pfprof python3 train.py`), or a typo ("did you mean 'report'?"). */
 #include "pfprof-config.h"
 
 #include <locale.h>
@@ -6,17 +8,53 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gio/gio.h>
+
 #include "pfprof-cli.h"
 
 static const PfprofCommand commands[] = {
-  { "record", pfprof_cmd_record, "Run a program with the collector injected and report", FALSE },
-  { "report", pfprof_cmd_report, "Analyze traces: findings, overlap, steps (text/json/markdown/junit)", FALSE },
-  { "render", pfprof_cmd_render, "Draw the timeline of a trace to PNG, SVG or PDF", FALSE },
-  { "view", pfprof_cmd_view, "Open traces in the timeline app", FALSE },
-  { "export", pfprof_cmd_export, "Write traces and findings as Chrome/Perfetto trace JSON", FALSE },
-  { "diff", pfprof_cmd_diff, "Compare two runs: step breakdown, overlap, findings resolved/new", FALSE },
-  { "import", pfprof_cmd_import, "Convert an Nsight Systems SQLite export into a pfprof trace", FALSE },
-  { "generate", pfprof_cmd_generate, "Write a synthetic trace (tests and benchmarks)", TRUE },
+  { pfprof_cmd_record, &pfprof_cmd_record_help, FALSE },
+  { pfprof_cmd_report, &pfprof_cmd_report_help, FALSE },
+  { pfprof_cmd_render, &pfprof_cmd_render_help, FALSE },
+  { pfprof_cmd_view, &pfprof_cmd_view_help, FALSE },
+  { pfprof_cmd_export, &pfprof_cmd_export_help, FALSE },
+  { pfprof_cmd_diff, &pfprof_cmd_diff_help, FALSE },
+  { pfprof_cmd_import, &pfprof_cmd_import_help, FALSE },
+  { pfprof_cmd_generate, &pfprof_cmd_generate_help, TRUE },
+};
+
+static const PfprofCliHelp pfprof_help = {
+  NULL,
+  "Find why a GPU waits on the input pipeline of a PyTorch training job",
+  NULL,
+  "pfprof records a training program with NVIDIA's CUPTI (no change to its\n"
+  "code), measures each step (DataLoader wait, copies exposed and hidden,\n"
+  "compute, sync wait, GPU idle) and names the cause of every wait with its\n"
+  "fix: pageable or serialized copies, a late prefetch, record_stream\n"
+  "pressure, a starved GPU, syncs in the loop, tiny copies, pinning in the\n"
+  "loop, an imbalance between ranks. It reads its own traces and Nsight\n"
+  "Systems SQLite exports.\n"
+  "\n"
+  "A word that is no command but a program on PATH is run as `pfprof record\n"
+  "-- PROGRAM ARGS...` would: `pfprof python3 train.py`.\n",
+  "  0  success (record: PROGRAM's exit code, 128+N if it died of signal N)\n"
+  "  1  report: a finding at or above --fail-on fired; diff: slower than\n"
+  "     --fail-if-slower\n"
+  "  2  usage error, unreadable or invalid input, unwritable output\n"
+  "  3  the output file exists and --force was not given\n",
+  "  NO_COLOR  no colour in text reports\n"
+  "  PFPROF_COLLECTOR  path of libpfprof-collector.so (record)\n"
+  "  RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK  the rank for %r in\n"
+  "     file names\n",
+  "  *.pfprof  traces (SQLite; docs/trace-format.md)\n",
+  "  # Record a training run and print its findings\n"
+  "  pfprof python3 train.py --epochs 1\n"
+  "  # Report on a trace, as JSON for CI\n"
+  "  pfprof report run.pfprof --format json -o report.json\n"
+  "  # Compare before and after a fix\n"
+  "  pfprof diff slow.pfprof fixed.pfprof\n",
+  "pfprof-record(1), pfprof-report(1), pfprof-render(1), pfprof-view(1), "
+  "pfprof-export(1), pfprof-diff(1), pfprof-import(1), nsys(1)",
 };
 
 void
@@ -33,25 +71,111 @@ pfprof_cli_error (const char *format, ...)
   fprintf (stderr, "pfprof: %s\n", msg);
 }
 
+int
+pfprof_cli_output_exit_code (const GError *error)
+{
+  return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS) ? PFPROF_EXIT_EXISTS : PFPROF_EXIT_USAGE;
+}
+
+/* The layout of a command's --help (pfprof-cli-help.h), so help-to-man.py
+ * reads both alike. */
 static void
 usage (FILE *out)
 {
-  fprintf (out,
-           "Usage: pfprof [--version] [--help] COMMAND [ARGS...]\n"
-           "       pfprof [RECORD-OPTIONS] -- PROGRAM [ARGS...]   (same as pfprof record)\n"
-           "\n"
-           "Finds why a GPU waits on the input pipeline of a PyTorch training job.\n"
-           "\n"
-           "Commands:\n");
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  g_string_append_printf (s,
+                          "Usage:\n"
+                          "  pfprof [--version] [--help] COMMAND [ARGS...]\n"
+                          "  pfprof [RECORD-OPTIONS] -- PROGRAM [ARGS...]\n"
+                          "  pfprof PROGRAM [ARGS...]\n"
+                          "\n%s.\n\n%s\nCommands:\n",
+                          pfprof_help.summary, pfprof_help.description);
   for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
     if (!commands[i].hidden)
-      fprintf (out, "  %-9s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "\nRun 'pfprof COMMAND --help' for a command's options.\n");
+      g_string_append_printf (s, "  %-9s %s\n", commands[i].help->name, commands[i].help->summary);
+  g_string_append (s,
+                   "\nOptions:\n"
+                   "  -h, --help       Show this help ('pfprof help COMMAND': a command's)\n"
+                   "  --version        Show the version\n"
+                   "\n");
+  pfprof_cli_help_append_sections (&pfprof_help, s);
+  fputs (s->str, out);
+}
+
+static const PfprofCommand *
+find_command (const char *name)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (name, commands[i].help->name) == 0)
+      return &commands[i];
+  return NULL;
+}
+
+/* Edits (insert, delete, substitute, swap two neighbours) from @a to @b,
+ * capped at 9: "reprot" is 1 from "report". */
+static guint
+edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  guint d[16][16];
+
+  if (la > 14 || lb > 14)
+    return 9;
+  for (gsize i = 0; i <= la; i++)
+    d[i][0] = (guint) i;
+  for (gsize j = 0; j <= lb; j++)
+    d[0][j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    for (gsize j = 1; j <= lb; j++)
+      {
+        guint cost = g_ascii_tolower (a[i - 1]) == g_ascii_tolower (b[j - 1]) ? 0 : 1;
+        guint v = MIN (MIN (d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          v = MIN (v, d[i - 2][j - 2] + 1);
+        d[i][j] = v;
+      }
+  return MIN (d[la][lb], 9);
+}
+
+static const PfprofCommand *
+closest_command (const char *word)
+{
+  const PfprofCommand *best = NULL;
+  guint best_d = 3;
+
+  for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      guint d = edit_distance (word, commands[i].help->name);
+
+      /* Two edits only in names long enough that two are not most of it. */
+      if (!commands[i].hidden && d < best_d && d * 2 < strlen (commands[i].help->name))
+        {
+          best = &commands[i];
+          best_d = d;
+        }
+    }
+  return best;
+}
+
+static int
+run_command (const PfprofCommand *cmd, int argc, char **argv)
+{
+  g_autofree char *prgname = g_strdup_printf ("pfprof %s", cmd->help->name);
+
+  /* GOptionContext's usage line: "pfprof report [OPTION…] TRACE...". */
+  g_set_prgname (prgname);
+  argv[0] = (char *) cmd->help->name;
+  return cmd->func (argc, argv);
 }
 
 int
 main (int argc, char **argv)
 {
+  const PfprofCommand *cmd;
+  g_autofree char *program = NULL;
+
   setlocale (LC_ALL, "");
 
   if (argc < 2)
@@ -59,10 +183,20 @@ main (int argc, char **argv)
       usage (stderr);
       return PFPROF_EXIT_USAGE;
     }
-  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0
+      || (strcmp (argv[1], "help") == 0 && argc == 2))
     {
       usage (stdout);
       return PFPROF_EXIT_OK;
+    }
+  if (strcmp (argv[1], "help") == 0)
+    {
+      char *help_argv[] = { argv[2], (char *) "--help", NULL };
+
+      if ((cmd = find_command (argv[2])) != NULL)
+        return run_command (cmd, 2, help_argv);
+      pfprof_cli_error ("help: '%s' is not a pfprof command; see 'pfprof --help'", argv[2]);
+      return PFPROF_EXIT_USAGE;
     }
   if (strcmp (argv[1], "--version") == 0)
     {
@@ -72,14 +206,30 @@ main (int argc, char **argv)
   /* `pfprof -- CMD` and `pfprof -o x -- CMD`: anything that starts with a
    * dash is taken as record's options. */
   if (argv[1][0] == '-')
-    {
-      argv[0] = (char *) "record";
-      return pfprof_cmd_record (argc, argv);
-    }
-  for (size_t i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (strcmp (argv[1], commands[i].name) == 0)
-      return commands[i].func (argc - 1, argv + 1);
+    return run_command (find_command ("record"), argc, argv);
+  if ((cmd = find_command (argv[1])) != NULL)
+    return run_command (cmd, argc - 1, argv + 1);
 
-  pfprof_cli_error ("'%s' is not a pfprof command; see 'pfprof --help'", argv[1]);
+  /* `pfprof python3 train.py`: a program, as `pfprof -- python3 ...`. */
+  if ((program = g_find_program_in_path (argv[1])) != NULL)
+    {
+      char **record_argv = g_new0 (char *, (gsize) argc + 2);
+      int code;
+
+      record_argv[0] = (char *) "record";
+      record_argv[1] = (char *) "--";
+      for (int i = 1; i < argc; i++)
+        record_argv[i + 1] = argv[i];
+      code = run_command (find_command ("record"), argc + 1, record_argv);
+      g_free (record_argv);
+      return code;
+    }
+  if ((cmd = closest_command (argv[1])) != NULL)
+    pfprof_cli_error ("'%s' is not a pfprof command; did you mean '%s'? (see 'pfprof --help')", argv[1],
+                      cmd->help->name);
+  else
+    pfprof_cli_error ("'%s' is neither a pfprof command nor a program on PATH; to record a program, "
+                      "give its path: pfprof -- %s ...",
+                      argv[1], argv[1]);
   return PFPROF_EXIT_USAGE;
 }

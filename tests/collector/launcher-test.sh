@@ -50,7 +50,7 @@ expect 0 "" -- record --help
 grep -q "Usage" out.txt && grep -q "PFPROF_OUTPUT" out.txt || { echo "FAIL: --help does not document PFPROF_OUTPUT"; fail=1; }
 
 echo keep >existing.pfprof
-expect 2 "exists; use --force" -- record -o existing.pfprof -- true
+expect 3 "exists; use --force" -- record -o existing.pfprof -- true
 [ "$(cat existing.pfprof)" = keep ] || { echo "FAIL: existing file changed"; fail=1; }
 echo target >target.txt
 ln -s target.txt link.pfprof

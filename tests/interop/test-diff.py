@@ -129,7 +129,7 @@ def main():
     out = env.path("diff.json")
     p = env.run("diff", "--format", "json", "-o", out, pageable, clean)
     p2 = env.run("diff", "--format", "json", "-o", out, clean, pageable)
-    tap.ok(p.returncode == 0 and p2.returncode == 2 and "--force" in p2.stderr
+    tap.ok(p.returncode == 0 and p2.returncode == 3 and "--force" in p2.stderr
            and by_status(json.load(open(out)), "resolved") == ["pageable-transfer"],
            "-o writes the file, and refuses to replace it without --force", p.stderr + p2.stderr)
     p2 = env.run("diff", "--format", "json", "--force", "-o", out, clean, pageable)

@@ -258,8 +258,8 @@ def main():
     # 4. Output safety.
     before = open(out, "rb").read()
     p = export(env, [all_trace], out)
-    tap.ok(p.returncode == 2 and "exists" in p.stderr and open(out, "rb").read() == before,
-           "an existing output is refused without --force", p.stderr)
+    tap.ok(p.returncode == 3 and "exists" in p.stderr and open(out, "rb").read() == before,
+           "an existing output is refused without --force (exit 3)", p.stderr)
     pg = env.generate("pg.pfprof", plant="pageable", steps=10)
     p = export(env, [pg], out, "--force")
     tap.ok(p.returncode == 0 and open(out, "rb").read() != before, "--force replaces it", p.stderr)

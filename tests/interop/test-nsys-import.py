@@ -208,8 +208,8 @@ def main():
            "the imported trace is complete and says where it came from", meta)
     before = open(imported, "rb").read()
     p = env.run("import", nsys, "-o", imported)
-    tap.ok(p.returncode == 2 and "exists" in p.stderr and open(imported, "rb").read() == before,
-           "import refuses to replace a file without --force", p.stderr)
+    tap.ok(p.returncode == 3 and "exists" in p.stderr and open(imported, "rb").read() == before,
+           "import refuses to replace a file without --force (exit 3)", p.stderr)
     p = env.run("import", env.path("null.sqlite"), "-o", env.path("never.pfprof"))
     tap.ok(p.returncode == 2 and not os.path.exists(env.path("never.pfprof")),
            "a malformed export: exit 2, no output", p.stderr)

@@ -383,8 +383,8 @@ def invocations(path, is_huge):
     inv = []
     if not is_huge:
         for fmt in FORMATS:
-            inv.append((f"report {fmt}", ["report", "-f", fmt, path], None, fmt))
-    inv.append(("report -o", ["report", "-f", "json", path, "-o", "@OUT@/r.json"],
+            inv.append((f"report {fmt}", ["report", "--format", fmt, path], None, fmt))
+    inv.append(("report -o", ["report", "--format", "json", path, "-o", "@OUT@/r.json"],
                 "r.json", None))
     inv.append(("render png", ["render", path, "-o", "@OUT@/x.png"], "x.png", None))
     if not is_huge:
@@ -400,7 +400,7 @@ def invocations(path, is_huge):
         # window (the gui suite covers files that fail to load).
         inv.append(("view", ["view", path], None, None))
     if "diff" in CMDS and not is_huge:
-        inv.append(("diff -o", ["diff", "-f", "json", "-b", base, "-a", path, "-o",
+        inv.append(("diff -o", ["diff", "--format", "json", "-b", base, "-a", path, "-o",
                                 "@OUT@/d.json"], "d.json", None))
         inv.append(("diff text", ["diff", "-b", path, "-a", base], None, "text"))
     return inv
@@ -518,7 +518,7 @@ def extreme_times_reported():
     """The four events at the ends of int64 are left out of the analysis,
     and the report says so (JSON events_out_of_range, a text line)."""
     path = b_extreme_times("extreme-times-count.pfprof")
-    r = run(PFPROF, ["report", "-f", "json", path], TMP)
+    r = run(PFPROF, ["report", "--format", "json", path], TMP)
     try:
         n = json.loads(r.out)["traces"][0].get("events_out_of_range")
     except (ValueError, KeyError, IndexError):
@@ -536,7 +536,7 @@ def mixed_inputs():
     bad = write("second-of-two.pfprof", BASE[:5000])
     out = os.path.join(OUT, "mixed")
     clear_dir(out)
-    for label, args in (("report", ["report", "-f", "json", base, bad, "-o", os.path.join(out, "r.json")]),
+    for label, args in (("report", ["report", "--format", "json", base, bad, "-o", os.path.join(out, "r.json")]),
                         ("render", ["render", base, bad, "-o", os.path.join(out, "x.png")])):
         r = run(PFPROF, args, TMP)
         line = r.err_lines[0].decode("utf-8", "replace") if r.err_lines else ""

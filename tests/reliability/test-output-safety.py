@@ -53,7 +53,7 @@ def help_has_force(cmd):
 
 # name -> (argv builder given input trace and output path, file name, has --force)
 def argv_report(inp, out):
-    return ["report", "-f", "json", inp, "-o", out]
+    return ["report", "--format", "json", inp, "-o", out]
 
 
 def argv_render(inp, out):
@@ -69,7 +69,7 @@ def argv_import(inp, out):
 
 
 def argv_diff(inp, out):
-    return ["diff", "-f", "json", "-b", trace2, "-a", inp, "-o", out]
+    return ["diff", "--format", "json", "-b", trace2, "-a", inp, "-o", out]
 
 
 WRITERS = [("report", argv_report, "r.json"), ("render", argv_render, "x.png"),
@@ -85,9 +85,9 @@ KNOWN = {
 }
 
 
-def one_line_error(r):
+def one_line_error(r, rc=2):
     lines = r.err_lines
-    return r.rc == 2 and len(lines) == 1 and lines[0].startswith(b"pfprof: ") and not r.crashed()
+    return r.rc == rc and len(lines) == 1 and lines[0].startswith(b"pfprof: ") and not r.crashed()
 
 
 def read(path):
@@ -183,8 +183,8 @@ for cmd, argv, name, has_force in WRITERS:
     ino = os.stat(out).st_ino
     r = run(PFPROF, argv(trace, out), TMP)
     if has_force:
-        check(f"{cmd}: existing file refused without --force",
-              one_line_error(r) and b"--force" in r.err and read(out) == b"old bytes"
+        check(f"{cmd}: existing file refused without --force (exit 3)",
+              one_line_error(r, 3) and b"--force" in r.err and read(out) == b"old bytes"
               and sorted(listdir_all(D)) == sorted([name, "other-link"]), r.describe())
         r = run(PFPROF, argv(trace, out) + force, TMP)
     else:

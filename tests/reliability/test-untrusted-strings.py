@@ -119,7 +119,7 @@ check("text report --color always: only pfprof's own colour codes (no OSC, no pl
 check("text report: valid UTF-8", ok and is_utf8(r.out))
 
 # ---- JSON report: parses and round-trips --------------------------------
-r, ok = pf("report", "-f", "json", trace)
+r, ok = pf("report", "--format", "json", trace)
 try:
     doc = json.loads(r.out)   # bytes: must be valid UTF-8
     vals = list(strings_in(doc))
@@ -134,7 +134,7 @@ except (ValueError, KeyError, IndexError) as e:
     check("json report: parses as UTF-8 JSON", False, f"{e}\n{r.describe()}")
 
 # ---- Markdown -----------------------------------------------------------
-r, ok = pf("report", "-f", "markdown", trace)
+r, ok = pf("report", "--format", "markdown", trace)
 md = r.out
 text = md.decode("utf-8", "replace")
 clean, where = no_control(md)
@@ -161,7 +161,7 @@ check("markdown report: table rows keep their column count",
       not bad_rows and "| " in text, "\n".join(bad_rows[:3]))
 
 # ---- JUnit XML ----------------------------------------------------------
-r, ok = pf("report", "-f", "junit", trace)
+r, ok = pf("report", "--format", "junit", trace)
 try:
     root = ET.fromstring(r.out)
     check("junit report: parses as XML", ok)
@@ -177,7 +177,7 @@ except ET.ParseError as e:
 
 # ---- HTML ---------------------------------------------------------------
 if b"html" in run(PFPROF, ["report", "--help"], TMP).out:
-    r, ok = pf("report", "-f", "html", trace)
+    r, ok = pf("report", "--format", "html", trace)
     check("html report: written", ok and r.out.rstrip().endswith(b"</html>"), r.describe())
     check("html report: no raw <script>alert or <b> from the trace",
           b"<script>alert" not in r.out and b"run<b>" not in r.out)
@@ -219,10 +219,10 @@ if "diff" in CMDS:
     clean, where = no_control(r.out)
     check("diff text: no control characters or escapes on stdout", ok and clean,
           where + "\n" + r.describe())
-    r, ok = pf("diff", "-f", "markdown", base, trace)
+    r, ok = pf("diff", "--format", "markdown", base, trace)
     check("diff markdown: no raw <b> or control characters",
           ok and b"<b>" not in r.out and no_control(r.out)[0], r.describe())
-    r, ok = pf("diff", "-f", "json", base, trace)
+    r, ok = pf("diff", "--format", "json", base, trace)
     try:
         vals = list(strings_in(json.loads(r.out)))
         check("diff json: parses, the trace path round-trips", ok and any(trace in v for v in vals),

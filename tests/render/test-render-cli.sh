@@ -35,10 +35,11 @@ run render "$trace" -o "$tmp/rows.png" --rows gpu
 run render "$trace" -o "$tmp/all.png"
 check "--rows gpu draws fewer rows" '[ "$rc" -eq 0 ] && [ "$(od -An -tu1 -j20 -N4 "$tmp/rows.png" | awk "{print \$4+256*\$3}")" -lt "$(od -An -tu1 -j20 -N4 "$tmp/all.png" | awk "{print \$4+256*\$3}")" ]'
 
-# Refusals, each one line and exit 2, nothing written.
+# Refusals, each one line and exit 2 (3 for an existing output), nothing
+# written.
 cp "$tmp/a.png" "$tmp/keep.png"
 run render "$trace" -o "$tmp/a.png" --width 700
-check "existing output refused without --force" 'one_line_error && grep -q -- "--force" "$tmp/err" && cmp -s "$tmp/a.png" "$tmp/keep.png"'
+check "existing output refused without --force (exit 3)" '[ "$rc" -eq 3 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "--force" "$tmp/err" && cmp -s "$tmp/a.png" "$tmp/keep.png"'
 run render "$trace" -o "$tmp/a.png" --width 700 --force
 check "--force replaces it" '[ "$rc" -eq 0 ] && [ "$(png_width "$tmp/a.png")" -eq 700 ]'
 echo precious >"$tmp/target"

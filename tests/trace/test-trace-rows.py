@@ -99,21 +99,21 @@ for plant, steps in (("all", 60), ("none", 30)):
        f"{plant}: kernels: chunks.max_ns is the latest end")
 
 # export --format sqlite refuses what it cannot do, with one line and exit
-# status 2, and leaves nothing behind.
+# status 2 (3 for an existing output), and leaves nothing behind.
 chunked = os.path.join(WORK, "none.pfprof")
 existing = os.path.join(WORK, "existing.sqlite")
 with open(existing, "w") as f:
     f.write("precious")
-for args, needle in ((["-o", "-", chunked], "needs -o FILE"),
-                     ([chunked], "needs -o FILE"),
-                     (["-o", os.path.join(WORK, "two.sqlite"), chunked, chunked], "takes one trace"),
-                     (["-o", existing, chunked], "exists"),
-                     (["-o", os.path.join(WORK, "bad.sqlite"), os.path.join(WORK, "missing.pfprof")],
-                      "No such file")):
+for args, needle, code in ((["-o", "-", chunked], "needs -o FILE", 2),
+                           ([chunked], "needs -o FILE", 2),
+                           (["-o", os.path.join(WORK, "two.sqlite"), chunked, chunked], "takes one trace", 2),
+                           (["-o", existing, chunked], "exists", 3),
+                           (["-o", os.path.join(WORK, "bad.sqlite"), os.path.join(WORK, "missing.pfprof")],
+                            "No such file", 2)):
     p = subprocess.run([PFPROF, "export", "--format", "sqlite", *args], capture_output=True, text=True,
                        timeout=120)
-    ok(p.returncode == 2 and needle in p.stderr and p.stderr.count("\n") == 1,
-       f"export --format sqlite {' '.join(os.path.basename(a) for a in args)}: exit 2, '{needle}'",
+    ok(p.returncode == code and needle in p.stderr and p.stderr.count("\n") == 1,
+       f"export --format sqlite {' '.join(os.path.basename(a) for a in args)}: exit {code}, '{needle}'",
        f"rc {p.returncode} {p.stderr!r}")
 ok(open(existing).read() == "precious"
    and sorted(f for f in os.listdir(WORK) if f.endswith(".sqlite") or f.startswith("."))
