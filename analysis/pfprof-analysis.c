@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pfprof-call-sites.h"
+#include "pfprof-display-name.h"
 #include "pfprof-format.h"
 #include "pfprof-kind-names.h"
 #include "pfprof-quantile.h"
@@ -293,6 +294,30 @@ pfprof_analysis_findings_of (const PfprofAnalysis *a, const char *rule_id)
   return out;
 }
 
+gboolean
+pfprof_evidence_name (const PfprofAnalysis *a, const PfprofEvidence *e, const char **shown,
+                      const char **raw)
+{
+  PfprofTrace *t;
+  guint32 id;
+
+  if (e->trace_index >= a->traces->len)
+    return FALSE;
+  t = g_ptr_array_index (a->traces, e->trace_index);
+  if ((guint) e->table >= PFPROF_N_TABLES || e->index >= pfprof_trace_n (t, e->table))
+    return FALSE;
+  switch (e->table)
+    {
+    case PFPROF_TABLE_KERNELS: id = pfprof_trace_kernels (t)[e->index].name_id; break;
+    case PFPROF_TABLE_API_CALLS: id = pfprof_trace_api_calls (t)[e->index].name_id; break;
+    case PFPROF_TABLE_NVTX: id = pfprof_trace_nvtx (t)[e->index].name_id; break;
+    default: return FALSE;
+    }
+  *shown = pfprof_display_name (t, id);
+  *raw = pfprof_trace_string (t, id);
+  return TRUE;
+}
+
 char *
 pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
 {
@@ -312,7 +337,7 @@ pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
     case PFPROF_TABLE_KERNELS:
       {
         const PfprofKernelRecord *k = &pfprof_trace_kernels (t)[e->index];
-        return g_strdup_printf ("kernel %s on stream %u, %s", pfprof_trace_string (t, k->name_id),
+        return g_strdup_printf ("kernel %s on stream %u, %s", pfprof_display_name (t, k->name_id),
                                 k->stream_id, dur);
       }
     case PFPROF_TABLE_MEMCPYS:
@@ -328,7 +353,7 @@ pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
     case PFPROF_TABLE_API_CALLS:
       {
         const PfprofApiRecord *c = &pfprof_trace_api_calls (t)[e->index];
-        return g_strdup_printf ("%s on thread %u, %s%s", pfprof_trace_string (t, c->name_id), c->tid,
+        return g_strdup_printf ("%s on thread %u, %s%s", pfprof_display_name (t, c->name_id), c->tid,
                                 dur, c->return_value == 600 ? " (not ready)" : "");
       }
     case PFPROF_TABLE_NVTX:

@@ -180,6 +180,12 @@ GPtrArray *pfprof_analysis_findings_of (const PfprofAnalysis *analysis, const ch
  * text quotes untrusted names: escape it for the output format. */
 char *pfprof_evidence_describe (const PfprofAnalysis *analysis, const PfprofEvidence *evidence);
 
+/* The name of the example event (kernel, API call, NVTX range) of
+ * @evidence as shown (pfprof-display-name.h) and as recorded, or FALSE
+ * when the event has none (copies, gaps). Borrowed, untrusted text. */
+gboolean pfprof_evidence_name (const PfprofAnalysis *analysis, const PfprofEvidence *evidence,
+                               const char **shown, const char **raw);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofAnalysis, pfprof_analysis_free)
 
 G_END_DECLS

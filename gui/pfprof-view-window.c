@@ -2,7 +2,9 @@
 #include "pfprof-view-window.h"
 
 #include <math.h>
+#include <string.h>
 
+#include "pfprof-display-name.h"
 #include "pfprof-format.h"
 #include "pfprof-kind-names.h"
 #include "pfprof-render-text.h"
@@ -327,6 +329,16 @@ fill_summary (PfprofViewWindow *self)
 
 /* ---- Event details ---------------------------------------------------- */
 
+/* The symbol as recorded, under the name shown, when they differ. */
+static void
+append_raw_name (GString *s, const PfprofTrace *t, guint32 name_id)
+{
+  const char *raw = pfprof_trace_string (t, name_id);
+
+  if (strcmp (raw, pfprof_display_name (t, name_id)) != 0)
+    g_string_append_printf (s, "raw name %s\n", raw);
+}
+
 static void
 on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer data)
 {
@@ -358,8 +370,9 @@ on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer d
         const PfprofKernelRecord *k = &pfprof_trace_kernels (t)[i];
 
         g_string_append_printf (s, "Kernel %s\nGPU %u, stream %u\ngrid %d\u00d7%d\u00d7%d, block %d\u00d7%d\u00d7%d, %d registers\n",
-                                pfprof_trace_string (t, k->name_id), k->device_id, k->stream_id,
+                                pfprof_display_name (t, k->name_id), k->device_id, k->stream_id,
                                 k->grid_x, k->grid_y, k->grid_z, k->block_x, k->block_y, k->block_z, k->registers);
+        append_raw_name (s, t, k->name_id);
         break;
       }
     case PFPROF_TABLE_MEMCPYS:
@@ -399,8 +412,9 @@ on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer d
       {
         const PfprofApiRecord *a = &pfprof_trace_api_calls (t)[i];
 
-        g_string_append_printf (s, "%s\n%s API, thread %u, returned %d\n", pfprof_trace_string (t, a->name_id),
+        g_string_append_printf (s, "%s\n%s API, thread %u, returned %d\n", pfprof_display_name (t, a->name_id),
                                 a->domain == PFPROF_API_DRIVER ? "Driver" : "Runtime", a->tid, a->return_value);
+        append_raw_name (s, t, a->name_id);
         break;
       }
     case PFPROF_TABLE_NVTX:
@@ -423,7 +437,7 @@ on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer d
       const PfprofApiRecord *a = &pfprof_trace_api_calls (t)[call];
       g_autofree char *cat = pfprof_format_ns (a->start_ns - self->loaded->timeline->start_ns);
 
-      g_string_append_printf (s, "\nlaunched by %s on thread %u at %s", pfprof_trace_string (t, a->name_id),
+      g_string_append_printf (s, "\nlaunched by %s on thread %u at %s", pfprof_display_name (t, a->name_id),
                               a->tid, cat);
     }
   else if (PFPROF_EVENT_REF_TABLE (ref) == PFPROF_TABLE_KERNELS

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pfprof-display-name.h"
 #include "pfprof-format.h"
 #include "pfprof-render-text.h"
 
@@ -505,7 +506,7 @@ event_label (const PfprofTimelineRow *row, PfprofEventRef ref)
   switch (PFPROF_EVENT_REF_TABLE (ref))
     {
     case PFPROF_TABLE_KERNELS:
-      return g_strdup (pfprof_trace_string (trace, pfprof_trace_kernels (trace)[i].name_id));
+      return g_strdup (pfprof_display_name (trace, pfprof_trace_kernels (trace)[i].name_id));
     case PFPROF_TABLE_MEMCPYS:
       {
         const PfprofMemcpyRecord *m = &pfprof_trace_memcpys (trace)[i];
@@ -519,7 +520,7 @@ event_label (const PfprofTimelineRow *row, PfprofEventRef ref)
     case PFPROF_TABLE_SYNCS:
       return g_strdup ("Sync");
     case PFPROF_TABLE_API_CALLS:
-      return g_strdup (pfprof_trace_string (trace, pfprof_trace_api_calls (trace)[i].name_id));
+      return g_strdup (pfprof_display_name (trace, pfprof_trace_api_calls (trace)[i].name_id));
     case PFPROF_TABLE_NVTX:
       return g_strdup (pfprof_trace_string (trace, pfprof_trace_nvtx (trace)[i].name_id));
     default:

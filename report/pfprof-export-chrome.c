@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "pfprof-display-name.h"
 #include "pfprof-json-writer.h"
 #include "pfprof-kind-names.h"
 
@@ -66,6 +67,17 @@ flush (Export *x)
   if (!x->failed && x->out->len > 0 && !x->write (x->out->str, x->out->len, x->user_data))
     x->failed = TRUE;
   g_string_truncate (x->out, 0);
+}
+
+/* "raw_name": the recorded name, when the one shown (pfprof-display-name.h)
+ * differs, so the symbol stays searchable. */
+static void
+member_raw_name (PfprofJsonWriter *w, const PfprofTrace *t, guint32 name_id)
+{
+  const char *raw = pfprof_trace_string (t, name_id);
+
+  if (strcmp (raw, pfprof_display_name (t, name_id)) != 0)
+    pfprof_json_writer_member_string (w, "raw_name", raw);
 }
 
 /* Opens an event, one a line: {"ph":..,"cat":..,"name":..,"pid":..,
@@ -410,13 +422,14 @@ write_trace_events (Export *x, guint i)
 
       if (c->correlation_id != 0)
         g_hash_table_insert (calls, GUINT_TO_POINTER (c->correlation_id), GUINT_TO_POINTER (k));
-      w = event_open (x, "X", "cuda_api", pfprof_trace_string (t, c->name_id), hpid, c->tid,
+      w = event_open (x, "X", "cuda_api", pfprof_display_name (t, c->name_id), hpid, c->tid,
                       c->start_ns);
       member_us (w, "dur", c->end_ns - c->start_ns);
       pfprof_json_writer_key (w, "args");
       pfprof_json_writer_begin_object (w);
       pfprof_json_writer_member_uint (w, "correlation_id", c->correlation_id);
       pfprof_json_writer_member_int (w, "return_value", c->return_value);
+      member_raw_name (w, t, c->name_id);
       pfprof_json_writer_end_object (w);
       pfprof_json_writer_end_object (w);
     }
@@ -445,7 +458,7 @@ write_trace_events (Export *x, guint i)
       const gint32 grid[3] = { r->grid_x, r->grid_y, r->grid_z };
       const gint32 block[3] = { r->block_x, r->block_y, r->block_z };
 
-      w = event_open (x, "X", "kernel", pfprof_trace_string (t, r->name_id), pid, r->stream_id,
+      w = event_open (x, "X", "kernel", pfprof_display_name (t, r->name_id), pid, r->stream_id,
                       r->start_ns);
       member_us (w, "dur", r->end_ns - r->start_ns);
       pfprof_json_writer_key (w, "args");
@@ -455,6 +468,7 @@ write_trace_events (Export *x, guint i)
       member_dim3 (w, "block", block);
       pfprof_json_writer_member_int (w, "shared_mem_bytes", r->shared_mem_bytes);
       pfprof_json_writer_member_int (w, "registers", r->registers);
+      member_raw_name (w, t, r->name_id);
       pfprof_json_writer_end_object (w);
       pfprof_json_writer_end_object (w);
       write_flow (x, i, calls, r->correlation_id, pid, r->stream_id, r->start_ns);

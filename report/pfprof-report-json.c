@@ -242,6 +242,7 @@ write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding
     {
       const PfprofEvidence *e = &g_array_index (f->evidence, PfprofEvidence, i);
       g_autofree char *what = pfprof_evidence_describe (a, e);
+      const char *shown, *raw;
 
       pfprof_json_writer_begin_object (w);
       pfprof_json_writer_member_int (w, "trace", e->trace_index);
@@ -251,6 +252,11 @@ write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding
       member_id (w, "stream", e->stream_id);
       pfprof_json_writer_member_uint (w, "tid", e->tid);
       pfprof_json_writer_member_string (w, "event", what);
+      if (pfprof_evidence_name (a, e, &shown, &raw))
+        {
+          pfprof_json_writer_member_string (w, "name", shown);
+          pfprof_json_writer_member_string (w, "raw_name", raw);
+        }
       pfprof_json_writer_end_object (w);
     }
   pfprof_json_writer_end_array (w);

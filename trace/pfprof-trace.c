@@ -25,6 +25,8 @@ pfprof_trace_free (PfprofTrace *trace)
   g_free (trace->path);
   g_hash_table_unref (trace->meta);
   g_ptr_array_unref (trace->strings);
+  if (trace->display_names != NULL)
+    g_ptr_array_unref (trace->display_names);
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     g_array_unref (trace->tables[t]);
   g_free (trace);

@@ -9,6 +9,7 @@
  */
 #include "pfprof-rules.h"
 
+#include "pfprof-display-name.h"
 #include "pfprof-format.h"
 
 static const PfprofRuleParam params[] = {
@@ -80,7 +81,7 @@ run (PfprofRuleContext *ctx)
       "%u page-locked allocations or registrations (%s, ...) ran after warm-up on %u thread(s), "
       "%s per step: %s in all, %s per step. Pinning is slow and can stall the thread that "
       "delivers batches.",
-      calls->len, pfprof_trace_string (ix->trace, first->name_id), g_hash_table_size (tids), s_per,
+      calls->len, pfprof_display_name (ix->trace, first->name_id), g_hash_table_size (tids), s_per,
       s_host, s_step);
   }
   f->fix = g_strdup (fix);

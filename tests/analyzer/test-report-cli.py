@@ -169,8 +169,8 @@ with open(out_path, "w") as fh:
     fh.write("old")
 rc, out, err = run("report", "--format", "json", "-o", out_path, trace("pageable"))
 with open(out_path) as fh:
-    check("-o refuses to replace a file without --force",
-          rc == 2 and fh.read() == "old" and "--force" in err, err)
+    check("-o refuses to replace a file without --force (exit 3)",
+          rc == 3 and fh.read() == "old" and "--force" in err, err)
 rc, out, err = run("report", "--format", "json", "--force", "-o", out_path, trace("pageable"))
 with open(out_path) as fh:
     check("-o --force replaces a regular file", rc == 0 and json.load(fh)["format"] == "pfprof-report/1")
