@@ -7,6 +7,7 @@
  * (report/pfprof-export-*.h). sqlite rewrites one trace with every
  * table as plain rows (trace format 1, PFPROF_WRITER_ROWS), for people who
  * query traces with SQL: format 2 keeps event tables as compressed chunks.
+ * An -o name ending in .gz is written gzip-compressed (zlib).
  */
 #include "pfprof-config.h"
 
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
@@ -29,14 +31,13 @@
 typedef struct
 {
   PfprofSafeOutput *file; /* NULL: standard output */
+  z_stream *gz;          /* -o NAME.gz: what is written goes through deflate */
   GError *error;
 } Sink;
 
 static gboolean
-sink_write (const char *data, gsize len, gpointer user_data)
+sink_put (Sink *sink, const char *data, gsize len)
 {
-  Sink *sink = user_data;
-
   if (sink->file != NULL)
     return pfprof_safe_output_append (sink->file, data, len, &sink->error);
   if (fwrite (data, 1, len, stdout) != len)
@@ -46,6 +47,51 @@ sink_write (const char *data, gsize len, gpointer user_data)
       return FALSE;
     }
   return TRUE;
+}
+
+/* Compresses @len bytes of @data (with @flush Z_FINISH: and ends the gzip
+ * member) and writes what deflate gives out. */
+static gboolean
+sink_deflate (Sink *sink, const char *data, gsize len, int flush)
+{
+  unsigned char buf[65536];
+  z_stream *z = sink->gz;
+  int rc;
+
+  do
+    {
+      /* avail_in is a uInt: feed at most 1 GiB at a time. */
+      gsize part = MIN (len, (gsize) 1 << 30);
+
+      z->next_in = (Bytef *) data;
+      z->avail_in = (uInt) part;
+      data += part;
+      len -= part;
+      do
+        {
+          z->next_out = buf;
+          z->avail_out = sizeof buf;
+          rc = deflate (z, len > 0 ? Z_NO_FLUSH : flush);
+          if (rc == Z_STREAM_ERROR)
+            {
+              g_set_error (&sink->error, G_IO_ERROR, G_IO_ERROR_FAILED, "gzip compression failed");
+              return FALSE;
+            }
+          if (sizeof buf - z->avail_out > 0 && !sink_put (sink, (const char *) buf, sizeof buf - z->avail_out))
+            return FALSE;
+        }
+      while (z->avail_out == 0 || (flush == Z_FINISH && len == 0 && rc != Z_STREAM_END));
+    }
+  while (len > 0);
+  return TRUE;
+}
+
+static gboolean
+sink_write (const char *data, gsize len, gpointer user_data)
+{
+  Sink *sink = user_data;
+
+  return sink->gz != NULL ? sink_deflate (sink, data, len, Z_NO_FLUSH) : sink_put (sink, data, len);
 }
 
 /* Writes @trace to @w as it is: meta (but the writer's own keys), strings
@@ -180,7 +226,8 @@ pfprof_cmd_export (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
   g_autoptr (PfprofAnalysis) analysis = NULL;
-  Sink sink = { NULL, NULL };
+  Sink sink = { NULL, NULL, NULL };
+  z_stream gz = { 0 };
   gboolean ok;
 
   if (!pfprof_cli_help_refuse_old_format ("export", argc, argv, formats))
@@ -231,7 +278,23 @@ pfprof_cmd_export (int argc, char **argv)
       pfprof_cli_error ("export: %s", error->message);
       return pfprof_cli_output_exit_code (error);
     }
+  /* Perfetto and chrome://tracing read gzip: a .gz name means it. */
+  if (sink.file != NULL && g_str_has_suffix (output, ".gz"))
+    {
+      /* windowBits 15 + 16: a gzip header and trailer, not raw zlib. */
+      if (deflateInit2 (&gz, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        {
+          pfprof_safe_output_abort (sink.file);
+          pfprof_cli_error ("export: cannot start gzip compression");
+          return PFPROF_EXIT_USAGE;
+        }
+      sink.gz = &gz;
+    }
   ok = pfprof_export_chrome (analysis, sink_write, &sink);
+  if (ok && sink.gz != NULL)
+    ok = sink_deflate (&sink, "", 0, Z_FINISH);
+  if (sink.gz != NULL)
+    deflateEnd (&gz);
   if (ok && sink.file != NULL)
     ok = pfprof_safe_output_commit (g_steal_pointer (&sink.file), &sink.error);
   else if (ok && fflush (stdout) != 0)

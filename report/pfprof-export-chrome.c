@@ -16,6 +16,9 @@
 /* The steps track of each process; Linux never gives a thread id 0. */
 #define STEPS_TID 0
 
+/* Each event's lane on its stream, per GPU table (gpu_tables order). */
+typedef guint *GpuLanes[3];
+
 typedef struct
 {
   GString *out;           /* pending output, handed to `write` in chunks */
@@ -32,7 +35,14 @@ typedef struct
   GHashTable *gpu_pids;   /* "trace:device" -> gint64* pid */
   GHashTable *streams;    /* "trace:device:stream" -> NULL, tracks to name */
   GHashTable *threads;    /* "trace:tid" -> NULL */
+  GpuLanes *lanes;        /* per trace; lane 0 for most events */
+  GHashTable *lane_tids;  /* "trace:device:stream:lane" -> gint64* tid, lanes >= 1 */
+  gint64 next_lane_tid;
 } Export;
+
+/* The GPU tables, in the order of Export.lanes. */
+static const PfprofTableId gpu_tables[3] = { PFPROF_TABLE_KERNELS, PFPROF_TABLE_MEMCPYS,
+                                             PFPROF_TABLE_MEMSETS };
 
 /* A member KEY: µs with three decimals, from integer nanoseconds so no
  * precision is lost on the way. */
@@ -256,11 +266,11 @@ parse_key (const char *key, guint64 *out, guint n)
 static int
 compare_keys (gconstpointer a, gconstpointer b)
 {
-  guint64 ka[3] = { 0 }, kb[3] = { 0 };
+  guint64 ka[4] = { 0 }, kb[4] = { 0 };
 
-  parse_key (*(const char *const *) a, ka, 3);
-  parse_key (*(const char *const *) b, kb, 3);
-  for (guint i = 0; i < 3; i++)
+  parse_key (*(const char *const *) a, ka, 4);
+  parse_key (*(const char *const *) b, kb, 4);
+  for (guint i = 0; i < 4; i++)
     if (ka[i] != kb[i])
       return ka[i] < kb[i] ? -1 : 1;
   return 0;
@@ -282,6 +292,117 @@ sorted_keys (GHashTable *table)
   return keys;
 }
 
+typedef struct
+{
+  gint64 start, end;
+  guint32 device, stream;
+  guint table, index; /* slot in gpu_tables, row */
+} GpuSlice;
+
+static int
+compare_gpu_slices (gconstpointer pa, gconstpointer pb)
+{
+  const GpuSlice *a = pa, *b = pb;
+
+  if (a->device != b->device)
+    return a->device < b->device ? -1 : 1;
+  if (a->stream != b->stream)
+    return a->stream < b->stream ? -1 : 1;
+  if (a->start != b->start)
+    return a->start < b->start ? -1 : 1;
+  return (a->end > b->end) - (a->end < b->end);
+}
+
+/* Work on one stream can overlap (kernels of one stream that run
+ * concurrently, a copy beside them) without nesting, and Perfetto's
+ * importer drops a complete event that overlaps the one before it on its
+ * track without nesting in it. So each stream is drawn as lanes, as
+ * Perfetto's own GPU tracks are: every event goes to the first lane that
+ * is free at its start (interval partitioning: as few lanes as the most
+ * events that overlap at once), lane 0 keeping the stream's own track. */
+static void
+assign_lanes (Export *x, guint trace)
+{
+  PfprofTrace *t = trace_at (x, trace);
+  g_autoptr (GArray) slices = g_array_new (FALSE, FALSE, sizeof (GpuSlice));
+  g_autoptr (GArray) lane_end = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  for (guint g = 0; g < G_N_ELEMENTS (gpu_tables); g++)
+    {
+      guint n = pfprof_trace_n (t, gpu_tables[g]);
+
+      x->lanes[trace][g] = g_new0 (guint, MAX (n, 1));
+      for (guint k = 0; k < n; k++)
+        {
+          GpuSlice sl = { 0, 0, 0, 0, g, k };
+
+          switch (gpu_tables[g])
+            {
+            case PFPROF_TABLE_KERNELS:
+              {
+                const PfprofKernelRecord *r = &pfprof_trace_kernels (t)[k];
+                sl = (GpuSlice) { r->start_ns, r->end_ns, r->device_id, r->stream_id, g, k };
+                break;
+              }
+            case PFPROF_TABLE_MEMCPYS:
+              {
+                const PfprofMemcpyRecord *r = &pfprof_trace_memcpys (t)[k];
+                sl = (GpuSlice) { r->start_ns, r->end_ns, r->device_id, r->stream_id, g, k };
+                break;
+              }
+            default:
+              {
+                const PfprofMemsetRecord *r = &pfprof_trace_memsets (t)[k];
+                sl = (GpuSlice) { r->start_ns, r->end_ns, r->device_id, r->stream_id, g, k };
+                break;
+              }
+            }
+          g_array_append_val (slices, sl);
+        }
+    }
+  g_array_sort (slices, compare_gpu_slices);
+  for (guint k = 0; k < slices->len; k++)
+    {
+      const GpuSlice *sl = &g_array_index (slices, GpuSlice, k);
+      guint lane = 0;
+
+      if (k == 0 || sl->device != sl[-1].device || sl->stream != sl[-1].stream)
+        g_array_set_size (lane_end, 0);
+      while (lane < lane_end->len && g_array_index (lane_end, gint64, lane) > sl->start)
+        lane++;
+      if (lane == lane_end->len)
+        g_array_append_val (lane_end, sl->end);
+      else
+        g_array_index (lane_end, gint64, lane) = MAX (sl->end, sl->start);
+      x->lanes[trace][sl->table][sl->index] = lane;
+      if (lane > 0)
+        {
+          g_autofree char *key = g_strdup_printf ("%u:%u:%u:%u", trace, sl->device, sl->stream, lane);
+
+          if (!g_hash_table_contains (x->lane_tids, key))
+            {
+              gint64 *tid = g_new (gint64, 1);
+
+              *tid = x->next_lane_tid++;
+              g_hash_table_insert (x->lane_tids, g_steal_pointer (&key), tid);
+            }
+        }
+    }
+}
+
+/* The track (tid of the GPU's pid) of row @index of GPU table slot @g. */
+static gint64
+gpu_tid (Export *x, guint trace, guint g, guint index, guint32 device, guint32 stream)
+{
+  guint lane = x->lanes[trace][g][index];
+  g_autofree char *key = NULL;
+
+  if (lane == 0)
+    return stream;
+  key = g_strdup_printf ("%u:%u:%u:%u", trace, device, stream, lane);
+  return *(gint64 *) g_hash_table_lookup (x->lane_tids, key);
+}
+
 static void
 write_metadata (Export *x)
 {
@@ -289,6 +410,7 @@ write_metadata (Export *x)
   g_autoptr (GPtrArray) gpus = sorted_keys (x->gpu_pids);
   g_autoptr (GPtrArray) streams = sorted_keys (x->streams);
   g_autoptr (GPtrArray) threads = sorted_keys (x->threads);
+  g_autoptr (GPtrArray) lanes = sorted_keys (x->lane_tids);
 
   for (guint i = 0; i < a->traces->len; i++)
     {
@@ -327,7 +449,19 @@ write_metadata (Export *x)
       parse_key (g_ptr_array_index (streams, s), k, 3);
       name = g_strdup_printf ("GPU %u stream %u", (guint) k[1], (guint) k[2]);
       metadata (x, "thread_name", gpu_pid (x, (guint) k[0], (guint32) k[1]), (gint64) k[2], name,
-                (gint64) k[2]);
+                (gint64) k[2] * 256);
+    }
+  for (guint l = 0; l < lanes->len; l++)
+    {
+      guint64 k[4] = { 0 };
+      const char *key = g_ptr_array_index (lanes, l);
+      g_autofree char *name = NULL;
+
+      parse_key (key, k, 4);
+      name = g_strdup_printf ("GPU %u stream %u #%u", (guint) k[1], (guint) k[2], (guint) k[3] + 1);
+      metadata (x, "thread_name", gpu_pid (x, (guint) k[0], (guint32) k[1]),
+                *(gint64 *) g_hash_table_lookup (x->lane_tids, key), name,
+                (gint64) k[2] * 256 + (gint64) MIN (k[3], 255));
     }
   for (guint h = 0; h < threads->len; h++)
     {
@@ -454,12 +588,12 @@ write_trace_events (Export *x, guint i)
     {
       const PfprofKernelRecord *r = &pfprof_trace_kernels (t)[k];
       gint64 pid = gpu_pid (x, i, r->device_id);
+      gint64 tid = gpu_tid (x, i, 0, k, r->device_id, r->stream_id);
 
       const gint32 grid[3] = { r->grid_x, r->grid_y, r->grid_z };
       const gint32 block[3] = { r->block_x, r->block_y, r->block_z };
 
-      w = event_open (x, "X", "kernel", pfprof_display_name (t, r->name_id), pid, r->stream_id,
-                      r->start_ns);
+      w = event_open (x, "X", "kernel", pfprof_display_name (t, r->name_id), pid, tid, r->start_ns);
       member_us (w, "dur", r->end_ns - r->start_ns);
       pfprof_json_writer_key (w, "args");
       pfprof_json_writer_begin_object (w);
@@ -471,15 +605,16 @@ write_trace_events (Export *x, guint i)
       member_raw_name (w, t, r->name_id);
       pfprof_json_writer_end_object (w);
       pfprof_json_writer_end_object (w);
-      write_flow (x, i, calls, r->correlation_id, pid, r->stream_id, r->start_ns);
+      write_flow (x, i, calls, r->correlation_id, pid, tid, r->start_ns);
     }
   for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); k++)
     {
       const PfprofMemcpyRecord *r = &pfprof_trace_memcpys (t)[k];
       gint64 pid = gpu_pid (x, i, r->device_id);
+      gint64 tid = gpu_tid (x, i, 1, k, r->device_id, r->stream_id);
       g_autofree char *name = g_strdup_printf ("Memcpy %s", pfprof_kind_names_copy (r->copy_kind));
 
-      w = event_open (x, "X", "memcpy", name, pid, r->stream_id, r->start_ns);
+      w = event_open (x, "X", "memcpy", name, pid, tid, r->start_ns);
       member_us (w, "dur", r->end_ns - r->start_ns);
       pfprof_json_writer_key (w, "args");
       pfprof_json_writer_begin_object (w);
@@ -491,14 +626,15 @@ write_trace_events (Export *x, guint i)
       pfprof_json_writer_member_uint (w, "correlation_id", r->correlation_id);
       pfprof_json_writer_end_object (w);
       pfprof_json_writer_end_object (w);
-      write_flow (x, i, calls, r->correlation_id, pid, r->stream_id, r->start_ns);
+      write_flow (x, i, calls, r->correlation_id, pid, tid, r->start_ns);
     }
   for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); k++)
     {
       const PfprofMemsetRecord *r = &pfprof_trace_memsets (t)[k];
       gint64 pid = gpu_pid (x, i, r->device_id);
+      gint64 tid = gpu_tid (x, i, 2, k, r->device_id, r->stream_id);
 
-      w = event_open (x, "X", "memset", "Memset", pid, r->stream_id, r->start_ns);
+      w = event_open (x, "X", "memset", "Memset", pid, tid, r->start_ns);
       member_us (w, "dur", r->end_ns - r->start_ns);
       pfprof_json_writer_key (w, "args");
       pfprof_json_writer_begin_object (w);
@@ -507,7 +643,7 @@ write_trace_events (Export *x, guint i)
       pfprof_json_writer_member_uint (w, "correlation_id", r->correlation_id);
       pfprof_json_writer_end_object (w);
       pfprof_json_writer_end_object (w);
-      write_flow (x, i, calls, r->correlation_id, pid, r->stream_id, r->start_ns);
+      write_flow (x, i, calls, r->correlation_id, pid, tid, r->start_ns);
     }
 }
 
@@ -615,6 +751,11 @@ pfprof_export_chrome (const PfprofAnalysis *analysis, PfprofExportWriteFunc writ
   x.gpu_pids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   x.streams = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   x.threads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  x.lane_tids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  /* Lane tracks share the GPU's pid with the stream tracks (tid = stream
+   * id): their tids start far above any stream id CUPTI hands out. */
+  x.next_lane_tid = PSEUDO_PID_BASE;
+  x.lanes = g_new0 (GpuLanes, MAX (analysis->traces->len, 1));
   for (guint i = 0; i < analysis->traces->len; i++)
     {
       PfprofTrace *t = g_ptr_array_index (analysis->traces, i);
@@ -628,6 +769,8 @@ pfprof_export_chrome (const PfprofAnalysis *analysis, PfprofExportWriteFunc writ
 
   assign_host_pids (&x);
   collect_tracks (&x);
+  for (guint i = 0; i < analysis->traces->len; i++)
+    assign_lanes (&x, i);
   pfprof_json_writer_begin_object (&x.w);
   pfprof_json_writer_key (&x.w, "traceEvents");
   pfprof_json_writer_begin_array (&x.w);
@@ -664,5 +807,10 @@ pfprof_export_chrome (const PfprofAnalysis *analysis, PfprofExportWriteFunc writ
   g_hash_table_unref (x.gpu_pids);
   g_hash_table_unref (x.streams);
   g_hash_table_unref (x.threads);
+  g_hash_table_unref (x.lane_tids);
+  for (guint i = 0; i < analysis->traces->len; i++)
+    for (guint g = 0; g < G_N_ELEMENTS (gpu_tables); g++)
+      g_free (x.lanes[i][g]);
+  g_free (x.lanes);
   return !x.failed;
 }

@@ -10,6 +10,7 @@ safety and error handling.
 Usage: test-export.py PFPROF WORKDIR SOURCE_ROOT  (TAP on stdout)
 """
 import bisect
+import gzip
 import json
 import os
 import sqlite3
@@ -110,6 +111,30 @@ def structure_problems(doc):
         if len(problems) > 50:
             break
     return problems
+
+
+def nesting_violations(doc):
+    """Complete events that Perfetto's importer drops: on one track (pid,
+    tid) an X event must nest in the one open before it or start after it
+    ends (slice_drop_overlapping_complete_event). Times in whole ns."""
+    tracks = {}
+    for e in doc.get("traceEvents", []):
+        if e.get("ph") == "X":
+            start = round(e["ts"] * 1000)
+            tracks.setdefault((e["pid"], e["tid"]), []).append((start, -round(e.get("dur", 0) * 1000), e))
+    bad = []
+    for key, evs in tracks.items():
+        evs.sort(key=lambda x: (x[0], x[1]))
+        stack = []
+        for start, neg_dur, e in evs:
+            end = start - neg_dur
+            while stack and stack[-1] <= start:
+                stack.pop()
+            if stack and end > stack[-1]:
+                bad.append((key, e["name"], start))
+                continue
+            stack.append(end)
+    return bad
 
 
 def export(env, traces, out, *extra):
@@ -292,6 +317,16 @@ def main():
         tap.ok(q.returncode == 2 and "standard output" in q.stderr
                and len(q.stderr.strip().splitlines()) == 1,
                "a full disk on standard output: one error line, exit 2", q.stderr)
+    gz, plain = env.path("all.json.gz"), env.path("all-plain.json")
+    export(env, [all_trace], plain)
+    p = export(env, [all_trace], gz)
+    raw = open(gz, "rb").read() if os.path.exists(gz) else b""
+    try:
+        unzipped = json.loads(gzip.decompress(raw))
+    except (OSError, ValueError):
+        unzipped = None
+    tap.ok(p.returncode == 0 and raw[:2] == b"\x1f\x8b" and unzipped == json.load(open(plain)),
+           "-o NAME.json.gz writes gzip that decompresses to the same JSON", p.stderr)
     p = env.run("export", "--help")
     tap.ok(p.returncode == 0 and "chrome-json" in p.stdout and "perfetto" in p.stdout.lower(),
            "--help documents the format", p.stdout)
@@ -313,6 +348,10 @@ def main():
                and kernels == table_count(s, "kernels"),
                f"recorded sample {os.path.basename(s)}: well-formed, all kernels and findings",
                "\n".join(problems[:10]))
+        bad = nesting_violations(d)
+        tap.ok(d and not bad, f"recorded sample {os.path.basename(s)}: no slice Perfetto would drop "
+               "(complete events on a track nest or are disjoint)",
+               f"{len(bad)} overlapping, e.g. {bad[:3]}")
     return tap.done()
 
 
