@@ -225,3 +225,22 @@ pfprof_escape_terminal (GString *out, const char *s, gboolean keep_newlines)
 {
   for_each_char (out, s, terminal_char, GINT_TO_POINTER (keep_newlines));
 }
+
+static void
+csv_char (GString *out, gunichar c, gpointer data)
+{
+  if (c == '"')
+    g_string_append (out, "\"\"");
+  else if (c == '\n' || !is_control (c))
+    g_string_append_unichar (out, c);
+}
+
+void
+pfprof_escape_csv (GString *out, const char *s)
+{
+  g_string_append_c (out, '"');
+  if (s != NULL && strchr ("=+-@", s[0]) != NULL && s[0] != '\0')
+    g_string_append_c (out, '\'');
+  for_each_char (out, s, csv_char, NULL);
+  g_string_append_c (out, '"');
+}

@@ -43,4 +43,10 @@ void pfprof_escape_markdown (GString *out, const char *s);
  * @keep_newlines, else become spaces; invalid UTF-8 is replaced. */
 void pfprof_escape_terminal (GString *out, const char *s, gboolean keep_newlines);
 
+/* Appends @s as one CSV field (RFC 4180): always quoted, '"' doubled,
+ * newlines kept (a quoted field may hold them), other controls dropped,
+ * invalid UTF-8 replaced. A field that would start with = + - @ gets a
+ * leading ' so a spreadsheet never runs it as a formula. */
+void pfprof_escape_csv (GString *out, const char *s);
+
 G_END_DECLS

@@ -103,7 +103,8 @@ list_rules (void)
     }
 }
 
-static const char *const formats[] = { "text", "json", "markdown", "junit", "html", "csv", NULL };
+static const char *const formats[] = { "text", "json", "markdown", "md", "junit", "html", "csv",
+                                       "csv-steps", "csv-findings", NULL };
 
 const PfprofCliHelp pfprof_cmd_report_help = {
   "report",
@@ -115,8 +116,9 @@ const PfprofCliHelp pfprof_cmd_report_help = {
   "each of which names a cause of the GPU waiting, its cost and its fix.\n"
   "\n"
   "The format is --format, else -o's extension (.json, .md, .xml for JUnit,\n"
-  ".html, .csv, anything else text), else text. The JSON layout and the config\n"
-  "keys are in docs/report-format.md.\n"
+  ".html, .csv, anything else text), else text. csv is the per-step table,\n"
+  "csv-findings the findings, one row each. The JSON layout, the CSV columns\n"
+  "and the config keys are in docs/report-format.md.\n"
   "\n"
   "Several ranks: give their traces together, or their JSON results\n"
   "(pfprof-report/1, one per rank, made with --format json where each trace\n"
@@ -141,7 +143,8 @@ const PfprofCliHelp pfprof_cmd_report_help = {
   "  # Fail a CI job on a warning, with a JUnit file for its test view\n"
   "  pfprof report run.pfprof --fail-on warning -o findings.xml\n"
   "  # The per-step table and the findings as CSV\n"
-  "  pfprof report run.pfprof --format csv -o steps.csv\n"
+  "  pfprof report run.pfprof -o steps.csv\n"
+  "  pfprof report run.pfprof --format csv-findings -o findings.csv\n"
   "  # Two ranks of one run\n"
   "  pfprof report rank0.pfprof rank1.pfprof\n",
   "pfprof(1), pfprof-record(1), pfprof-diff(1), pfprof-export(1), pfprof-render(1)",
@@ -170,7 +173,7 @@ pfprof_cmd_report (int argc, char **argv)
   gboolean html = FALSE;
   const GOptionEntry entries[] = {
     { "format", 'F', 0, G_OPTION_ARG_STRING, &format,
-      "text (default), json, markdown, junit, html or csv", "FORMAT" },
+      "text (default), json, markdown, junit, html, csv or csv-findings", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE (whole or not at all)", "FILE" },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING, &fail_on,
@@ -215,7 +218,7 @@ pfprof_cmd_report (int argc, char **argv)
   html = format && g_ascii_strcasecmp (format, "html") == 0;
   if (format && !html && !pfprof_report_format_from_string (format, &ro.format))
     {
-      pfprof_cli_error ("report: unknown format '%s' (text, json, markdown, junit, html, csv)", format);
+      pfprof_cli_error ("report: unknown format '%s' (text, json, markdown, junit, html, csv, csv-findings)", format);
       return PFPROF_EXIT_USAGE;
     }
   if (fail_on)

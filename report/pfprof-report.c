@@ -26,7 +26,8 @@ pfprof_report_format_from_string (const char *s, PfprofReportFormat *out)
   } names[] = {
     { "text", PFPROF_REPORT_TEXT },         { "json", PFPROF_REPORT_JSON },
     { "markdown", PFPROF_REPORT_MARKDOWN }, { "md", PFPROF_REPORT_MARKDOWN },
-    { "junit", PFPROF_REPORT_JUNIT },
+    { "junit", PFPROF_REPORT_JUNIT },       { "csv", PFPROF_REPORT_CSV },
+    { "csv-steps", PFPROF_REPORT_CSV },     { "csv-findings", PFPROF_REPORT_CSV_FINDINGS },
   };
 
   for (guint i = 0; s != NULL && i < G_N_ELEMENTS (names); i++)
@@ -46,6 +47,8 @@ pfprof_report_render (const PfprofAnalysis *a, const PfprofReportOptions *o, GSt
     case PFPROF_REPORT_JSON: pfprof_report_json (a, o, out); break;
     case PFPROF_REPORT_MARKDOWN: pfprof_report_markdown (a, o, out); break;
     case PFPROF_REPORT_JUNIT: pfprof_report_junit (a, o, out); break;
+    case PFPROF_REPORT_CSV: pfprof_report_csv (a, o, out); break;
+    case PFPROF_REPORT_CSV_FINDINGS: pfprof_report_csv_findings (a, o, out); break;
     case PFPROF_REPORT_TEXT:
     default: pfprof_report_text (a, o, out); break;
     }

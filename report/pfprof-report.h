@@ -1,4 +1,4 @@
-/* pfprof-report.h: an analysis rendered as text, JSON, Markdown or JUnit.
+/* pfprof-report.h: an analysis rendered as text, JSON, Markdown, JUnit or CSV.
  *
  * `pfprof report` writes these; `pfprof record` prints the short text
  * summary at the end of a run; the GUI can show the text. Each format
@@ -25,6 +25,8 @@ typedef enum
   PFPROF_REPORT_JSON,
   PFPROF_REPORT_MARKDOWN,
   PFPROF_REPORT_JUNIT,
+  PFPROF_REPORT_CSV,          /* the per-step table */
+  PFPROF_REPORT_CSV_FINDINGS, /* the findings */
 } PfprofReportFormat;
 
 typedef struct
@@ -44,7 +46,8 @@ typedef struct
 /* Defaults: text, no gate, no colour, 80 columns, all findings. */
 void pfprof_report_options_init (PfprofReportOptions *options);
 
-/* "text", "json", "markdown" (or "md"), "junit"; FALSE for anything else. */
+/* "text", "json", "markdown" (or "md"), "junit", "csv" (or "csv-steps"),
+ * "csv-findings"; FALSE for anything else. */
 gboolean pfprof_report_format_from_string (const char *s, PfprofReportFormat *out);
 
 /* Appends the report of @analysis to @out. */
@@ -64,6 +67,9 @@ void pfprof_report_text (const PfprofAnalysis *analysis, const PfprofReportOptio
 void pfprof_report_json (const PfprofAnalysis *analysis, const PfprofReportOptions *options, GString *out);
 void pfprof_report_markdown (const PfprofAnalysis *analysis, const PfprofReportOptions *options, GString *out);
 void pfprof_report_junit (const PfprofAnalysis *analysis, const PfprofReportOptions *options, GString *out);
+void pfprof_report_csv (const PfprofAnalysis *analysis, const PfprofReportOptions *options, GString *out);
+void pfprof_report_csv_findings (const PfprofAnalysis *analysis, const PfprofReportOptions *options,
+                                 GString *out);
 
 /* Median over steady steps of each breakdown field, in a PfprofStep
  * (start 0, end = median step length). */

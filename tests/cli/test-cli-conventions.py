@@ -10,6 +10,8 @@ that start with `pfprof COMMAND` and say each argument once; `pfprof help
 COMMAND`; "did you mean"; a program on PATH run as `pfprof -- PROGRAM`;
 man pages with every section, generated from --help. Prints TAP.
 """
+import csv
+import io
 import json
 import os
 import re
@@ -84,6 +86,26 @@ rc, _, err = run("report", trace, "-o", path, "--format", "text", "-f")
 text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
 check("report -o x.json --format text: --format wins", rc == 0 and not text.lstrip().startswith("{"),
       err)
+
+# CSV: the per-step table and the findings, as the JSON counts them.
+rc, out, err = run("report", "--format", "json", trace)
+rep = json.loads(out) if rc == 0 else {"summary": {"steps": {"count": -1, "steady": -1}}, "findings": []}
+rc, out, err = run("report", "--format", "csv", trace)
+rows = list(csv.DictReader(io.StringIO(out, newline=""))) if rc == 0 else []
+check("report --format csv: one row per step with the breakdown columns",
+      rc == 0 and len(rows) == rep["summary"]["steps"]["count"] and rows
+      and {"step", "warmup", "duration_ns", "data_wait_ns", "copy_exposed_ns", "idle_ns"} <= set(rows[0])
+      and sum(r["warmup"] == "0" for r in rows) == rep["summary"]["steps"]["steady"], err + out[:300])
+rc, out, err = run("report", "--format", "csv-findings", trace)
+rows = list(csv.DictReader(io.StringIO(out, newline=""))) if rc == 0 else []
+check("report --format csv-findings: one row per finding, the JSON's figures",
+      rc == 0 and [r["rule"] for r in rows] == [f["rule"] for f in rep["findings"]]
+      and [int(r["est_savings_ns"]) for r in rows] == [f["est_savings_ns"] for f in rep["findings"]]
+      and all(r["fix"] == f["fix"] for r, f in zip(rows, rep["findings"])), err + out[:300])
+path = os.path.join(WORK, "steps.csv")
+rc, _, err = run("report", trace, "-o", path, "-f")
+check("report -o steps.csv: the per-step CSV",
+      rc == 0 and open(path, encoding="utf-8").read().startswith("trace,rank,step,"), err)
 
 # An existing -o: kept, exit 3, one line naming --force; -f replaces it.
 for cmd, args, name in (("report", [trace], "keep.json"), ("export", [trace], "keep.json"),

@@ -370,7 +370,7 @@ def report_formats():
     """The formats `pfprof report --help` lists (text, json, ... html)."""
     r = run(PFPROF, ["report", "--help"], TMP)
     m = re.search(rb"--format=FORMAT\s+(.*)", r.out)
-    names = re.findall(r"[a-z]+", m.group(1).decode().replace("(default)", "")) if m else []
+    names = re.findall(r"[a-z][a-z-]*", m.group(1).decode().replace("(default)", "")) if m else []
     return [n for n in names if n not in ("or", "and")] or ["text", "json"]
 
 
