@@ -3,7 +3,9 @@
  * A case fails when its rule fired at or above the gate (--fail-on,
  * warning when none was given), so CI systems that read JUnit show which
  * input-pipeline check broke. Findings below the gate are reported in
- * <system-out> of a passing case.
+ * <system-out> of a passing case. A case's time is the time its rule's
+ * findings affected (time_ns, in seconds), so a CI page that sorts cases
+ * by time puts the costliest check first.
  */
 #include "pfprof-format.h"
 #include "pfprof-report.h"
@@ -37,24 +39,31 @@ pfprof_report_junit (const PfprofAnalysis *a, const PfprofReportOptions *o, GStr
 {
   PfprofSeverity gate = o->has_fail_on ? o->fail_on : PFPROF_SEVERITY_WARNING;
   guint failures = 0;
+  gint64 total_ns = 0;
+  g_autofree char *total = NULL;
 
   for (guint r = 0; r < a->rules_run->len; r++)
     {
       g_autoptr (GPtrArray) fs = pfprof_analysis_findings_of (a, g_ptr_array_index (a->rules_run, r));
 
+      gboolean failed = FALSE;
+
       for (guint i = 0; i < fs->len; i++)
-        if (((PfprofFinding *) g_ptr_array_index (fs, i))->severity >= gate)
-          {
-            failures++;
-            break;
-          }
+        {
+          const PfprofFinding *f = g_ptr_array_index (fs, i);
+
+          failed |= f->severity >= gate;
+          total_ns += MAX (f->time_ns, 0);
+        }
+      failures += failed;
     }
+  total = pfprof_format_double ((double) total_ns / 1e9, 6);
   g_string_append (out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   g_string_append_printf (out, "<testsuites name=\"pfprof\" tests=\"%u\" failures=\"%u\" errors=\"0\">\n",
                           a->rules_run->len, failures);
   g_string_append_printf (out, "  <testsuite name=\"pfprof.input-pipeline\" tests=\"%u\" failures=\"%u\" "
-                               "errors=\"0\" skipped=\"0\">\n",
-                          a->rules_run->len, failures);
+                               "errors=\"0\" skipped=\"0\" time=\"%s\">\n",
+                          a->rules_run->len, failures, total);
   g_string_append (out, "    <properties>\n");
   for (guint i = 0; i < a->traces->len; i++)
     {
@@ -74,16 +83,21 @@ pfprof_report_junit (const PfprofAnalysis *a, const PfprofReportOptions *o, GStr
       g_autoptr (GPtrArray) fs = pfprof_analysis_findings_of (a, id);
       g_autoptr (GString) body = g_string_new (NULL);
       const PfprofFinding *worst = NULL;
+      g_autofree char *time = NULL;
+      gint64 time_ns = 0;
 
       for (guint i = 0; i < fs->len; i++)
         {
           const PfprofFinding *f = g_ptr_array_index (fs, i);
 
           finding_text (body, a, f);
+          time_ns += MAX (f->time_ns, 0);
           if (worst == NULL || f->severity > worst->severity)
             worst = f;
         }
-      g_string_append_printf (out, "    <testcase classname=\"pfprof.rules\" name=\"%s\" time=\"0\">\n", id);
+      time = pfprof_format_double ((double) time_ns / 1e9, 6);
+      g_string_append_printf (out, "    <testcase classname=\"pfprof.rules\" name=\"%s\" time=\"%s\">\n", id,
+                              time);
       if (worst != NULL && worst->severity >= gate)
         {
           g_string_append_printf (out, "      <failure type=\"%s\" message=\"",

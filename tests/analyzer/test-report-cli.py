@@ -198,6 +198,13 @@ cases = root.findall(".//testcase")
 failed = [c.get("name") for c in cases if c.find("failure") is not None]
 check("junit: one case per rule, input-starved failed", rc == 1 and len(cases) == 9 and failed == ["input-starved"],
       f"{len(cases)} {failed}")
+_, js, _ = report_json(trace("input-starved"))
+want = {}
+for f in js["findings"]:
+    want[f["rule"]] = want.get(f["rule"], 0) + f["time_ns"]
+times = {c.get("name"): float(c.get("time")) for c in cases}
+check("junit: each case's time is its findings' time (s), 0 for rules that found nothing",
+      all(abs(times[r] - want.get(r, 0) / 1e9) < 1e-6 for r in times) and any(times.values()), times)
 rc, out, err = run("report", "--format", "junit", trace("small-transfers"))
 root = ET.fromstring(out)
 failed = [c.get("name") for c in root.findall(".//testcase") if c.find("failure") is not None]
