@@ -294,6 +294,31 @@ pfprof_analysis_findings_of (const PfprofAnalysis *a, const char *rule_id)
   return out;
 }
 
+double
+pfprof_evidence_share (const PfprofFinding *f, const PfprofEvidence *e)
+{
+  if (f->time_ns <= 0)
+    return 0.0;
+  return CLAMP ((double) e->cost_ns / (double) f->time_ns, 0.0, 1.0);
+}
+
+char *
+pfprof_evidence_format_share (const PfprofFinding *f, const PfprofEvidence *e)
+{
+  double share = pfprof_evidence_share (f, e);
+  g_autofree char *pct = pfprof_format_double (share * 100.0, share >= 0.1 ? 0 : 1);
+
+  if (f->time_ns <= 0)
+    return NULL;
+  if (e->cost_ns != e->end_ns - e->start_ns)
+    {
+      g_autofree char *cost = pfprof_format_ns (e->cost_ns);
+
+      return g_strdup_printf ("cost %s, %s%% of the finding's time", cost, pct);
+    }
+  return g_strdup_printf ("%s%% of the finding's time", pct);
+}
+
 gboolean
 pfprof_evidence_name (const PfprofAnalysis *a, const PfprofEvidence *e, const char **shown,
                       const char **raw)

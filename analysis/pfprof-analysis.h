@@ -38,6 +38,8 @@ typedef struct
   guint32 tid;          /* host thread, 0 if GPU-side */
   PfprofTableId table;  /* the example event's table */
   guint index;          /* and its index in that table */
+  gint64 cost_ns;       /* what this occurrence cost (its wait, its copy): a
+                         * finding keeps its costliest examples, costliest first */
 } PfprofEvidence;
 
 typedef struct
@@ -55,7 +57,8 @@ typedef struct
   gint64 pid;
   guint32 device_id;      /* PFPROF_NONE if not device-specific */
   guint32 stream_id;      /* PFPROF_NONE if not stream-specific */
-  GArray *evidence;       /* PfprofEvidence, in time order */
+  GArray *evidence;       /* PfprofEvidence, the costliest examples, costliest first
+                           * (pfprof_finding_add_evidence) */
   /* Added for multi-rank runs: */
   guint trace_index;      /* the trace it is about (into PfprofAnalysis.traces) */
   GArray *evidence_keys;  /* guint64 table << 32 | index of every piece of evidence,
@@ -185,6 +188,18 @@ char *pfprof_evidence_describe (const PfprofAnalysis *analysis, const PfprofEvid
  * when the event has none (copies, gaps). Borrowed, untrusted text. */
 gboolean pfprof_evidence_name (const PfprofAnalysis *analysis, const PfprofEvidence *evidence,
                                const char **shown, const char **raw);
+
+/* The share of @finding's time_ns (0..1) that its example @evidence cost;
+ * 0 when the finding has no time. */
+double pfprof_evidence_share (const PfprofFinding *finding, const PfprofEvidence *evidence);
+
+/* "4.1% of the finding's time" (with "cost 98.2 ms, " first when the
+ * cost is not the event's own span), as every format writes an
+ * example's share; NULL when the finding has no time. New string. */
+char *pfprof_evidence_format_share (const PfprofFinding *finding, const PfprofEvidence *evidence);
+
+/* The heading every format puts above a finding's examples. */
+#define PFPROF_EVIDENCE_HEADING "Examples, costliest first"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofAnalysis, pfprof_analysis_free)
 

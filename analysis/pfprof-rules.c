@@ -105,9 +105,20 @@ pfprof_rule_emit (const PfprofRuleContext *ctx, PfprofFinding *f)
   g_ptr_array_add (ctx->analysis->findings, f);
 }
 
+/* TRUE when @a goes before @b: costlier, or as costly and earlier. */
+static gboolean
+evidence_before (const PfprofEvidence *a, const PfprofEvidence *b)
+{
+  if (a->cost_ns != b->cost_ns)
+    return a->cost_ns > b->cost_ns;
+  return a->start_ns < b->start_ns;
+}
+
 void
 pfprof_finding_add_evidence (PfprofFinding *f, const PfprofEvidence *e, guint max)
 {
+  guint pos;
+
   f->first_ns = MIN (f->first_ns, e->start_ns);
   f->last_ns = MAX (f->last_ns, e->end_ns);
   /* Every piece, for the call sites (pfprof-call-sites.h). */
@@ -117,8 +128,19 @@ pfprof_finding_add_evidence (PfprofFinding *f, const PfprofEvidence *e, guint ma
 
       g_array_append_val (f->evidence_keys, key);
     }
-  if (f->evidence->len < max)
-    g_array_append_val (f->evidence, *e);
+  if (max == 0)
+    return;
+  /* The array stays sorted, costliest first: insert in place, drop the
+   * cheapest past @max (a handful: a linear scan is enough). */
+  if (f->evidence->len >= max
+      && !evidence_before (e, &g_array_index (f->evidence, PfprofEvidence, f->evidence->len - 1)))
+    return;
+  for (pos = 0; pos < f->evidence->len; pos++)
+    if (evidence_before (e, &g_array_index (f->evidence, PfprofEvidence, pos)))
+      break;
+  g_array_insert_val (f->evidence, pos, *e);
+  if (f->evidence->len > max)
+    g_array_set_size (f->evidence, max);
 }
 
 double
@@ -218,6 +240,7 @@ pfprof_rule_evidence (const PfprofRuleContext *ctx, PfprofTableId table, guint i
   e.device_id = device_id;
   e.stream_id = stream_id;
   e.tid = tid;
+  e.cost_ns = MAX (end - start, 0);
   return e;
 }
 

@@ -112,8 +112,11 @@ void pfprof_rule_emit (const PfprofRuleContext *ctx, PfprofFinding *finding);
 void pfprof_rule_run (const PfprofRule *rule, PfprofAnalysis *analysis,
                       const PfprofAnalysisOptions *options, PfprofTraceIndex *ix);
 
-/* Appends one piece of evidence; first_ns/last_ns of @finding are widened
- * to cover it. At most @max pieces are kept (the count is separate). */
+/* Offers one piece of evidence; first_ns/last_ns of @finding are widened
+ * to cover it. The @max costliest pieces (PfprofEvidence.cost_ns, the
+ * earlier on a tie) are kept, costliest first, whatever the order they
+ * are offered in: every report, the export and the GUI's occurrence
+ * navigator show them in that order. The count is separate. */
 void pfprof_finding_add_evidence (PfprofFinding *finding, const PfprofEvidence *evidence, guint max);
 
 /* Fraction of the trace's steady steps that contain at least one of the
@@ -135,7 +138,8 @@ gint64 pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total);
 /* @ns as a percentage of the steady window's length. */
 double pfprof_rule_share (const PfprofRuleContext *ctx, gint64 ns);
 
-/* Evidence for row @index of @table in the context's trace. */
+/* Evidence for row @index of @table in the context's trace; its cost is
+ * its span, end - start (set cost_ns after for another measure). */
 PfprofEvidence pfprof_rule_evidence (const PfprofRuleContext *ctx, PfprofTableId table, guint index,
                                      gint64 start, gint64 end, guint32 device_id,
                                      guint32 stream_id, guint32 tid);

@@ -72,7 +72,7 @@ show_occurrence (PfprofViewWindow *self)
   const PfprofFinding *f = current_finding (self);
   const PfprofEvidence *ev;
   gint64 span, mid;
-  char text[64];
+  char text[96];
   int row;
 
   if (f == NULL || f->evidence == NULL || f->evidence->len == 0)
@@ -90,7 +90,17 @@ show_occurrence (PfprofViewWindow *self)
   pfprof_timeline_widget_set_range (self->timeline, mid - span / 2, mid + span / 2);
   row = pfprof_timeline_finding_rows (self->loaded->timeline, (guint) self->finding)[self->occurrence];
   pfprof_timeline_widget_scroll_to_row (self->timeline, row);
-  g_snprintf (text, sizeof text, "Occurrence %d of %u", self->occurrence + 1, f->evidence->len);
+  /* In the analysis' order: costliest first. */
+  {
+    double share = pfprof_evidence_share (f, ev);
+
+    if (f->time_ns > 0)
+      g_snprintf (text, sizeof text, "Occurrence %d of %u, costliest first (%.*f%%)", self->occurrence + 1,
+                  f->evidence->len, share >= 0.1 ? 0 : 1, share * 100.0);
+    else
+      g_snprintf (text, sizeof text, "Occurrence %d of %u, costliest first", self->occurrence + 1,
+                  f->evidence->len);
+  }
   gtk_label_set_text (GTK_LABEL (self->occurrence_label), text);
 }
 

@@ -725,6 +725,9 @@ write_findings (Export *x)
           pfprof_json_writer_member_int (w, "occurrence", e);
           member_us (w, "dur_us", ev->end_ns - ev->start_ns);
           member_text (w, "event", what);
+          /* Occurrences are numbered costliest first, as in the reports. */
+          pfprof_json_writer_member_int (w, "cost_ns", ev->cost_ns);
+          pfprof_json_writer_member_double (w, "share", pfprof_evidence_share (f, ev), 4);
           pfprof_json_writer_end_object (w);
           pfprof_json_writer_end_object (w);
         }

@@ -36,8 +36,8 @@ append_svg (void *closure, const unsigned char *data, unsigned int length)
   return CAIRO_STATUS_SUCCESS;
 }
 
-/* The step to draw: the one holding the first occurrence of the top
- * finding (so its marks show), else the non-warm-up step closest to the
+/* The step to draw: the one holding the costliest occurrence of the top
+ * finding that lies in a step (so its marks show), else the non-warm-up step closest to the
  * median length. -1 when there are no steps. */
 static int
 representative_step (const PfprofAnalysis *a)

@@ -252,6 +252,8 @@ write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding
       member_id (w, "stream", e->stream_id);
       pfprof_json_writer_member_uint (w, "tid", e->tid);
       pfprof_json_writer_member_string (w, "event", what);
+      pfprof_json_writer_member_int (w, "cost_ns", e->cost_ns);
+      pfprof_json_writer_member_double (w, "share", pfprof_evidence_share (f, e), 4);
       if (pfprof_evidence_name (a, e, &shown, &raw))
         {
           pfprof_json_writer_member_string (w, "name", shown);

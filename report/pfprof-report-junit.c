@@ -26,10 +26,18 @@ finding_text (GString *body, const PfprofAnalysis *a, const PfprofFinding *f)
 
   g_string_append_printf (body, "[%s] %s\n%s\nEstimated saving per step: %s\n",
                           pfprof_severity_to_string (f->severity), f->title, f->message, s_save);
+  if (f->evidence && f->evidence->len > 0)
+    g_string_append_printf (body, "%s:\n", PFPROF_EVIDENCE_HEADING);
   for (guint e = 0; f->evidence && e < f->evidence->len; e++)
     {
-      g_autofree char *what = pfprof_evidence_describe (a, &g_array_index (f->evidence, PfprofEvidence, e));
-      g_string_append_printf (body, "  - %s\n", what);
+      const PfprofEvidence *ev = &g_array_index (f->evidence, PfprofEvidence, e);
+      g_autofree char *what = pfprof_evidence_describe (a, ev);
+      g_autofree char *share = pfprof_evidence_format_share (f, ev);
+
+      if (share != NULL)
+        g_string_append_printf (body, "  - %s (%s)\n", what, share);
+      else
+        g_string_append_printf (body, "  - %s\n", what);
     }
   g_string_append_printf (body, "Fix:\n%s\n", f->fix);
 }

@@ -159,13 +159,17 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
               g_string_append_c (out, '\n');
             }
         }
-      g_string_append (out, "\n\n<details><summary>Evidence</summary>\n\n");
+      g_string_append_printf (out, "\n\n<details><summary>%s</summary>\n\n", PFPROF_EVIDENCE_HEADING);
       for (guint e = 0; f->evidence && e < f->evidence->len; e++)
         {
-          g_autofree char *what = pfprof_evidence_describe (a, &g_array_index (f->evidence, PfprofEvidence, e));
+          const PfprofEvidence *ev = &g_array_index (f->evidence, PfprofEvidence, e);
+          g_autofree char *what = pfprof_evidence_describe (a, ev);
+          g_autofree char *share = pfprof_evidence_format_share (f, ev);
 
           g_string_append (out, "- ");
           md (out, what);
+          if (share != NULL)
+            g_string_append_printf (out, " (%s)", share);
           g_string_append_c (out, '\n');
         }
       g_string_append_printf (out, "\n%" G_GUINT64_FORMAT " occurrences in all.\n\n</details>\n\n"

@@ -445,12 +445,16 @@ finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
       g_string_append_c (w, '.');
       wrap (t, w->str, 3);
     }
+  if (f->evidence && f->evidence->len > 0)
+    g_string_append_printf (t->out, "   %s:\n", PFPROF_EVIDENCE_HEADING);
   for (guint i = 0; f->evidence && i < f->evidence->len && i < 3; i++)
     {
       const PfprofEvidence *e = &g_array_index (f->evidence, PfprofEvidence, i);
       g_autofree char *what = pfprof_evidence_describe (a, e);
+      g_autofree char *share = pfprof_evidence_format_share (f, e);
       g_autofree char *at = pfprof_format_ns (e->start_ns - t0);
-      g_autofree char *line = g_strdup_printf ("- at +%s: %s", at, what);
+      g_autofree char *line = share ? g_strdup_printf ("- at +%s: %s (%s)", at, what, share)
+                                    : g_strdup_printf ("- at +%s: %s", at, what);
 
       wrap_untrusted (t, line, 5);
     }

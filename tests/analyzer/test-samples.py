@@ -131,6 +131,23 @@ for path in traces:
               f"{ITEM_SYNC_SAVED_NS / 1e6:.2f} ms/step its fix saved",
               abs(est - ITEM_SYNC_SAVED_NS) <= ITEM_SYNC_TOLERANCE * ITEM_SYNC_SAVED_NS,
               f"estimate {est / 1e6:.3f} ms/step")
+    costs = [[e["cost_ns"] for e in f["evidence"]] for f in d["findings"]]
+    check(f"{base}: each finding's examples are its costliest, costliest first, with their share",
+          all(c == sorted(c, reverse=True) for c in costs)
+          and all(0 <= e["share"] <= 1 for f in d["findings"] for e in f["evidence"]), costs)
+    if script == "slow_dataloader.py" and not fix:
+        # The waits that starve the GPU are ~100 ms; the first waits of the
+        # steady state are ~0.1 ms: the examples must be the long ones.
+        tr = d["traces"][0]
+        db = pfprof_trace_rows.connect(path)
+        longest = db.execute(
+            "SELECT max(n.dur_ns) FROM nvtx n JOIN strings s ON s.id = n.name_id "
+            "WHERE s.value = 'DataLoader.next' AND n.start_ns >= ? AND n.start_ns < ?",
+            (tr["steady_start_ns"], tr["steady_end_ns"])).fetchone()[0]
+        ev = next((f["evidence"] for f in d["findings"] if f["rule"] == "input-starved"), [])
+        check(f"{base}: input-starved's first example is the longest DataLoader wait ({(longest or 0) / 1e6:.1f} ms)",
+              ev and longest and ev[0]["cost_ns"] == longest and ev[0]["name"] == "DataLoader.next",
+              [(e["cost_ns"], e.get("name")) for e in ev])
     med = d["summary"]["steps"]["median_breakdown"]
     check(f"{base}: median step computes", med["compute_ns"] > 0, med)
     if script == "record_stream_pressure.py":
