@@ -188,6 +188,16 @@ check("-o leaves no temporary file", not [f for f in os.listdir(WORK) if f.start
 rc, out, err = run("report", "-o", WORK, trace("none"))
 check("-o on a folder -> 2", rc == 2)
 
+# pageable-transfer's device-to-host advice waits for the copy before the
+# pinned result is read.
+_, js, _ = report_json(trace("pageable"))
+fix = next((f["fix"] for f in (js or {}).get("findings", []) if f["rule"] == "pageable-transfer"), "")
+dtoh = fix[fix.find("device-to-host"):] if "device-to-host" in fix else ""
+check("pageable-transfer: the device-to-host snippet waits for the copy before reading out",
+      "out.copy_(t, non_blocking=True)" in dtoh and "before reading out" in dtoh
+      and dtoh.find(".synchronize()") > dtoh.find("out.copy_(") > 0
+      and dtoh.find(".synchronize()") < dtoh.find("value = out"), dtoh)
+
 # Markdown and JUnit.
 rc, out, err = run("report", "--format", "markdown", trace("input-starved"))
 check("markdown", rc == 0 and out.startswith("## pfprof report") and "`input-starved`" in out
