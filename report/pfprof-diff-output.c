@@ -9,32 +9,33 @@
 
 #include "pfprof-format.h"
 #include "pfprof-json-writer.h"
+#include "pfprof-report.h"
 
 #define ANSI_GREEN "\033[32m"
 #define ANSI_RED "\033[31m"
 #define ANSI_BOLD "\033[1m"
 #define ANSI_RESET "\033[0m"
 
-/* The breakdown rows, in the order the report prints them. */
-static const struct
+/* The breakdown rows: the median step, then its parts in the words and
+ * order of `pfprof report` (pfprof_report_parts). */
+#define N_ROWS (1 + PFPROF_REPORT_N_PARTS)
+
+static const char *
+row_key (guint row)
 {
-  const char *key;   /* JSON member */
-  const char *label; /* text and Markdown */
-  gsize offset;      /* in PfprofStep */
-} rows[] = {
-  { "step_ns", "median step", G_STRUCT_OFFSET (PfprofStep, end_ns) },
-  { "data_wait_ns", "data wait", G_STRUCT_OFFSET (PfprofStep, data_wait_ns) },
-  { "copy_exposed_ns", "copy exposed", G_STRUCT_OFFSET (PfprofStep, copy_exposed_ns) },
-  { "copy_hidden_ns", "copy hidden", G_STRUCT_OFFSET (PfprofStep, copy_hidden_ns) },
-  { "compute_ns", "compute", G_STRUCT_OFFSET (PfprofStep, compute_ns) },
-  { "sync_wait_ns", "sync wait", G_STRUCT_OFFSET (PfprofStep, sync_wait_ns) },
-  { "idle_ns", "GPU idle", G_STRUCT_OFFSET (PfprofStep, idle_ns) },
-};
+  return row == 0 ? "step_ns" : pfprof_report_parts[row - 1].key;
+}
+
+static const char *
+row_label (guint row)
+{
+  return row == 0 ? "median step" : pfprof_report_parts[row - 1].label;
+}
 
 static gint64
 field (const PfprofStep *s, guint row)
 {
-  return *(const gint64 *) (const void *) ((const char *) s + rows[row].offset);
+  return row == 0 ? s->end_ns : G_STRUCT_MEMBER (gint64, s, pfprof_report_parts[row - 1].offset);
 }
 
 static char *
@@ -180,18 +181,18 @@ pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboole
   g_string_append (out, color ? ANSI_BOLD "pfprof diff" ANSI_RESET "\n" : "pfprof diff\n");
   g_string_append (out, "  before: ");
   pfprof_escape_terminal (out, pb, FALSE);
-  g_string_append_printf (out, " (%u steady steps, steps from %s)\n  after:  ",
-                          d->before.n_steady_steps, d->before.step_source);
+  g_string_append_printf (out, " (%u steps, %u after warm-up, steps from %s)\n  after:  ",
+                          d->before.n_steps, d->before.n_steady_steps, d->before.step_source);
   pfprof_escape_terminal (out, pa, FALSE);
-  g_string_append_printf (out, " (%u steady steps, steps from %s)\n", d->after.n_steady_steps,
-                          d->after.step_source);
+  g_string_append_printf (out, " (%u steps, %u after warm-up, steps from %s)\n", d->after.n_steps,
+                          d->after.n_steady_steps, d->after.step_source);
   if (strcmp (d->before.step_source, d->after.step_source) != 0)
     g_string_append (out, "  note: the two sides found their steps differently; "
                           "compare with care\n");
 
-  g_string_append_printf (out, "\n%-16s %12s %12s %12s\n", "Median step", "before", "after",
+  g_string_append_printf (out, "\n%-22s %12s %12s %12s\n", "Median step", "before", "after",
                           "change");
-  for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
+  for (guint r = 0; r < N_ROWS; r++)
     {
       gint64 b = field (&d->before.median, r), a = field (&d->after.median, r);
       g_autofree char *sb = pfprof_format_ns (b);
@@ -199,15 +200,15 @@ pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboole
       g_autofree char *sd = signed_ns (a - b);
       g_autofree char *sp = pct_change (b, a);
 
-      g_string_append_printf (out, "  %-14s", rows[r].label);
+      g_string_append_printf (out, "  %-20s", row_label (r));
       pad_left (out, sb, 13);
       pad_left (out, sa, 13);
       pad_left (out, sd, 13);
       pad_left (out, sp, 9);
       g_string_append_c (out, '\n');
     }
-  g_string_append_printf (out, "  %-14s %12s %12s %21s\n", "HtoD overlap", ob, oa, od);
-  g_string_append_printf (out, "  %-14s %12s %12s %21s\n", "GPU idle share", ib, ia, id);
+  g_string_append_printf (out, "  %-20s %12s %12s %21s\n", "copy/compute overlap", ob, oa, od);
+  g_string_append_printf (out, "  %-20s %12s %12s %21s\n", "GPU idle share", ib, ia, id);
 
   g_string_append_printf (out, "\nFindings: %u resolved, %u new, %u unchanged\n",
                           pfprof_diff_count (d, PFPROF_DIFF_RESOLVED),
@@ -251,8 +252,8 @@ json_side (PfprofJsonWriter *w, const PfprofDiffSide *s)
   pfprof_json_writer_member_string (w, "step_source", s->step_source ? s->step_source : "");
   pfprof_json_writer_key (w, "median");
   pfprof_json_writer_begin_object (w);
-  for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
-    pfprof_json_writer_member_int (w, rows[r].key, field (&s->median, r));
+  for (guint r = 0; r < N_ROWS; r++)
+    pfprof_json_writer_member_int (w, row_key (r), field (&s->median, r));
   pfprof_json_writer_end_object (w);
   member_fraction (w, "overlap_fraction", s->overlap_fraction, s->has_overlap);
   member_fraction (w, "gpu_idle_fraction", s->idle_fraction, TRUE);
@@ -288,8 +289,8 @@ pfprof_diff_output_json (const PfprofDiff *d, const PfprofDiffGate *gate, GStrin
   json_side (w, &d->after);
   pfprof_json_writer_key (w, "delta");
   pfprof_json_writer_begin_object (w);
-  for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
-    pfprof_json_writer_member_int (w, rows[r].key,
+  for (guint r = 0; r < N_ROWS; r++)
+    pfprof_json_writer_member_int (w, row_key (r),
                                    field (&d->after.median, r) - field (&d->before.median, r));
   member_fraction (w, "step_change_pct", pct, has_pct);
   member_fraction (w, "overlap_fraction", d->after.overlap_fraction - d->before.overlap_fraction,
@@ -358,11 +359,12 @@ pfprof_diff_output_markdown (const PfprofDiff *d, const PfprofDiffGate *gate, GS
 
   g_string_append (out, "## pfprof diff\n\n- **Before:** ");
   pfprof_escape_markdown (out, pb);
-  g_string_append_printf (out, " (%u steady steps)\n- **After:** ", d->before.n_steady_steps);
+  g_string_append_printf (out, " (%u steps, %u after warm-up)\n- **After:** ", d->before.n_steps,
+                          d->before.n_steady_steps);
   pfprof_escape_markdown (out, pa);
-  g_string_append_printf (out, " (%u steady steps)\n\n", d->after.n_steady_steps);
+  g_string_append_printf (out, " (%u steps, %u after warm-up)\n\n", d->after.n_steps, d->after.n_steady_steps);
   g_string_append (out, "| | before | after | change | % |\n|---|---:|---:|---:|---:|\n");
-  for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
+  for (guint r = 0; r < N_ROWS; r++)
     {
       gint64 b = field (&d->before.median, r), a = field (&d->after.median, r);
       g_autofree char *sb = pfprof_format_ns (b);
@@ -370,9 +372,9 @@ pfprof_diff_output_markdown (const PfprofDiff *d, const PfprofDiffGate *gate, GS
       g_autofree char *sd = signed_ns (a - b);
       g_autofree char *sp = pct_change (b, a);
 
-      g_string_append_printf (out, "| %s | %s | %s | %s | %s |\n", rows[r].label, sb, sa, sd, sp);
+      g_string_append_printf (out, "| %s | %s | %s | %s | %s |\n", row_label (r), sb, sa, sd, sp);
     }
-  g_string_append_printf (out, "| HtoD overlap | %s | %s | %s | |\n", ob, oa, od);
+  g_string_append_printf (out, "| copy/compute overlap | %s | %s | %s | |\n", ob, oa, od);
   g_string_append_printf (out, "| GPU idle share | %s | %s | %s | |\n\n", ib, ia, id);
   g_string_append_printf (out, "**Findings:** %u resolved, %u new, %u unchanged\n\n",
                           pfprof_diff_count (d, PFPROF_DIFF_RESOLVED),

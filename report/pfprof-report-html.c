@@ -124,7 +124,7 @@ static const struct
   gsize offset;
 } parts[] = {
   { "data wait", "#eab308", G_STRUCT_OFFSET (PfprofStep, data_wait_ns) },
-  { "exposed copy", "#f97316", G_STRUCT_OFFSET (PfprofStep, copy_exposed_ns) },
+  { "copy exposed", "#f97316", G_STRUCT_OFFSET (PfprofStep, copy_exposed_ns) },
   { "compute", "#3b82f6", G_STRUCT_OFFSET (PfprofStep, compute_ns) },
   { "sync wait", "#dc2626", G_STRUCT_OFFSET (PfprofStep, sync_wait_ns) },
   { "GPU idle", "#9ca3af", G_STRUCT_OFFSET (PfprofStep, idle_ns) },
@@ -223,24 +223,27 @@ pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
     }
 
   /* Summary. */
-  g_string_append (out, "<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th>Trace</th><th>Device</th><th>Kernel busy</th>"
-                        "<th>Copy/compute overlap</th><th>Exposed copy</th><th>GPU idle</th><th>Data wait</th><th>Sync wait</th></tr>\n");
+  g_string_append (out, "<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th>Trace</th><th>Device</th>"
+                        "<th>" PFPROF_REPORT_KERNEL_BUSY "</th><th>" PFPROF_REPORT_GPU_IDLE "</th><th>HtoD</th>"
+                        "<th>" PFPROF_REPORT_OVERLAP "</th><th>" PFPROF_REPORT_COPY_EXPOSED "</th>"
+                        "<th>" PFPROF_REPORT_DATA_WAIT "</th><th>" PFPROF_REPORT_SYNC_WAIT "</th></tr>\n");
   for (guint i = 0; a->devices != NULL && i < a->devices->len; i++)
     {
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
       const PfprofTrace *t = g_ptr_array_index (a->traces, d->trace_index);
+      gint64 len = d->steady_end_ns - d->steady_start_ns;
       g_autofree char *base = g_path_get_basename (t->path ? t->path : "-");
       g_autofree char *overlap = isnan (d->overlap_fraction) ? g_strdup ("n/a")
                                                              : pfprof_format_double (d->overlap_fraction * 100, 1);
+      g_autofree char *busy = pfprof_report_figure_share (d->kernel_ns, len);
+      g_autofree char *idle = pfprof_report_figure_share (d->idle_ns, len);
+      g_autofree char *bytes = pfprof_format_bytes (d->htod_bytes);
 
       g_string_append (out, "<tr><td>");
       esc (out, base);
-      g_string_append_printf (out, "</td><td>GPU %u</td><td>", d->device_id);
-      dur (out, d->kernel_ns);
-      g_string_append_printf (out, "</td><td>%s%s</td><td>", overlap, isnan (d->overlap_fraction) ? "" : "%");
+      g_string_append_printf (out, "</td><td>GPU %u</td><td>%s</td><td>%s</td><td>%s</td><td>%s%s</td><td>",
+                              d->device_id, busy, idle, bytes, overlap, isnan (d->overlap_fraction) ? "" : "%");
       dur (out, d->exposed_copy_ns);
-      g_string_append (out, "</td><td>");
-      dur (out, d->idle_ns);
       g_string_append (out, "</td><td>");
       dur (out, d->data_wait_ns);
       g_string_append (out, "</td><td>");
@@ -248,21 +251,12 @@ pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
       g_string_append (out, "</td></tr>\n");
     }
   g_string_append (out, "</table>\n");
-  if (a->step_median_ns > 0)
+  if (a->n_steady_steps > 0)
     {
-      g_string_append_printf (out, "<p>%u steps; median step ", a->steps->len);
-      dur (out, a->step_median_ns);
-      g_string_append (out, ": data wait ");
-      dur (out, m.data_wait_ns);
-      g_string_append (out, ", exposed copy ");
-      dur (out, m.copy_exposed_ns);
-      g_string_append (out, ", compute ");
-      dur (out, m.compute_ns);
-      g_string_append (out, ", sync wait ");
-      dur (out, m.sync_wait_ns);
-      g_string_append (out, ", GPU idle ");
-      dur (out, m.idle_ns);
-      g_string_append (out, ".</p>\n");
+      g_autofree char *s_steps = pfprof_report_steps_phrase (a);
+      g_autofree char *s_parts = pfprof_report_parts_phrase (&m);
+
+      g_string_append_printf (out, "<p>%s. Median step: %s.</p>\n", s_steps, s_parts);
     }
 
   /* Findings. */

@@ -45,7 +45,8 @@ ranks_table (GString *out, const PfprofAnalysis *a, const PfprofReportOptions *o
   sel = pfprof_rank_summary_select (a, ranks, o->all_ranks);
   if (sel->n_hidden > 0)
     g_string_append_printf (out, "\n%u of %u ranks:\n", sel->rows->len, ranks->len);
-  g_string_append (out, "\n| Rank | Host | Pid | Steps | Median step | Data wait | Exposed copy | GPU idle | Findings |");
+  g_string_append (out, "\n| Rank | Host | Pid | Steps | Median step | " PFPROF_REPORT_DATA_WAIT " | " PFPROF_REPORT_COPY_EXPOSED
+                        " | " PFPROF_REPORT_GPU_IDLE " | Findings |");
   g_string_append (out, sel->n_hidden > 0 ? " Shown as |\n" : "\n");
   g_string_append (out, sel->n_hidden > 0 ? "|---|---|---|---|---|---|---|---|---|---|\n"
                                           : "|---|---|---|---|---|---|---|---|---|\n");
@@ -93,13 +94,17 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
 
   /* Merged per-rank results have no devices of their own. */
   if (a->n_results == 0)
-    g_string_append (out, "| Trace | Device | Kernel busy | GPU idle | HtoD | Overlap | Exposed copy | Data wait | Sync wait |\n"
+    g_string_append (out, "| Trace | Device | " PFPROF_REPORT_KERNEL_BUSY " | " PFPROF_REPORT_GPU_IDLE " | HtoD | "
+                          PFPROF_REPORT_OVERLAP " | " PFPROF_REPORT_COPY_EXPOSED " | " PFPROF_REPORT_DATA_WAIT
+                          " | " PFPROF_REPORT_SYNC_WAIT " |\n"
                           "|---|---|---|---|---|---|---|---|---|\n");
   for (guint i = 0; i < a->devices->len; i++)
     {
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
       const PfprofTrace *t = g_ptr_array_index (a->traces, d->trace_index);
       gint64 len = d->steady_end_ns - d->steady_start_ns;
+      g_autofree char *s_busy = pfprof_report_figure_share (d->kernel_ns, len);
+      g_autofree char *s_idle = pfprof_report_figure_share (d->idle_ns, len);
       g_autofree char *s_hb = pfprof_format_bytes (d->htod_bytes);
       g_autofree char *s_ex = pfprof_format_ns (d->exposed_copy_ns);
       g_autofree char *s_dw = pfprof_format_ns (d->data_wait_ns);
@@ -108,29 +113,16 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
 
       g_string_append (out, "| ");
       md (out, base);
-      g_string_append_printf (out, " | %u | ", d->device_id);
-      cell_pct (out, len > 0 ? (double) d->kernel_ns / (double) len : NAN);
-      g_string_append (out, " | ");
-      cell_pct (out, len > 0 ? (double) d->idle_ns / (double) len : NAN);
-      g_string_append_printf (out, " | %s | ", s_hb);
+      g_string_append_printf (out, " | %u | %s | %s | %s | ", d->device_id, s_busy, s_idle, s_hb);
       cell_pct (out, d->overlap_fraction);
       g_string_append_printf (out, " | %s | %s | %s |\n", s_ex, s_dw, s_sw);
     }
   if (a->n_steady_steps > 0)
     {
-      g_autofree char *s_med = pfprof_format_ns (a->step_median_ns);
-      g_autofree char *s_p10 = pfprof_format_ns (a->step_p10_ns);
-      g_autofree char *s_p90 = pfprof_format_ns (a->step_p90_ns);
-      g_autofree char *s_dw = pfprof_format_ns (m.data_wait_ns);
-      g_autofree char *s_ce = pfprof_format_ns (m.copy_exposed_ns);
-      g_autofree char *s_c = pfprof_format_ns (m.compute_ns);
-      g_autofree char *s_s = pfprof_format_ns (m.sync_wait_ns);
-      g_autofree char *s_i = pfprof_format_ns (m.idle_ns);
+      g_autofree char *s_steps = pfprof_report_steps_phrase (a);
+      g_autofree char *s_parts = pfprof_report_parts_phrase (&m);
 
-      g_string_append_printf (out, "\nSteps after warm-up: %u, median %s (p10 %s, p90 %s). Median "
-                                   "step: data wait %s, exposed copy %s, compute %s, sync wait %s, "
-                                   "GPU idle %s.\n",
-                              a->n_steady_steps, s_med, s_p10, s_p90, s_dw, s_ce, s_c, s_s, s_i);
+      g_string_append_printf (out, "\n%s. Median step: %s.\n", s_steps, s_parts);
     }
 
   ranks_table (out, a, o);

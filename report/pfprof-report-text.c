@@ -210,10 +210,8 @@ devices (Text *t, const PfprofAnalysis *a)
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
       gint64 len = d->steady_end_ns - d->steady_start_ns;
       g_autofree char *s_len = pfprof_format_ns (len);
-      g_autofree char *s_k = pfprof_format_ns (d->kernel_ns);
-      g_autofree char *s_busy = pct (len > 0 ? (double) d->kernel_ns / (double) len : NAN);
-      g_autofree char *s_idle = pfprof_format_ns (d->idle_ns);
-      g_autofree char *s_idlep = pct (len > 0 ? (double) d->idle_ns / (double) len : NAN);
+      g_autofree char *s_k = pfprof_report_figure_share (d->kernel_ns, len);
+      g_autofree char *s_idle = pfprof_report_figure_share (d->idle_ns, len);
       g_autofree char *s_hb = pfprof_format_bytes (d->htod_bytes);
       g_autofree char *s_hn = pfprof_format_ns (d->htod_ns);
       g_autofree char *s_pg = pfprof_format_bytes (d->htod_pageable_bytes);
@@ -229,11 +227,11 @@ devices (Text *t, const PfprofAnalysis *a)
 
       g_string_append_printf (
         line,
-        "trace %u, device %u, %s window: kernels %s (%s busy), GPU idle %s (%s); HtoD %s in %s "
+        "trace %u, device %u, %s window: kernel busy %s, GPU idle %s; HtoD %s in %s "
         "(%" G_GUINT64_FORMAT " copies; pageable %s at %s, pinned %s at %s), DtoH %s; "
-        "copy/compute overlap %s, exposed copy %s; host blocked in syncs %s, waiting for the "
-        "DataLoader %s.",
-        d->trace_index, d->device_id, s_len, s_k, s_busy, s_idle, s_idlep, s_hb, s_hn,
+        "copy/compute overlap %s, copy exposed %s; sync wait (host blocked in syncs) %s, data "
+        "wait (for the DataLoader) %s.",
+        d->trace_index, d->device_id, s_len, s_k, s_idle, s_hb, s_hn,
         d->htod_count, s_pg, s_pgbw, s_pn, s_pnbw, s_dh, s_ov, s_ex, s_sy, s_dw);
       if (d->comm_ns > 0)
         {
@@ -273,15 +271,8 @@ static void
 steps (Text *t, const PfprofAnalysis *a)
 {
   PfprofStep m = pfprof_report_median_step (a);
-  g_autofree char *s_med = pfprof_format_ns (a->step_median_ns);
-  g_autofree char *s_p10 = pfprof_format_ns (a->step_p10_ns);
-  g_autofree char *s_p90 = pfprof_format_ns (a->step_p90_ns);
-  g_autofree char *s_dw = pfprof_format_ns (m.data_wait_ns);
-  g_autofree char *s_ch = pfprof_format_ns (m.copy_hidden_ns);
-  g_autofree char *s_ce = pfprof_format_ns (m.copy_exposed_ns);
-  g_autofree char *s_c = pfprof_format_ns (m.compute_ns);
-  g_autofree char *s_s = pfprof_format_ns (m.sync_wait_ns);
-  g_autofree char *s_i = pfprof_format_ns (m.idle_ns);
+  g_autofree char *s_steps = pfprof_report_steps_phrase (a);
+  g_autofree char *s_parts = pfprof_report_parts_phrase (&m);
   g_autoptr (GString) line = NULL;
 
   if (a->n_steady_steps == 0)
@@ -291,10 +282,7 @@ steps (Text *t, const PfprofAnalysis *a)
       return;
     }
   line = g_string_new (NULL);
-  g_string_append_printf (line, "Steps: %u after warm-up, median %s (p10 %s, p90 %s). Median step: "
-                          "data wait %s, copy hidden %s, copy exposed %s, compute %s, sync wait "
-                          "%s, GPU idle %s.",
-                          a->n_steady_steps, s_med, s_p10, s_p90, s_dw, s_ch, s_ce, s_c, s_s, s_i);
+  g_string_append_printf (line, "%s. Median step: %s.", s_steps, s_parts);
   if (m.comm_ns > 0)
     {
       g_autofree char *s_cm = pfprof_format_ns (m.comm_ns);

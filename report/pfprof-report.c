@@ -152,3 +152,52 @@ pfprof_report_n_shown (const PfprofAnalysis *a, const PfprofReportOptions *o)
 
   return o->top > 0 ? MIN (n, o->top) : n;
 }
+
+const PfprofReportPart pfprof_report_parts[PFPROF_REPORT_N_PARTS] = {
+  { "data_wait_ns", "data wait", G_STRUCT_OFFSET (PfprofStep, data_wait_ns) },
+  { "copy_exposed_ns", "copy exposed", G_STRUCT_OFFSET (PfprofStep, copy_exposed_ns) },
+  { "copy_hidden_ns", "copy hidden", G_STRUCT_OFFSET (PfprofStep, copy_hidden_ns) },
+  { "compute_ns", "compute", G_STRUCT_OFFSET (PfprofStep, compute_ns) },
+  { "sync_wait_ns", "sync wait", G_STRUCT_OFFSET (PfprofStep, sync_wait_ns) },
+  { "idle_ns", "GPU idle", G_STRUCT_OFFSET (PfprofStep, idle_ns) },
+};
+
+char *
+pfprof_report_figure_share (gint64 ns, gint64 window_ns)
+{
+  g_autofree char *figure = pfprof_format_ns (ns);
+  g_autofree char *share = NULL;
+
+  if (window_ns <= 0)
+    return g_steal_pointer (&figure);
+  share = pfprof_format_double ((double) ns / (double) window_ns * 100.0, 1);
+  return g_strdup_printf ("%s (%s%%)", figure, share);
+}
+
+char *
+pfprof_report_steps_phrase (const PfprofAnalysis *a)
+{
+  g_autofree char *med = NULL, *p10 = NULL, *p90 = NULL;
+
+  if (a->n_steady_steps == 0)
+    return NULL;
+  med = pfprof_format_ns (a->step_median_ns);
+  p10 = pfprof_format_ns (a->step_p10_ns);
+  p90 = pfprof_format_ns (a->step_p90_ns);
+  return g_strdup_printf ("%u steps, %u after warm-up, median %s (p10 %s, p90 %s)", a->steps->len,
+                          a->n_steady_steps, med, p10, p90);
+}
+
+char *
+pfprof_report_parts_phrase (const PfprofStep *step)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < PFPROF_REPORT_N_PARTS; i++)
+    {
+      g_autofree char *v = pfprof_format_ns (G_STRUCT_MEMBER (gint64, step, pfprof_report_parts[i].offset));
+
+      g_string_append_printf (s, "%s%s %s", i ? ", " : "", pfprof_report_parts[i].label, v);
+    }
+  return g_string_free (s, FALSE);
+}

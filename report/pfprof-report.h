@@ -75,6 +75,43 @@ void pfprof_report_csv_findings (const PfprofAnalysis *analysis, const PfprofRep
  * (start 0, end = median step length). */
 PfprofStep pfprof_report_median_step (const PfprofAnalysis *analysis);
 
+/* The words and figures every human-readable format (text, Markdown,
+ * HTML, diff) uses for the same thing, so a reader comparing two of them
+ * finds the same label and the same number. */
+
+/* One part of a step's time: its label and its field in PfprofStep. */
+typedef struct
+{
+  const char *key;   /* the JSON member */
+  const char *label; /* "data wait", "copy exposed", ... */
+  gsize offset;      /* of the gint64 in PfprofStep */
+} PfprofReportPart;
+
+/* The parts of a step, in the order every format prints them. */
+extern const PfprofReportPart pfprof_report_parts[];
+#define PFPROF_REPORT_N_PARTS 6
+
+/* Column headings of the per-device table, shared by Markdown and HTML;
+ * the text report says the same words in lower case. */
+#define PFPROF_REPORT_KERNEL_BUSY "Kernel busy"
+#define PFPROF_REPORT_GPU_IDLE "GPU idle"
+#define PFPROF_REPORT_OVERLAP "Copy/compute overlap"
+#define PFPROF_REPORT_COPY_EXPOSED "Copy exposed"
+#define PFPROF_REPORT_DATA_WAIT "Data wait"
+#define PFPROF_REPORT_SYNC_WAIT "Sync wait"
+
+/* "2.02 s (93.8%)": a time and its share of @window_ns; the time alone
+ * when the window is empty. New string. */
+char *pfprof_report_figure_share (gint64 ns, gint64 window_ns);
+
+/* "77 steps, 76 after warm-up, median 29.1 ms (p10 16.0 ms, p90 31.8 ms)";
+ * NULL when no steady step was found. New string. */
+char *pfprof_report_steps_phrase (const PfprofAnalysis *analysis);
+
+/* "data wait 91.8 µs, copy exposed 732.8 µs, copy hidden 0 ns, compute
+ * 27.8 ms, sync wait 0 ns, GPU idle 497.1 µs" for @step. New string. */
+char *pfprof_report_parts_phrase (const PfprofStep *step);
+
 /* Number of findings to show under @options. */
 guint pfprof_report_n_shown (const PfprofAnalysis *analysis, const PfprofReportOptions *options);
 

@@ -140,6 +140,44 @@ check("pfprof python3 ...: run as pfprof -- python3 ...",
       ran or (rc == rc2 and err.replace("python3", "") == err2.replace("python3", "")),
       f"{rc} {err!r} / {rc2} {err2!r}")
 
+# Text, Markdown, HTML and diff: the same words and figures for the same
+# thing (a recorded sample: real numbers, warm-up steps).
+sample = os.path.join(os.path.dirname(os.path.abspath(HELP_TO_MAN)), "..", "samples", "traces",
+                      "b_serialized.pfprof")
+fix = sample.replace(".pfprof", "_fix.pfprof")
+if os.path.exists(sample) and os.path.exists(fix):
+    outs = {}
+    for fmt in ("text", "markdown", "html"):
+        rc, out, err = run("report", "--format", fmt, "--width", "1000", sample)
+        outs[fmt] = re.sub(r"<[^>]+>", " ", out) if fmt == "html" else out.replace("\\", "")
+    rc, out, err = run("report", "--format", "json", sample)
+    js = json.loads(out)
+    dev = js["summary"]["devices"][0]
+    steps_phrase = re.search(r"\d+ steps, \d+ after warm-up, median [^(]+\([^)]*\)", outs["text"])
+    busy = re.search(r"kernel busy ([^,;]+\(\d+\.\d%\))", outs["text"])
+    idle = re.search(r"GPU idle ([^,;]+\(\d+\.\d%\))", outs["text"])
+    parts = re.search(r"Median step: (data wait .*?, GPU idle [0-9.]+ \S+)\.", outs["text"])
+    same = steps_phrase and busy and idle and parts and all(
+        steps_phrase.group(0) in o and busy.group(1) in o and idle.group(1) in o and parts.group(1) in o
+        for o in outs.values())
+    check("text, Markdown and HTML: the same steps phrase, kernel busy, GPU idle and median step",
+          same, f"{steps_phrase and steps_phrase.group(0)} | {busy and busy.group(1)} | "
+          f"{idle and idle.group(1)} | {parts and parts.group(1)}")
+    check("the steps phrase counts what the JSON counts",
+          steps_phrase and steps_phrase.group(0).startswith(
+              f"{js['summary']['steps']['count']} steps, {js['summary']['steps']['steady']} after warm-up"),
+          steps_phrase and steps_phrase.group(0))
+    rc, out, err = run("diff", sample, fix)
+    head = re.search(r"\((\d+ steps, \d+ after warm-up)", out)
+    labels = all(w in out for w in ("data wait", "copy exposed", "copy hidden", "compute", "sync wait",
+                                    "GPU idle", "copy/compute overlap"))
+    check("diff: the report's step count and words", head and steps_phrase
+          and steps_phrase.group(0).startswith(head.group(1)) and labels, out[:600])
+    for fmt in ("markdown", "html"):
+        check(f"{fmt}: the device table's columns are the shared headings",
+              all(h in outs[fmt] for h in ("Kernel busy", "GPU idle", "Copy/compute overlap", "Copy exposed",
+                                           "Data wait", "Sync wait")), outs[fmt][:800])
+
 # Man pages: every section, from --help, pfprof-import(1) among them.
 for cmd in [None] + COMMANDS:
     name = "pfprof" + ("-" + cmd if cmd else "")

@@ -121,7 +121,7 @@ def main():
     # 6. Formats and output.
     p = env.run("diff", pageable, clean)
     tap.ok(p.returncode == 0 and "resolved" in p.stdout and "pageable-transfer" in p.stdout
-           and "HtoD overlap" in p.stdout and "\x1b" not in p.stdout,
+           and "copy/compute overlap" in p.stdout and "\x1b" not in p.stdout,
            "text: breakdown, overlap and resolved findings, no colour on a pipe", p.stdout)
     p = env.run("diff", "--format", "markdown", pageable, clean)
     tap.ok(p.returncode == 0 and "| median step |" in p.stdout and "| resolved | `pageable-transfer`" in p.stdout,
