@@ -50,16 +50,23 @@ run (const char *first, ...)
   return r;
 }
 
-/* A usage error: exit 2 and exactly one "pfprof: ..." line on stderr. */
+/* A refusal with exit @status and exactly one "pfprof: ..." line on stderr. */
 static void
-assert_usage_error (const Run *r, const char *needle)
+assert_refused (const Run *r, int status, const char *needle)
 {
-  g_assert_cmpint (r->status, ==, 2);
+  g_assert_cmpint (r->status, ==, status);
   g_assert_true (g_str_has_prefix (r->err, "pfprof: "));
   g_assert_true (g_str_has_suffix (r->err, "\n"));
   g_assert_true (strchr (r->err, '\n') == r->err + strlen (r->err) - 1);
   g_assert_nonnull (strstr (r->err, needle));
   g_assert_cmpstr (r->out, ==, "");
+}
+
+/* A usage error: exit 2. */
+static void
+assert_usage_error (const Run *r, const char *needle)
+{
+  assert_refused (r, 2, needle);
 }
 
 static void
@@ -144,7 +151,7 @@ test_no_clobber (void)
   {
     g_auto (Run) r = run ("generate", "-o", path, "--steps", "3", NULL);
 
-    assert_usage_error (&r, "--force");
+    assert_refused (&r, 3, "--force"); /* an existing output has its own code */
   }
   g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
   g_assert_cmpstr (contents, ==, "my notes");
