@@ -144,8 +144,9 @@ PfprofEvidence pfprof_rule_evidence (const PfprofRuleContext *ctx, PfprofTableId
                                      gint64 start, gint64 end, guint32 device_id,
                                      guint32 stream_id, guint32 tid);
 
-/* Adds the copies at @hits (guint indexes into the trace's memcpy table),
- * in order, as @finding's evidence, up to PFPROF_RULE_MAX_EVIDENCE. */
+/* Offers the copies at @hits (guint indexes into the trace's memcpy
+ * table) as @finding's evidence: the PFPROF_RULE_MAX_EVIDENCE longest are
+ * kept, longest first. */
 void pfprof_rule_add_memcpy_evidence (const PfprofRuleContext *ctx, PfprofFinding *finding,
                                       const GArray *hits);
 
