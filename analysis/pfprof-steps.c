@@ -1,6 +1,8 @@
 /* pfprof-steps.c: step and warm-up detection, per-step breakdown. */
 #include "pfprof-steps.h"
 
+#include "pfprof-step-ledger.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -509,6 +511,8 @@ pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
   if (dev == NULL)
     {
       s->idle_ns = b - a;
+      if (ix->ledger != NULL)
+        pfprof_step_ledger_fill (ix->ledger, a, b, s->ledger_ns);
       return;
     }
   s->compute_ns = pfprof_interval_set_length_in (dev->kernels, a, b);
@@ -516,4 +520,6 @@ pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
   s->copy_hidden_ns = pfprof_interval_set_length_in (dev->htod_kernels, a, b);
   s->copy_exposed_ns = pfprof_interval_set_length_in (dev->htod, a, b) - s->copy_hidden_ns;
   s->idle_ns = (b - a) - pfprof_interval_set_length_in (dev->busy, a, b);
+  if (ix->ledger != NULL)
+    pfprof_step_ledger_fill (ix->ledger, a, b, s->ledger_ns);
 }

@@ -94,6 +94,10 @@ run (PfprofRuleContext *ctx)
       dev->device_id, hits->len, max_bytes, s_per, s_avg, s_copy, s_exp, s_host);
   }
   f->fix = g_strdup (fix);
+  f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_COMPUTE)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_SIDE)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_COMPUTE)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_SIDE) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
   pfprof_rule_emit (ctx, f);
 }
 
