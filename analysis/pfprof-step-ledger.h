@@ -71,8 +71,8 @@ typedef enum
 /* The bucket's key in the JSON report ("compute_ns", ...). */
 const char *pfprof_ledger_bucket_key (PfprofLedgerBucket bucket);
 
-/* A short label for text reports ("copy exposed, pageable, compute
- * stream"). */
+/* A label for text reports, at most 33 columns ("copy exposed: pageable,
+ * compute": compute or side stream). */
 const char *pfprof_ledger_bucket_label (PfprofLedgerBucket bucket);
 
 /* The classification of one trace's timeline, built once. */

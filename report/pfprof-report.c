@@ -149,3 +149,29 @@ pfprof_report_n_shown (const PfprofAnalysis *a, const PfprofReportOptions *o)
 
   return o->top > 0 ? MIN (n, o->top) : n;
 }
+
+char *
+pfprof_report_saving (const PfprofFinding *f)
+{
+  g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
+  gint64 before = f->predicted_step_ns + f->est_savings_ns;
+  g_autofree char *s_after = NULL;
+  g_autofree char *s_pct = NULL;
+
+  if (f->predicted_step_ns <= 0 || before <= 0)
+    return g_strdup_printf ("saves ~%s over the steady window", s_save);
+  s_after = pfprof_format_ns (f->predicted_step_ns);
+  s_pct = pfprof_format_double (100.0 * (double) f->est_savings_ns / (double) before, 1);
+  return g_strdup_printf ("saves ~%s per mean step: fix \u2192 ~%s per step (\u2212%s%%)", s_save,
+                          s_after, s_pct);
+}
+
+guint
+pfprof_report_n_material (const PfprofAnalysis *a, guint n)
+{
+  guint k = 0;
+
+  for (guint i = 0; i < n && i < a->findings->len; i++)
+    k += !((PfprofFinding *) g_ptr_array_index (a->findings, i))->immaterial;
+  return k;
+}
