@@ -18,6 +18,7 @@ static const PfprofRule *const rule_table[] = {
   &pfprof_rule_sync_in_loop,
   &pfprof_rule_small_transfers,
   &pfprof_rule_pinned_alloc_in_loop,
+  &pfprof_rule_host_bound,
   &pfprof_rule_rank_imbalance,
 };
 

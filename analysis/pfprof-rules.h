@@ -80,6 +80,7 @@ extern const PfprofRule pfprof_rule_late_prefetch;
 extern const PfprofRule pfprof_rule_sync_in_loop;
 extern const PfprofRule pfprof_rule_small_transfers;
 extern const PfprofRule pfprof_rule_pinned_alloc_in_loop;
+extern const PfprofRule pfprof_rule_host_bound;
 extern const PfprofRule pfprof_rule_rank_imbalance;
 
 /* Every rule, in table order; @n_rules receives the count. */

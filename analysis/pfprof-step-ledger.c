@@ -472,3 +472,9 @@ pfprof_ledger_sum (const gint64 *values, guint32 buckets)
       sum += values[b];
   return sum;
 }
+
+const PfprofIntervalSet *
+pfprof_step_ledger_bucket_set (const PfprofStepLedger *l, PfprofLedgerBucket bucket)
+{
+  return l != NULL && (guint) bucket < PFPROF_LEDGER_N_BUCKETS ? l->set[bucket] : NULL;
+}

@@ -97,6 +97,11 @@ gboolean pfprof_step_ledger_is_copy_sync (const PfprofStepLedger *ledger, guint 
 /* How many such syncs the trace holds in [@lo, @hi). */
 guint pfprof_step_ledger_n_copy_syncs (const PfprofStepLedger *ledger, gint64 lo, gint64 hi);
 
+/* The instants of bucket @bucket over the whole trace (NULL for
+ * other_idle, which is what the others leave). */
+const PfprofIntervalSet *pfprof_step_ledger_bucket_set (const PfprofStepLedger *ledger,
+                                                        PfprofLedgerBucket bucket);
+
 /* Host-bound idle in [@lo, @hi) that follows each of @waits (PfprofInterval,
  * time order, disjoint): from a wait's end until the next wait starts, at
  * most the wait's length. A wait (DataLoader, blocking copy, sync) empties

@@ -203,7 +203,7 @@ rc, out, err = run("report", "--format", "junit", "--fail-on", "error", trace("i
 root = ET.fromstring(out)
 cases = root.findall(".//testcase")
 failed = [c.get("name") for c in cases if c.find("failure") is not None]
-check("junit: one case per rule, input-starved failed", rc == 1 and len(cases) == 9 and failed == ["input-starved"],
+check("junit: one case per rule, input-starved failed", rc == 1 and len(cases) == 10 and failed == ["input-starved"],
       f"{len(cases)} {failed}")
 rc, out, err = run("report", "--format", "junit", trace("small-transfers"))
 root = ET.fromstring(out)
