@@ -248,8 +248,9 @@ steps_from_period (PfprofTraceIndex *ix, GArray *out)
       double mean, var;
 
       /* Step markers recur through the run, not only in a burst of
-       * autotuning trials at start-up. */
-      if (x->count < 4 || (double) (x->last - x->first) < 0.5 * (double) (span_hi - span_lo))
+       * autotuning trials at start-up; three are enough for a short
+       * recording of a few iterations. */
+      if (x->count < 3 || (double) (x->last - x->first) < 0.5 * (double) (span_hi - span_lo))
         continue;
       mean = x->sum / (x->count - 1);
       var = x->sum2 / (x->count - 1) - mean * mean;

@@ -286,8 +286,11 @@ steps (Text *t, const PfprofAnalysis *a)
 
   if (a->n_steady_steps == 0)
     {
-      g_string_append (t->out, "\nSteps: none found (no step NVTX ranges, no DataLoader waits, no "
-                               "periodic GPU work); figures cover the GPU work after its first tenth.\n");
+      g_string_append_c (t->out, '\n');
+      wrap (t, "Steps: none found (no step NVTX ranges, no DataLoader waits, no kernel recurring at a "
+               "regular interval). The device figures above hold: they cover the GPU work after its "
+               "first tenth; savings are totals over that window, not per step, and there is no step "
+               "ledger or predicted step.", 0);
       return;
     }
   line = g_string_new (NULL);

@@ -61,7 +61,9 @@ pfprof_report_max_idle_fraction (const PfprofAnalysis *a)
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
       gint64 len = d->steady_end_ns - d->steady_start_ns;
 
-      if (len > 0)
+      /* A device that ran no kernel in the window (a copy or two to a
+       * second GPU) is not the one the program waits on. */
+      if (len > 0 && (d->kernel_ns > 0 || d->comm_ns > 0))
         best = MAX (best, (double) d->idle_ns / (double) len);
     }
   return best;
@@ -82,7 +84,7 @@ pfprof_report_headline (const PfprofAnalysis *a)
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
       gint64 l = d->steady_end_ns - d->steady_start_ns;
 
-      if (l > 0 && (double) d->idle_ns / (double) l > idle)
+      if (l > 0 && (d->kernel_ns > 0 || d->comm_ns > 0) && (double) d->idle_ns / (double) l > idle)
         {
           idle = (double) d->idle_ns / (double) l;
           worst = d;

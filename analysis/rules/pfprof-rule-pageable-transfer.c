@@ -108,7 +108,7 @@ run (PfprofRuleContext *ctx)
   g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
   guint64 n_compute = 0;
   gint64 refill, pin_alone, both, compute;
-  guint n_copy_syncs;
+  guint n_copy_syncs, n_steady, min_count;
   PfprofFinding *f;
 
   for (guint i = 0; i < n; i++)
@@ -148,7 +148,14 @@ run (PfprofRuleContext *ctx)
           }
       }
     }
-  if (hits->len == 0 || hits->len < (guint) pfprof_rule_param (ctx, "min-count")
+  /* A short recording of a few iterations has fewer copies than
+   * min-count: there, two copies recur if there are only three steady
+   * steps (the last step, cut by the end of the recording, may hold none). */
+  n_steady = pfprof_trace_index_n_steady_steps (ix);
+  min_count = (guint) pfprof_rule_param (ctx, "min-count");
+  if (n_steady >= 3)
+    min_count = MIN (min_count, MAX (2u, n_steady - 1));
+  if (hits->len == 0 || hits->len < min_count
       || pfprof_rule_step_coverage (ctx, (gint64 *) (void *) times->data, times->len)
            < pfprof_rule_param (ctx, "min-step-fraction"))
     return;

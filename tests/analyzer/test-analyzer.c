@@ -211,6 +211,8 @@ test_step_pattern (void)
       g_error ("step pattern matches %s", no[i]);
 }
 
+static void check_ledger (const PfprofAnalysis *a);
+
 static void
 test_steps_periodic (void)
 {
@@ -228,6 +230,34 @@ test_steps_periodic (void)
   g_assert_cmpuint (ts->n_steps, <=, 30);
   g_assert_cmpstr (ts->step_name, !=, "autotune_candidate");
   g_assert_cmpuint (a->findings->len, ==, 0);
+}
+
+/* A short recording: five iterations, no NVTX at all, pageable copies
+ * every iteration. The iterations come from the GPU work, the copies are
+ * flagged, and nothing reports idle the kernels contradict. */
+static void
+test_steps_few_iterations (void)
+{
+  SimOptions so;
+  g_autoptr (PfprofAnalysis) a = NULL;
+  const PfprofTraceSummary *ts;
+  g_autofree char *headline = NULL;
+
+  sim_options_init (&so);
+  so.dataloader_nvtx = FALSE;
+  so.setup = FALSE;
+  so.n_steps = 5; /* two of them slow: three steady steps, the last cut short */
+  so.copy_mode = SIM_COPY_SERIALIZED;
+  so.pageable = TRUE;
+  a = analyze (&so);
+  ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, 0);
+  g_assert_cmpstr (ts->step_source, ==, "periodic");
+  g_assert_cmpuint (ts->n_steps, >=, 3);
+  g_assert_cmpuint (n_findings (a, "pageable-transfer"), ==, 1);
+  headline = pfprof_report_headline (a);
+  g_assert_null (headline);
+  g_assert_cmpfloat (pfprof_report_max_idle_fraction (a), <, 0.2);
+  check_ledger (a);
 }
 
 static void
@@ -1568,6 +1598,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analyzer/steps/nvtx", test_steps_nvtx);
   g_test_add_func ("/analyzer/steps/periodic", test_steps_periodic);
   g_test_add_func ("/analyzer/steps/pattern", test_step_pattern);
+  g_test_add_func ("/analyzer/steps/few-iterations", test_steps_few_iterations);
   g_test_add_func ("/analyzer/steps/warmup-fixed", test_warmup_fixed);
   g_test_add_func ("/analyzer/steps/warmup-detected", test_warmup_detected);
   g_test_add_func ("/analyzer/two-traces", test_two_traces);
