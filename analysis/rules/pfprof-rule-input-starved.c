@@ -79,16 +79,18 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
     g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, idle_wait), 1);
     g_autofree char *s_busy = pfprof_format_double (pfprof_rule_share (ctx, busy), 1);
     g_autofree char *s_step = pfprof_format_ns (ix->step_median_ns);
+    g_autofree char *s_mean = pfprof_format_ns (pfprof_rule_per_step (ctx, hi - lo));
     g_autofree char *s_refill = pfprof_format_ns (pfprof_rule_per_step (ctx, refill));
 
     f->title = g_strdup_printf ("GPU starved of input: idle %s%% of the steady state waiting for the DataLoader",
                                 s_share);
     f->message = g_strdup_printf (
-      "Device %u had no work queued for %s per step (%s%% of the steady state) while the "
+      "Device %u had no work queued for %s per mean step (%s%% of the steady state) while the "
       "launching thread waited in DataLoader.next(); the thread waited %s per step in all, "
       "over %u waits. After each wait the GPU idled %s more per step while the host refilled its "
-      "queue launch by launch. The GPU was busy %s%% of the steady state (median step %s).",
-      dev->device_id, s_idle, s_share, s_wait, n_waits, s_refill, s_busy, s_step);
+      "queue launch by launch. The GPU was busy %s%% of the steady state (mean step %s, median "
+      "step %s).",
+      dev->device_id, s_idle, s_share, s_wait, n_waits, s_refill, s_busy, s_mean, s_step);
   }
   f->fix = g_strdup (fix);
   pfprof_rule_emit (ctx, f);

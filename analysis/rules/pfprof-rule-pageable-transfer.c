@@ -106,7 +106,8 @@ run (PfprofRuleContext *ctx)
   guint best_count = 0;
   g_autoptr (GHashTable) per_stream = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
-  guint64 n_compute = 0;
+  guint64 n_compute = 0, side_bytes = 0;
+  gint64 side_time = 0;
   gint64 refill, pin_alone, both, compute;
   guint n_copy_syncs, n_steady, min_count;
   PfprofFinding *f;
@@ -122,6 +123,11 @@ run (PfprofRuleContext *ctx)
       g_array_append_val (times, m[i].start_ns);
       bytes += m[i].bytes;
       time += m[i].end_ns - m[i].start_ns;
+      if (m[i].stream_id != dev->compute_stream)
+        {
+          side_bytes += m[i].bytes;
+          side_time += m[i].end_ns - m[i].start_ns;
+        }
       if (m[i].copy_kind == PFPROF_COPY_KIND_HTOD)
         n_htod++;
       else
@@ -172,9 +178,16 @@ run (PfprofRuleContext *ctx)
   /* A pageable copy blocks the host for as long as it runs: the GPU's queue
    * drains, and the idle while the host refills it goes with the fix. */
   refill = pfprof_step_ledger_refill_after (ix->ledger, calls, ix->steady_start, ix->steady_end);
-  pin_alone = pfprof_rule_per_step (ctx, MAX (0, time - ideal) + refill);
-  /* Pinned and prefetched on a side stream, the copy hides behind compute. */
+  /* Pinned, a copy on a side stream hides behind compute (up to the compute
+   * there is); one on the compute stream still runs alone, at pinned
+   * bandwidth. Pinned and prefetched on a side stream, every copy hides. */
   compute = pfprof_interval_set_length_in (dev->kernels, ix->steady_start, ix->steady_end);
+  {
+    gint64 side_ideal = pinned > 0 ? (gint64) ((double) side_bytes / pinned) : 0;
+    gint64 on_compute = MAX (0, (time - side_time) - (ideal - side_ideal));
+
+    pin_alone = pfprof_rule_per_step (ctx, on_compute + MIN (side_time, compute) + refill);
+  }
   both = pfprof_rule_per_step (ctx, MIN (time, compute) + refill);
   f->est_savings_ns = pin_alone;
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_COMPUTE)

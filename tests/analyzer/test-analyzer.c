@@ -450,7 +450,25 @@ test_pageable (void)
     g_assert_nonnull (strstr (f->fix, "pin_memory=True"));
     g_assert_nonnull (strstr (f->fix, "def pin_memory(self)"));
     g_assert_nonnull (strstr (f->fix, "non_blocking=True"));
+    /* The copies already run on a side stream: the fix does not say to
+     * move them there. */
+    g_assert_nonnull (strstr (f->message, "already run on a side stream"));
+    g_assert_null (strstr (f->fix, "copy the next one on a side stream"));
+    check_ledger (a);
   }
+  /* On the compute stream: both problems, each fix alone and both. */
+  so.copy_mode = SIM_COPY_SERIALIZED;
+  {
+    g_autoptr (PfprofAnalysis) a = analyze (&so);
+    const PfprofFinding *f = finding (a, "pageable-transfer");
+
+    g_assert_nonnull (strstr (f->message, "on the compute stream"));
+    g_assert_nonnull (strstr (f->message, "Pinning alone saves"));
+    g_assert_nonnull (strstr (f->message, "together"));
+    g_assert_nonnull (strstr (f->fix, "copy the next one on a side stream"));
+    check_ledger (a);
+  }
+  so.copy_mode = SIM_COPY_PREFETCH;
   /* Slow pageable copies (12 GB/s staged): the savings are the difference
    * to the pinned bandwidth, but no more than the ledger's pageable copy
    * and host-side idle time: the simulated copies run on a side stream,
