@@ -199,6 +199,12 @@ pfprof_analysis_options_rule_severity (const PfprofAnalysisOptions *o, const Pfp
   return v ? (PfprofSeverity) (v - 1) : rule->severity;
 }
 
+gboolean
+pfprof_analysis_options_severity_is_set (const PfprofAnalysisOptions *o, const PfprofRule *rule)
+{
+  return o != NULL && g_hash_table_lookup (o->severity, rule->id) != NULL;
+}
+
 static gboolean
 invalid (GError **error, const char *group, const char *key, const char *what)
 {

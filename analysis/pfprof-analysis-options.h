@@ -86,6 +86,10 @@ gboolean pfprof_analysis_options_rule_enabled (const PfprofAnalysisOptions *opti
 PfprofSeverity pfprof_analysis_options_rule_severity (const PfprofAnalysisOptions *options,
                                                       const PfprofRule *rule);
 
+/* TRUE when the config file set @rule's severity. */
+gboolean pfprof_analysis_options_severity_is_set (const PfprofAnalysisOptions *options,
+                                                  const PfprofRule *rule);
+
 /* Threshold @key of @rule: configured or default. */
 double pfprof_analysis_options_get_param (const PfprofAnalysisOptions *options,
                                           const PfprofRule *rule, const char *key);

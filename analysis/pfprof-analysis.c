@@ -172,6 +172,17 @@ judge_savings (PfprofAnalysis *a, PfprofTraceSummary *ts, guint first, const Pfp
           f->severity = PFPROF_SEVERITY_INFO;
           f->immaterial = TRUE;
         }
+      else if (f->severity == PFPROF_SEVERITY_INFO && basis > 0
+               && (double) f->est_savings_ns >= 10 * share * (double) basis)
+        {
+          /* Severity follows the saving: a rule that is info by default
+           * (small-transfers) is a warning when it saves a tenth of the
+           * step, unless the config chose its severity. */
+          const PfprofRule *rule = pfprof_rules_lookup (f->rule);
+
+          if (rule != NULL && !pfprof_analysis_options_severity_is_set (options, rule))
+            f->severity = PFPROF_SEVERITY_WARNING;
+        }
       g_ptr_array_add (mine, f);
     }
   g_ptr_array_sort (mine, compare_savings);

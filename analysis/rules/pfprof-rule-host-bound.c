@@ -43,6 +43,9 @@ static const char fix[] =
   "host synchronizations (.item(), .cpu(), torch.cuda.synchronize()) so the host can\n"
   "run ahead of the GPU.\n";
 
+/* Waits shorter than this do not drain the GPU's queue. */
+#define MIN_WAIT_NS 50000
+
 typedef struct
 {
   gint64 start, end;
@@ -66,7 +69,7 @@ compare_gap_start (gconstpointer a, gconstpointer b)
 }
 
 /* The launching thread's waits, as disjoint intervals in time order:
- * DataLoader waits, synchronizations, copy calls. */
+ * DataLoader waits, synchronizations and copy calls of MIN_WAIT_NS or more. */
 static GArray *
 host_waits (const PfprofRuleContext *ctx)
 {
@@ -84,7 +87,9 @@ host_waits (const PfprofRuleContext *ctx)
     {
       guint k = g_array_index (calls, guint, i);
 
-      pfprof_interval_set_builder_add (b, api[k].start_ns, api[k].end_ns);
+      /* A call of a few microseconds (a label's copy) empties no queue. */
+      if (api[k].end_ns - api[k].start_ns >= MIN_WAIT_NS)
+        pfprof_interval_set_builder_add (b, api[k].start_ns, api[k].end_ns);
     }
   for (guint i = 0; i < ix->data_waits->len; i++)
     {

@@ -178,17 +178,19 @@ run (PfprofRuleContext *ctx)
   /* A pageable copy blocks the host for as long as it runs: the GPU's queue
    * drains, and the idle while the host refills it goes with the fix. */
   refill = pfprof_step_ledger_refill_after (ix->ledger, calls, ix->steady_start, ix->steady_end);
-  /* Pinned, a copy on a side stream hides behind compute (up to the compute
-   * there is); one on the compute stream still runs alone, at pinned
-   * bandwidth. Pinned and prefetched on a side stream, every copy hides. */
+  /* Pinned, a copy on a side stream hides behind compute; one on the
+   * compute stream still runs alone, at pinned bandwidth. Pinned and
+   * prefetched on a side stream, every copy hides. */
   compute = pfprof_interval_set_length_in (dev->kernels, ix->steady_start, ix->steady_end);
   {
     gint64 side_ideal = pinned > 0 ? (gint64) ((double) side_bytes / pinned) : 0;
     gint64 on_compute = MAX (0, (time - side_time) - (ideal - side_ideal));
 
-    pin_alone = pfprof_rule_per_step (ctx, on_compute + MIN (side_time, compute) + refill);
+    /* Pinned, a side-stream copy takes side_ideal and shows only where it
+     * outlasts the compute beside it. */
+    pin_alone = pfprof_rule_per_step (ctx, on_compute + side_time - MAX (0, side_ideal - compute) + refill);
   }
-  both = pfprof_rule_per_step (ctx, MIN (time, compute) + refill);
+  both = pfprof_rule_per_step (ctx, time - MAX (0, ideal - compute) + refill);
   f->est_savings_ns = pin_alone;
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_COMPUTE)
                | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_SIDE)

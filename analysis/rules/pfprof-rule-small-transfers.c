@@ -13,6 +13,8 @@ static const PfprofRuleParam params[] = {
   { "max-bytes", 65536, "copies below this many bytes count as small" },
   { "min-per-step", 16, "small HtoD copies per steady step needed to fire" },
   { "min-step-fraction", 0.5, "fire only when this fraction of steady steps has small copies" },
+  { "pinned-gbps", 50, "pinned HtoD bandwidth (GB/s) of the one batched copy that replaces them" },
+  { "burst-gap-us", 10000, "copy calls this close (µs) in one step form one burst, whose host-bound idle (and the refill after it) batching saves" },
 };
 
 static const char fix[] =
@@ -42,7 +44,8 @@ run (PfprofRuleContext *ctx)
   guint64 max_bytes = (guint64) pfprof_rule_param (ctx, "max-bytes");
   g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
-  gint64 copy_ns = 0, host_ns = 0, exposed = 0, one;
+  gint64 copy_ns = 0, host_ns = 0, exposed = 0, one, in_bursts = 0;
+  g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
   guint64 bytes = 0;
   double per_step, divisor = pfprof_trace_index_per_step_divisor (ix);
   PfprofFinding *f;
@@ -62,7 +65,12 @@ run (PfprofRuleContext *ctx)
       exposed += dur - pfprof_interval_set_length_in (dev->kernels_comm, m[i].start_ns, m[i].end_ns);
       api = pfprof_trace_index_api (ix, m[i].correlation_id);
       if (api != NULL)
-        host_ns += api->end_ns - api->start_ns;
+        {
+          PfprofInterval iv = { api->start_ns, api->end_ns };
+
+          host_ns += api->end_ns - api->start_ns;
+          g_array_append_val (calls, iv);
+        }
     }
   per_step = (double) hits->len / divisor;
   if (hits->len == 0 || per_step < pfprof_rule_param (ctx, "min-per-step")
@@ -70,14 +78,59 @@ run (PfprofRuleContext *ctx)
            < pfprof_rule_param (ctx, "min-step-fraction"))
     return;
 
-  /* One batched copy per step would cost about one call and one copy. */
-  one = (gint64) ((double) (host_ns + copy_ns) / (double) hits->len);
+  /* One batched copy per step would cost about one call and the step's
+   * bytes at pinned bandwidth. The
+   * host issues the copies one by one, with Python between them: the GPU's
+   * host-bound idle while it does (from a copy call to the next one of the
+   * same step, when they come within burst-gap-us) and the refill after
+   * each burst is what batching them saves, beside the copy time no kernel
+   * hid. */
+  one = (gint64) ((double) host_ns / (double) hits->len
+                  + (double) bytes / divisor / pfprof_rule_param (ctx, "pinned-gbps"));
+  {
+    const PfprofIntervalSet *hb = pfprof_step_ledger_bucket_set (ix->ledger, PFPROF_LEDGER_HOST_BOUND);
+    gint64 gap = (gint64) (pfprof_rule_param (ctx, "burst-gap-us") * 1000.0);
+    gint64 span_start = 0, span_end = G_MININT64;
+    g_autoptr (GArray) bursts = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+
+    guint st = ix->first_step + ix->n_warmup_steps, st_end = ix->first_step + ix->n_steps;
+
+    for (guint i = 0; hb != NULL && i <= calls->len; i++)
+      {
+        PfprofInterval c = i < calls->len ? g_array_index (calls, PfprofInterval, i)
+                                          : (PfprofInterval) { G_MAXINT64, G_MAXINT64 };
+        gboolean new_step = FALSE;
+
+        /* A burst never runs across the start of a step. */
+        while (st < st_end && g_array_index (ctx->analysis->steps, PfprofStep, st).start_ns <= c.start)
+          {
+            new_step = TRUE;
+            st++;
+          }
+        if (span_end != G_MININT64 && c.start - span_end <= gap && !new_step)
+          {
+            span_end = MAX (span_end, c.end);
+            continue;
+          }
+        if (span_end != G_MININT64)
+          {
+            PfprofInterval burst = { span_start, span_end };
+
+            in_bursts += pfprof_interval_set_length_in (hb, span_start, span_end);
+            g_array_append_val (bursts, burst);
+          }
+        span_start = c.start;
+        span_end = c.end;
+      }
+    /* After a burst the GPU's queue is empty, as after any wait. */
+    in_bursts += pfprof_step_ledger_refill_after (ix->ledger, bursts, ix->steady_start, ix->steady_end);
+  }
   f = pfprof_rule_finding_new (ctx);
   f->device_id = dev->device_id;
   f->stream_id = m[g_array_index (hits, guint, 0)].stream_id;
   f->count = hits->len;
   f->time_ns = copy_ns;
-  f->est_savings_ns = MAX (0, pfprof_rule_per_step (ctx, host_ns + exposed) - one);
+  f->est_savings_ns = MAX (0, pfprof_rule_per_step (ctx, MAX (host_ns, in_bursts) + exposed) - one);
   pfprof_rule_add_memcpy_evidence (ctx, f, hits);
   {
     g_autofree char *s_per = pfprof_format_double (per_step, 1);

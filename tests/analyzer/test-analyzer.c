@@ -913,7 +913,10 @@ test_host_bound (void)
     check_ledger (a);
     check_finding_complete (f);
     assert_near (mean_bucket (a, PFPROF_LEDGER_HOST_BOUND), 1000000 + 77000, 0.05);
-    assert_near (f->est_savings_ns, 1000000, 0.1);
+    /* Up to the 200 µs DataLoader wait's length of the idle after that wait
+     * is charged to the wait, as the refill of the GPU's queue. */
+    g_assert_cmpint (f->est_savings_ns, >=, 1000000 - so.data_wait_ns - 10000);
+    g_assert_cmpint (f->est_savings_ns, <=, 1000000 + 50000);
     g_assert_cmpuint (n_findings (a, "input-starved"), ==, 0);
     g_assert_nonnull (strstr (f->message, "not what holds this GPU up"));
     g_assert_nonnull (strstr (f->fix, "reduce-overhead"));

@@ -54,7 +54,22 @@ SAMPLES = {
     "slow_dataloader.py": "input-starved",
     "item_sync.py": "sync-in-loop",
     "side_stream_prefetch.py": None,
+    "late_prefetch.py": "late-prefetch",
+    "small_transfers.py": "small-transfers",
+    "pinned_alloc_in_loop.py": "pinned-alloc-in-loop",
+    "side_stream_pageable.py": "pageable-transfer",
+    "cpu_per_step.py": "pageable-transfer",
+    "host_bound.py": "host-bound",
+    "custom_batch.py": "pageable-transfer",
 }
+# The samples whose batches (or per-step copies) come from pageable memory
+# without --fix; every other sample pins them.
+PAGEABLE = {"pageable_copies.py", "side_stream_pageable.py", "cpu_per_step.py", "custom_batch.py"}
+# The samples that train a torchvision ResNet (its weights are copied from
+# pageable memory at start-up).
+RESNET = {"pageable_copies.py", "serialized_copies.py", "side_stream_prefetch.py", "slow_dataloader.py",
+          "item_sync.py", "late_prefetch.py", "pinned_alloc_in_loop.py", "side_stream_pageable.py",
+          "cpu_per_step.py", "custom_batch.py"}
 FILE_PREFIX = {"a_": "pageable_copies.py", "b_": "serialized_copies.py", "c_": "side_stream_prefetch.py",
                "d_": "record_stream_pressure.py", "e_": "slow_dataloader.py", "f_": "item_sync.py"}
 
@@ -193,9 +208,9 @@ for path in traces:
     n_startup = db.execute("SELECT count(*) FROM memcpys WHERE copy_kind = 1 AND src_kind = 1 "
                            "AND bytes >= 65536 AND start_ns < ?", (steady_start,)).fetchone()[0]
     db.close()
-    if script != "record_stream_pressure.py":  # the only sample without a model
+    if script in RESNET:
         startup_copies.append(n_startup)
-    pinned = script != "pageable_copies.py" or fix
+    pinned = script not in PAGEABLE or fix
     if pinned:
         check(f"{base}: no pageable-transfer (batches pinned)", "pageable-transfer" not in rules, summary)
 
