@@ -191,6 +191,18 @@ pfprof_rule_collect_calls (const PfprofRuleContext *ctx, const PfprofApiClass *c
     }
 }
 
+gint64 *
+pfprof_rule_step_starts (const PfprofRuleContext *ctx)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  guint n = pfprof_trace_index_n_steady_steps (ix);
+  gint64 *out = g_new (gint64, n + 1);
+
+  for (guint i = 0; i < n; i++)
+    out[i] = g_array_index (ctx->analysis->steps, PfprofStep, ix->first_step + ix->n_warmup_steps + i).start_ns;
+  return out;
+}
+
 gint64
 pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total)
 {

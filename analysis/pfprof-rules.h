@@ -130,6 +130,10 @@ double pfprof_rule_step_coverage (const PfprofRuleContext *ctx, const gint64 *ti
 void pfprof_rule_collect_calls (const PfprofRuleContext *ctx, const PfprofApiClass *classes,
                                 guint n_classes, guint32 tid, GArray *out);
 
+/* The starts of the trace's steady steps, ascending
+ * (pfprof_trace_index_n_steady_steps() of them; g_free it). */
+gint64 *pfprof_rule_step_starts (const PfprofRuleContext *ctx);
+
 /* @total spread over the steady steps (or the whole window when none). */
 gint64 pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total);
 

@@ -478,3 +478,43 @@ pfprof_step_ledger_bucket_set (const PfprofStepLedger *l, PfprofLedgerBucket buc
 {
   return l != NULL && (guint) bucket < PFPROF_LEDGER_N_BUCKETS ? l->set[bucket] : NULL;
 }
+
+gint64
+pfprof_step_ledger_burst_idle (const PfprofStepLedger *l, const GArray *calls, gint64 gap,
+                               const gint64 *bounds, guint n_bounds, gint64 lo, gint64 hi)
+{
+  const PfprofIntervalSet *hb = l != NULL ? l->set[PFPROF_LEDGER_HOST_BOUND] : NULL;
+  g_autoptr (GArray) bursts = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  gint64 span_start = 0, span_end = G_MININT64, sum = 0;
+  guint b = 0;
+
+  if (hb == NULL)
+    return 0;
+  for (guint i = 0; i <= calls->len; i++)
+    {
+      PfprofInterval c = i < calls->len ? g_array_index (calls, PfprofInterval, i)
+                                        : (PfprofInterval) { G_MAXINT64, G_MAXINT64 };
+      gboolean crossed = FALSE;
+
+      while (b < n_bounds && bounds[b] <= c.start)
+        {
+          crossed = crossed || (span_end != G_MININT64 && bounds[b] > span_start);
+          b++;
+        }
+      if (span_end != G_MININT64 && c.start - span_end <= gap && !crossed)
+        {
+          span_end = MAX (span_end, c.end);
+          continue;
+        }
+      if (span_end != G_MININT64 && span_start >= lo && span_start < hi)
+        {
+          PfprofInterval burst = { span_start, span_end };
+
+          sum += pfprof_interval_set_length_in (hb, span_start, MIN (span_end, hi));
+          g_array_append_val (bursts, burst);
+        }
+      span_start = c.start;
+      span_end = c.end;
+    }
+  return sum + pfprof_step_ledger_refill_after (l, bursts, lo, hi);
+}

@@ -111,6 +111,14 @@ const PfprofIntervalSet *pfprof_step_ledger_bucket_set (const PfprofStepLedger *
 gint64 pfprof_step_ledger_refill_after (const PfprofStepLedger *ledger, const GArray *waits, gint64 lo,
                                         gint64 hi);
 
+/* The same for bursts of calls: @calls (PfprofInterval, time order) within
+ * @gap of each other, and never across one of the @n_bounds times
+ * (@bounds, ascending: step starts), form one burst; returns the host-bound
+ * idle inside the bursts plus the refill after each. The host issuing many
+ * short calls with Python between them holds the GPU up the whole time. */
+gint64 pfprof_step_ledger_burst_idle (const PfprofStepLedger *ledger, const GArray *calls, gint64 gap,
+                                      const gint64 *bounds, guint n_bounds, gint64 lo, gint64 hi);
+
 /* The sum of the buckets whose bits (1 << PfprofLedgerBucket) are in
  * @buckets, from @values. */
 gint64 pfprof_ledger_sum (const gint64 *values, guint32 buckets);

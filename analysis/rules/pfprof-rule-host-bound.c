@@ -5,7 +5,8 @@
  * and allocations: it was running Python or launching kernels one by one,
  * slower than the GPU ran them. Part of it is the refill after a wait the
  * other rules name (a DataLoader wait, a sync, a blocking copy empties the
- * GPU's queue, and the GPU then idles while the host refills it); what is
+ * GPU's queue, and the GPU then idles while the host refills it), or the
+ * host issuing a burst of copies one by one; what is
  * left is the host's own pace, which no input-pipeline fix changes. This
  * rule names it, so that input-starved is not blamed for it and a clean
  * input pipeline is said to be clean.
@@ -43,8 +44,10 @@ static const char fix[] =
   "host synchronizations (.item(), .cpu(), torch.cuda.synchronize()) so the host can\n"
   "run ahead of the GPU.\n";
 
-/* Waits shorter than this do not drain the GPU's queue. */
-#define MIN_WAIT_NS 50000
+/* Calls this close (10 ms) in one step form one burst: many copies a
+ * step, issued one by one, hold the GPU up the whole time (the bursts of
+ * pageable-transfer and small-transfers). */
+#define BURST_GAP_NS (10 * 1000 * 1000)
 
 typedef struct
 {
@@ -69,7 +72,7 @@ compare_gap_start (gconstpointer a, gconstpointer b)
 }
 
 /* The launching thread's waits, as disjoint intervals in time order:
- * DataLoader waits, synchronizations and copy calls of MIN_WAIT_NS or more. */
+ * DataLoader waits, synchronizations and copy calls. */
 static GArray *
 host_waits (const PfprofRuleContext *ctx)
 {
@@ -87,9 +90,7 @@ host_waits (const PfprofRuleContext *ctx)
     {
       guint k = g_array_index (calls, guint, i);
 
-      /* A call of a few microseconds (a label's copy) empties no queue. */
-      if (api[k].end_ns - api[k].start_ns >= MIN_WAIT_NS)
-        pfprof_interval_set_builder_add (b, api[k].start_ns, api[k].end_ns);
+      pfprof_interval_set_builder_add (b, api[k].start_ns, api[k].end_ns);
     }
   for (guint i = 0; i < ix->data_waits->len; i++)
     {
@@ -138,7 +139,12 @@ run (PfprofRuleContext *ctx)
   step = l.n_steps > 0 ? l.mean_step_ns : hi - lo;
   total = pfprof_interval_set_length_in (hb, lo, hi);
   waits = host_waits (ctx);
-  refill = pfprof_step_ledger_refill_after (ix->ledger, waits, lo, hi);
+  {
+    g_autofree gint64 *bounds = pfprof_rule_step_starts (ctx);
+
+    refill = pfprof_step_ledger_burst_idle (ix->ledger, waits, BURST_GAP_NS, bounds,
+                                            pfprof_trace_index_n_steady_steps (ix), lo, hi);
+  }
   own = MAX (0, total - refill);
   if (step <= 0
       || (double) pfprof_rule_per_step (ctx, own)

@@ -177,7 +177,15 @@ run (PfprofRuleContext *ctx)
   f->time_ns = time;
   /* A pageable copy blocks the host for as long as it runs: the GPU's queue
    * drains, and the idle while the host refills it goes with the fix. */
-  refill = pfprof_step_ledger_refill_after (ix->ledger, calls, ix->steady_start, ix->steady_end);
+  {
+    g_autofree gint64 *bounds = pfprof_rule_step_starts (ctx);
+
+    /* Many pageable copies a step (a batch of separate tensors) block the
+     * host one after the other: the idle while it issues them goes too. */
+    refill = pfprof_step_ledger_burst_idle (ix->ledger, calls, 10 * 1000 * 1000, bounds,
+                                            pfprof_trace_index_n_steady_steps (ix), ix->steady_start,
+                                            ix->steady_end);
+  }
   /* Pinned, a copy on a side stream hides behind compute; one on the
    * compute stream still runs alone, at pinned bandwidth. Pinned and
    * prefetched on a side stream, every copy hides. */

@@ -88,42 +88,12 @@ run (PfprofRuleContext *ctx)
   one = (gint64) ((double) host_ns / (double) hits->len
                   + (double) bytes / divisor / pfprof_rule_param (ctx, "pinned-gbps"));
   {
-    const PfprofIntervalSet *hb = pfprof_step_ledger_bucket_set (ix->ledger, PFPROF_LEDGER_HOST_BOUND);
-    gint64 gap = (gint64) (pfprof_rule_param (ctx, "burst-gap-us") * 1000.0);
-    gint64 span_start = 0, span_end = G_MININT64;
-    g_autoptr (GArray) bursts = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+    g_autofree gint64 *bounds = pfprof_rule_step_starts (ctx);
 
-    guint st = ix->first_step + ix->n_warmup_steps, st_end = ix->first_step + ix->n_steps;
-
-    for (guint i = 0; hb != NULL && i <= calls->len; i++)
-      {
-        PfprofInterval c = i < calls->len ? g_array_index (calls, PfprofInterval, i)
-                                          : (PfprofInterval) { G_MAXINT64, G_MAXINT64 };
-        gboolean new_step = FALSE;
-
-        /* A burst never runs across the start of a step. */
-        while (st < st_end && g_array_index (ctx->analysis->steps, PfprofStep, st).start_ns <= c.start)
-          {
-            new_step = TRUE;
-            st++;
-          }
-        if (span_end != G_MININT64 && c.start - span_end <= gap && !new_step)
-          {
-            span_end = MAX (span_end, c.end);
-            continue;
-          }
-        if (span_end != G_MININT64)
-          {
-            PfprofInterval burst = { span_start, span_end };
-
-            in_bursts += pfprof_interval_set_length_in (hb, span_start, span_end);
-            g_array_append_val (bursts, burst);
-          }
-        span_start = c.start;
-        span_end = c.end;
-      }
-    /* After a burst the GPU's queue is empty, as after any wait. */
-    in_bursts += pfprof_step_ledger_refill_after (ix->ledger, bursts, ix->steady_start, ix->steady_end);
+    in_bursts = pfprof_step_ledger_burst_idle (ix->ledger, calls,
+                                               (gint64) (pfprof_rule_param (ctx, "burst-gap-us") * 1000.0),
+                                               bounds, pfprof_trace_index_n_steady_steps (ix),
+                                               ix->steady_start, ix->steady_end);
   }
   f = pfprof_rule_finding_new (ctx);
   f->device_id = dev->device_id;

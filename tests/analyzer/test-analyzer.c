@@ -913,9 +913,11 @@ test_host_bound (void)
     check_ledger (a);
     check_finding_complete (f);
     assert_near (mean_bucket (a, PFPROF_LEDGER_HOST_BOUND), 1000000 + 77000, 0.05);
-    /* Up to the 200 µs DataLoader wait's length of the idle after that wait
-     * is charged to the wait, as the refill of the GPU's queue. */
-    g_assert_cmpint (f->est_savings_ns, >=, 1000000 - so.data_wait_ns - 10000);
+    /* Up to the length of the step's burst of waits and copy calls (the
+     * 200 µs DataLoader wait, then 130 µs to the prefetch copy's call) of
+     * the idle after it is charged to the burst, as the refill of the
+     * GPU's queue. */
+    g_assert_cmpint (f->est_savings_ns, >=, 1000000 - so.data_wait_ns - 150000);
     g_assert_cmpint (f->est_savings_ns, <=, 1000000 + 50000);
     g_assert_cmpuint (n_findings (a, "input-starved"), ==, 0);
     g_assert_nonnull (strstr (f->message, "not what holds this GPU up"));
@@ -930,7 +932,7 @@ test_host_bound (void)
     check_ledger (a);
     g_assert_cmpuint (n_findings (a, "host-bound"), ==, 0);
   }
-  so.host_gap_ns = 400000;
+  so.host_gap_ns = 700000;
   {
     g_autoptr (PfprofAnalysis) a = analyze (&so);
 
