@@ -232,4 +232,5 @@ const PfprofRule pfprof_rule_host_bound = {
   params,
   G_N_ELEMENTS (params),
   run,
+  PFPROF_RULE_SCOPE_TRACE,
 };
