@@ -99,7 +99,7 @@ static void
 find_copy_syncs (PfprofStepLedger *l)
 {
   const PfprofTraceIndex *ix = l->ix;
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofApiRecord *api = pfprof_trace_api_calls (t);
   guint na = pfprof_trace_n (t, PFPROF_TABLE_API_CALLS);
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
@@ -195,7 +195,7 @@ add_work (GArray *w, const PfprofTraceIndex *ix, gint64 start, guint32 corr)
 static PfprofIntervalSet *
 queued_idle (const PfprofTraceIndex *ix, const PfprofDeviceTimeline *dev, const PfprofIntervalSet *idle)
 {
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofKernelRecord *k = pfprof_trace_kernels (t);
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
   const PfprofMemsetRecord *s = pfprof_trace_memsets (t);
@@ -261,7 +261,7 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix)
 {
   PfprofStepLedger *l = g_new0 (PfprofStepLedger, 1);
   const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
-  PfprofTrace *t = ix->trace;
+  const PfprofTrace *t = ix->trace;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
   PfprofIntervalSetBuilder *cb[4];
   PfprofIntervalSet *copies[4];
