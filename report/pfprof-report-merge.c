@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "pfprof-json.h"
+#include "pfprof-kineto-import.h"
 #include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
 #include "pfprof-rules.h"
@@ -37,7 +38,8 @@ pfprof_report_merge_is_result (const char *path)
       json = buf[i] == '{';
       break;
     }
-  return json;
+  /* A torch.profiler trace is JSON too, but a trace. */
+  return json && !pfprof_kineto_import_is_kineto ((const guint8 *) buf, (gsize) MAX (n, 0));
 }
 
 static int

@@ -24,7 +24,7 @@ G_BEGIN_DECLS
 
 /* TRUE when the file at @path holds JSON rather than a trace: its first
  * byte that is not white space is '{' (a trace starts with SQLite's
- * header). Decided by content, never by the name; FALSE when the file
+ * header) and it is not a torch.profiler trace (pfprof-kineto-import.h). Decided by content, never by the name; FALSE when the file
  * cannot be read (loading it as a trace then reports why). */
 gboolean pfprof_report_merge_is_result (const char *path);
 
