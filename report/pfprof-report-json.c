@@ -90,6 +90,12 @@ write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
       pfprof_json_writer_member_uint (w, "events_out_of_range", ts->n_out_of_range);
       pfprof_json_writer_member_uint (w, "sites_left_out", ts->n_bad_sites);
       pfprof_json_writer_member_string (w, "host", pfprof_trace_meta (t, "host"));
+      pfprof_json_writer_member_string (w, "source", pfprof_trace_meta (t, "source"));
+      pfprof_json_writer_key (w, "notes");
+      pfprof_json_writer_begin_array (w);
+      for (guint n = 0; t->notes != NULL && n < t->notes->len; n++)
+        pfprof_json_writer_string (w, g_ptr_array_index (t->notes, n));
+      pfprof_json_writer_end_array (w);
       {
         /* What `pfprof report` needs to merge this result with other
          * ranks' (pfprof-report-merge.h). */

@@ -159,6 +159,18 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
         }
     }
 
+  for (guint i = 0; i < a->traces->len; i++)
+    {
+      const PfprofTrace *t = g_ptr_array_index (a->traces, i);
+
+      for (guint n = 0; t->notes != NULL && n < t->notes->len; n++)
+        {
+          g_string_append (out, n == 0 && i == 0 ? "\n> **Note:** " : "> **Note:** ");
+          md (out, g_ptr_array_index (t->notes, n));
+          g_string_append (out, "\n>\n");
+        }
+    }
+
   ranks_table (out, a, o);
 
   for (guint i = 0; i < shown; i++)

@@ -191,6 +191,15 @@ header (Text *t, const PfprofAnalysis *a)
                                 "bad python_sites rows (a line below 1, no file name, an unknown "
                                 "kind or a name over 4 KiB).\n",
                                 ts->n_bad_sites);
+      /* What the trace's format cannot show, and which rules it leaves
+       * unable to judge (a foreign trace's importer says). */
+      for (guint n = 0; tr->notes != NULL && n < tr->notes->len; n++)
+        {
+          g_autofree char *note = g_strdup_printf ("Note: %s",
+                                                   (const char *) g_ptr_array_index (tr->notes, n));
+
+          wrap (t, note, 6);
+        }
     }
   if (headline)
     {
