@@ -90,7 +90,8 @@ add_result (const char *name, const PfprofJson *root, GArray *ranks, GError **er
 
   if (root->kind != PFPROF_JSON_OBJECT || format == NULL)
     {
-      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: JSON, but not a pfprof report (no \"format\")",
+      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: JSON, but neither a pfprof report (no \"format\") nor a "
+                   "torch.profiler trace (no \"traceEvents\")",
                    name);
       return FALSE;
     }
