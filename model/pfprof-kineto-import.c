@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -293,6 +294,59 @@ open_input (Importer *im, GError **error)
   im->buf = (const char *) data;
   im->len = len;
   return TRUE;
+}
+
+/* ---- Allocation ------------------------------------------------------- */
+
+/* jansson allocates every member, key and string of an event and frees
+ * them all at json_decref(): through malloc that is a third of the time.
+ * While a thread reads events it bumps a pointer in its arena instead,
+ * reset after each event; any other jansson use (another thread, an
+ * event larger than the arena, another part of the program) gets malloc.
+ * json_set_alloc_funcs() is process-wide, so the functions are installed
+ * once and behave as malloc/free outside an import. */
+#define ARENA_BYTES ((gsize) 1 << 20)
+
+typedef struct
+{
+  char *data;
+  gsize used;
+} Arena;
+
+static _Thread_local Arena *arena;
+
+static void *
+arena_malloc (size_t n)
+{
+  Arena *a = arena;
+
+  n = (n + 15) & ~(size_t) 15;
+  if (a == NULL || n > ARENA_BYTES - a->used)
+    return malloc (n);
+  a->used += n;
+  return a->data + a->used - n;
+}
+
+static void
+arena_free (void *p)
+{
+  Arena *a = arena;
+
+  if (a != NULL && (char *) p >= a->data && (char *) p < a->data + ARENA_BYTES)
+    return;
+  free (p);
+}
+
+static void
+arena_install (void)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once))
+    {
+      json_set_alloc_funcs (arena_malloc, arena_free);
+      g_once_init_leave (&once, 1);
+    }
 }
 
 /* ---- Values ------------------------------------------------------------ */
@@ -1156,8 +1210,116 @@ top_level (Importer *im, const char *key, json_t *v, GError **error)
   return TRUE;
 }
 
+/* One past the end of the JSON object at @at, found by its brackets and
+ * strings alone; 0 when it is not an object or the text ends first (the
+ * parser then says what is wrong). */
+static gsize
+object_end (const Importer *im, gsize at)
+{
+  const char *b = im->buf;
+  gsize depth = 0;
+
+  if (at >= im->len || b[at] != '{')
+    return 0;
+  for (gsize i = at; i < im->len; i++)
+    {
+      char c = b[i];
+
+      if (c == '"')
+        {
+          for (i++; i < im->len && b[i] != '"'; i++)
+            if (b[i] == '\\')
+              i++;
+          if (i >= im->len)
+            return 0;
+        }
+      else if (c == '{' || c == '[')
+        depth++;
+      else if ((c == '}' || c == ']') && --depth == 0)
+        return i + 1;
+    }
+  return 0;
+}
+
+/* Whether the text at @v is the JSON string @lit (with its quotes). */
+static gboolean
+raw_is (const char *v, const char *end, const char *lit)
+{
+  gsize n = strlen (lit);
+
+  return v != NULL && (gsize) (end - v) >= n && memcmp (v, lit, n) == 0;
+}
+
+/* The event text @s (@n bytes) is one this importer does not read, told
+ * from its raw "ph", "cat" and "name" before any parsing: most of a real
+ * trace is operators and Python frames the rules have no use for, and
+ * parsing them would take most of the time. When in doubt (an escape in
+ * a name), FALSE: the parser decides. */
+static gboolean
+skippable (Importer *im, const char *s, gsize n)
+{
+  static const char *const skipped_cats[] = {
+    "\"gpu_user_annotation\"", "\"ac2g\"", "\"fwdbwd\"", "\"Trace\"", "\"overhead\"",
+  };
+  const char *end = s + n;
+  const char *ph = member_text (s, n, "ph");
+  const char *cat, *name, *name_end;
+  gboolean op, python;
+
+  if (ph == NULL)
+    return FALSE;
+  if (!raw_is (ph, end, "\"X\""))
+    return raw_is (ph, end, "\"s\"") || raw_is (ph, end, "\"f\"") || raw_is (ph, end, "\"t\"");
+  cat = member_text (s, n, "cat");
+  if (cat == NULL)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (skipped_cats); i++)
+    if (raw_is (cat, end, skipped_cats[i]))
+      return TRUE;
+  op = raw_is (cat, end, "\"cpu_op\"") || raw_is (cat, end, "\"Operator\"");
+  python = raw_is (cat, end, "\"python_function\"");
+  if (!op && !python)
+    return FALSE;
+  name = member_text (s, n, "name");
+  if (name == NULL || *name != '"')
+    return FALSE;
+  for (name_end = name + 1; name_end < end && *name_end != '"'; name_end++)
+    if (*name_end == '\\')
+      return FALSE;
+  if (name_end >= end)
+    return FALSE;
+  {
+    g_autofree char *text = g_strndup (name + 1, (gsize) (name_end - name - 1));
+
+    if (python)
+      {
+        if (is_program_frame (text))
+          return FALSE;
+        im->n_python++;
+        return TRUE;
+      }
+    return !is_dataloader_next (text) && !g_str_has_prefix (text, "ProfilerStep#");
+  }
+}
+
+static gboolean trace_events_in_arena (Importer *im, gsize *at, GError **error);
+
 static gboolean
 trace_events (Importer *im, gsize *at, GError **error)
+{
+  Arena a = { g_malloc (ARENA_BYTES), 0 };
+  gboolean ok;
+
+  arena_install ();
+  arena = &a;
+  ok = trace_events_in_arena (im, at, error);
+  arena = NULL;
+  g_free (a.data);
+  return ok;
+}
+
+static gboolean
+trace_events_in_arena (Importer *im, gsize *at, GError **error)
 {
   gsize pos = skip_ws (im, *at);
 
@@ -1173,18 +1335,25 @@ trace_events (Importer *im, gsize *at, GError **error)
     }
   for (;;)
     {
-      gsize start = pos;
+      gsize start = pos, end;
       json_t *ev;
       gboolean ok;
 
       im->event_at = start;
-      ev = parse_value (im, &pos, error);
-      if (ev == NULL)
-        return FALSE;
-      ok = event (im, ev, start, pos - start, error);
-      json_decref (ev);
-      if (!ok)
-        return FALSE;
+      end = object_end (im, pos);
+      if (end != 0 && skippable (im, im->buf + pos, end - pos))
+        pos = end;
+      else
+        {
+          ev = parse_value (im, &pos, error);
+          if (ev == NULL)
+            return FALSE;
+          ok = event (im, ev, start, pos - start, error);
+          json_decref (ev);
+          arena->used = 0;
+          if (!ok)
+            return FALSE;
+        }
       if (++im->n_events % PROGRESS_EVERY == 0
           && !report_progress (im, im->progress_base + (1.0 - im->progress_base) * (double) pos
                                                         / (double) im->len,
