@@ -375,8 +375,102 @@ pfprof_analysis_findings_of (const PfprofAnalysis *a, const char *rule_id)
   return out;
 }
 
+static char *evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e);
+
+/* The host thread and time of the call behind @e: the API call itself,
+ * or the one that launched the copy or kernel (same correlation id). */
+static gboolean
+evidence_call (const PfprofTrace *t, const PfprofEvidence *e, guint32 *tid, gint64 *ts)
+{
+  const PfprofApiRecord *api = pfprof_trace_api_calls (t);
+  guint32 corr = 0;
+
+  if (e->table == PFPROF_TABLE_API_CALLS)
+    {
+      *tid = api[e->index].tid;
+      *ts = api[e->index].start_ns;
+      return TRUE;
+    }
+  if (e->table == PFPROF_TABLE_MEMCPYS)
+    corr = pfprof_trace_memcpys (t)[e->index].correlation_id;
+  else if (e->table == PFPROF_TABLE_KERNELS)
+    corr = pfprof_trace_kernels (t)[e->index].correlation_id;
+  else if (e->table == PFPROF_TABLE_MEMSETS)
+    corr = pfprof_trace_memsets (t)[e->index].correlation_id;
+  if (corr == 0)
+    return FALSE;
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_API_CALLS); i++)
+    if (api[i].correlation_id == corr)
+      {
+        *tid = api[i].tid;
+        *ts = api[i].start_ns;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* The program's innermost source frame (an NVTX range of domain
+ * PFPROF_NVTX_DOMAIN_PYTHON, as importers of traces with Python stacks
+ * write them) around the call behind @e, or NULL. */
+static const char *
+evidence_frame (const PfprofTrace *t, const PfprofEvidence *e)
+{
+  const PfprofNvtxRecord *nv = pfprof_trace_nvtx (t);
+  guint n = pfprof_trace_n (t, PFPROF_TABLE_NVTX), lo = 0, hi = n;
+  guint32 dom = PFPROF_NONE, tid = 0;
+  gint64 ts = 0;
+
+  if (n == 0 || !evidence_call (t, e, &tid, &ts))
+    return NULL;
+  for (guint i = 0; i < t->strings->len && dom == PFPROF_NONE; i++)
+    if (g_strcmp0 (g_ptr_array_index (t->strings, i), PFPROF_NVTX_DOMAIN_PYTHON) == 0)
+      dom = i;
+  if (dom == PFPROF_NONE)
+    return NULL;
+  /* The last range starting at or before the call, then back: the first
+   * frame of the thread that still covers it is the innermost. */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (nv[mid].start_ns <= ts)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (guint i = lo, seen = 0; i > 0 && seen < 100000; i--, seen++)
+    {
+      const PfprofNvtxRecord *r = &nv[i - 1];
+
+      if (r->domain_id == dom && r->tid == tid && r->end_ns >= ts)
+        return pfprof_trace_string (t, r->name_id);
+    }
+  return NULL;
+}
+
 char *
 pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
+{
+  g_autofree char *what = NULL;
+  const char *frame;
+  const PfprofTrace *t;
+
+  g_return_val_if_fail (a != NULL, NULL);
+  g_return_val_if_fail (e != NULL, NULL);
+  what = evidence_describe (a, e);
+  if (e->trace_index >= a->traces->len)
+    return g_steal_pointer (&what);
+  t = g_ptr_array_index (a->traces, e->trace_index);
+  if ((guint) e->table >= PFPROF_N_TABLES || e->index >= pfprof_trace_n (t, e->table))
+    return g_steal_pointer (&what);
+  frame = evidence_frame (t, e);
+  if (frame == NULL)
+    return g_steal_pointer (&what);
+  return g_strdup_printf ("%s, from %s", what, frame);
+}
+
+static char *
+evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
 {
   const PfprofTrace *t;
   g_autofree char *dur = NULL;

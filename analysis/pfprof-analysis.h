@@ -190,7 +190,9 @@ gboolean pfprof_analysis_fired_at (const PfprofAnalysis *analysis, PfprofSeverit
 GPtrArray *pfprof_analysis_findings_of (const PfprofAnalysis *analysis, const char *rule_id);
 
 /* One line describing the example event of @evidence ("cudaMemcpyAsync
- * HtoD 38.5 MiB from pageable memory on stream 7", "kernel NAME"). The
+ * HtoD 38.5 MiB from pageable memory on stream 7", "kernel NAME"), ending
+ * in ", from train.py(57): train_step" when the trace holds the program's
+ * Python frames (PFPROF_NVTX_DOMAIN_PYTHON) around the call behind it. The
  * text quotes untrusted names: escape it for the output format. */
 char *pfprof_evidence_describe (const PfprofAnalysis *analysis, const PfprofEvidence *evidence);
 

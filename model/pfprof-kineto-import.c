@@ -1626,7 +1626,7 @@ pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, g
   im.devices_seen = g_hash_table_new (NULL, NULL);
   im.thread_names = g_hash_table_new (NULL, NULL);
   im.dom_pfprof = intern (&im, PFPROF_NVTX_DOMAIN_PFPROF);
-  im.dom_python = intern (&im, "python");
+  im.dom_python = intern (&im, PFPROF_NVTX_DOMAIN_PYTHON);
   im.name_wait = intern (&im, PFPROF_NVTX_DATALOADER_WAIT);
   set_meta (&im, "source", "kineto-json");
 

@@ -158,6 +158,13 @@ def main():
            and frames == {"train.py(57): train_step"},
            "with_stack=True: same result, the program's frames kept as ranges, torch's left out",
            f"{frames} {rep.get('traces', rep)}")
+    whats = [e["event"] for f in rep.get("findings", []) if f["rule"] == "pageable-transfer"
+             for e in f["evidence"]]
+    tap.ok(len(whats) > 0 and all(w.endswith(", from train.py(57): train_step") for w in whats),
+           "with_stack=True: each pageable copy of the finding names the program's source line", whats[:3])
+    plain_whats = [e["event"] for f in native_rep["findings"] for e in f["evidence"]]
+    tap.ok(not any("from train.py" in w for w in plain_whats),
+           "(without Python frames no source line is named)", plain_whats[:3])
 
     # 7. Missing fields: defaults, never a failure.
     doc = json.load(open(plain))
