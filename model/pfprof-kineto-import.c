@@ -210,7 +210,8 @@ inflate_gzip (Importer *im, const guint8 *in, gsize in_len, GError **error)
           out = bigger;
         }
       z.next_out = (Bytef *) out + used;
-      z.avail_out = (uInt) MIN (cap - used, (gsize) 1 << 30);
+      /* 16 MiB at a time, so the progress moves while it inflates. */
+      z.avail_out = (uInt) MIN (cap - used, (gsize) 1 << 24);
       {
         gsize before = z.avail_out;
 
@@ -238,8 +239,9 @@ inflate_gzip (Importer *im, const guint8 *in, gsize in_len, GError **error)
         break; /* input ended inside a member */
       if (rc != Z_OK && rc != Z_BUF_ERROR)
         break;
-      if ((used & ((1 << 26) - 1)) < (1 << 16)
-          && !report_progress (im, im->progress_base * (double) fed / (double) in_len, error))
+      if (!report_progress (im, im->progress_base * (double) (in_len - z.avail_in - (in_len - fed))
+                                  / (double) in_len,
+                            error))
         {
           inflateEnd (&z);
           g_free (out);
