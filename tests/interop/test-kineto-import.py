@@ -25,6 +25,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interop_util import Env, Tap, finding_rules, table_count, trace_rows  # noqa: E402
 import kineto_schema  # noqa: E402
 
+CALL_RULES = ("pageable-transfer", "serialized-copy", "sync-in-loop", "small-transfers",
+              "pinned-alloc-in-loop", "record-stream-stall")
 PLANTS = ["none", "pageable", "serialized", "record-stream", "input-starved", "late-prefetch",
           "sync-in-loop", "small-transfers", "pinned-alloc", "all"]
 
@@ -319,6 +321,40 @@ def main():
     p = env.run("render", env.path("string-ts.json"), "-o", env.path("never.png"))
     tap.ok(one_line_exit_2(p) and not os.path.exists(env.path("never.png")),
            "render of a bad Kineto trace: one line, exit 2", p.stderr)
+
+    # 12. torch.profiler traces of the samples recorded on the H200 beside
+    # the native ones: same top finding and rules, steps within 10%, and with
+    # with_stack=True the sample's source line on the finding's evidence.
+    kdir = os.path.join(env.source, "samples", "traces", "kineto") if env.source else ""
+    recorded = sorted(f for f in os.listdir(kdir) if ".json" in f) if os.path.isdir(kdir) else []
+    if not recorded:
+        tap.skip("recorded samples: Kineto trace against the native one", "no samples/traces/kineto/")
+    for name in recorded:
+        stem = name.split(".")[0]
+        native = os.path.join(env.source, "samples", "traces", stem + ".pfprof")
+        if not os.path.exists(native):
+            tap.ok(False, f"{name}: its native trace samples/traces/{stem}.pfprof exists")
+            continue
+        want = env.report_json(native)
+        got = report(env, os.path.join(kdir, name))
+        if "error" in got:
+            tap.ok(False, f"{name}: reads", got)
+            continue
+        top = lambda r: r["findings"][0]["rule"] if r["findings"] else None  # noqa: E731
+        tap.ok(top(got) == top(want) and finding_rules(got) == finding_rules(want),
+               f"{name}: same top finding and rules as {stem}.pfprof ({top(want)}; "
+               f"{', '.join(finding_rules(want)) or 'none'})",
+               f"kineto {top(got)} {finding_rules(got)}\nnative {top(want)} {finding_rules(want)}")
+        m_got, m_want = got["summary"]["steps"]["median_ns"], want["summary"]["steps"]["median_ns"]
+        tap.ok(m_want > 0 and abs(m_got - m_want) <= 0.10 * m_want,
+               f"{name}: median step within 10% of the native trace's", f"{m_got} vs {m_want}")
+        # Rules whose evidence is a copy or a CUDA call the program made.
+        calls = [f for f in got["findings"] if f["rule"] in CALL_RULES]
+        if ".stack." in name and calls:
+            events = [e["event"] for e in calls[0]["evidence"]]
+            tap.ok(any(".py(" in e and "from " in e for e in events),
+                   f"{name}: with_stack=True names the sample's source line of {calls[0]['rule']}",
+                   events[:3])
     return tap.done()
 
 
