@@ -1306,6 +1306,29 @@ skippable (Importer *im, const char *s, gsize n)
 
 static gboolean trace_events_in_arena (Importer *im, gsize *at, GError **error);
 
+/* After an element of an array or a member of an object (@inside names
+ * it): moves *@pos past the ',' before the next one (*@more set) or past
+ * the closing @close (*@more unset); anything else is an error. */
+static gboolean
+after_item (Importer *im, gsize *pos, char close, const char *inside, gboolean *more,
+            GError **error)
+{
+  gsize p = skip_ws (im, *pos);
+
+  *more = p < im->len && im->buf[p] == ',';
+  if (*more || (p < im->len && im->buf[p] == close))
+    {
+      *pos = *more ? skip_ws (im, p + 1) : p + 1;
+      return TRUE;
+    }
+  if (p >= im->len)
+    return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                 "corrupt torch.profiler trace: the file ends inside %s", inside);
+  return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+               "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT ": expected ',' or '%c' in %s",
+               p, close, inside);
+}
+
 static gboolean
 trace_events (Importer *im, gsize *at, GError **error)
 {
@@ -1339,7 +1362,7 @@ trace_events_in_arena (Importer *im, gsize *at, GError **error)
     {
       gsize start = pos, end;
       json_t *ev;
-      gboolean ok;
+      gboolean ok, more;
 
       im->event_at = start;
       end = object_end (im, pos);
@@ -1361,18 +1384,12 @@ trace_events_in_arena (Importer *im, gsize *at, GError **error)
                                                         / (double) im->len,
                                error))
         return FALSE;
-      pos = skip_ws (im, pos);
-      if (pos < im->len && im->buf[pos] == ',')
-        pos = skip_ws (im, pos + 1);
-      else if (pos < im->len && im->buf[pos] == ']')
+      if (!after_item (im, &pos, ']', "traceEvents", &more, error))
+        return FALSE;
+      if (!more)
         break;
-      else
-        return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
-                     "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT ": %s", pos,
-                     pos >= im->len ? "the file ends inside traceEvents"
-                                    : "expected ',' or ']' after an event");
     }
-  *at = pos + 1;
+  *at = pos;
   return TRUE;
 }
 
@@ -1398,6 +1415,7 @@ parse (Importer *im, GError **error)
       {
         g_autoptr (GString) key = NULL;
         json_t *k;
+        gboolean more;
 
         if (pos >= im->len || im->buf[pos] != '"')
           return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
@@ -1430,16 +1448,10 @@ parse (Importer *im, GError **error)
             if (!ok)
               return FALSE;
           }
-        pos = skip_ws (im, pos);
-        if (pos < im->len && im->buf[pos] == ',')
-          pos = skip_ws (im, pos + 1);
-        else if (pos < im->len && im->buf[pos] == '}')
+        if (!after_item (im, &pos, '}', "the top-level object", &more, error))
+          return FALSE;
+        if (!more)
           break;
-        else
-          return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
-                       "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT ": %s", pos,
-                       pos >= im->len ? "the file ends inside the top-level object"
-                                      : "expected ',' or '}'");
       }
   if (!im->have_events)
     return fail (im, error, PFPROF_TRACE_ERROR_NOT_A_TRACE,

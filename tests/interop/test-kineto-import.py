@@ -22,7 +22,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interop_util import Env, Tap, finding_rules, table_count, trace_rows  # noqa: E402
+from interop_util import (Env, Tap, export_chrome, finding_rules, renders_png,  # noqa: E402
+                          table_count, trace_rows)
 import kineto_schema  # noqa: E402
 
 CALL_RULES = ("pageable-transfer", "serialized-copy", "sync-in-loop", "small-transfers",
@@ -222,14 +223,9 @@ def main():
 
     # 10. Every command opens the file.
     kall = env.path("all.pt.trace.json.gz")
-    png = env.path("all.png")
-    p = env.run("render", kall, "-o", png)
-    tap.ok(p.returncode == 0 and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
-           "pfprof render draws a Kineto trace", p.stderr)
-    out = env.path("all-export.json")
-    p = env.run("export", kall, "-o", out)
-    ex = json.load(open(out)) if p.returncode == 0 else {"traceEvents": []}
-    kernels = sum(1 for e in ex["traceEvents"] if e.get("cat") == "kernel")
+    ok, err = renders_png(env, kall, env.path("all.png"))
+    tap.ok(ok, "pfprof render draws a Kineto trace", err)
+    p, _, kernels = export_chrome(env, kall, env.path("all-export.json"))
     tap.ok(p.returncode == 0 and kernels == table_count(env.path("all.pfprof"), "kernels"),
            "pfprof export converts a Kineto trace", p.stderr)
     p = env.run("diff", env.path("pageable.pt.trace.json.gz"), env.path("none.pt.trace.json.gz"),
