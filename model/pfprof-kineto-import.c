@@ -51,7 +51,8 @@ typedef struct
   GHashTable *pid_calls;    /* host pid -> runtime calls + 1 */
   GHashTable *streams;      /* (device << 32 | stream) -> context + 1 */
   GHashTable *devices_seen; /* device id + 1 */
-  GHashTable *thread_names; /* tid -> name id + 1 */
+  GHashTable *thread_names; /* (pid << 32 | tid) -> name id + 1 */
+  GHashTable *process_names; /* pid -> name id + 1 */
 } Importer;
 
 static gboolean
@@ -868,6 +869,14 @@ memset_event (Importer *im, const Event *ev, GError **error)
 }
 
 static guint32
+host_pid (const Event *ev)
+{
+  gint64 v;
+
+  return get_int (ev->obj, "pid", &v) && v >= 0 && v <= G_MAXUINT32 ? (guint32) v : 0;
+}
+
+static guint32
 host_tid (const Event *ev)
 {
   gint64 v;
@@ -1065,13 +1074,18 @@ metadata_event (Importer *im, const Event *ev)
 
   if (name == NULL || value == NULL)
     return TRUE;
+  /* Kept by pid: the GPU's rows (pid = device, tid = stream) have names
+   * too, and only the host process's belong to the trace. */
   if (strcmp (name, "thread_name") == 0)
-    g_hash_table_replace (im->thread_names, GUINT_TO_POINTER (host_tid (ev)),
+    {
+      guint64 key = ((guint64) host_pid (ev) << 32) | host_tid (ev);
+
+      g_hash_table_replace (im->thread_names, g_memdup2 (&key, sizeof key),
+                            GUINT_TO_POINTER (intern (im, value) + 1));
+    }
+  else if (strcmp (name, "process_name") == 0)
+    g_hash_table_replace (im->process_names, GUINT_TO_POINTER (host_pid (ev)),
                           GUINT_TO_POINTER (intern (im, value) + 1));
-  else if (strcmp (name, "process_name") == 0 && pfprof_trace_meta (im->trace, "process_name") == NULL
-           && !g_str_has_prefix (value, "CUDA") && !g_str_has_prefix (value, "GPU")
-           && strcmp (value, "Spans") != 0 && strcmp (value, "Traces") != 0)
-    set_meta (im, "process_name", value);
   return TRUE;
 }
 
@@ -1558,13 +1572,6 @@ objects (Importer *im)
           g_array_append_val (t->tables[PFPROF_TABLE_DEVICES], d);
         }
     }
-  g_hash_table_iter_init (&it, im->thread_names);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    {
-      PfprofThreadRecord th = { GPOINTER_TO_UINT (k), GPOINTER_TO_UINT (v) - 1 };
-
-      g_array_append_val (t->tables[PFPROF_TABLE_THREADS], th);
-    }
   /* The host process: the one that made the CUDA calls. */
   g_hash_table_iter_init (&it, im->pid_calls);
   while (g_hash_table_iter_next (&it, &k, &v))
@@ -1576,8 +1583,21 @@ objects (Importer *im)
       }
   if (pid >= 0)
     {
+      gpointer name = g_hash_table_lookup (im->process_names, GUINT_TO_POINTER ((guint) pid));
+
       t->pid = pid;
       set_meta_int (im, "pid", pid);
+      if (name != NULL)
+        set_meta (im, "process_name", pfprof_trace_string (t, GPOINTER_TO_UINT (name) - 1));
+    }
+  g_hash_table_iter_init (&it, im->thread_names);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      guint64 key = *(guint64 *) k;
+      PfprofThreadRecord th = { (guint32) key, GPOINTER_TO_UINT (v) - 1 };
+
+      if (pid < 0 || (key >> 32) == (guint64) pid)
+        g_array_append_val (t->tables[PFPROF_TABLE_THREADS], th);
     }
 }
 
@@ -1638,7 +1658,8 @@ pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, g
   im.pid_calls = g_hash_table_new (NULL, NULL);
   im.streams = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   im.devices_seen = g_hash_table_new (NULL, NULL);
-  im.thread_names = g_hash_table_new (NULL, NULL);
+  im.thread_names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  im.process_names = g_hash_table_new (NULL, NULL);
   im.dom_pfprof = intern (&im, PFPROF_NVTX_DOMAIN_PFPROF);
   im.dom_python = intern (&im, PFPROF_NVTX_DOMAIN_PYTHON);
   im.name_wait = intern (&im, PFPROF_NVTX_DATALOADER_WAIT);
@@ -1665,6 +1686,7 @@ pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, g
   g_hash_table_unref (im.streams);
   g_hash_table_unref (im.devices_seen);
   g_hash_table_unref (im.thread_names);
+  g_hash_table_unref (im.process_names);
   if (!ok)
     {
       pfprof_trace_free (im.trace);

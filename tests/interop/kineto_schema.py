@@ -141,6 +141,11 @@ def convert(trace, out, schema="current", absolute=False, gz=None, steps="profil
                        "args": {"name": name(nid)}})
     events.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
                    "args": {"name": "python"}})
+    # The GPU's rows are named too (pid = device, tid = stream).
+    for (st, ctx, dev, flags, prio, corr) in src.execute("SELECT * FROM streams"):
+        events.append({"ph": "M", "name": "thread_name", "pid": dev, "tid": stream_tid(st),
+                       "args": {"name": f"stream {st}"}})
+    events.append({"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "GPU 0"}})
     # A flow per launch, as Kineto writes them (the importer ignores them).
     events.append({"ph": "s", "id": 1, "pid": pid, "tid": tid_of(pid), "ts": t(min(times)),
                    "cat": "ac2g", "name": "ac2g"})

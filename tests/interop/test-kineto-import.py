@@ -246,10 +246,19 @@ def main():
            "pfprof import writes a pfprof trace with the same findings, steps and breakdown", p.stderr)
     db = trace_rows(imported) if ok else None
     meta = dict(db.execute("SELECT key, value FROM meta")) if db else {}
+    threads = sorted(db.execute("SELECT t.tid, s.value FROM threads t JOIN strings s ON s.id = t.name_id")
+                     ) if db else []
     if db:
         db.close()
-    tap.ok(meta.get("source") == "kineto-json" and meta.get("pid") == "4242",
-           "the imported trace says where it came from", meta)
+    ndb = trace_rows(env.path("all.pfprof"))
+    want_threads = sorted(ndb.execute("SELECT t.tid, s.value FROM threads t JOIN strings s "
+                                      "ON s.id = t.name_id"))
+    ndb.close()
+    tap.ok(meta.get("source") == "kineto-json" and meta.get("pid") == "4242"
+           and meta.get("process_name") == "python",
+           "the imported trace says where it came from, and its process", meta)
+    tap.ok(threads == want_threads, "thread names: the host process's, not the GPU's stream rows",
+           f"{threads} vs {want_threads}")
     view = os.path.join(os.path.dirname(os.path.dirname(env.pfprof)), "gui", "pfprof-view")
     xvfb = shutil.which("xvfb-run")
     if os.path.exists(view) and xvfb:
