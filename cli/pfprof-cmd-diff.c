@@ -102,7 +102,7 @@ pfprof_cmd_diff (int argc, char **argv)
     "BEFORE and AFTER are each a trace, or the rank traces of one run separated by\n"
     "commas (r0.pfprof,r1.pfprof). For paths containing commas, give each trace\n"
     "with --before/--after (repeatable) instead of the two arguments. Traces may\n"
-    "be pfprof traces or Nsight Systems SQLite exports.\n"
+    "be pfprof traces, Nsight Systems SQLite exports or torch.profiler traces.\n"
     "\n"
     "Examples:\n"
     "  pfprof diff slow.pfprof fixed.pfprof\n"

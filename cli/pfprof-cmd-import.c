@@ -1,10 +1,10 @@
-/* pfprof-cmd-import.c: `pfprof import NSYS.sqlite -o TRACE.pfprof`.
+/* pfprof-cmd-import.c: `pfprof import NSYS.sqlite|TRACE.json[.gz] -o TRACE.pfprof`.
  *
- * Every command reads Nsight Systems SQLite exports directly; importing
- * once gives a pfprof trace that loads faster, is smaller to keep as a CI
- * artifact, and carries its origin in its metadata (meta "source").
- * The file is read by the trace reader (which hands nsys exports to
- * model/pfprof-nsys-import.c) and written by the trace writer.
+ * Every command reads Nsight Systems SQLite exports and torch.profiler
+ * traces directly; importing once gives a pfprof trace that loads faster,
+ * is smaller to keep as a CI artifact, and carries its origin in its
+ * metadata (meta "source"). The file is read through the importer table
+ * (model/pfprof-importer.h) and written by the trace writer.
  */
 #include "pfprof-config.h"
 
@@ -85,17 +85,18 @@ pfprof_cmd_import (int argc, char **argv)
   const GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "pfprof trace to write (required)", "TRACE" },
     { "force", 0, 0, G_OPTION_ARG_NONE, &force, "Replace TRACE if it exists", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, "NSYS.sqlite" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, "NSYS.sqlite|TRACE.json[.gz]" },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("NSYS.sqlite -o TRACE.pfprof");
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("-o TRACE.pfprof");
   g_autoptr (GError) error = NULL;
   g_autoptr (PfprofTrace) trace = NULL;
 
   g_option_context_set_summary (ctx,
-    "Converts an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
-    "pfprof trace. Not needed to analyze one: report, render, view, export and diff\n"
-    "read nsys exports directly. Schema 3.x is read (see docs/interop.md).");
+    "Converts an Nsight Systems SQLite export (nsys export --type sqlite) or a\n"
+    "torch.profiler trace (*.pt.trace.json[.gz]) into a pfprof trace. Not needed\n"
+    "to analyze one: report, render, view, export and diff read both directly.\n"
+    "nsys schema 3.x and both Kineto JSON schemas are read (see docs/interop.md).");
   g_option_context_set_description (ctx,
     "Exit status: 0 written, 2 usage error, unreadable input or unwritable output.\n");
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -107,7 +108,7 @@ pfprof_cmd_import (int argc, char **argv)
   if (inputs == NULL || inputs[0] == NULL || inputs[1] != NULL)
     {
       pfprof_cli_error ("import: give one export; "
-                        "usage: pfprof import NSYS.sqlite -o TRACE.pfprof");
+                        "usage: pfprof import NSYS.sqlite|TRACE.json[.gz] -o TRACE.pfprof");
       return PFPROF_EXIT_USAGE;
     }
   if (output == NULL || *output == '\0')
