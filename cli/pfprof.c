@@ -15,7 +15,7 @@ static const PfprofCommand commands[] = {
   { "view", pfprof_cmd_view, "Open traces in the timeline app", FALSE },
   { "export", pfprof_cmd_export, "Write traces and findings as Chrome/Perfetto trace JSON", FALSE },
   { "diff", pfprof_cmd_diff, "Compare two runs: step breakdown, overlap, findings resolved/new", FALSE },
-  { "import", pfprof_cmd_import, "Convert an Nsight Systems export or a torch.profiler trace into a pfprof trace", FALSE },
+  { "import", pfprof_cmd_import, "Convert an nsys export or a torch.profiler trace into a pfprof trace", FALSE },
   { "generate", pfprof_cmd_generate, "Write a synthetic trace (tests and benchmarks)", TRUE },
 };
 
