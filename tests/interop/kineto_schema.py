@@ -24,7 +24,7 @@ import pfprof_trace_rows  # noqa: E402  (tests/pfprof_trace_rows.py)
 COPY = {1: "HtoD", 2: "DtoH", 8: "DtoD", 9: "HtoH", 10: "PtoP"}
 MEM = {1: "Pageable", 2: "Pinned", 3: "Device", 4: "Array", 5: "Managed"}
 SYNC = {1: "Event Sync", 2: "Stream Wait Event", 3: "Stream Sync", 4: "Context Sync"}
-DATALOADER = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
+DATALOADER = "enumerate(DataLoader)#{}.__next__"
 
 
 # Exact decimal numbers travel through json.dumps as marked strings.
@@ -42,7 +42,7 @@ def _us(ns, whole):
 
 def convert(trace, out, schema="current", absolute=False, gz=None, steps="profiler",
             with_stack=False, display_unit="ms", distributed=None, memory=False, syncs=True,
-            runtime=True, memcpy_kinds=True, extra_top=None):
+            runtime=True, memcpy_kinds=True, extra_top=None, loader="_SingleProcessDataLoaderIter"):
     """Writes @trace as Kineto JSON to @out (gzip when @gz, or when @out
     ends in .gz). @steps: "profiler" (ProfilerStep#N), "keep" (the trace's
     own range names) or "none" (step ranges left out). @absolute: times
@@ -121,7 +121,7 @@ def convert(trace, out, schema="current", absolute=False, gz=None, steps="profil
         if kind != 1:
             continue
         if dname == "pfprof" and nm == "DataLoader.next":
-            x(cats["cpu_op"], DATALOADER, pid, tid_of(tid), s, d, {})
+            x(cats["cpu_op"], DATALOADER.format(loader), pid, tid_of(tid), s, d, {})
         elif nm in ("train_step",) or nm.lower().startswith("step"):
             if steps == "none":
                 continue

@@ -134,13 +134,14 @@ def main():
            rep.get("traces", rep))
 
     # 5. Steps without ProfilerStep#N: the DataLoader waits; two steps only.
-    nostep = kineto_schema.convert(env.path("input-starved.pfprof"), env.path("nostep.json"), steps="none")
+    nostep = kineto_schema.convert(env.path("input-starved.pfprof"), env.path("nostep.json"), steps="none",
+                                   loader="_MultiProcessingDataLoaderIter")
     rep = report(env, nostep)
     tap.ok("error" not in rep and rep["traces"][0]["step_source"] == "dataloader"
            and rep["summary"]["steps"]["count"] >= 30 and "input-starved" in finding_rules(rep)
            and any("ProfilerStep" in n for n in rep["traces"][0]["notes"]),
-           "no ProfilerStep#N ranges: steps from the DataLoader __next__ waits, input-starved found, "
-           "noted", rep.get("traces", rep))
+           "no ProfilerStep#N ranges: steps from the _MultiProcessingDataLoaderIter.__next__ waits, "
+           "input-starved found, noted", rep.get("traces", rep))
     two = env.generate("two.pfprof", plant="pageable", steps=2)
     rep = report(env, kineto_schema.convert(two, env.path("two.json")))
     tap.ok("error" not in rep and any("only 2 profiled steps" in n for n in rep["traces"][0]["notes"]),
