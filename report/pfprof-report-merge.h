@@ -19,6 +19,11 @@
 
 G_BEGIN_DECLS
 
+/* The domain of every error the merge reports (code 0): one line that
+ * starts with the result's name. */
+#define PFPROF_REPORT_MERGE_ERROR (pfprof_report_merge_error_quark ())
+GQuark pfprof_report_merge_error_quark (void);
+
 /* Largest result file read (a result is a few kB per trace). */
 #define PFPROF_REPORT_MERGE_MAX_BYTES (64 * 1024 * 1024)
 
