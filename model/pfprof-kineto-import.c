@@ -708,19 +708,44 @@ gpu_ids (Importer *im, const Event *ev, guint32 *device, guint32 *context, guint
   return TRUE;
 }
 
+/* What every piece of GPU work has. */
+typedef struct
+{
+  gint64 start_ns, end_ns;
+  guint32 device_id, context_id, stream_id, correlation_id;
+} GpuWork;
+
+/* Kernel, copy and memset records name these fields alike. */
+#define SET_GPU_WORK(r, w)                                                                         \
+  ((r).start_ns = (w).start_ns, (r).end_ns = (w).end_ns, (r).device_id = (w).device_id,            \
+   (r).context_id = (w).context_id, (r).stream_id = (w).stream_id,                                 \
+   (r).correlation_id = (w).correlation_id)
+
+/* The interval and ids of GPU work @ev; *@skip when it has no ts. */
+static gboolean
+gpu_work (Importer *im, const Event *ev, GpuWork *w, gboolean *skip, GError **error)
+{
+  if (!get_interval (im, ev, &w->start_ns, &w->end_ns, skip, error))
+    return FALSE;
+  if (*skip)
+    return TRUE;
+  if (!gpu_ids (im, ev, &w->device_id, &w->context_id, &w->stream_id, &w->correlation_id, error))
+    return FALSE;
+  note_stream (im, w->device_id, w->stream_id, w->context_id);
+  return TRUE;
+}
+
 static gboolean
 kernel_event (Importer *im, const Event *ev, GError **error)
 {
   PfprofKernelRecord k = { 0 };
+  GpuWork w;
   gboolean skip;
   json_t *grid, *block;
 
-  if (!get_interval (im, ev, &k.start_ns, &k.end_ns, &skip, error))
-    return FALSE;
-  if (skip)
-    return TRUE;
-  if (!gpu_ids (im, ev, &k.device_id, &k.context_id, &k.stream_id, &k.correlation_id, error))
-    return FALSE;
+  if (!gpu_work (im, ev, &w, &skip, error) || skip)
+    return skip; /* no ts: left out; else the error */
+  SET_GPU_WORK (k, w);
   k.name_id = intern (im, get_str (ev->obj, "name"));
   grid = json_object_get (ev->args, "grid");
   block = json_object_get (ev->args, "block");
@@ -738,7 +763,6 @@ kernel_event (Importer *im, const Event *ev, GError **error)
     }
   k.shared_mem_bytes = get_i32_or (ev->args, "shared memory", 0);
   k.registers = get_i32_or (ev->args, "registers per thread", 0);
-  note_stream (im, k.device_id, k.stream_id, k.context_id);
   g_array_append_val (im->trace->tables[PFPROF_TABLE_KERNELS], k);
   return TRUE;
 }
@@ -826,21 +850,19 @@ static gboolean
 memcpy_event (Importer *im, const Event *ev, GError **error)
 {
   PfprofMemcpyRecord m = { 0 };
+  GpuWork w;
   gboolean skip;
 
-  if (!get_interval (im, ev, &m.start_ns, &m.end_ns, &skip, error))
+  if (!gpu_work (im, ev, &w, &skip, error) || skip)
+    return skip; /* no ts: left out; else the error */
+  if (!get_bytes (im, ev, &m.bytes, error))
     return FALSE;
-  if (skip)
-    return TRUE;
-  if (!gpu_ids (im, ev, &m.device_id, &m.context_id, &m.stream_id, &m.correlation_id, error)
-      || !get_bytes (im, ev, &m.bytes, error))
-    return FALSE;
+  SET_GPU_WORK (m, w);
   m.runtime_correlation_id = m.correlation_id;
   parse_memcpy_name (get_str (ev->obj, "name"), &m.copy_kind, &m.src_kind, &m.dst_kind);
   if ((m.copy_kind == PFPROF_COPY_KIND_HTOD && m.src_kind == PFPROF_MEMORY_KIND_UNKNOWN)
       || (m.copy_kind == PFPROF_COPY_KIND_DTOH && m.dst_kind == PFPROF_MEMORY_KIND_UNKNOWN))
     im->n_unknown_kind++;
-  note_stream (im, m.device_id, m.stream_id, m.context_id);
   g_array_append_val (im->trace->tables[PFPROF_TABLE_MEMCPYS], m);
   return TRUE;
 }
@@ -852,18 +874,16 @@ memset_event (Importer *im, const Event *ev, GError **error)
   const char *name = get_str (ev->obj, "name");
   const char *open = name ? strchr (name, '(') : NULL;
   const char *close = open ? strchr (open, ')') : NULL;
+  GpuWork w;
   gboolean skip;
 
-  if (!get_interval (im, ev, &m.start_ns, &m.end_ns, &skip, error))
+  if (!gpu_work (im, ev, &w, &skip, error) || skip)
+    return skip; /* no ts: left out; else the error */
+  if (!get_bytes (im, ev, &m.bytes, error))
     return FALSE;
-  if (skip)
-    return TRUE;
-  if (!gpu_ids (im, ev, &m.device_id, &m.context_id, &m.stream_id, &m.correlation_id, error)
-      || !get_bytes (im, ev, &m.bytes, error))
-    return FALSE;
+  SET_GPU_WORK (m, w);
   if (close != NULL)
     m.memory_kind = memory_kind (open + 1, (gsize) (close - open - 1));
-  note_stream (im, m.device_id, m.stream_id, m.context_id);
   g_array_append_val (im->trace->tables[PFPROF_TABLE_MEMSETS], m);
   return TRUE;
 }
