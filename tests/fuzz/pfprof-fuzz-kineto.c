@@ -78,6 +78,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   GPtrArray *traces;
   PfprofTrace *trace;
   PfprofAnalysis *analysis;
+  PfprofRun *run;
   PfprofReportOptions ro;
 
   if (size < 1)
@@ -100,11 +101,13 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   check_sorted (trace);
   traces = g_ptr_array_new ();
   g_ptr_array_add (traces, trace);
-  analysis = pfprof_analysis_run (traces, NULL, &error);
+  run = pfprof_run_new (traces);
+  analysis = pfprof_analysis_run (run, NULL);
   if (analysis == NULL)
     abort ();
   pfprof_report_text (analysis, &ro, out);
   pfprof_report_json (analysis, &ro, out);
   pfprof_analysis_free (analysis);
+  pfprof_run_unref (run);
   return 0;
 }
