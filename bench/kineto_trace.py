@@ -22,9 +22,10 @@ def main():
     w('{\n  "schemaVersion": 1,\n  "deviceProperties": [\n    {"id": 0, "name": "NVIDIA H200", '
       '"totalGlobalMem": 150754820096, "computeMajor": 9, "computeMinor": 0, "numSms": 132}\n  ],\n'
       '  "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1},\n'
+      '  "displayTimeUnit": "ms", "baseTimeNanoseconds": 1767225600000000000,\n'
       '  "traceEvents": [\n')
     pid, tid, stream = 4242, 4242, 7
-    t = 1000.0  # µs after baseTimeOffset
+    t = 1000.0  # µs after baseTimeNanoseconds
     corr = 0
     events = 0
     step = 0
@@ -83,8 +84,7 @@ def main():
         step += 1
         if events >= n:
             break
-    w('\n  ],\n  "traceName": "bench", "displayTimeUnit": "ms", '
-      '"baseTimeOffset": 1767225600000000000\n}\n')
+    w('\n  ],\n  "traceName": "bench"\n}\n')
     f.close()
     print(f"{out}: {events} events, {step} steps")
 

@@ -130,7 +130,8 @@ pfprof_kineto_import_is_kineto (const guint8 *head, gsize len)
 {
   static const char *const keys[] = {
     "schemaVersion", "traceEvents", "deviceProperties", "distributedInfo", "displayTimeUnit",
-    "baseTimeOffset", "traceName", "record_shapes", "with_stack", "profile_memory",
+    "baseTimeNanoseconds", "baseTimeOffset", "traceName", "record_shapes", "with_stack",
+    "profile_memory",
   };
   gsize i = 0;
 
@@ -1226,13 +1227,15 @@ top_level (Importer *im, const char *key, json_t *v, GError **error)
     return device_properties (im, v, error);
   if (strcmp (key, "distributedInfo") == 0)
     distributed_info (im, v);
-  else if (strcmp (key, "baseTimeOffset") == 0)
+  /* The ns the relative times count from: Kineto names it
+   * baseTimeNanoseconds, some versions baseTimeOffset. */
+  else if (strcmp (key, "baseTimeNanoseconds") == 0 || strcmp (key, "baseTimeOffset") == 0)
     {
       if (json_is_integer (v) && llabs (json_integer_value (v)) < MAX_TIME_NS)
         im->base_ns = json_integer_value (v);
       else if (!json_is_null (v))
         return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
-                     "corrupt torch.profiler trace: baseTimeOffset is not an integer in range");
+                     "corrupt torch.profiler trace: %s is not an integer in range", key);
     }
   else if (strcmp (key, "schemaVersion") == 0 && json_is_integer (v))
     {
@@ -1500,7 +1503,8 @@ parse (Importer *im, GError **error)
 
 /* ---- After the events -------------------------------------------------- */
 
-/* baseTimeOffset may come after the events: applied at the end. */
+/* The base time may come after the events (older Kineto wrote it last):
+ * applied at the end. */
 static gboolean
 apply_base (Importer *im, GError **error)
 {

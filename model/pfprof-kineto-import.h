@@ -31,7 +31,8 @@
  *   deviceProperties                 -> devices
  *   distributedInfo                  -> rank, meta world_size and backend
  *   process_name / thread_name       -> meta process_name, threads
- *   baseTimeOffset                   -> added to every time (ns)
+ *   baseTimeNanoseconds (or the      -> added to every time (ns)
+ *   older baseTimeOffset)
  *
  * Times are microseconds in the file (displayTimeUnit only says how to
  * show them); they are read to the nanosecond, from the number's text when

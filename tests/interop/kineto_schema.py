@@ -4,7 +4,8 @@ The events come from a pfprof trace (`pfprof generate --plant ...`),
 written the way Kineto writes the same CUDA activity:
   current schema (torch 2.x): cat kernel, gpu_memcpy, gpu_memset,
     cuda_runtime, cuda_sync, cpu_op, user_annotation, python_function;
-    ts/dur in µs with three decimals relative to baseTimeOffset (ns);
+    ts/dur in µs with three decimals relative to baseTimeNanoseconds
+    (written before the events; baseTimeOffset after them, on request);
     deviceProperties, distributedInfo; steps as ProfilerStep#N;
   old schema (torch 1.8-1.9): cat Kernel, Memcpy, Memset, Runtime,
     Operator; ts/dur whole µs since the epoch; tids as strings ("stream 7");
@@ -42,7 +43,8 @@ def _us(ns, whole):
 
 def convert(trace, out, schema="current", absolute=False, gz=None, steps="profiler",
             with_stack=False, display_unit="ms", distributed=None, memory=False, syncs=True,
-            runtime=True, memcpy_kinds=True, extra_top=None, loader="_SingleProcessDataLoaderIter"):
+            runtime=True, memcpy_kinds=True, extra_top=None, loader="_SingleProcessDataLoaderIter",
+            base_key_last=False):
     """Writes @trace as Kineto JSON to @out (gzip when @gz, or when @out
     ends in .gz). @steps: "profiler" (ProfilerStep#N), "keep" (the trace's
     own range names) or "none" (step ranges left out). @absolute: times
@@ -161,11 +163,15 @@ def convert(trace, out, schema="current", absolute=False, gz=None, steps="profil
             doc["distributedInfo"] = distributed
         doc["record_shapes"] = 0
         doc["with_stack"] = 1 if with_stack else 0
+        # Kineto writes the base time before the events (baseTimeNanoseconds);
+        # some versions wrote it last, as baseTimeOffset.
+        doc["displayTimeUnit"] = display_unit
+        if base and not base_key_last:
+            doc["baseTimeNanoseconds"] = base
     doc["traceEvents"] = events
     if not old:
         doc["traceName"] = os.path.basename(out)
-        doc["displayTimeUnit"] = display_unit
-        if base:
+        if base and base_key_last:
             doc["baseTimeOffset"] = base
     if extra_top:
         doc.update(extra_top)

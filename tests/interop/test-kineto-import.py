@@ -87,8 +87,11 @@ def main():
     # 2. Nanoseconds survive: relative to baseTimeOffset, and as µs since
     # the epoch (1.7e15 µs, beyond a double's nanoseconds).
     plain = kineto_schema.convert(pageable, env.path("pageable.json"))
+    last = kineto_schema.convert(pageable, env.path("pageable-base-last.json"), base_key_last=True)
     absolute = kineto_schema.convert(pageable, env.path("pageable-epoch.json"), absolute=True)
-    for path, what in ((plain, "ts relative to baseTimeOffset"), (absolute, "ts in µs since the epoch")):
+    for path, what in ((plain, "ts relative to baseTimeNanoseconds"),
+                       (last, "ts relative to a baseTimeOffset after the events"),
+                       (absolute, "ts in µs since the epoch")):
         rep = report(env, path)
         tap.ok("error" not in rep and summary(rep) == want
                and rep["traces"][0]["start_ns"] == native_rep["traces"][0]["start_ns"]
@@ -312,6 +315,8 @@ def main():
     bad("events-type.json", '{"traceEvents": {"a": 1}}', "traceEvents is not an array")
     bad("event-type.json", '{"traceEvents": [1, 2]}', "not an object")
     bad("base-type.json", '{"traceEvents": [], "baseTimeOffset": "soon"}', "baseTimeOffset")
+    bad("base-range.json", '{"baseTimeNanoseconds": 9223372036854775807, "traceEvents": []}',
+        "baseTimeNanoseconds")
     bad("no-comma.json", '{"traceEvents": [{"ph": "M"} {"ph": "M"}]}', "expected ','")
     bad("empty-object.json", "{}", 'no "traceEvents"')
     bad("other-object.json", '{"schemaVersion": 1, "x": 2}', "without traceEvents")
