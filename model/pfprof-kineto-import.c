@@ -1640,7 +1640,7 @@ notes (Importer *im)
                               "record-stream-stall judges its stalls only, not pool growth "
                               "(not-ready event polls).");
   if (pfprof_trace_n (t, PFPROF_TABLE_SYNCS) == 0 && pfprof_trace_n (t, PFPROF_TABLE_API_CALLS) > 0)
-    pfprof_trace_add_note (t, "no synchronization records (cuda_sync, torch 2.1 and later): "
+    pfprof_trace_add_note (t, "no synchronization records (cuda_sync events): "
                               "synchronizations are known from the runtime calls only.");
   if (im->n_unknown_kind > 0)
     pfprof_trace_add_note (t, "%" G_GUINT64_FORMAT " host-device copies do not name their host "
