@@ -16,6 +16,7 @@
 #include "pfprof-kind-names.h"
 #include "pfprof-quantile.h"
 #include "pfprof-rules.h"
+#include "pfprof-step-ledger.h"
 #include "pfprof-steps.h"
 #include "pfprof-trace-index.h"
 
@@ -134,6 +135,82 @@ summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
 }
 
 static int
+compare_savings (gconstpointer pa, gconstpointer pb)
+{
+  const PfprofFinding *x = *(PfprofFinding *const *) pa;
+  const PfprofFinding *y = *(PfprofFinding *const *) pb;
+
+  return (x->est_savings_ns < y->est_savings_ns) - (x->est_savings_ns > y->est_savings_ns);
+}
+
+/* Holds the findings about trace @ts (findings[@first...]) to the ledger: no
+ * saving exceeds its buckets' mean, each predicts the mean step with its fix
+ * alone, a saving under the materiality threshold makes the finding info;
+ * and the prediction with every fix, where findings that draw on the same
+ * bucket share what it holds (largest saving first). */
+static void
+judge_savings (PfprofAnalysis *a, PfprofTraceSummary *ts, guint first, const PfprofTraceIndex *ix,
+               const PfprofAnalysisOptions *options)
+{
+  const PfprofLedgerSummary *l = &ts->ledger;
+  double share = pfprof_analysis_options_get_min_saving_share (options);
+  gint64 left[PFPROF_LEDGER_N_BUCKETS], taken = 0;
+  gint64 basis = l->n_steps > 0 ? l->mean_step_ns : ix->steady_end - ix->steady_start;
+  g_autoptr (GPtrArray) mine = g_ptr_array_new ();
+
+  memcpy (left, l->mean_ns, sizeof left);
+  for (guint i = first; i < a->findings->len; i++)
+    {
+      PfprofFinding *f = g_ptr_array_index (a->findings, i);
+
+      if (f->trace_index != ts->trace_index)
+        continue;
+      if (f->buckets != 0 && l->n_steps > 0)
+        f->est_savings_ns = MIN (f->est_savings_ns, pfprof_ledger_sum (l->mean_ns, f->buckets));
+      f->predicted_step_ns = l->n_steps > 0 ? MAX (0, l->mean_step_ns - f->est_savings_ns) : 0;
+      if (basis > 0 && (double) f->est_savings_ns < share * (double) basis)
+        {
+          f->severity = PFPROF_SEVERITY_INFO;
+          f->immaterial = TRUE;
+        }
+      else if (f->severity == PFPROF_SEVERITY_INFO && basis > 0
+               && (double) f->est_savings_ns >= 10 * share * (double) basis)
+        {
+          /* Severity follows the saving: a rule that is info by default
+           * (small-transfers) is a warning when it saves a tenth of the
+           * step, unless the config chose its severity. */
+          const PfprofRule *rule = pfprof_rules_lookup (f->rule);
+
+          if (rule != NULL && !pfprof_analysis_options_severity_is_set (options, rule))
+            f->severity = PFPROF_SEVERITY_WARNING;
+        }
+      g_ptr_array_add (mine, f);
+    }
+  g_ptr_array_sort (mine, compare_savings);
+  for (guint i = 0; i < mine->len; i++)
+    {
+      PfprofFinding *f = g_ptr_array_index (mine, i);
+      gint64 want = f->est_savings_ns;
+
+      if (f->buckets == 0)
+        {
+          taken += want;
+          continue;
+        }
+      for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS && want > 0; b++)
+        if (f->buckets & PFPROF_LEDGER_BIT (b))
+          {
+            gint64 t = MIN (want, left[b]);
+
+            left[b] -= t;
+            want -= t;
+            taken += t;
+          }
+    }
+  ts->predicted_step_ns = l->n_steps > 0 ? MAX (0, l->mean_step_ns - taken) : 0;
+}
+
+static int
 compare_steps (gconstpointer pa, gconstpointer pb)
 {
   const PfprofStep *x = pa, *y = pb;
@@ -222,7 +299,9 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
       guint first_finding = a->findings->len;
 
       ts.n_out_of_range = pfprof_run_n_out_of_range (run, i);
+      ix->ledger = pfprof_step_ledger_new (ix);
       pfprof_steps_detect (ix, options, a->steps);
+      pfprof_ledger_summarize (a->steps, i, &ts.ledger);
       summarize_devices (a, ix);
       for (guint r = 0; r < n_rules; r++)
         pfprof_rule_run (rules[r], a, options, ix);
@@ -236,7 +315,9 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
       ts.steady_start_ns = ix->steady_start;
       ts.steady_end_ns = ix->steady_end;
       ts.main_tid = ix->main_tid;
+      judge_savings (a, &ts, first_finding, ix, options);
       g_array_append_val (a->trace_summaries, ts);
+      pfprof_step_ledger_free (ix->ledger);
       pfprof_trace_index_free (ix);
     }
   /* Rules that compare the traces with one another, once every trace is
@@ -245,6 +326,7 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
     pfprof_rule_run (rules[r], a, options, NULL);
   g_array_sort (a->steps, compare_steps);
   overall_steps (a);
+  pfprof_ledger_summarize (a->steps, G_MAXUINT, &a->ledger);
   g_ptr_array_sort (a->findings, compare_findings);
   return a;
 }
@@ -343,8 +425,102 @@ pfprof_evidence_name (const PfprofAnalysis *a, const PfprofEvidence *e, const ch
   return TRUE;
 }
 
+static char *evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e);
+
+/* The host thread and time of the call behind @e: the API call itself,
+ * or the one that launched the copy or kernel (same correlation id). */
+static gboolean
+evidence_call (const PfprofTrace *t, const PfprofEvidence *e, guint32 *tid, gint64 *ts)
+{
+  const PfprofApiRecord *api = pfprof_trace_api_calls (t);
+  guint32 corr = 0;
+
+  if (e->table == PFPROF_TABLE_API_CALLS)
+    {
+      *tid = api[e->index].tid;
+      *ts = api[e->index].start_ns;
+      return TRUE;
+    }
+  if (e->table == PFPROF_TABLE_MEMCPYS)
+    corr = pfprof_trace_memcpys (t)[e->index].correlation_id;
+  else if (e->table == PFPROF_TABLE_KERNELS)
+    corr = pfprof_trace_kernels (t)[e->index].correlation_id;
+  else if (e->table == PFPROF_TABLE_MEMSETS)
+    corr = pfprof_trace_memsets (t)[e->index].correlation_id;
+  if (corr == 0)
+    return FALSE;
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_API_CALLS); i++)
+    if (api[i].correlation_id == corr)
+      {
+        *tid = api[i].tid;
+        *ts = api[i].start_ns;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* The program's innermost source frame (an NVTX range of domain
+ * PFPROF_NVTX_DOMAIN_PYTHON, as importers of traces with Python stacks
+ * write them) around the call behind @e, or NULL. */
+static const char *
+evidence_frame (const PfprofTrace *t, const PfprofEvidence *e)
+{
+  const PfprofNvtxRecord *nv = pfprof_trace_nvtx (t);
+  guint n = pfprof_trace_n (t, PFPROF_TABLE_NVTX), lo = 0, hi = n;
+  guint32 dom = PFPROF_NONE, tid = 0;
+  gint64 ts = 0;
+
+  if (n == 0 || !evidence_call (t, e, &tid, &ts))
+    return NULL;
+  for (guint i = 0; i < t->strings->len && dom == PFPROF_NONE; i++)
+    if (g_strcmp0 (g_ptr_array_index (t->strings, i), PFPROF_NVTX_DOMAIN_PYTHON) == 0)
+      dom = i;
+  if (dom == PFPROF_NONE)
+    return NULL;
+  /* The last range starting at or before the call, then back: the first
+   * frame of the thread that still covers it is the innermost. */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (nv[mid].start_ns <= ts)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (guint i = lo, seen = 0; i > 0 && seen < 100000; i--, seen++)
+    {
+      const PfprofNvtxRecord *r = &nv[i - 1];
+
+      if (r->domain_id == dom && r->tid == tid && r->end_ns >= ts)
+        return pfprof_trace_string (t, r->name_id);
+    }
+  return NULL;
+}
+
 char *
 pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
+{
+  g_autofree char *what = NULL;
+  const char *frame;
+  const PfprofTrace *t;
+
+  g_return_val_if_fail (a != NULL, NULL);
+  g_return_val_if_fail (e != NULL, NULL);
+  what = evidence_describe (a, e);
+  if (e->trace_index >= a->traces->len)
+    return g_steal_pointer (&what);
+  t = g_ptr_array_index (a->traces, e->trace_index);
+  if ((guint) e->table >= PFPROF_N_TABLES || e->index >= pfprof_trace_n (t, e->table))
+    return g_steal_pointer (&what);
+  frame = evidence_frame (t, e);
+  if (frame == NULL)
+    return g_steal_pointer (&what);
+  return g_strdup_printf ("%s, from %s", what, frame);
+}
+
+static char *
+evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
 {
   const PfprofTrace *t;
   g_autofree char *dur = NULL;

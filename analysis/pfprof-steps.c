@@ -1,6 +1,8 @@
 /* pfprof-steps.c: step and warm-up detection, per-step breakdown. */
 #include "pfprof-steps.h"
 
+#include "pfprof-step-ledger.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -246,8 +248,9 @@ steps_from_period (PfprofTraceIndex *ix, GArray *out)
       double mean, var;
 
       /* Step markers recur through the run, not only in a burst of
-       * autotuning trials at start-up. */
-      if (x->count < 4 || (double) (x->last - x->first) < 0.5 * (double) (span_hi - span_lo))
+       * autotuning trials at start-up; three are enough for a short
+       * recording of a few iterations. */
+      if (x->count < 3 || (double) (x->last - x->first) < 0.5 * (double) (span_hi - span_lo))
         continue;
       mean = x->sum / (x->count - 1);
       var = x->sum2 / (x->count - 1) - mean * mean;
@@ -509,6 +512,8 @@ pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
   if (dev == NULL)
     {
       s->idle_ns = b - a;
+      if (ix->ledger != NULL)
+        pfprof_step_ledger_fill (ix->ledger, a, b, s->ledger_ns);
       return;
     }
   s->compute_ns = pfprof_interval_set_length_in (dev->kernels, a, b);
@@ -516,4 +521,6 @@ pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
   s->copy_hidden_ns = pfprof_interval_set_length_in (dev->htod_kernels, a, b);
   s->copy_exposed_ns = pfprof_interval_set_length_in (dev->htod, a, b) - s->copy_hidden_ns;
   s->idle_ns = (b - a) - pfprof_interval_set_length_in (dev->busy, a, b);
+  if (ix->ledger != NULL)
+    pfprof_step_ledger_fill (ix->ledger, a, b, s->ledger_ns);
 }

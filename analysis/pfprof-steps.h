@@ -6,7 +6,9 @@
  *   2. the launcher's DataLoader waits (NVTX domain "pfprof", range
  *      "DataLoader.next"): each wait begins a step;
  *   3. the periodic structure of the GPU work: the kernel name that
- *      recurs most often at a regular interval marks each step's start.
+ *      recurs most often (three times or more, through at least half the
+ *      span of the GPU work) at a regular interval marks each step's
+ *      start.
  * Warm-up: the first step (allocator pools, autotuning, lazy module
  * loading) and any following steps longer than 1.5 times the median of
  * the second half, up to half the steps; or a fixed number from the

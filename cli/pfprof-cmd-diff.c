@@ -62,9 +62,9 @@ const PfprofCliHelp pfprof_cmd_diff_help = {
   "BEFORE and AFTER are each a trace, or the rank traces of one run separated by\n"
   "commas (r0.pfprof,r1.pfprof). For paths containing commas, give each trace\n"
   "with --before/--after (repeatable) instead of the two arguments. Traces may\n"
-  "be pfprof traces or Nsight Systems SQLite exports. The format is --format,\n"
-  "else -o's extension (.json, .md), else text. The JSON layout (pfprof-diff/1)\n"
-  "is described in docs/interop.md.\n",
+  "be pfprof traces, Nsight Systems SQLite exports or torch.profiler traces.\n"
+  "The format is --format, else -o's extension (.json, .md), else text. The\n"
+  "JSON layout (pfprof-diff/1) is described in docs/interop.md.\n",
   "  0  the comparison was written (and AFTER is not slower than --fail-if-slower)\n"
   "  1  --fail-if-slower PCT was given and AFTER's median step is more than PCT\n"
   "     percent longer than BEFORE's\n"
@@ -73,7 +73,8 @@ const PfprofCliHelp pfprof_cmd_diff_help = {
   "  3  -o FILE exists and --force was not given\n",
   "  NO_COLOR  no colour (as --color never)\n"
   "  TERM  dumb: no colour\n",
-  "  BEFORE, AFTER  pfprof traces or Nsight Systems SQLite exports\n"
+  "  BEFORE, AFTER  pfprof traces, Nsight Systems SQLite exports or\n"
+  "     torch.profiler traces\n"
   "  CONFIG  thresholds and options given with --config (as in report)\n",
   "  # Before and after a fix\n"
   "  pfprof diff slow.pfprof fixed.pfprof\n"

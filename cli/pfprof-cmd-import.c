@@ -1,10 +1,10 @@
-/* pfprof-cmd-import.c: `pfprof import NSYS.sqlite -o TRACE.pfprof`.
+/* pfprof-cmd-import.c: `pfprof import NSYS.sqlite|TRACE.json[.gz] -o TRACE.pfprof`.
  *
- * Every command reads Nsight Systems SQLite exports directly; importing
- * once gives a pfprof trace that loads faster, is smaller to keep as a CI
- * artifact, and carries its origin in its metadata (meta "source").
- * The file is read by the trace reader (which hands nsys exports to
- * model/pfprof-nsys-import.c) and written by the trace writer.
+ * Every command reads Nsight Systems SQLite exports and torch.profiler
+ * traces directly; importing once gives a pfprof trace that loads faster,
+ * is smaller to keep as a CI artifact, and carries its origin in its
+ * metadata (meta "source"). The file is read through the importer table
+ * (model/pfprof-importer.h) and written by the trace writer.
  */
 #include "pfprof-config.h"
 
@@ -78,11 +78,12 @@ write_trace (PfprofTraceWriter *w, const PfprofTrace *trace)
 
 const PfprofCliHelp pfprof_cmd_import_help = {
   "import",
-  "Convert an Nsight Systems SQLite export into a pfprof trace",
-  "NSYS.sqlite -o TRACE.pfprof",
-  "Converts an Nsight Systems SQLite export (nsys export --type sqlite) into a\n"
-  "pfprof trace. Not needed to analyze one: report, render, view, export and\n"
-  "diff read nsys exports directly. Schema 3.x is read (docs/interop.md):\n"
+  "Convert an nsys export or a torch.profiler trace into a pfprof trace",
+  "NSYS.sqlite|TRACE.json[.gz] -o TRACE.pfprof",
+  "Converts an Nsight Systems SQLite export (nsys export --type sqlite) or a\n"
+  "torch.profiler trace (*.pt.trace.json[.gz]) into a pfprof trace. Not needed\n"
+  "to analyze one: report, render, view, export and diff read both directly.\n"
+  "nsys schema 3.x and both Kineto JSON schemas are read (docs/interop.md):\n"
   "kernels, copies, memsets, synchronizations, CUDA API calls and NVTX ranges.\n"
   "TRACE is written under a temporary name beside it and renamed when\n"
   "finished, so a failed import never leaves half a trace.\n",
@@ -91,6 +92,7 @@ const PfprofCliHelp pfprof_cmd_import_help = {
   "  3  TRACE exists and --force was not given\n",
   NULL,
   "  NSYS.sqlite  made by nsys export --type sqlite REPORT.nsys-rep\n"
+  "  TRACE.json[.gz]  written by torch.profiler (export_chrome_trace)\n"
   "  TRACE.pfprof  the pfprof trace written (docs/trace-format.md)\n",
   "  # Convert, then report on the pfprof trace\n"
   "  nsys export --type sqlite -o run.sqlite run.nsys-rep\n"
@@ -125,7 +127,7 @@ pfprof_cmd_import (int argc, char **argv)
   if (inputs == NULL || inputs[0] == NULL || inputs[1] != NULL)
     {
       pfprof_cli_error ("import: give one export; "
-                        "usage: pfprof import NSYS.sqlite -o TRACE.pfprof");
+                        "usage: pfprof import NSYS.sqlite|TRACE.json[.gz] -o TRACE.pfprof");
       return PFPROF_EXIT_USAGE;
     }
   if (output == NULL || *output == '\0')

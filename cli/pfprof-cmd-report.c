@@ -110,10 +110,11 @@ const PfprofCliHelp pfprof_cmd_report_help = {
   "report",
   "Analyze traces: findings, overlap, steps (text/json/markdown/junit/html/csv)",
   "TRACE...",
-  "Loads traces (pfprof traces or Nsight Systems SQLite exports), finds the\n"
-  "training steps, measures where each step's time went (DataLoader wait,\n"
-  "copies exposed and hidden, compute, sync wait, GPU idle) and runs the rules,\n"
-  "each of which names a cause of the GPU waiting, its cost and its fix.\n"
+  "Loads traces (pfprof traces, Nsight Systems SQLite exports or torch.profiler\n"
+  "traces), finds the training steps, measures where each step's time went\n"
+  "(DataLoader wait, copies exposed and hidden, compute, sync wait, GPU idle)\n"
+  "and runs the rules, each of which names a cause of the GPU waiting, its cost\n"
+  "and its fix.\n"
   "\n"
   "The format is --format, else -o's extension (.json, .md, .xml for JUnit,\n"
   ".html, .csv, anything else text), else text. csv is the per-step table,\n"

@@ -48,7 +48,7 @@ const PfprofCliHelp pfprof_cmd_view_help = {
   "  0  the window was closed\n"
   "  2  a TRACE is not a readable file, or pfprof-view was not found\n",
   "  DISPLAY, WAYLAND_DISPLAY  the display the window opens on (GTK 4)\n",
-  "  TRACE.pfprof  traces, or Nsight Systems SQLite exports\n",
+  "  TRACE.pfprof  traces, Nsight Systems SQLite exports or torch.profiler traces\n",
   "  pfprof view run.pfprof\n"
   "  pfprof view rank0.pfprof rank1.pfprof\n",
   "pfprof(1), pfprof-render(1), pfprof-report(1)",

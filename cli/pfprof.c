@@ -32,8 +32,8 @@ static const PfprofCliHelp pfprof_help = {
   "compute, sync wait, GPU idle) and names the cause of every wait with its\n"
   "fix: pageable or serialized copies, a late prefetch, record_stream\n"
   "pressure, a starved GPU, syncs in the loop, tiny copies, pinning in the\n"
-  "loop, an imbalance between ranks. It reads its own traces and Nsight\n"
-  "Systems SQLite exports.\n"
+  "loop, an imbalance between ranks. It reads its own traces, Nsight Systems\n"
+  "SQLite exports and torch.profiler traces.\n"
   "\n"
   "A word that is no command but a program on PATH is run as `pfprof record\n"
   "-- PROGRAM ARGS...` would: `pfprof python3 train.py`.\n",

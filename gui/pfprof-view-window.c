@@ -7,6 +7,7 @@
 #include "pfprof-display-name.h"
 #include "pfprof-format.h"
 #include "pfprof-kind-names.h"
+#include "pfprof-report.h"
 #include "pfprof-render-text.h"
 
 struct _PfprofViewWindow
@@ -234,8 +235,8 @@ fill_findings (PfprofViewWindow *self)
       const PfprofFinding *f = g_ptr_array_index (findings, g_array_index (self->order, int, i));
       GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
       GtkWidget *title = gtk_label_new (f->title ? f->title : f->rule);
-      g_autofree char *savings = pfprof_format_ns (f->est_savings_ns);
-      g_autofree char *meta = g_strdup_printf ("%s \u00b7 %s \u00b7 saves ~%s/step \u00b7 %" G_GUINT64_FORMAT " occurrences",
+      g_autofree char *savings = pfprof_report_saving (f);
+      g_autofree char *meta = g_strdup_printf ("%s \u00b7 %s \u00b7 %s \u00b7 %" G_GUINT64_FORMAT " occurrences",
                                                pfprof_severity_to_string (f->severity), f->rule, savings, f->count);
       GtkWidget *sub = gtk_label_new (meta);
 

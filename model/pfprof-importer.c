@@ -1,5 +1,6 @@
 /* pfprof-importer.c: the importer table; see pfprof-importer.h. */
 #include "pfprof-importer.h"
+#include "pfprof-kineto-import.h"
 #include "pfprof-nsys-import.h"
 #include "pfprof-trace-schema.h"
 
@@ -43,6 +44,8 @@ native_sniff (const guint8 *head, gsize len)
 static const PfprofImporter importers[] = {
   { "nsys", "Nsight Systems SQLite export (nsys export --type sqlite)", nsys_sniff,
     pfprof_nsys_import_load },
+  { "kineto", "torch.profiler (Kineto) Chrome-trace JSON, plain or gzip (*.pt.trace.json.gz)",
+    pfprof_kineto_import_sniff, pfprof_kineto_import_load },
   /* Last: takes every file the others refuse, and says what is wrong. */
   { "pfprof", "pfprof trace (.pfprof, format 1 and 2)", native_sniff,
     pfprof_trace_reader_load },

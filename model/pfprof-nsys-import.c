@@ -251,18 +251,7 @@ set_meta (Importer *im, const char *key, const char *value)
 static guint32
 intern (Importer *im, const char *s)
 {
-  gpointer found;
-  guint32 id;
-
-  if (s == NULL)
-    s = "";
-  if (g_hash_table_lookup_extended (im->interned, s, NULL, &found))
-    return GPOINTER_TO_UINT (found) - 1;
-  id = im->trace->strings->len;
-  g_ptr_array_add (im->trace->strings, g_strdup (s));
-  g_hash_table_insert (im->interned, g_ptr_array_index (im->trace->strings, id),
-                       GUINT_TO_POINTER (id + 1));
-  return id;
+  return pfprof_trace_intern (im->trace, im->interned, s);
 }
 
 static const char *
@@ -825,52 +814,6 @@ nvtx_row (Row *r)
   return TRUE;
 }
 
-static int
-compare_nesting (gconstpointer a, gconstpointer b)
-{
-  const PfprofNvtxRecord *x = *(PfprofNvtxRecord *const *) a;
-  const PfprofNvtxRecord *y = *(PfprofNvtxRecord *const *) b;
-
-  if (x->tid != y->tid)
-    return x->tid < y->tid ? -1 : 1;
-  if (x->start_ns != y->start_ns)
-    return x->start_ns < y->start_ns ? -1 : 1;
-  /* The enclosing range first. */
-  if (x->end_ns != y->end_ns)
-    return x->end_ns > y->end_ns ? -1 : 1;
-  return 0;
-}
-
-/* nsys exports no nesting level: a range's depth is the number of
- * earlier ranges of its thread still open when it starts. */
-static void
-nvtx_depths (PfprofTrace *t)
-{
-  GArray *nvtx = t->tables[PFPROF_TABLE_NVTX];
-  g_autoptr (GPtrArray) order = g_ptr_array_sized_new (nvtx->len);
-  g_autoptr (GArray) open = g_array_new (FALSE, FALSE, sizeof (gint64));
-  guint32 tid = 0;
-
-  for (guint i = 0; i < nvtx->len; i++)
-    if (g_array_index (nvtx, PfprofNvtxRecord, i).kind == PFPROF_NVTX_RANGE)
-      g_ptr_array_add (order, &g_array_index (nvtx, PfprofNvtxRecord, i));
-  g_ptr_array_sort (order, compare_nesting);
-  for (guint i = 0; i < order->len; i++)
-    {
-      PfprofNvtxRecord *r = g_ptr_array_index (order, i);
-
-      if (i == 0 || r->tid != tid)
-        {
-          g_array_set_size (open, 0);
-          tid = r->tid;
-        }
-      while (open->len > 0 && g_array_index (open, gint64, open->len - 1) <= r->start_ns)
-        g_array_set_size (open, open->len - 1);
-      r->depth = (guint16) MIN (open->len, G_MAXUINT16);
-      g_array_append_val (open, r->end_ns);
-    }
-}
-
 /* ---- Devices, contexts, streams, threads ----------------------------- */
 
 static gboolean
@@ -1097,7 +1040,8 @@ pfprof_nsys_import_read (sqlite3 *db, const char *path, GError **error)
       pfprof_trace_free (im.trace);
       return NULL;
     }
-  nvtx_depths (im.trace);
+  /* nsys exports no nesting level. */
+  pfprof_trace_nest_nvtx (im.trace);
   pfprof_trace_sort (im.trace);
   return im.trace;
 }

@@ -26,6 +26,40 @@ member_id (PfprofJsonWriter *w, const char *k, guint32 v)
     pfprof_json_writer_uint (w, v);
 }
 
+/* @v nanoseconds, or null when 0 (no steps). */
+static void
+member_ns_or_null (PfprofJsonWriter *w, const char *k, gint64 v)
+{
+  pfprof_json_writer_key (w, k);
+  if (v > 0)
+    pfprof_json_writer_int (w, v);
+  else
+    pfprof_json_writer_null (w);
+}
+
+/* "ledger": the steady steps' ledger, on the mean and the median basis. */
+static void
+write_ledger (PfprofJsonWriter *w, const PfprofLedgerSummary *l)
+{
+  pfprof_json_writer_key (w, "ledger");
+  pfprof_json_writer_begin_object (w);
+  pfprof_json_writer_member_uint (w, "steps", l->n_steps);
+  pfprof_json_writer_member_double (w, "steps_per_s", l->mean_step_ns > 0 ? 1e9 / (double) l->mean_step_ns : NAN,
+                                    6);
+  for (guint basis = 0; basis < 2; basis++)
+    {
+      const gint64 *v = basis == 0 ? l->mean_ns : l->median_ns;
+
+      pfprof_json_writer_key (w, basis == 0 ? "mean" : "median");
+      pfprof_json_writer_begin_object (w);
+      pfprof_json_writer_member_int (w, "step_ns", basis == 0 ? l->mean_step_ns : l->median_step_ns);
+      for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+        pfprof_json_writer_member_int (w, pfprof_ledger_bucket_key ((PfprofLedgerBucket) b), v[b]);
+      pfprof_json_writer_end_object (w);
+    }
+  pfprof_json_writer_end_object (w);
+}
+
 static void
 write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
 {
@@ -56,6 +90,12 @@ write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
       pfprof_json_writer_member_uint (w, "events_out_of_range", ts->n_out_of_range);
       pfprof_json_writer_member_uint (w, "sites_left_out", ts->n_bad_sites);
       pfprof_json_writer_member_string (w, "host", pfprof_trace_meta (t, "host"));
+      pfprof_json_writer_member_string (w, "source", pfprof_trace_meta (t, "source"));
+      pfprof_json_writer_key (w, "notes");
+      pfprof_json_writer_begin_array (w);
+      for (guint n = 0; t->notes != NULL && n < t->notes->len; n++)
+        pfprof_json_writer_string (w, g_ptr_array_index (t->notes, n));
+      pfprof_json_writer_end_array (w);
       {
         /* What `pfprof report` needs to merge this result with other
          * ranks' (pfprof-report-merge.h). */
@@ -68,6 +108,8 @@ write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
         pfprof_json_writer_member_int (w, "idle_per_step_ns", r.idle_ns);
         pfprof_json_writer_member_uint (w, "findings", r.n_findings);
       }
+      write_ledger (w, &ts->ledger);
+      member_ns_or_null (w, "predicted_step_all_fixes_ns", ts->predicted_step_ns);
       pfprof_json_writer_member_string (w, "clock", pfprof_clock_alignment_to_string ((PfprofClockAlignment) t->clock_alignment));
       pfprof_json_writer_member_int (w, "clock_offset_ns", t->clock_offset_ns);
       if (t->clock_alignment == PFPROF_CLOCK_COLLECTIVES)
@@ -182,6 +224,7 @@ write_summary (PfprofJsonWriter *w, const PfprofAnalysis *a)
   pfprof_json_writer_member_int (w, "comm_ns", med.comm_ns);
   pfprof_json_writer_end_object (w);
   pfprof_json_writer_end_object (w);
+  write_ledger (w, &a->ledger);
   pfprof_json_writer_member_double (w, "gpu_idle_fraction", pfprof_report_max_idle_fraction (a), 6);
   pfprof_json_writer_member_string (w, "headline", headline);
   pfprof_json_writer_end_object (w);
@@ -199,6 +242,15 @@ write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding
   pfprof_json_writer_member_uint (w, "count", f->count);
   pfprof_json_writer_member_int (w, "time_ns", f->time_ns);
   pfprof_json_writer_member_int (w, "est_savings_ns", f->est_savings_ns);
+  member_ns_or_null (w, "predicted_step_ns", f->predicted_step_ns);
+  pfprof_json_writer_member_string (w, "saving_basis", f->predicted_step_ns > 0 ? "mean_step" : "steady_window");
+  pfprof_json_writer_member_double (w, "saving_share",
+                                    f->predicted_step_ns > 0
+                                      ? (double) f->est_savings_ns / (double) (f->predicted_step_ns + f->est_savings_ns)
+                                      : NAN,
+                                    6);
+  pfprof_json_writer_key (w, "material");
+  pfprof_json_writer_bool (w, !f->immaterial);
   pfprof_json_writer_member_int (w, "first_ns", f->first_ns);
   pfprof_json_writer_member_int (w, "last_ns", f->last_ns);
   pfprof_json_writer_member_int (w, "pid", f->pid);

@@ -3,10 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <glib/gstdio.h>
 #include <unistd.h>
 
-#include "pfprof-json.h"
+#include "pfprof-kineto-import.h"
 #include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
 #include "pfprof-rules.h"
@@ -37,7 +38,8 @@ pfprof_report_merge_is_result (const char *path)
       json = buf[i] == '{';
       break;
     }
-  return json;
+  /* A torch.profiler trace is JSON too, but a trace. */
+  return json && !pfprof_kineto_import_is_kineto ((const guint8 *) buf, (gsize) MAX (n, 0));
 }
 
 static int
@@ -48,12 +50,33 @@ compare_rank (gconstpointer pa, gconstpointer pb)
   return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+G_DEFINE_QUARK (pfprof-report-merge-error-quark, pfprof_report_merge_error)
+
+/* Member @key of object @o as an integer written as one (1e3 is not):
+ * FALSE when absent or of another type. */
+static gboolean
+get_int (const json_t *o, const char *key, gint64 *out)
+{
+  const json_t *v = json_object_get (o, key);
+
+  if (!json_is_integer (v))
+    return FALSE;
+  *out = json_integer_value (v);
+  return TRUE;
+}
+
+static const char *
+get_string (const json_t *o, const char *key)
+{
+  return json_string_value (json_object_get (o, key));
+}
+
 /* Times and counts in a result are non-negative and far below 2^62;
  * anything else is a damaged or hand-made file. */
 static gboolean
-get_figure (const PfprofJson *t, const char *key, gint64 *out)
+get_figure (const json_t *t, const char *key, gint64 *out)
 {
-  return pfprof_json_get_int (t, key, out) && *out >= 0 && *out < ((gint64) 1 << 62);
+  return get_int (t, key, out) && *out >= 0 && *out < ((gint64) 1 << 62);
 }
 
 /* The rank-imbalance rule multiplies a rank's excess per step by its
@@ -80,15 +103,16 @@ rank_clear (gpointer data)
 
 /* Appends the ranked traces of result @name (already parsed as @root). */
 static gboolean
-add_result (const char *name, const PfprofJson *root, GArray *ranks, GError **error)
+add_result (const char *name, const json_t *root, GArray *ranks, GError **error)
 {
-  const char *format = pfprof_json_get_string (root, "format");
-  const PfprofJson *traces = pfprof_json_get_array (root, "traces");
+  const char *format = get_string (root, "format");
+  const json_t *traces = json_object_get (root, "traces");
   guint added = 0;
 
-  if (root->kind != PFPROF_JSON_OBJECT || format == NULL)
+  if (!json_is_object (root) || format == NULL)
     {
-      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: JSON, but not a pfprof report (no \"format\")",
+      g_set_error (error, PFPROF_REPORT_MERGE_ERROR, 0, "%s: JSON, but neither a pfprof report (no \"format\") nor a "
+                   "torch.profiler trace (no \"traceEvents\")",
                    name);
       return FALSE;
     }
@@ -96,25 +120,25 @@ add_result (const char *name, const PfprofJson *root, GArray *ranks, GError **er
     {
       g_autofree char *f = g_strescape (format, NULL);
 
-      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: format \"%.40s\", not " PFPROF_REPORT_JSON_FORMAT,
+      g_set_error (error, PFPROF_REPORT_MERGE_ERROR, 0, "%s: format \"%.40s\", not " PFPROF_REPORT_JSON_FORMAT,
                    name, f);
       return FALSE;
     }
-  if (traces == NULL)
+  if (!json_is_array (traces))
     {
-      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: no traces[] array", name);
+      g_set_error (error, PFPROF_REPORT_MERGE_ERROR, 0, "%s: no traces[] array", name);
       return FALSE;
     }
-  for (guint i = 0; i < traces->items->len; i++)
+  for (guint i = 0; i < json_array_size (traces); i++)
     {
-      const PfprofJson *t = g_ptr_array_index (traces->items, i);
+      const json_t *t = json_array_get (traces, i);
       PfprofRankSummary s = { 0 };
       gint64 rank, pid = 0, steps, med, dw, ce, idle, nf, s0, s1;
-      const char *host = pfprof_json_get_string (t, "host");
+      const char *host = get_string (t, "host");
 
-      if (!pfprof_json_get_int (t, "rank", &rank) || rank > G_MAXINT32 || rank < -1)
+      if (!get_int (t, "rank", &rank) || rank > G_MAXINT32 || rank < -1)
         {
-          g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: traces[%u]: no valid \"rank\"", name, i);
+          g_set_error (error, PFPROF_REPORT_MERGE_ERROR, 0, "%s: traces[%u]: no valid \"rank\"", name, i);
           return FALSE;
         }
       if (rank < 0)
@@ -123,11 +147,11 @@ add_result (const char *name, const PfprofJson *root, GArray *ranks, GError **er
           || !get_figure (t, "data_wait_per_step_ns", &dw)
           || !get_figure (t, "copy_exposed_per_step_ns", &ce)
           || !get_figure (t, "idle_per_step_ns", &idle) || !get_figure (t, "findings", &nf)
-          || !pfprof_json_get_int (t, "steady_start_ns", &s0)
-          || !pfprof_json_get_int (t, "steady_end_ns", &s1) || steps > G_MAXUINT32
+          || !get_int (t, "steady_start_ns", &s0)
+          || !get_int (t, "steady_end_ns", &s1) || steps > G_MAXUINT32
           || nf >= G_MAXUINT32)
         {
-          g_set_error (error, PFPROF_JSON_ERROR, 0,
+          g_set_error (error, PFPROF_REPORT_MERGE_ERROR, 0,
                        "%s: traces[%u] lacks the per-rank figures (steady_steps, "
                        "data_wait_per_step_ns, ...): written by an older pfprof? Run "
                        "'pfprof report --format json' on the trace again",
@@ -137,13 +161,13 @@ add_result (const char *name, const PfprofJson *root, GArray *ranks, GError **er
       if (!figure_fits_steps (med, steps) || !figure_fits_steps (dw + ce, steps)
           || !figure_fits_steps (idle, steps))
         {
-          g_set_error (error, PFPROF_JSON_ERROR, 0,
+          g_set_error (error, PFPROF_REPORT_MERGE_ERROR, 0,
                        "%s: traces[%u]: per-step times of %" G_GINT64_FORMAT
                        " steps add up to more than 73 years: a damaged result",
                        name, i, steps);
           return FALSE;
         }
-      pfprof_json_get_int (t, "pid", &pid);
+      get_int (t, "pid", &pid);
       s.rank = rank;
       s.host = g_strdup (host);
       s.path = g_strdup (name);
@@ -161,7 +185,7 @@ add_result (const char *name, const PfprofJson *root, GArray *ranks, GError **er
     }
   if (added == 0)
     {
-      g_set_error (error, PFPROF_JSON_ERROR, 0,
+      g_set_error (error, PFPROF_REPORT_MERGE_ERROR, 0,
                    "%s: no trace with a rank in this result (meta rank: RANK was not set when "
                    "recording)",
                    name);
@@ -175,7 +199,7 @@ size_ok (const char *name, guint64 size, GError **error)
 {
   if (size <= PFPROF_REPORT_MERGE_MAX_BYTES)
     return TRUE;
-  g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: larger than %d MiB: not a report result", name,
+  g_set_error (error, PFPROF_REPORT_MERGE_ERROR, 0, "%s: larger than %d MiB: not a report result", name,
                PFPROF_REPORT_MERGE_MAX_BYTES >> 20);
   return FALSE;
 }
@@ -184,18 +208,23 @@ size_ok (const char *name, guint64 size, GError **error)
 static gboolean
 add_buffer (const char *name, const char *data, gsize len, GArray *ranks, GError **error)
 {
-  g_autoptr (GError) e = NULL;
-  g_autoptr (PfprofJson) root = NULL;
+  json_error_t e;
+  json_t *root;
+  gboolean ok;
 
   if (!size_ok (name, len, error))
     return FALSE;
-  root = pfprof_json_parse (data, len, &e);
+  /* One value and nothing after it; strings valid UTF-8 without NUL. */
+  root = json_loadb (data, len, JSON_DECODE_ANY, &e);
   if (root == NULL)
     {
-      g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: not valid JSON: %s", name, e->message);
+      g_set_error (error, PFPROF_REPORT_MERGE_ERROR, 0, "%s: not valid JSON: line %d, column %d: %s",
+                   name, e.line, e.column, e.text);
       return FALSE;
     }
-  return add_result (name, root, ranks, error);
+  ok = add_result (name, root, ranks, error);
+  json_decref (root);
+  return ok;
 }
 
 static GArray *
@@ -233,7 +262,7 @@ finish (GArray *ranks_in, guint n_results, const PfprofAnalysisOptions *options,
 
       if (x->rank == y->rank)
         {
-          g_set_error (error, PFPROF_JSON_ERROR, 0,
+          g_set_error (error, PFPROF_REPORT_MERGE_ERROR, 0,
                        "%s: rank %" G_GINT64_FORMAT " is also in %s: results of two runs?", y->path,
                        y->rank, x->path);
           return NULL;

@@ -19,12 +19,17 @@
 
 G_BEGIN_DECLS
 
+/* The domain of every error the merge reports (code 0): one line that
+ * starts with the result's name. */
+#define PFPROF_REPORT_MERGE_ERROR (pfprof_report_merge_error_quark ())
+GQuark pfprof_report_merge_error_quark (void);
+
 /* Largest result file read (a result is a few kB per trace). */
 #define PFPROF_REPORT_MERGE_MAX_BYTES (64 * 1024 * 1024)
 
 /* TRUE when the file at @path holds JSON rather than a trace: its first
  * byte that is not white space is '{' (a trace starts with SQLite's
- * header). Decided by content, never by the name; FALSE when the file
+ * header) and it is not a torch.profiler trace (pfprof-kineto-import.h). Decided by content, never by the name; FALSE when the file
  * cannot be read (loading it as a trace then reports why). */
 gboolean pfprof_report_merge_is_result (const char *path);
 

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   gcc meson ninja-build pkg-config
   libglib2.0-dev libsqlite3-dev libcairo2-dev libgtk-4-dev
-  libiberty-dev zlib1g-dev
+  libiberty-dev libjansson-dev zlib1g-dev
   sqlite3 python3 python3-pyflakes xvfb xauth
   libxtst6
   clang libclang-rt-14-dev

@@ -137,6 +137,12 @@ typedef enum
  * calls are only counted (python_sites.calls). */
 #define PFPROF_SITE_RECORDED_CALLS 16
 
+/* NVTX ranges of this domain are the program's own Python frames, named
+ * as torch.profiler names them ("train.py(57): train_step"); importers of
+ * traces with Python stacks write them, and findings name the innermost
+ * one around their example call. */
+#define PFPROF_NVTX_DOMAIN_PYTHON "python"
+
 /* ---- Records: one struct per event table ---------------------------- */
 
 typedef struct

@@ -1,6 +1,7 @@
 /* pfprof-trace.c: the in-memory trace. */
 #include "pfprof-trace.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 PfprofTrace *
@@ -11,6 +12,7 @@ pfprof_trace_new (void)
   trace->meta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   trace->strings = g_ptr_array_new_with_free_func (g_free);
   trace->rank = -1;
+  trace->notes = g_ptr_array_new_with_free_func (g_free);
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     trace->tables[t] = g_array_new (FALSE, TRUE,
                                     (guint) pfprof_trace_schema_table ((PfprofTableId) t)->record_size);
@@ -27,6 +29,7 @@ pfprof_trace_free (PfprofTrace *trace)
   g_ptr_array_unref (trace->strings);
   if (trace->display_names != NULL)
     g_ptr_array_unref (trace->display_names);
+  g_ptr_array_unref (trace->notes);
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     g_array_unref (trace->tables[t]);
   g_free (trace);
@@ -41,6 +44,76 @@ pfprof_trace_string (const PfprofTrace *trace, guint32 id)
     return "";
   s = g_ptr_array_index (trace->strings, id);
   return s ? s : "";
+}
+
+guint32
+pfprof_trace_intern (PfprofTrace *trace, GHashTable *interned, const char *s)
+{
+  gpointer found;
+  guint32 id;
+
+  if (s == NULL)
+    s = "";
+  if (g_hash_table_lookup_extended (interned, s, NULL, &found))
+    return GPOINTER_TO_UINT (found) - 1;
+  id = trace->strings->len;
+  g_ptr_array_add (trace->strings, g_strdup (s));
+  g_hash_table_insert (interned, g_ptr_array_index (trace->strings, id), GUINT_TO_POINTER (id + 1));
+  return id;
+}
+
+void
+pfprof_trace_add_note (PfprofTrace *trace, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  g_ptr_array_add (trace->notes, g_strdup_vprintf (fmt, ap));
+  va_end (ap);
+}
+
+static int
+compare_nesting (gconstpointer a, gconstpointer b)
+{
+  const PfprofNvtxRecord *x = *(PfprofNvtxRecord *const *) a;
+  const PfprofNvtxRecord *y = *(PfprofNvtxRecord *const *) b;
+
+  if (x->tid != y->tid)
+    return x->tid < y->tid ? -1 : 1;
+  if (x->start_ns != y->start_ns)
+    return x->start_ns < y->start_ns ? -1 : 1;
+  /* The enclosing range first. */
+  if (x->end_ns != y->end_ns)
+    return x->end_ns > y->end_ns ? -1 : 1;
+  return 0;
+}
+
+void
+pfprof_trace_nest_nvtx (PfprofTrace *trace)
+{
+  GArray *nvtx = trace->tables[PFPROF_TABLE_NVTX];
+  g_autoptr (GPtrArray) order = g_ptr_array_sized_new (nvtx->len);
+  g_autoptr (GArray) open = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint32 tid = 0;
+
+  for (guint i = 0; i < nvtx->len; i++)
+    if (g_array_index (nvtx, PfprofNvtxRecord, i).kind == PFPROF_NVTX_RANGE)
+      g_ptr_array_add (order, &g_array_index (nvtx, PfprofNvtxRecord, i));
+  g_ptr_array_sort (order, compare_nesting);
+  for (guint i = 0; i < order->len; i++)
+    {
+      PfprofNvtxRecord *r = g_ptr_array_index (order, i);
+
+      if (i == 0 || r->tid != tid)
+        {
+          g_array_set_size (open, 0);
+          tid = r->tid;
+        }
+      while (open->len > 0 && g_array_index (open, gint64, open->len - 1) <= r->start_ns)
+        g_array_set_size (open, open->len - 1);
+      r->depth = (guint16) MIN (open->len, G_MAXUINT16);
+      g_array_append_val (open, r->end_ns);
+    }
 }
 
 const char *

@@ -36,6 +36,10 @@ struct _PfprofTrace
   gint64 clock_collectives_ns;    /* the part of clock_offset_ns they measured */
   gint64 clock_spread_ns;         /* their median residual: the precision */
   double clock_drift;             /* per ns, about that middle: the rest of the move */
+  /* What the trace's source cannot show (char*, one sentence each): an
+   * importer fills it when a foreign format lacks something the rules
+   * judge by; the report formats print each once. Empty for pfprof traces. */
+  GPtrArray *notes;
 };
 
 /* Typed views of tables[] for readability at call sites. */
@@ -71,6 +75,19 @@ const char *pfprof_trace_meta (const PfprofTrace *trace, const char *key);
 
 /* Total number of events (all event tables, not devices/streams/...). */
 guint64 pfprof_trace_n_events (const PfprofTrace *trace);
+
+/* The id of string @s (NULL reads as "") in @trace's strings, added when
+ * new. @interned maps the strings already added (char* borrowed from the
+ * trace -> id + 1): importers keep one while they build a trace. */
+guint32 pfprof_trace_intern (PfprofTrace *trace, GHashTable *interned, const char *s);
+
+/* Sets the depth of every NVTX range from how the ranges of its thread
+ * nest (the number of earlier ranges still open when it starts), for
+ * importers whose source records no nesting level. */
+void pfprof_trace_nest_nvtx (PfprofTrace *trace);
+
+/* Appends one note to @trace->notes (printf-style). */
+void pfprof_trace_add_note (PfprofTrace *trace, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
 /* Sorts every event table by time and recomputes start_ns/end_ns. The
  * reader calls it; code that builds a trace in memory calls it too. */

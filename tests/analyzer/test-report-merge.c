@@ -11,7 +11,6 @@
  */
 #include <string.h>
 
-#include "pfprof-json.h"
 #include "pfprof-rank-summary.h"
 #include "pfprof-report-merge.h"
 #include "pfprof-report.h"

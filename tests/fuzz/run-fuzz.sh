@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the trace reader and the analyzer for a bounded time, then the
-# chunk codec and the JSON results' reader and merge for a third of it
-# each.
-#   tests/fuzz/run-fuzz.sh [SECONDS]     (default 60: 60 + 20 + 20 s)
+# chunk codec, the JSON results' reader and merge, and the torch.profiler
+# importer for a third of it each.
+#   tests/fuzz/run-fuzz.sh [SECONDS]     (default 60: 60 + 20 + 20 + 20 s)
 # Builds build-fuzz with clang, libFuzzer, ASan and UBSan; seeds the corpus
 # with a small generated trace and the recorded samples; fails when the
 # fuzzer finds a crash, a leak, a sanitizer report or a hang.
@@ -117,4 +117,33 @@ fi
 jsecs=$(( (secs + 2) / 3 ))
 fuzz "the JSON reader and the merge of results" pfprof-fuzz-json "$jsecs" 20000 "$jcorpus" "$dir/fuzz-json.log" \
   -dict=tests/fuzz/pfprof-fuzz-json.dict
-echo "run-fuzz: no crash in ${secs}s + ${csecs}s + ${jsecs}s"
+
+# The torch.profiler (Kineto) importer, a third of the time too, seeded
+# with generated traces written as Kineto JSON in both schemas (byte 0:
+# even = plain, odd = gzip the rest; tests/fuzz/pfprof-fuzz-kineto.c).
+kcorpus="$dir/fuzz-corpus-kineto"
+mkdir -p "$kcorpus"
+if [ -z "$(ls -A "$kcorpus")" ]; then
+  work="$dir/fuzz-kineto-work"
+  mkdir -p "$work"
+  "$dir/cli/pfprof" generate --steps 3 --plant all -o "$work/k.pfprof" --force >/dev/null
+  "$dir/cli/pfprof" generate --steps 2 --plant pageable -o "$work/k2.pfprof" --force >/dev/null
+  python3 - "$kcorpus" "$work" <<'PY'
+import os, sys
+sys.path.insert(0, "tests/interop")
+import kineto_schema
+out, work = sys.argv[1], sys.argv[2]
+for i, (src, kw) in enumerate([("k", {}), ("k", {"schema": "old"}), ("k2", {"with_stack": True, "memory": True}),
+                               ("k2", {"absolute": True, "steps": "none",
+                                       "distributed": {"rank": 1, "world_size": 2}})]):
+    tmp = os.path.join(work, f"seed-{i}.json")
+    kineto_schema.convert(os.path.join(work, src + ".pfprof"), tmp, **kw)
+    data = open(tmp, "rb").read()
+    open(os.path.join(out, f"seed-{i}"), "wb").write(bytes([2 * i]) + data)
+    open(os.path.join(out, f"seed-{i}-gz"), "wb").write(bytes([2 * i + 1]) + data[:3000])
+PY
+fi
+ksecs=$(( (secs + 2) / 3 ))
+fuzz "the torch.profiler importer" pfprof-fuzz-kineto "$ksecs" 200000 "$kcorpus" "$dir/fuzz-kineto.log" \
+  -dict=tests/fuzz/pfprof-fuzz-kineto.dict
+echo "run-fuzz: no crash in ${secs}s + ${csecs}s + ${jsecs}s + ${ksecs}s"

@@ -85,6 +85,20 @@ class Env:
         return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".pfprof"))
 
 
+def renders_png(env, trace, png):
+    """(ok, stderr): `pfprof render TRACE -o PNG` wrote a PNG."""
+    p = env.run("render", trace, "-o", png)
+    return p.returncode == 0 and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n", p.stderr
+
+
+def export_chrome(env, trace, out):
+    """(process, document, kernels): `pfprof export TRACE -o OUT`, the
+    Trace Event document it wrote and its kernel events."""
+    p = env.run("export", trace, "-o", out)
+    doc = json.load(open(out)) if p.returncode == 0 else {"traceEvents": []}
+    return p, doc, sum(1 for e in doc["traceEvents"] if e.get("cat") == "kernel")
+
+
 def finding_rules(report):
     return sorted({f["rule"] for f in report["findings"]})
 

@@ -20,7 +20,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interop_util import Env, Tap, finding_rules, table_count, trace_rows  # noqa: E402
+from interop_util import (Env, Tap, export_chrome, finding_rules, renders_png,  # noqa: E402
+                          table_count, trace_rows)
 import nsys_schema  # noqa: E402
 
 PLANTS = ["none", "pageable", "serialized", "record-stream", "input-starved", "late-prefetch",
@@ -102,14 +103,9 @@ def main():
 
     # 5. render and export open the file directly.
     nsys = env.path("all.sqlite")
-    png = env.path("all.png")
-    p = env.run("render", nsys, "-o", png)
-    tap.ok(p.returncode == 0 and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
-           "pfprof render draws an nsys export", p.stderr)
-    out = env.path("all.json")
-    p = env.run("export", nsys, "-o", out)
-    doc = json.load(open(out)) if p.returncode == 0 else {"traceEvents": []}
-    kernels = sum(1 for e in doc["traceEvents"] if e.get("cat") == "kernel")
+    ok, err = renders_png(env, nsys, env.path("all.png"))
+    tap.ok(ok, "pfprof render draws an nsys export", err)
+    p, doc, kernels = export_chrome(env, nsys, env.path("all.json"))
     flows = sum(1 for e in doc["traceEvents"] if e.get("ph") == "s")
     tap.ok(p.returncode == 0 and kernels == table_count(env.path("all.pfprof"), "kernels")
            and flows > kernels,

@@ -1,0 +1,1720 @@
+/* pfprof-kineto-import.c: torch.profiler (Kineto) Chrome-trace JSON as a
+ * trace (see the header for what is read and how it maps). */
+#include "pfprof-kineto-import.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* A gzip file may not inflate beyond this: a few bytes can claim
+ * gigabytes. Real traces are well below (360 bytes per event). */
+#define MAX_JSON_BYTES ((gsize) 8 << 30)
+
+/* Times beyond this many ns are refused (the analysis keeps ±2^62). */
+#define MAX_TIME_NS ((gint64) 1 << 62)
+
+/* Below this many µs a double holds the time to better than 2 ns. */
+#define EXACT_DOUBLE_US 8.0e9
+
+/* Events between two progress callbacks. */
+#define PROGRESS_EVERY 8192
+
+typedef struct
+{
+  const char *path;
+  PfprofTrace *trace;
+  GHashTable *interned;
+  const char *buf;          /* the JSON text */
+  gsize len;
+  GMappedFile *mapped;      /* a plain file */
+  char *inflated;           /* a gzip file, inflated */
+  PfprofTraceProgressFunc progress;
+  gpointer user_data;
+  double progress_base;     /* fraction done before parsing began */
+  gsize event_at;           /* byte offset of the event being read */
+  gint64 base_ns;           /* baseTimeOffset */
+  gboolean have_events;
+  guint64 n_events;         /* in traceEvents */
+  guint64 n_known;          /* of a category this file reads */
+  guint64 n_no_time;        /* complete events without ts, skipped */
+  guint64 n_python;         /* python_function frames seen */
+  guint64 n_unknown_kind;   /* copies whose name gives no memory kinds */
+  guint64 n_steps;          /* ProfilerStep#N ranges */
+  gint64 schema_version;    /* -1 when absent */
+  guint32 dom_pfprof;       /* string ids */
+  guint32 dom_python;
+  guint32 name_wait;
+  GHashTable *api_names;    /* correlation id -> const char* API name */
+  GHashTable *pid_calls;    /* host pid -> runtime calls + 1 */
+  GHashTable *streams;      /* (device << 32 | stream) -> context + 1 */
+  GHashTable *devices_seen; /* device id + 1 */
+  GHashTable *thread_names; /* (pid << 32 | tid) -> name id + 1 */
+  GHashTable *process_names; /* pid -> name id + 1 */
+} Importer;
+
+static gboolean
+fail (Importer *im, GError **error, PfprofTraceError code, const char *fmt, ...)
+  G_GNUC_PRINTF (4, 5);
+
+static gboolean
+fail (Importer *im, GError **error, PfprofTraceError code, const char *fmt, ...)
+{
+  g_autofree char *msg = NULL;
+  va_list ap;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, PFPROF_TRACE_ERROR, code, "%s: %s", im->path, msg);
+  return FALSE;
+}
+
+/* An error about the event being read. */
+static gboolean
+bad_event (Importer *im, GError **error, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+bad_event (Importer *im, GError **error, const char *fmt, ...)
+{
+  g_autofree char *msg = NULL;
+  va_list ap;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+               "corrupt torch.profiler trace: event at byte %" G_GSIZE_FORMAT ": %s", im->event_at,
+               msg);
+}
+
+static guint32
+intern (Importer *im, const char *s)
+{
+  return pfprof_trace_intern (im->trace, im->interned, s);
+}
+
+static void
+set_meta (Importer *im, const char *key, const char *value)
+{
+  g_hash_table_replace (im->trace->meta, g_strdup (key), g_strdup (value ? value : ""));
+}
+
+static void
+set_meta_int (Importer *im, const char *key, gint64 value)
+{
+  g_hash_table_replace (im->trace->meta, g_strdup (key),
+                        g_strdup_printf ("%" G_GINT64_FORMAT, value));
+}
+
+/* ---- Reading the file ------------------------------------------------ */
+
+gboolean
+pfprof_kineto_import_sniff (const guint8 *head, gsize len)
+{
+  gsize i = 0;
+
+  if (len >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+    return TRUE;
+  if (len >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF)
+    i = 3;
+  while (i < len && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+    i++;
+  return i < len && head[i] == '{';
+}
+
+gboolean
+pfprof_kineto_import_is_kineto (const guint8 *head, gsize len)
+{
+  static const char *const keys[] = {
+    "schemaVersion", "traceEvents", "deviceProperties", "distributedInfo", "displayTimeUnit",
+    "baseTimeNanoseconds", "baseTimeOffset", "traceName", "record_shapes", "with_stack",
+    "profile_memory",
+  };
+  gsize i = 0;
+
+  if (!pfprof_kineto_import_sniff (head, len))
+    return FALSE;
+  if (head[0] == 0x1f)
+    return TRUE;
+  if (g_strstr_len ((const char *) head, (gssize) len, "\"traceEvents\"") != NULL)
+    return TRUE;
+  while (i < len && head[i] != '{')
+    i++;
+  for (i++; i < len && g_ascii_isspace (head[i]); i++)
+    ;
+  if (i >= len || head[i] != '"')
+    return FALSE;
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    {
+      gsize n = strlen (keys[k]);
+
+      if (i + n + 2 <= len && memcmp (head + i + 1, keys[k], n) == 0 && head[i + 1 + n] == '"')
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+report_progress (Importer *im, double fraction, GError **error)
+{
+  if (im->progress != NULL && !im->progress (CLAMP (fraction, 0.0, 1.0), im->user_data))
+    return fail (im, error, PFPROF_TRACE_ERROR_CANCELLED, "loading cancelled");
+  return TRUE;
+}
+
+/* Inflates gzip data (one member or several, as `cat a.gz b.gz` makes)
+ * into im->inflated. */
+static gboolean
+inflate_gzip (Importer *im, const guint8 *in, gsize in_len, GError **error)
+{
+  z_stream z = { 0 };
+  gsize cap = MAX (in_len * 6, (gsize) 1 << 16), used = 0, fed = 0;
+  char *out = NULL;
+  int rc = Z_OK;
+
+  if (inflateInit2 (&z, 16 + MAX_WBITS) != Z_OK)
+    return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT, "cannot start gzip decompression");
+  out = g_try_malloc (cap + 1);
+  if (out == NULL)
+    {
+      inflateEnd (&z);
+      return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT, "out of memory for the inflated trace");
+    }
+  for (;;)
+    {
+      if (z.avail_in == 0 && fed < in_len)
+        {
+          gsize n = MIN (in_len - fed, (gsize) 1 << 30);
+
+          z.next_in = (Bytef *) in + fed;
+          z.avail_in = (uInt) n;
+          fed += n;
+        }
+      if (used == cap)
+        {
+          char *bigger;
+
+          if (cap >= MAX_JSON_BYTES)
+            {
+              rc = Z_MEM_ERROR;
+              break;
+            }
+          cap = MIN (cap * 2, MAX_JSON_BYTES);
+          bigger = g_try_realloc (out, cap + 1);
+          if (bigger == NULL)
+            {
+              rc = Z_MEM_ERROR;
+              break;
+            }
+          out = bigger;
+        }
+      z.next_out = (Bytef *) out + used;
+      /* 16 MiB at a time, so the progress moves while it inflates. */
+      z.avail_out = (uInt) MIN (cap - used, (gsize) 1 << 24);
+      {
+        gsize before = z.avail_out;
+
+        rc = inflate (&z, Z_NO_FLUSH);
+        used += before - z.avail_out;
+      }
+      if (rc == Z_STREAM_END)
+        {
+          /* Another member may follow; trailing zero bytes end the file. */
+          while (z.avail_in > 0 && *z.next_in == 0)
+            {
+              z.next_in++;
+              z.avail_in--;
+            }
+          if (z.avail_in == 0 && fed == in_len)
+            break;
+          if (inflateReset (&z) != Z_OK)
+            {
+              rc = Z_DATA_ERROR;
+              break;
+            }
+          continue;
+        }
+      if (rc == Z_BUF_ERROR && z.avail_in == 0 && fed == in_len)
+        break; /* input ended inside a member */
+      if (rc != Z_OK && rc != Z_BUF_ERROR)
+        break;
+      if (!report_progress (im, im->progress_base * (double) (in_len - z.avail_in - (in_len - fed))
+                                  / (double) in_len,
+                            error))
+        {
+          inflateEnd (&z);
+          g_free (out);
+          return FALSE;
+        }
+    }
+  inflateEnd (&z);
+  if (rc != Z_STREAM_END)
+    {
+      g_free (out);
+      if (rc == Z_MEM_ERROR)
+        return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                     "gzip data inflates beyond %" G_GSIZE_FORMAT " GiB, or memory ran out",
+                     MAX_JSON_BYTES >> 30);
+      if (rc == Z_BUF_ERROR || rc == Z_OK)
+        return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                     "truncated gzip file (it ends after %" G_GSIZE_FORMAT " bytes of JSON)", used);
+      return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT, "corrupt gzip data: %s",
+                   z.msg ? z.msg : "bad stream");
+    }
+  out[used] = '\0';
+  im->inflated = out;
+  im->buf = out;
+  im->len = used;
+  return TRUE;
+}
+
+static gboolean
+open_input (Importer *im, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  const guint8 *data;
+  gsize len;
+
+  if (!g_file_test (im->path, G_FILE_TEST_IS_REGULAR))
+    return fail (im, error, PFPROF_TRACE_ERROR_NOT_FOUND, "no such file");
+  im->mapped = g_mapped_file_new (im->path, FALSE, &local);
+  if (im->mapped == NULL)
+    return fail (im, error, PFPROF_TRACE_ERROR_NOT_FOUND, "%s", local->message);
+  data = (const guint8 *) g_mapped_file_get_contents (im->mapped);
+  len = g_mapped_file_get_length (im->mapped);
+  if (len == 0 || data == NULL)
+    return fail (im, error, PFPROF_TRACE_ERROR_EMPTY, "empty file");
+  if (len >= 2 && data[0] == 0x1f && data[1] == 0x8b)
+    {
+      im->progress_base = 0.3;
+      if (!inflate_gzip (im, data, len, error))
+        return FALSE;
+      g_clear_pointer (&im->mapped, g_mapped_file_unref);
+      return TRUE;
+    }
+  im->buf = (const char *) data;
+  im->len = len;
+  return TRUE;
+}
+
+/* ---- Allocation ------------------------------------------------------- */
+
+/* jansson allocates every member, key and string of an event and frees
+ * them all at json_decref(): through malloc that is a third of the time.
+ * While a thread reads events it bumps a pointer in its arena instead,
+ * reset after each event; any other jansson use (another thread, an
+ * event larger than the arena, another part of the program) gets malloc.
+ * json_set_alloc_funcs() is process-wide, so the functions are installed
+ * once and behave as malloc/free outside an import. */
+#define ARENA_BYTES ((gsize) 1 << 20)
+
+typedef struct
+{
+  char *data;
+  gsize used;
+} Arena;
+
+static _Thread_local Arena *arena;
+
+static void *
+arena_malloc (size_t n)
+{
+  Arena *a = arena;
+
+  n = (n + 15) & ~(size_t) 15;
+  if (a == NULL || n > ARENA_BYTES - a->used)
+    return malloc (n);
+  a->used += n;
+  return a->data + a->used - n;
+}
+
+static void
+arena_free (void *p)
+{
+  Arena *a = arena;
+
+  if (a != NULL && (char *) p >= a->data && (char *) p < a->data + ARENA_BYTES)
+    return;
+  free (p);
+}
+
+static void
+arena_install (void)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once))
+    {
+      json_set_alloc_funcs (arena_malloc, arena_free);
+      g_once_init_leave (&once, 1);
+    }
+}
+
+/* ---- Values ------------------------------------------------------------ */
+
+static gsize
+skip_ws (const Importer *im, gsize at)
+{
+  while (at < im->len
+         && (im->buf[at] == ' ' || im->buf[at] == '\t' || im->buf[at] == '\n' || im->buf[at] == '\r'))
+    at++;
+  return at;
+}
+
+/* Parses one JSON value at *@at and moves *@at past it. */
+static json_t *
+parse_value (Importer *im, gsize *at, GError **error)
+{
+  json_error_t err;
+  json_t *v;
+
+  v = json_loadb (im->buf + *at, im->len - *at, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &err);
+  if (v == NULL && strstr (err.text, "too big") != NULL)
+    /* An integer beyond 64 bits: read as a real, then judged by range. */
+    v = json_loadb (im->buf + *at, im->len - *at,
+                    JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &err);
+  if (v == NULL)
+    {
+      fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+            "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT ": %s",
+            *at + (gsize) MAX (err.position, 0), err.text);
+      return NULL;
+    }
+  *at += (gsize) err.position;
+  return v;
+}
+
+/* A JSON number at the start of @s, to the nanosecond when read as µs:
+ * the integer part and up to three fraction digits (the rest rounds). */
+static gboolean
+us_text_to_ns (const char *s, gsize len, gint64 *out)
+{
+  gsize i = 0;
+  gboolean neg = FALSE;
+  gint64 us = 0, frac = 0;
+  int digits = 0;
+
+  if (i < len && s[i] == '-')
+    {
+      neg = TRUE;
+      i++;
+    }
+  if (i >= len || !g_ascii_isdigit (s[i]))
+    return FALSE;
+  for (; i < len && g_ascii_isdigit (s[i]); i++)
+    {
+      if (us > MAX_TIME_NS / 10000)
+        return FALSE;
+      us = us * 10 + (s[i] - '0');
+    }
+  if (i < len && s[i] == '.')
+    for (i++; i < len && g_ascii_isdigit (s[i]); i++, digits++)
+      {
+        if (digits < 3)
+          frac = frac * 10 + (s[i] - '0');
+        else if (digits == 3 && s[i] >= '5')
+          frac++;
+      }
+  if (i < len && (s[i] == 'e' || s[i] == 'E'))
+    return FALSE;
+  for (; digits < 3; digits++)
+    frac *= 10;
+  *out = us * 1000 + frac;
+  if (neg)
+    *out = -*out;
+  return TRUE;
+}
+
+/* The text of member @key of the flat event object @obj (its JSON text,
+ * @len bytes), or NULL: a scan that steps over strings and nested values. */
+static const char *
+member_text (const char *obj, gsize len, const char *key)
+{
+  gsize klen = strlen (key);
+  int depth = 0;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = obj[i];
+
+      if (c == '"')
+        {
+          gsize start = i + 1;
+
+          for (i++; i < len && obj[i] != '"'; i++)
+            if (obj[i] == '\\')
+              i++;
+          if (depth == 1 && i - start == klen && memcmp (obj + start, key, klen) == 0)
+            {
+              gsize j = i + 1;
+
+              while (j < len && (obj[j] == ' ' || obj[j] == '\t' || obj[j] == '\n' || obj[j] == '\r'))
+                j++;
+              if (j < len && obj[j] == ':')
+                {
+                  for (j++; j < len && (obj[j] == ' ' || obj[j] == '\t' || obj[j] == '\n'
+                                        || obj[j] == '\r');
+                       j++)
+                    ;
+                  return obj + j;
+                }
+            }
+        }
+      else if (c == '{' || c == '[')
+        depth++;
+      else if (c == '}' || c == ']')
+        depth--;
+    }
+  return NULL;
+}
+
+typedef struct
+{
+  const char *text; /* the event's JSON text */
+  gsize len;
+  json_t *obj;
+  json_t *args;     /* may be NULL */
+} Event;
+
+/* A time member in µs as ns; *@present tells whether it was there. */
+static gboolean
+get_time (Importer *im, const Event *ev, const char *key, gint64 *ns, gboolean *present,
+          GError **error)
+{
+  json_t *v = json_object_get (ev->obj, key);
+  double us;
+
+  *present = v != NULL;
+  *ns = 0;
+  if (v == NULL || json_is_null (v))
+    {
+      *present = FALSE;
+      return TRUE;
+    }
+  if (json_is_integer (v))
+    {
+      json_int_t i = json_integer_value (v);
+
+      if (i > MAX_TIME_NS / 1000 || i < -MAX_TIME_NS / 1000)
+        return bad_event (im, error, "%s %" JSON_INTEGER_FORMAT " µs is out of range", key, i);
+      *ns = (gint64) i * 1000;
+      return TRUE;
+    }
+  if (!json_is_real (v))
+    return bad_event (im, error, "%s is not a number", key);
+  us = json_real_value (v);
+  if (!isfinite (us) || fabs (us) >= (double) (MAX_TIME_NS / 1000))
+    return bad_event (im, error, "%s %g µs is out of range", key, us);
+  if (fabs (us) < EXACT_DOUBLE_US)
+    {
+      *ns = (gint64) llround (us * 1000.0);
+      return TRUE;
+    }
+  {
+    /* A large time with a fraction (µs since the epoch): the digits. */
+    const char *t = member_text (ev->text, ev->len, key);
+
+    if (t == NULL || !us_text_to_ns (t, ev->len - (gsize) (t - ev->text), ns))
+      *ns = (gint64) llround (us * 1000.0);
+  }
+  return TRUE;
+}
+
+/* An integer member of @o (the event or its args); a string of digits
+ * ("stream 7" too: the digits after the last space) counts. FALSE when
+ * absent or of another type. */
+static gboolean
+get_int (json_t *o, const char *key, gint64 *out)
+{
+  json_t *v = o ? json_object_get (o, key) : NULL;
+
+  if (v == NULL)
+    return FALSE;
+  if (json_is_integer (v))
+    {
+      *out = json_integer_value (v);
+      return TRUE;
+    }
+  if (json_is_real (v))
+    {
+      double d = json_real_value (v);
+
+      if (!isfinite (d) || d != floor (d) || fabs (d) > 9.0e18)
+        return FALSE;
+      *out = (gint64) d;
+      return TRUE;
+    }
+  if (json_is_string (v))
+    {
+      const char *s = json_string_value (v);
+      const char *sp = strrchr (s, ' ');
+      char *end = NULL;
+      gint64 n;
+
+      if (sp != NULL)
+        s = sp + 1;
+      errno = 0;
+      n = g_ascii_strtoll (s, &end, 10);
+      if (errno != 0 || end == s || *end != '\0')
+        return FALSE;
+      *out = n;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* An id that must fit 32 bits: -1 (CUPTI's "none") reads as PFPROF_NONE;
+ * absent reads as @def; anything else out of range is an error. */
+static gboolean
+get_u32 (Importer *im, json_t *o, const char *key, guint32 def, guint32 *out, GError **error)
+{
+  gint64 v;
+
+  *out = def;
+  if (o == NULL || json_object_get (o, key) == NULL)
+    return TRUE;
+  if (!get_int (o, key, &v))
+    return json_is_null (json_object_get (o, key))
+           || bad_event (im, error, "%s is not an integer", key);
+  if (v == -1)
+    *out = PFPROF_NONE;
+  else if (v < 0 || v > G_MAXUINT32)
+    return bad_event (im, error, "%s %" G_GINT64_FORMAT " is out of range", key, v);
+  else
+    *out = (guint32) v;
+  return TRUE;
+}
+
+static gint32
+get_i32_or (json_t *o, const char *key, gint32 def)
+{
+  gint64 v;
+
+  if (!get_int (o, key, &v) || v < G_MININT32 || v > G_MAXINT32)
+    return def;
+  return (gint32) v;
+}
+
+static const char *
+get_str (json_t *o, const char *key)
+{
+  json_t *v = o ? json_object_get (o, key) : NULL;
+
+  return json_is_string (v) ? json_string_value (v) : NULL;
+}
+
+/* ---- Events ------------------------------------------------------------ */
+
+typedef enum
+{
+  CAT_OTHER,
+  CAT_KERNEL,
+  CAT_MEMCPY,
+  CAT_MEMSET,
+  CAT_RUNTIME,
+  CAT_DRIVER,
+  CAT_SYNC,
+  CAT_CPU_OP,
+  CAT_ANNOTATION,
+  CAT_PYTHON,
+} Category;
+
+static Category
+category (const char *cat)
+{
+  static const struct
+  {
+    const char *name;
+    Category cat;
+  } cats[] = {
+    { "kernel", CAT_KERNEL },           { "gpu_memcpy", CAT_MEMCPY },
+    { "memcpy", CAT_MEMCPY },           { "gpu_memset", CAT_MEMSET },
+    { "memset", CAT_MEMSET },           { "cuda_runtime", CAT_RUNTIME },
+    { "runtime", CAT_RUNTIME },         { "cuda_driver", CAT_DRIVER },
+    { "cuda_sync", CAT_SYNC },          { "cpu_op", CAT_CPU_OP },
+    { "operator", CAT_CPU_OP },         { "user_annotation", CAT_ANNOTATION },
+    { "python_function", CAT_PYTHON },
+  };
+
+  if (cat == NULL)
+    return CAT_OTHER;
+  /* Schema 1 capitalises ("Kernel", "Memcpy", "Runtime", "Operator"). */
+  for (guint i = 0; i < G_N_ELEMENTS (cats); i++)
+    if (g_ascii_strcasecmp (cat, cats[i].name) == 0)
+      return cats[i].cat;
+  return CAT_OTHER;
+}
+
+/* Start and end of a complete event; FALSE with *@skip when it has no ts. */
+static gboolean
+get_interval (Importer *im, const Event *ev, gint64 *start, gint64 *end, gboolean *skip,
+              GError **error)
+{
+  gint64 dur = 0;
+  gboolean has_ts, has_dur;
+
+  *skip = FALSE;
+  if (!get_time (im, ev, "ts", start, &has_ts, error) || !get_time (im, ev, "dur", &dur, &has_dur, error))
+    return FALSE;
+  if (!has_ts)
+    {
+      im->n_no_time++;
+      *skip = TRUE;
+      return TRUE;
+    }
+  if (dur < 0)
+    return bad_event (im, error, "negative dur");
+  *end = *start + dur;
+  if (*end > MAX_TIME_NS)
+    return bad_event (im, error, "ts + dur is out of range");
+  return TRUE;
+}
+
+static void
+note_stream (Importer *im, guint32 device, guint32 stream, guint32 context)
+{
+  guint64 key = ((guint64) device << 32) | stream;
+
+  g_hash_table_add (im->devices_seen, GUINT_TO_POINTER (device + 1));
+  if (stream == PFPROF_NONE)
+    return;
+  if (!g_hash_table_contains (im->streams, &key))
+    g_hash_table_insert (im->streams, g_memdup2 (&key, sizeof key),
+                         GUINT_TO_POINTER (context == PFPROF_NONE ? 0 : context + 1));
+}
+
+/* Device, context, stream and correlation of GPU work: from args, else
+ * from the event's pid (device) and tid (stream). */
+static gboolean
+gpu_ids (Importer *im, const Event *ev, guint32 *device, guint32 *context, guint32 *stream,
+         guint32 *correlation, GError **error)
+{
+  gint64 v;
+  guint32 dev_def = 0, stream_def = 0;
+
+  if (get_int (ev->obj, "pid", &v) && v >= 0 && v <= G_MAXUINT32)
+    dev_def = (guint32) v;
+  if (get_int (ev->obj, "tid", &v) && v >= 0 && v <= G_MAXUINT32)
+    stream_def = (guint32) v;
+  if (!get_u32 (im, ev->args, "device", dev_def, device, error)
+      || !get_u32 (im, ev->args, "context", 0, context, error)
+      || !get_u32 (im, ev->args, "stream", stream_def, stream, error)
+      || !get_u32 (im, ev->args, "correlation", 0, correlation, error))
+    return FALSE;
+  if (*device == PFPROF_NONE)
+    *device = 0;
+  return TRUE;
+}
+
+/* What every piece of GPU work has. */
+typedef struct
+{
+  gint64 start_ns, end_ns;
+  guint32 device_id, context_id, stream_id, correlation_id;
+} GpuWork;
+
+/* Kernel, copy and memset records name these fields alike. */
+#define SET_GPU_WORK(r, w)                                                                         \
+  ((r).start_ns = (w).start_ns, (r).end_ns = (w).end_ns, (r).device_id = (w).device_id,            \
+   (r).context_id = (w).context_id, (r).stream_id = (w).stream_id,                                 \
+   (r).correlation_id = (w).correlation_id)
+
+/* The interval and ids of GPU work @ev; *@skip when it has no ts. */
+static gboolean
+gpu_work (Importer *im, const Event *ev, GpuWork *w, gboolean *skip, GError **error)
+{
+  if (!get_interval (im, ev, &w->start_ns, &w->end_ns, skip, error))
+    return FALSE;
+  if (*skip)
+    return TRUE;
+  if (!gpu_ids (im, ev, &w->device_id, &w->context_id, &w->stream_id, &w->correlation_id, error))
+    return FALSE;
+  note_stream (im, w->device_id, w->stream_id, w->context_id);
+  return TRUE;
+}
+
+static gboolean
+kernel_event (Importer *im, const Event *ev, GError **error)
+{
+  PfprofKernelRecord k = { 0 };
+  GpuWork w;
+  gboolean skip;
+  json_t *grid, *block;
+
+  if (!gpu_work (im, ev, &w, &skip, error) || skip)
+    return skip; /* no ts: left out; else the error */
+  SET_GPU_WORK (k, w);
+  k.name_id = intern (im, get_str (ev->obj, "name"));
+  grid = json_object_get (ev->args, "grid");
+  block = json_object_get (ev->args, "block");
+  if (json_is_array (grid) && json_array_size (grid) == 3)
+    {
+      k.grid_x = (gint32) json_integer_value (json_array_get (grid, 0));
+      k.grid_y = (gint32) json_integer_value (json_array_get (grid, 1));
+      k.grid_z = (gint32) json_integer_value (json_array_get (grid, 2));
+    }
+  if (json_is_array (block) && json_array_size (block) == 3)
+    {
+      k.block_x = (gint32) json_integer_value (json_array_get (block, 0));
+      k.block_y = (gint32) json_integer_value (json_array_get (block, 1));
+      k.block_z = (gint32) json_integer_value (json_array_get (block, 2));
+    }
+  k.shared_mem_bytes = get_i32_or (ev->args, "shared memory", 0);
+  k.registers = get_i32_or (ev->args, "registers per thread", 0);
+  g_array_append_val (im->trace->tables[PFPROF_TABLE_KERNELS], k);
+  return TRUE;
+}
+
+/* "Pageable", "Pinned", "Device", ... at @s (@n bytes). */
+static guint8
+memory_kind (const char *s, gsize n)
+{
+  static const struct
+  {
+    const char *name;
+    guint8 kind;
+  } kinds[] = {
+    { "Pageable", PFPROF_MEMORY_KIND_PAGEABLE }, { "Pinned", PFPROF_MEMORY_KIND_PINNED },
+    { "Device", PFPROF_MEMORY_KIND_DEVICE },     { "Array", PFPROF_MEMORY_KIND_ARRAY },
+    { "Managed", PFPROF_MEMORY_KIND_MANAGED },
+  };
+
+  while (n > 0 && *s == ' ')
+    s++, n--;
+  while (n > 0 && s[n - 1] == ' ')
+    n--;
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    if (n == strlen (kinds[i].name) && g_ascii_strncasecmp (s, kinds[i].name, n) == 0)
+      return kinds[i].kind;
+  return PFPROF_MEMORY_KIND_UNKNOWN;
+}
+
+/* "Memcpy HtoD (Pageable -> Device)": the copy kind and both memory kinds. */
+static void
+parse_memcpy_name (const char *name, guint8 *copy, guint8 *src, guint8 *dst)
+{
+  static const struct
+  {
+    const char *word;
+    guint8 kind;
+  } copies[] = {
+    { "HtoD", PFPROF_COPY_KIND_HTOD }, { "DtoH", PFPROF_COPY_KIND_DTOH },
+    { "DtoD", PFPROF_COPY_KIND_DTOD }, { "HtoH", PFPROF_COPY_KIND_HTOH },
+    { "PtoP", PFPROF_COPY_KIND_PTOP }, { "HtoA", 3 }, { "AtoH", 4 }, { "AtoA", 5 },
+    { "AtoD", 6 }, { "DtoA", 7 },
+  };
+  const char *open, *arrow, *close;
+
+  *copy = PFPROF_COPY_KIND_UNKNOWN;
+  *src = *dst = PFPROF_MEMORY_KIND_UNKNOWN;
+  if (name == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (copies); i++)
+    {
+      const char *w = strstr (name, copies[i].word);
+
+      if (w != NULL && (w == name || w[-1] == ' ') && !g_ascii_isalnum (w[4]))
+        {
+          *copy = copies[i].kind;
+          break;
+        }
+    }
+  open = strchr (name, '(');
+  arrow = open ? strstr (open, "->") : NULL;
+  close = arrow ? strchr (arrow, ')') : NULL;
+  if (close == NULL)
+    return;
+  *src = memory_kind (open + 1, (gsize) (arrow - open - 1));
+  *dst = memory_kind (arrow + 2, (gsize) (close - arrow - 2));
+}
+
+static gboolean
+get_bytes (Importer *im, const Event *ev, guint64 *bytes, GError **error)
+{
+  gint64 v = 0;
+
+  *bytes = 0;
+  if (ev->args == NULL || json_object_get (ev->args, "bytes") == NULL)
+    return TRUE;
+  if (!get_int (ev->args, "bytes", &v))
+    return bad_event (im, error, "bytes is not an integer");
+  if (v < 0)
+    return bad_event (im, error, "bytes %" G_GINT64_FORMAT " is negative", v);
+  *bytes = (guint64) v;
+  return TRUE;
+}
+
+static gboolean
+memcpy_event (Importer *im, const Event *ev, GError **error)
+{
+  PfprofMemcpyRecord m = { 0 };
+  GpuWork w;
+  gboolean skip;
+
+  if (!gpu_work (im, ev, &w, &skip, error) || skip)
+    return skip; /* no ts: left out; else the error */
+  if (!get_bytes (im, ev, &m.bytes, error))
+    return FALSE;
+  SET_GPU_WORK (m, w);
+  m.runtime_correlation_id = m.correlation_id;
+  parse_memcpy_name (get_str (ev->obj, "name"), &m.copy_kind, &m.src_kind, &m.dst_kind);
+  if ((m.copy_kind == PFPROF_COPY_KIND_HTOD && m.src_kind == PFPROF_MEMORY_KIND_UNKNOWN)
+      || (m.copy_kind == PFPROF_COPY_KIND_DTOH && m.dst_kind == PFPROF_MEMORY_KIND_UNKNOWN))
+    im->n_unknown_kind++;
+  g_array_append_val (im->trace->tables[PFPROF_TABLE_MEMCPYS], m);
+  return TRUE;
+}
+
+static gboolean
+memset_event (Importer *im, const Event *ev, GError **error)
+{
+  PfprofMemsetRecord m = { 0 };
+  const char *name = get_str (ev->obj, "name");
+  const char *open = name ? strchr (name, '(') : NULL;
+  const char *close = open ? strchr (open, ')') : NULL;
+  GpuWork w;
+  gboolean skip;
+
+  if (!gpu_work (im, ev, &w, &skip, error) || skip)
+    return skip; /* no ts: left out; else the error */
+  if (!get_bytes (im, ev, &m.bytes, error))
+    return FALSE;
+  SET_GPU_WORK (m, w);
+  if (close != NULL)
+    m.memory_kind = memory_kind (open + 1, (gsize) (close - open - 1));
+  g_array_append_val (im->trace->tables[PFPROF_TABLE_MEMSETS], m);
+  return TRUE;
+}
+
+static guint32
+host_pid (const Event *ev)
+{
+  gint64 v;
+
+  return get_int (ev->obj, "pid", &v) && v >= 0 && v <= G_MAXUINT32 ? (guint32) v : 0;
+}
+
+static guint32
+host_tid (const Event *ev)
+{
+  gint64 v;
+
+  return get_int (ev->obj, "tid", &v) && v >= 0 && v <= G_MAXUINT32 ? (guint32) v : 0;
+}
+
+static gboolean
+api_event (Importer *im, const Event *ev, guint8 domain, GError **error)
+{
+  PfprofApiRecord c = { 0 };
+  gboolean skip;
+  gint64 pid;
+
+  if (!get_interval (im, ev, &c.start_ns, &c.end_ns, &skip, error))
+    return FALSE;
+  if (skip)
+    return TRUE;
+  if (!get_u32 (im, ev->args, "correlation", 0, &c.correlation_id, error)
+      || !get_u32 (im, ev->args, "cbid", 0, &c.cbid, error))
+    return FALSE;
+  c.tid = host_tid (ev);
+  c.name_id = intern (im, get_str (ev->obj, "name"));
+  c.domain = domain;
+  if (c.correlation_id != 0 && c.correlation_id != PFPROF_NONE)
+    g_hash_table_insert (im->api_names, GUINT_TO_POINTER (c.correlation_id),
+                         (gpointer) pfprof_trace_string (im->trace, c.name_id));
+  if (get_int (ev->obj, "pid", &pid) && pid >= 0)
+    {
+      gpointer key = GSIZE_TO_POINTER ((gsize) pid);
+
+      g_hash_table_insert (im->pid_calls, key,
+                           GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (im->pid_calls, key)) + 1));
+    }
+  g_array_append_val (im->trace->tables[PFPROF_TABLE_API_CALLS], c);
+  return TRUE;
+}
+
+static gboolean
+sync_event (Importer *im, const Event *ev, GError **error)
+{
+  static const struct
+  {
+    const char *name;
+    guint8 type;
+  } types[] = {
+    { "Event Sync", PFPROF_SYNC_EVENT_SYNCHRONIZE },
+    { "Stream Wait Event", PFPROF_SYNC_STREAM_WAIT_EVENT },
+    { "Stream Sync", PFPROF_SYNC_STREAM_SYNCHRONIZE },
+    { "Context Sync", PFPROF_SYNC_CONTEXT_SYNCHRONIZE },
+  };
+  PfprofSyncRecord s = { 0 };
+  const char *name = get_str (ev->obj, "name");
+  guint32 device;
+  gboolean skip;
+
+  if (!get_interval (im, ev, &s.start_ns, &s.end_ns, &skip, error))
+    return FALSE;
+  if (skip)
+    return TRUE;
+  if (!gpu_ids (im, ev, &device, &s.context_id, &s.stream_id, &s.correlation_id, error)
+      || !get_u32 (im, ev->args, "cuda_event_id", PFPROF_NONE, &s.event_id, error))
+    return FALSE;
+  for (guint i = 0; name != NULL && i < G_N_ELEMENTS (types); i++)
+    if (g_ascii_strcasecmp (name, types[i].name) == 0)
+      s.type = types[i].type;
+  if (s.type == PFPROF_SYNC_CONTEXT_SYNCHRONIZE || s.type == PFPROF_SYNC_EVENT_SYNCHRONIZE)
+    s.stream_id = PFPROF_NONE;
+  g_array_append_val (im->trace->tables[PFPROF_TABLE_SYNCS], s);
+  return TRUE;
+}
+
+/* The DataLoader's wait for a batch:
+ * "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__". */
+static gboolean
+is_dataloader_next (const char *name)
+{
+  return name != NULL && strstr (name, "DataLoader") != NULL && g_str_has_suffix (name, "__next__");
+}
+
+static gboolean
+range_event (Importer *im, const Event *ev, Category cat, GError **error)
+{
+  PfprofNvtxRecord n = { 0 };
+  const char *name = get_str (ev->obj, "name");
+  gboolean skip;
+
+  /* Of the operators, only the steps and the DataLoader waits matter to
+   * the rules; the others would only fill memory. */
+  if (cat == CAT_CPU_OP && !is_dataloader_next (name)
+      && !(name != NULL && g_str_has_prefix (name, "ProfilerStep#")))
+    return TRUE;
+  if (!get_interval (im, ev, &n.start_ns, &n.end_ns, &skip, error))
+    return FALSE;
+  if (skip)
+    return TRUE;
+  n.kind = PFPROF_NVTX_RANGE;
+  n.tid = host_tid (ev);
+  if (is_dataloader_next (name))
+    {
+      n.domain_id = im->dom_pfprof;
+      n.name_id = im->name_wait;
+    }
+  else
+    {
+      n.domain_id = PFPROF_NONE;
+      n.name_id = intern (im, name);
+      if (name != NULL && g_str_has_prefix (name, "ProfilerStep#"))
+        im->n_steps++;
+    }
+  g_array_append_val (im->trace->tables[PFPROF_TABLE_NVTX], n);
+  return TRUE;
+}
+
+/* A frame of the program itself, not of Python, PyTorch or a library:
+ * "train.py(42): main", not "torch/nn/modules/module.py(1501): _call_impl"
+ * nor "<built-in method ...>". */
+static gboolean
+is_program_frame (const char *name)
+{
+  static const char *const library[] = {
+    "site-packages/", "dist-packages/", "/lib/python", "<frozen", "torch/", "<string>",
+  };
+
+  if (name == NULL || name[0] == '<' || strstr (name, ".py(") == NULL)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (library); i++)
+    if (strstr (name, library[i]) != NULL)
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+python_event (Importer *im, const Event *ev, GError **error)
+{
+  PfprofNvtxRecord n = { 0 };
+  const char *name = get_str (ev->obj, "name");
+  gboolean skip;
+
+  im->n_python++;
+  if (!is_program_frame (name))
+    return TRUE;
+  if (!get_interval (im, ev, &n.start_ns, &n.end_ns, &skip, error))
+    return FALSE;
+  if (skip)
+    return TRUE;
+  n.kind = PFPROF_NVTX_RANGE;
+  n.tid = host_tid (ev);
+  n.domain_id = im->dom_python;
+  n.name_id = intern (im, name);
+  g_array_append_val (im->trace->tables[PFPROF_TABLE_NVTX], n);
+  return TRUE;
+}
+
+/* "[memory]" instants (profile_memory=True): CUDA allocations and frees
+ * by the caching allocator. Host ones are left out. */
+static gboolean
+memory_event (Importer *im, const Event *ev, GError **error)
+{
+  PfprofMemoryRecord m = { 0 };
+  gint64 type = -1, bytes = 0, addr = 0;
+  guint32 device;
+  gboolean present;
+
+  if (!get_int (ev->args, "Device Type", &type) || type != 1)
+    return TRUE;
+  if (!get_time (im, ev, "ts", &m.ts_ns, &present, error))
+    return FALSE;
+  if (!present)
+    {
+      im->n_no_time++;
+      return TRUE;
+    }
+  if (!get_u32 (im, ev->args, "Device Id", 0, &device, error))
+    return FALSE;
+  if (!get_int (ev->args, "Bytes", &bytes))
+    return bad_event (im, error, "[memory] event without Bytes");
+  get_int (ev->args, "Addr", &addr);
+  m.device_id = device == PFPROF_NONE ? 0 : device;
+  m.address = (guint64) addr;
+  m.bytes = (guint64) (bytes < 0 ? -bytes : bytes);
+  m.operation = bytes < 0 ? PFPROF_MEMORY_OP_RELEASE : PFPROF_MEMORY_OP_ALLOCATION;
+  m.memory_kind = PFPROF_MEMORY_KIND_DEVICE;
+  m.stream_id = PFPROF_NONE;
+  g_array_append_val (im->trace->tables[PFPROF_TABLE_MEMORY], m);
+  return TRUE;
+}
+
+static gboolean
+metadata_event (Importer *im, const Event *ev)
+{
+  const char *name = get_str (ev->obj, "name");
+  json_t *args = ev->args;
+  const char *value = get_str (args, "name");
+
+  if (name == NULL || value == NULL)
+    return TRUE;
+  /* Kept by pid: the GPU's rows (pid = device, tid = stream) have names
+   * too, and only the host process's belong to the trace. */
+  if (strcmp (name, "thread_name") == 0)
+    {
+      guint64 key = ((guint64) host_pid (ev) << 32) | host_tid (ev);
+
+      g_hash_table_replace (im->thread_names, g_memdup2 (&key, sizeof key),
+                            GUINT_TO_POINTER (intern (im, value) + 1));
+    }
+  else if (strcmp (name, "process_name") == 0)
+    g_hash_table_replace (im->process_names, GUINT_TO_POINTER (host_pid (ev)),
+                          GUINT_TO_POINTER (intern (im, value) + 1));
+  return TRUE;
+}
+
+static gboolean
+event (Importer *im, json_t *obj, gsize at, gsize len, GError **error)
+{
+  Event ev = { im->buf + at, len, obj, NULL };
+  const char *ph;
+  Category cat;
+
+  if (!json_is_object (obj))
+    return bad_event (im, error, "not an object");
+  ph = get_str (obj, "ph");
+  ev.args = json_object_get (obj, "args");
+  if (ev.args != NULL && !json_is_object (ev.args))
+    return bad_event (im, error, "args is not an object");
+  if (json_object_get (obj, "ph") != NULL && ph == NULL)
+    return bad_event (im, error, "ph is not a string");
+  if (json_object_get (obj, "name") != NULL && !json_is_string (json_object_get (obj, "name")))
+    return bad_event (im, error, "name is not a string");
+  if (ph == NULL)
+    return TRUE;
+  if (strcmp (ph, "M") == 0)
+    return metadata_event (im, &ev);
+  if ((strcmp (ph, "i") == 0 || strcmp (ph, "I") == 0)
+      && g_strcmp0 (get_str (obj, "name"), "[memory]") == 0)
+    {
+      im->n_known++;
+      return memory_event (im, &ev, error);
+    }
+  if (strcmp (ph, "X") != 0)
+    return TRUE; /* flows (ac2g, fwdbwd), counters, instants */
+  cat = category (get_str (obj, "cat"));
+  if (cat != CAT_OTHER)
+    im->n_known++;
+  switch (cat)
+    {
+    case CAT_KERNEL:
+      return kernel_event (im, &ev, error);
+    case CAT_MEMCPY:
+      return memcpy_event (im, &ev, error);
+    case CAT_MEMSET:
+      return memset_event (im, &ev, error);
+    case CAT_RUNTIME:
+      return api_event (im, &ev, PFPROF_API_RUNTIME, error);
+    case CAT_DRIVER:
+      return api_event (im, &ev, PFPROF_API_DRIVER, error);
+    case CAT_SYNC:
+      return sync_event (im, &ev, error);
+    case CAT_CPU_OP:
+    case CAT_ANNOTATION:
+      return range_event (im, &ev, cat, error);
+    case CAT_PYTHON:
+      return python_event (im, &ev, error);
+    case CAT_OTHER:
+    default:
+      return TRUE;
+    }
+}
+
+/* ---- Top-level keys ---------------------------------------------------- */
+
+static gboolean
+device_properties (Importer *im, json_t *v, GError **error)
+{
+  size_t i;
+  json_t *d;
+
+  if (!json_is_array (v))
+    return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                 "corrupt torch.profiler trace: deviceProperties is not an array");
+  json_array_foreach (v, i, d)
+    {
+      PfprofDeviceRecord r = { 0 };
+      gint64 id = (gint64) i, mem = 0;
+
+      if (!json_is_object (d))
+        continue;
+      get_int (d, "id", &id);
+      if (id < 0 || id > G_MAXUINT32)
+        continue;
+      r.device_id = (guint32) id;
+      r.name_id = intern (im, get_str (d, "name"));
+      r.uuid_id = intern (im, get_str (d, "uuid"));
+      r.cc_major = get_i32_or (d, "computeMajor", 0);
+      r.cc_minor = get_i32_or (d, "computeMinor", 0);
+      r.sm_count = get_i32_or (d, "numSms", 0);
+      get_int (d, "totalGlobalMem", &mem);
+      r.global_memory_bytes = (guint64) MAX (mem, 0);
+      g_array_append_val (im->trace->tables[PFPROF_TABLE_DEVICES], r);
+    }
+  return TRUE;
+}
+
+static void
+distributed_info (Importer *im, json_t *v)
+{
+  gint64 n;
+  const char *backend = get_str (v, "backend");
+
+  if (!json_is_object (v))
+    return;
+  if (get_int (v, "rank", &n) && n >= 0 && n <= G_MAXINT32)
+    {
+      im->trace->rank = n;
+      set_meta_int (im, "rank", n);
+    }
+  if (get_int (v, "world_size", &n) && n > 0 && n <= G_MAXINT32)
+    set_meta_int (im, "world_size", n);
+  if (backend != NULL)
+    set_meta (im, "distributed_backend", backend);
+}
+
+static gboolean
+top_level (Importer *im, const char *key, json_t *v, GError **error)
+{
+  if (strcmp (key, "deviceProperties") == 0)
+    return device_properties (im, v, error);
+  if (strcmp (key, "distributedInfo") == 0)
+    distributed_info (im, v);
+  /* The ns the relative times count from: Kineto names it
+   * baseTimeNanoseconds, some versions baseTimeOffset. */
+  else if (strcmp (key, "baseTimeNanoseconds") == 0 || strcmp (key, "baseTimeOffset") == 0)
+    {
+      if (json_is_integer (v) && llabs (json_integer_value (v)) < MAX_TIME_NS)
+        im->base_ns = json_integer_value (v);
+      else if (!json_is_null (v))
+        return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                     "corrupt torch.profiler trace: %s is not an integer in range", key);
+    }
+  else if (strcmp (key, "schemaVersion") == 0 && json_is_integer (v))
+    {
+      im->schema_version = json_integer_value (v);
+      set_meta_int (im, "kineto_schema_version", im->schema_version);
+    }
+  else if (strcmp (key, "displayTimeUnit") == 0 && json_is_string (v))
+    set_meta (im, "display_time_unit", json_string_value (v));
+  else if (strcmp (key, "traceName") == 0 && json_is_string (v))
+    set_meta (im, "trace_name", json_string_value (v));
+  return TRUE;
+}
+
+/* One past the end of the JSON object at @at, found by its brackets and
+ * strings alone; 0 when it is not an object or the text ends first (the
+ * parser then says what is wrong). */
+static gsize
+object_end (const Importer *im, gsize at)
+{
+  const char *b = im->buf;
+  gsize depth = 0;
+
+  if (at >= im->len || b[at] != '{')
+    return 0;
+  for (gsize i = at; i < im->len; i++)
+    {
+      char c = b[i];
+
+      if (c == '"')
+        {
+          for (i++; i < im->len && b[i] != '"'; i++)
+            if (b[i] == '\\')
+              i++;
+          if (i >= im->len)
+            return 0;
+        }
+      else if (c == '{' || c == '[')
+        depth++;
+      else if ((c == '}' || c == ']') && --depth == 0)
+        return i + 1;
+    }
+  return 0;
+}
+
+/* Whether the text at @v is the JSON string @lit (with its quotes). */
+static gboolean
+raw_is (const char *v, const char *end, const char *lit)
+{
+  gsize n = strlen (lit);
+
+  return v != NULL && (gsize) (end - v) >= n && memcmp (v, lit, n) == 0;
+}
+
+/* The event text @s (@n bytes) is one this importer does not read, told
+ * from its raw "ph", "cat" and "name" before any parsing: most of a real
+ * trace is operators and Python frames the rules have no use for, and
+ * parsing them would take most of the time. When in doubt (an escape in
+ * a name), FALSE: the parser decides. */
+static gboolean
+skippable (Importer *im, const char *s, gsize n)
+{
+  static const char *const skipped_cats[] = {
+    "\"gpu_user_annotation\"", "\"ac2g\"", "\"fwdbwd\"", "\"Trace\"", "\"overhead\"",
+  };
+  const char *end = s + n;
+  const char *ph = member_text (s, n, "ph");
+  const char *cat, *name, *name_end;
+  gboolean op, python;
+
+  if (ph == NULL)
+    return FALSE;
+  if (!raw_is (ph, end, "\"X\""))
+    return raw_is (ph, end, "\"s\"") || raw_is (ph, end, "\"f\"") || raw_is (ph, end, "\"t\"");
+  cat = member_text (s, n, "cat");
+  if (cat == NULL)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (skipped_cats); i++)
+    if (raw_is (cat, end, skipped_cats[i]))
+      return TRUE;
+  op = raw_is (cat, end, "\"cpu_op\"") || raw_is (cat, end, "\"Operator\"");
+  python = raw_is (cat, end, "\"python_function\"");
+  if (!op && !python)
+    return FALSE;
+  name = member_text (s, n, "name");
+  if (name == NULL || *name != '"')
+    return FALSE;
+  for (name_end = name + 1; name_end < end && *name_end != '"'; name_end++)
+    if (*name_end == '\\')
+      return FALSE;
+  if (name_end >= end)
+    return FALSE;
+  {
+    g_autofree char *text = g_strndup (name + 1, (gsize) (name_end - name - 1));
+
+    if (python)
+      {
+        if (is_program_frame (text))
+          return FALSE;
+        im->n_python++;
+        return TRUE;
+      }
+    return !is_dataloader_next (text) && !g_str_has_prefix (text, "ProfilerStep#");
+  }
+}
+
+static gboolean trace_events_in_arena (Importer *im, gsize *at, GError **error);
+
+/* After an element of an array or a member of an object (@inside names
+ * it): moves *@pos past the ',' before the next one (*@more set) or past
+ * the closing @close (*@more unset); anything else is an error. */
+static gboolean
+after_item (Importer *im, gsize *pos, char close, const char *inside, gboolean *more,
+            GError **error)
+{
+  gsize p = skip_ws (im, *pos);
+
+  *more = p < im->len && im->buf[p] == ',';
+  if (*more || (p < im->len && im->buf[p] == close))
+    {
+      *pos = *more ? skip_ws (im, p + 1) : p + 1;
+      return TRUE;
+    }
+  if (p >= im->len)
+    return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                 "corrupt torch.profiler trace: the file ends inside %s", inside);
+  return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+               "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT ": expected ',' or '%c' in %s",
+               p, close, inside);
+}
+
+static gboolean
+trace_events (Importer *im, gsize *at, GError **error)
+{
+  Arena a = { g_malloc (ARENA_BYTES), 0 };
+  gboolean ok;
+
+  arena_install ();
+  arena = &a;
+  ok = trace_events_in_arena (im, at, error);
+  arena = NULL;
+  g_free (a.data);
+  return ok;
+}
+
+static gboolean
+trace_events_in_arena (Importer *im, gsize *at, GError **error)
+{
+  gsize pos = skip_ws (im, *at);
+
+  if (pos >= im->len || im->buf[pos] != '[')
+    return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                 "corrupt torch.profiler trace: traceEvents is not an array");
+  im->have_events = TRUE;
+  pos = skip_ws (im, pos + 1);
+  if (pos < im->len && im->buf[pos] == ']')
+    {
+      *at = pos + 1;
+      return TRUE;
+    }
+  for (;;)
+    {
+      gsize start = pos, end;
+      json_t *ev;
+      gboolean ok, more;
+
+      im->event_at = start;
+      end = object_end (im, pos);
+      if (end != 0 && skippable (im, im->buf + pos, end - pos))
+        pos = end;
+      else
+        {
+          ev = parse_value (im, &pos, error);
+          if (ev == NULL)
+            return FALSE;
+          ok = event (im, ev, start, pos - start, error);
+          json_decref (ev);
+          arena->used = 0;
+          if (!ok)
+            return FALSE;
+        }
+      if (++im->n_events % PROGRESS_EVERY == 0
+          && !report_progress (im, im->progress_base + (1.0 - im->progress_base) * (double) pos
+                                                        / (double) im->len,
+                               error))
+        return FALSE;
+      if (!after_item (im, &pos, ']', "traceEvents", &more, error))
+        return FALSE;
+      if (!more)
+        break;
+    }
+  *at = pos;
+  return TRUE;
+}
+
+static gboolean
+parse (Importer *im, GError **error)
+{
+  gsize pos = 0;
+
+  if (im->len >= 3 && memcmp (im->buf, "\xEF\xBB\xBF", 3) == 0)
+    pos = 3;
+  pos = skip_ws (im, pos);
+  if (pos >= im->len || im->buf[pos] != '{')
+    return fail (im, error, PFPROF_TRACE_ERROR_NOT_A_TRACE,
+                 "not a torch.profiler trace: %s",
+                 pos < im->len && im->buf[pos] == '['
+                   ? "a JSON array, not an object with traceEvents"
+                   : "not a JSON object");
+  pos = skip_ws (im, pos + 1);
+  if (pos < im->len && im->buf[pos] == '}')
+    pos++;
+  else
+    for (;;)
+      {
+        g_autoptr (GString) key = NULL;
+        json_t *k;
+        gboolean more;
+
+        if (pos >= im->len || im->buf[pos] != '"')
+          return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                       "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT ": expected a key",
+                       pos);
+        k = parse_value (im, &pos, error);
+        if (k == NULL)
+          return FALSE;
+        key = g_string_new (json_string_value (k));
+        json_decref (k);
+        pos = skip_ws (im, pos);
+        if (pos >= im->len || im->buf[pos] != ':')
+          return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                       "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT ": expected ':'", pos);
+        pos = skip_ws (im, pos + 1);
+        if (strcmp (key->str, "traceEvents") == 0)
+          {
+            if (!trace_events (im, &pos, error))
+              return FALSE;
+          }
+        else
+          {
+            json_t *v = parse_value (im, &pos, error);
+            gboolean ok;
+
+            if (v == NULL)
+              return FALSE;
+            ok = top_level (im, key->str, v, error);
+            json_decref (v);
+            if (!ok)
+              return FALSE;
+          }
+        if (!after_item (im, &pos, '}', "the top-level object", &more, error))
+          return FALSE;
+        if (!more)
+          break;
+      }
+  if (!im->have_events)
+    return fail (im, error, PFPROF_TRACE_ERROR_NOT_A_TRACE,
+                 "not a torch.profiler trace: a JSON object without traceEvents");
+  if (im->n_known == 0)
+    return fail (im, error, PFPROF_TRACE_ERROR_NOT_A_TRACE,
+                 "not a torch.profiler trace: none of its %" G_GUINT64_FORMAT
+                 " events is a kernel, copy, CUDA call or operator",
+                 im->n_events);
+  return TRUE;
+}
+
+/* ---- After the events -------------------------------------------------- */
+
+/* The base time may come after the events (older Kineto wrote it last):
+ * applied at the end. */
+static gboolean
+apply_base (Importer *im, GError **error)
+{
+  PfprofTrace *t = im->trace;
+
+  if (im->base_ns == 0)
+    return TRUE;
+  for (unsigned tab = 0; tab < PFPROF_TABLE_DEVICES; tab++)
+    {
+      GArray *a = t->tables[tab];
+      gsize size = g_array_get_element_size (a);
+      gboolean interval = tab != PFPROF_TABLE_MEMORY && tab != PFPROF_TABLE_CUDA_EVENTS;
+
+      for (guint i = 0; i < a->len; i++)
+        {
+          gint64 *start = (gint64 *) (void *) (a->data + (gsize) i * size);
+
+          if ((im->base_ns > 0 && start[interval ? 1 : 0] > MAX_TIME_NS - im->base_ns)
+              || (im->base_ns < 0 && start[0] < -MAX_TIME_NS - im->base_ns))
+            return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                         "corrupt torch.profiler trace: baseTimeOffset puts times out of range");
+          start[0] += im->base_ns;
+          if (interval)
+            start[1] += im->base_ns;
+        }
+    }
+  return TRUE;
+}
+
+/* The copy's async flag: the launching call's name says it. */
+static void
+copy_flags (Importer *im)
+{
+  PfprofMemcpyRecord *m = pfprof_trace_memcpys (im->trace);
+  PfprofMemsetRecord *s = pfprof_trace_memsets (im->trace);
+
+  for (guint i = 0; i < pfprof_trace_n (im->trace, PFPROF_TABLE_MEMCPYS); i++)
+    {
+      const char *api = g_hash_table_lookup (im->api_names, GUINT_TO_POINTER (m[i].correlation_id));
+
+      if (api != NULL && strstr (api, "Async") != NULL)
+        m[i].flags |= PFPROF_MEMCPY_FLAG_ASYNC;
+    }
+  for (guint i = 0; i < pfprof_trace_n (im->trace, PFPROF_TABLE_MEMSETS); i++)
+    {
+      const char *api = g_hash_table_lookup (im->api_names, GUINT_TO_POINTER (s[i].correlation_id));
+
+      if (api != NULL && strstr (api, "Async") != NULL)
+        s[i].flags |= PFPROF_MEMCPY_FLAG_ASYNC;
+    }
+}
+
+static void
+objects (Importer *im)
+{
+  PfprofTrace *t = im->trace;
+  GHashTableIter it;
+  gpointer k, v;
+  gsize best_calls = 0;
+  gint64 pid = -1;
+
+  g_hash_table_iter_init (&it, im->streams);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      guint64 key = *(guint64 *) k;
+      PfprofStreamRecord s = { 0 };
+
+      s.device_id = (guint32) (key >> 32);
+      s.stream_id = (guint32) key;
+      s.context_id = GPOINTER_TO_UINT (v) ? GPOINTER_TO_UINT (v) - 1 : 0;
+      g_array_append_val (t->tables[PFPROF_TABLE_STREAMS], s);
+    }
+  /* Devices without deviceProperties (schema 1) still get a row. */
+  g_hash_table_iter_init (&it, im->devices_seen);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    {
+      guint32 id = GPOINTER_TO_UINT (k) - 1;
+      gboolean known = FALSE;
+
+      for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_DEVICES); i++)
+        known = known || pfprof_trace_devices (t)[i].device_id == id;
+      if (!known)
+        {
+          PfprofDeviceRecord d = { 0 };
+
+          d.device_id = id;
+          d.name_id = intern (im, "");
+          d.uuid_id = d.name_id;
+          g_array_append_val (t->tables[PFPROF_TABLE_DEVICES], d);
+        }
+    }
+  /* The host process: the one that made the CUDA calls. */
+  g_hash_table_iter_init (&it, im->pid_calls);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    if (GPOINTER_TO_SIZE (v) > best_calls
+        || (GPOINTER_TO_SIZE (v) == best_calls && (gint64) GPOINTER_TO_SIZE (k) < pid))
+      {
+        best_calls = GPOINTER_TO_SIZE (v);
+        pid = (gint64) GPOINTER_TO_SIZE (k);
+      }
+  if (pid >= 0)
+    {
+      gpointer name = g_hash_table_lookup (im->process_names, GUINT_TO_POINTER ((guint) pid));
+
+      t->pid = pid;
+      set_meta_int (im, "pid", pid);
+      if (name != NULL)
+        set_meta (im, "process_name", pfprof_trace_string (t, GPOINTER_TO_UINT (name) - 1));
+    }
+  g_hash_table_iter_init (&it, im->thread_names);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      guint64 key = *(guint64 *) k;
+      PfprofThreadRecord th = { (guint32) key, GPOINTER_TO_UINT (v) - 1 };
+
+      if (pid < 0 || (key >> 32) == (guint64) pid)
+        g_array_append_val (t->tables[PFPROF_TABLE_THREADS], th);
+    }
+}
+
+/* What the trace cannot show, said once in the report. */
+static void
+notes (Importer *im)
+{
+  PfprofTrace *t = im->trace;
+
+  if (pfprof_trace_n (t, PFPROF_TABLE_API_CALLS) == 0)
+    pfprof_trace_add_note (t, "torch.profiler trace without CUDA runtime calls: sync-in-loop, "
+                              "record-stream-stall and pinned-alloc-in-loop cannot judge it, and "
+                              "copies are not known to be asynchronous.");
+  else
+    pfprof_trace_add_note (t, "torch.profiler records no CUDA call return values: "
+                              "record-stream-stall judges its stalls only, not pool growth "
+                              "(not-ready event polls).");
+  if (pfprof_trace_n (t, PFPROF_TABLE_SYNCS) == 0 && pfprof_trace_n (t, PFPROF_TABLE_API_CALLS) > 0)
+    pfprof_trace_add_note (t, "no synchronization records (cuda_sync events): "
+                              "synchronizations are known from the runtime calls only.");
+  if (im->n_unknown_kind > 0)
+    pfprof_trace_add_note (t, "%" G_GUINT64_FORMAT " host-device copies do not name their host "
+                              "memory kind: pageable-transfer cannot judge them.",
+                           im->n_unknown_kind);
+  if (im->n_steps == 0)
+    pfprof_trace_add_note (t, "no ProfilerStep#N ranges (call prof.step() every iteration): "
+                              "steps come from the DataLoader waits or the GPU work.");
+  else if (im->n_steps <= 2)
+    pfprof_trace_add_note (t, "only %" G_GUINT64_FORMAT " profiled step%s: the first is taken as "
+                              "warm-up, so the rules judge %s (schedule more active steps).",
+                           im->n_steps, im->n_steps == 1 ? "" : "s",
+                           im->n_steps == 1 ? "no steady state" : "one step");
+  if (im->n_python == 0)
+    pfprof_trace_add_note (t, "no Python stacks (profile with with_stack=True): findings cannot "
+                              "name the source line.");
+  if (im->n_no_time > 0)
+    pfprof_trace_add_note (t, "%" G_GUINT64_FORMAT " events without ts were left out.",
+                           im->n_no_time);
+}
+
+PfprofTrace *
+pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data,
+                           GError **error)
+{
+  Importer im = { 0 };
+  gboolean ok;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  im.path = path;
+  im.progress = progress;
+  im.user_data = user_data;
+  im.schema_version = -1;
+  im.trace = pfprof_trace_new ();
+  im.trace->path = g_strdup (path);
+  im.interned = g_hash_table_new (g_str_hash, g_str_equal);
+  im.api_names = g_hash_table_new (NULL, NULL);
+  im.pid_calls = g_hash_table_new (NULL, NULL);
+  im.streams = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  im.devices_seen = g_hash_table_new (NULL, NULL);
+  im.thread_names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  im.process_names = g_hash_table_new (NULL, NULL);
+  im.dom_pfprof = intern (&im, PFPROF_NVTX_DOMAIN_PFPROF);
+  im.dom_python = intern (&im, PFPROF_NVTX_DOMAIN_PYTHON);
+  im.name_wait = intern (&im, PFPROF_NVTX_DATALOADER_WAIT);
+  set_meta (&im, "source", "kineto-json");
+
+  ok = open_input (&im, error) && report_progress (&im, im.progress_base, error)
+       && parse (&im, error) && apply_base (&im, error);
+  if (ok)
+    {
+      copy_flags (&im);
+      objects (&im);
+      notes (&im);
+      pfprof_trace_nest_nvtx (im.trace);
+      pfprof_trace_sort (im.trace);
+      ok = report_progress (&im, 1.0, error);
+    }
+
+  if (im.mapped != NULL)
+    g_mapped_file_unref (im.mapped);
+  g_free (im.inflated);
+  g_hash_table_unref (im.interned);
+  g_hash_table_unref (im.api_names);
+  g_hash_table_unref (im.pid_calls);
+  g_hash_table_unref (im.streams);
+  g_hash_table_unref (im.devices_seen);
+  g_hash_table_unref (im.thread_names);
+  g_hash_table_unref (im.process_names);
+  if (!ok)
+    {
+      pfprof_trace_free (im.trace);
+      return NULL;
+    }
+  return im.trace;
+}

@@ -1,0 +1,379 @@
+#!/usr/bin/env python3
+"""torch.profiler (Kineto) Chrome-trace JSON read directly by pfprof.
+
+Each synthetic trace (`pfprof generate --plant P`) is rewritten as the
+file torch.profiler would write for the same CUDA activity
+(kineto_schema.py: the current schema with baseTimeOffset and
+deviceProperties, plain and gzip, and the torch 1.8 schema with
+capitalised categories and whole microseconds). `pfprof report` must
+reach the same findings, steps and per-step breakdown on the Kineto file
+as on the native trace; times keep their nanoseconds, also as µs since the
+epoch; displayTimeUnit does not scale times; what a Kineto trace cannot
+show is said as a note; several ranks' files go through the rank table;
+every command opens the file; bad files fail with one line and exit 2.
+
+Usage: test-kineto-import.py PFPROF WORKDIR SOURCE_ROOT  (TAP on stdout)
+"""
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interop_util import (Env, Tap, export_chrome, finding_rules, renders_png,  # noqa: E402
+                          table_count, trace_rows)
+import kineto_schema  # noqa: E402
+
+CALL_RULES = ("pageable-transfer", "serialized-copy", "sync-in-loop", "small-transfers",
+              "pinned-alloc-in-loop", "record-stream-stall")
+PLANTS = ["none", "pageable", "serialized", "record-stream", "input-starved", "late-prefetch",
+          "sync-in-loop", "small-transfers", "pinned-alloc", "all"]
+
+
+def summary(rep):
+    """What must match between a native trace and its Kineto form (the
+    step range's name differs: ProfilerStep#N)."""
+    steps = rep["summary"]["steps"]
+    return {
+        "findings": sorted((f["rule"], f["severity"], f["count"]) for f in rep["findings"]),
+        "steps": steps["count"],
+        "warmup": steps["warmup"],
+        "median_ns": steps["median_ns"],
+        "breakdown": steps["median_breakdown"],
+        "step_source": rep["traces"][0]["step_source"],
+    }
+
+
+def report(env, *paths):
+    p = env.run("report", "--format", "json", "-q", *paths)
+    return json.loads(p.stdout) if p.returncode == 0 else {"error": p.stderr, "rc": p.returncode}
+
+
+def one_line_exit_2(p):
+    return p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+
+
+def main():
+    env = Env(sys.argv)
+    tap = Tap()
+
+    # 1. Same findings, steps and breakdown as the native trace, per plant,
+    # in the current schema (gzip) and, to the microsecond, the old one.
+    for plant in PLANTS:
+        native = env.generate(f"{plant}.pfprof", plant=plant, steps=40)
+        kgz = kineto_schema.convert(native, env.path(f"{plant}.pt.trace.json.gz"))
+        want = summary(env.report_json(native))
+        rep = report(env, kgz)
+        got = summary(rep) if "error" not in rep else rep
+        expect = plant if plant not in ("none", "all") else None
+        tap.ok(got == want and (expect is None or any(r[0].startswith(expect) for r in got["findings"])),
+               f"Kineto (gzip) of --plant {plant}: same findings, steps and breakdown "
+               f"({', '.join(r[0] for r in want['findings']) or 'no findings'})",
+               f"native {want}\nkineto {got}")
+        old = kineto_schema.convert(native, env.path(f"{plant}-old.json"), schema="old")
+        rep = report(env, old)
+        got = summary(rep) if "error" not in rep else rep
+        tap.ok("error" not in rep and got["findings"] == want["findings"]
+               and got["steps"] == want["steps"] and abs(got["median_ns"] - want["median_ns"]) <= 2000,
+               f"torch 1.8 schema (Kernel, Memcpy, Runtime, whole µs) of --plant {plant}: same findings "
+               "and steps, median within 2 µs", f"native {want}\nold    {got}")
+
+    pageable = env.path("pageable.pfprof")
+    want = summary(env.report_json(pageable))
+    native_rep = env.report_json(pageable)
+
+    # 2. Nanoseconds survive: relative to baseTimeOffset, and as µs since
+    # the epoch (1.7e15 µs, beyond a double's nanoseconds).
+    plain = kineto_schema.convert(pageable, env.path("pageable.json"))
+    last = kineto_schema.convert(pageable, env.path("pageable-base-last.json"), base_key_last=True)
+    absolute = kineto_schema.convert(pageable, env.path("pageable-epoch.json"), absolute=True)
+    for path, what in ((plain, "ts relative to baseTimeNanoseconds"),
+                       (last, "ts relative to a baseTimeOffset after the events"),
+                       (absolute, "ts in µs since the epoch")):
+        rep = report(env, path)
+        tap.ok("error" not in rep and summary(rep) == want
+               and rep["traces"][0]["start_ns"] == native_rep["traces"][0]["start_ns"]
+               and rep["traces"][0]["end_ns"] == native_rep["traces"][0]["end_ns"],
+               f"plain JSON, {what}: same result, start and end to the nanosecond",
+               rep if "error" in rep else (rep["traces"][0]["start_ns"], native_rep["traces"][0]["start_ns"]))
+    text = open(absolute).read()
+    tap.ok('"ts": 17' in text and ".", "(the epoch file really holds 1.7e15 µs times)", text[:300])
+
+    # 3. displayTimeUnit says how to show times, not their unit.
+    for unit in ("ns", "us"):
+        path = kineto_schema.convert(pageable, env.path(f"unit-{unit}.json"), display_unit=unit)
+        rep = report(env, path)
+        tap.ok("error" not in rep and summary(rep) == want,
+               f"displayTimeUnit {unit}: times still read as µs, same result", rep)
+
+    # 4. What the trace cannot show is said once, as notes.
+    rep = report(env, plain)
+    notes = rep["traces"][0]["notes"]
+    tap.ok(rep["traces"][0]["source"] == "kineto-json" and any("with_stack" in n for n in notes)
+           and any("return values" in n and "record-stream-stall" in n for n in notes),
+           "notes: no Python stacks, no return values (record-stream-stall's pool growth)", notes)
+    tap.ok(native_rep["traces"][0]["notes"] == [], "a pfprof trace has no notes",
+           native_rep["traces"][0]["notes"])
+    p = env.run("report", plain)
+    tap.ok(p.returncode == 0 and p.stdout.count("Note: no Python stacks") == 1,
+           "the text report prints each note once", p.stdout[:800])
+    old = env.path("pageable-old.json")
+    notes = report(env, old)["traces"][0]["notes"]
+    tap.ok(any("no synchronization records" in n for n in notes),
+           "torch 1.8 schema: the missing synchronization records are noted", notes)
+    nokind = kineto_schema.convert(pageable, env.path("nokind.json"), memcpy_kinds=False)
+    rep = report(env, nokind)
+    tap.ok("error" not in rep and "pageable-transfer" not in finding_rules(rep)
+           and any("pageable-transfer cannot judge" in n for n in rep["traces"][0]["notes"]),
+           "copies without a memory kind in their name: pageable-transfer says it cannot judge",
+           rep.get("traces", rep))
+    noapi = kineto_schema.convert(env.path("sync-in-loop.pfprof"), env.path("noapi.json"), runtime=False)
+    rep = report(env, noapi)
+    tap.ok("error" not in rep and "sync-in-loop" not in finding_rules(rep)
+           and any("sync-in-loop" in n and "cannot judge" in n for n in rep["traces"][0]["notes"]),
+           "no cuda_runtime events: sync-in-loop and the others say they cannot judge",
+           rep.get("traces", rep))
+
+    # 5. Steps without ProfilerStep#N: the DataLoader waits; two steps only.
+    nostep = kineto_schema.convert(env.path("input-starved.pfprof"), env.path("nostep.json"), steps="none",
+                                   loader="_MultiProcessingDataLoaderIter")
+    rep = report(env, nostep)
+    tap.ok("error" not in rep and rep["traces"][0]["step_source"] == "dataloader"
+           and rep["summary"]["steps"]["count"] >= 30 and "input-starved" in finding_rules(rep)
+           and any("ProfilerStep" in n for n in rep["traces"][0]["notes"]),
+           "no ProfilerStep#N ranges: steps from the _MultiProcessingDataLoaderIter.__next__ waits, "
+           "input-starved found, noted", rep.get("traces", rep))
+    two = env.generate("two.pfprof", plant="pageable", steps=2)
+    rep = report(env, kineto_schema.convert(two, env.path("two.json")))
+    tap.ok("error" not in rep and any("only 2 profiled steps" in n for n in rep["traces"][0]["notes"]),
+           "a trace of two steps says the rules judge one", rep.get("traces", rep))
+
+    # 6. with_stack=True: the program's frames are kept, the library's not.
+    stack = kineto_schema.convert(pageable, env.path("stack.json"), with_stack=True)
+    rep = report(env, stack)
+    imported = env.path("stack.pfprof")
+    env.run("import", stack, "-o", imported, "--force")
+    db = trace_rows(imported)
+    frames = {r[0] for r in db.execute(
+        "SELECT s.value FROM nvtx n JOIN strings s ON s.id = n.name_id JOIN strings d "
+        "ON d.id = n.domain_id WHERE d.value = 'python'")}
+    db.close()
+    tap.ok("error" not in rep and summary(rep) == want
+           and not any("with_stack" in n for n in rep["traces"][0]["notes"])
+           and frames == {"train.py(57): train_step"},
+           "with_stack=True: same result, the program's frames kept as ranges, torch's left out",
+           f"{frames} {rep.get('traces', rep)}")
+    whats = [e["event"] for f in rep.get("findings", []) if f["rule"] == "pageable-transfer"
+             for e in f["evidence"]]
+    tap.ok(len(whats) > 0 and all(w.endswith(", from train.py(57): train_step") for w in whats),
+           "with_stack=True: each pageable copy of the finding names the program's source line", whats[:3])
+    plain_whats = [e["event"] for f in native_rep["findings"] for e in f["evidence"]]
+    tap.ok(not any("from train.py" in w for w in plain_whats),
+           "(without Python frames no source line is named)", plain_whats[:3])
+
+    # 7. Missing fields: defaults, never a failure.
+    doc = json.load(open(plain))
+    n_kernels = 0
+    dropped = 0
+    for e in doc["traceEvents"]:
+        if e.get("cat") == "kernel":
+            n_kernels += 1
+            if n_kernels % 2:
+                del e["args"]  # device from pid, stream from tid
+        if e.get("cat") == "user_annotation" and dropped == 0:
+            del e["ts"]
+            dropped += 1
+        if e.get("cat") == "cuda_runtime":
+            e.pop("dur", None)
+    for k in ("deviceProperties", "traceName", "displayTimeUnit"):
+        doc.pop(k)
+    missing = env.path("missing.json")
+    json.dump(doc, open(missing, "w"))
+    rep = report(env, missing)
+    tap.ok("error" not in rep and rep["traces"][0]["events"] > 4000
+           and any("1 events without ts" in n for n in rep["traces"][0]["notes"])
+           and len(rep["summary"]["steps"]) > 0,
+           "missing args, ts, dur and deviceProperties: read with defaults, the skipped event noted",
+           rep.get("traces", rep))
+
+    # 8. Several ranks: distributedInfo gives each file its rank.
+    r0 = env.generate("rank0.pfprof", plant="none", steps=40, seed=3, rank=0)
+    r1 = env.generate("rank1.pfprof", plant="input-starved", steps=40, seed=4, rank=1)
+    k0 = kineto_schema.convert(r0, env.path("rank-0.json.gz"),
+                               distributed={"backend": "nccl", "rank": 0, "world_size": 2})
+    k1 = kineto_schema.convert(r1, env.path("rank-1.json.gz"),
+                               distributed={"backend": "nccl", "rank": 1, "world_size": 2})
+    rep = report(env, k1, k0)
+    ranks = [(r["rank"], os.path.basename(r["source"])) for r in rep.get("ranks", [])]
+    tap.ok(ranks == [(0, "rank-0.json.gz"), (1, "rank-1.json.gz")] and "rank-imbalance" in rep["rules"],
+           "two ranks' files: the rank table by distributedInfo's ranks, rank-imbalance judged",
+           rep if "error" in rep else ranks)
+    native2 = report(env, r1, r0)
+    tap.ok("error" not in rep and sorted(f["rule"] for f in rep["findings"])
+           == sorted(f["rule"] for f in native2["findings"]),
+           "two ranks: the same findings as the two native traces",
+           f"{[f['rule'] for f in rep.get('findings', [])]} {[f['rule'] for f in native2['findings']]}")
+
+    # 9. [memory] events (profile_memory=True) become device allocations.
+    rs = env.path("record-stream.pfprof")
+    mem = kineto_schema.convert(rs, env.path("memory.json"), memory=True)
+    imported = env.path("memory.pfprof")
+    p = env.run("import", mem, "-o", imported, "--force")
+    tap.ok(p.returncode == 0 and table_count(imported, "memory") == table_count(rs, "memory") > 0,
+           "[memory] instants: one memory record per CUDA allocation or free",
+           f"{p.stderr} {table_count(rs, 'memory')}")
+
+    # 10. Every command opens the file.
+    kall = env.path("all.pt.trace.json.gz")
+    ok, err = renders_png(env, kall, env.path("all.png"))
+    tap.ok(ok, "pfprof render draws a Kineto trace", err)
+    p, _, kernels = export_chrome(env, kall, env.path("all-export.json"))
+    tap.ok(p.returncode == 0 and kernels == table_count(env.path("all.pfprof"), "kernels"),
+           "pfprof export converts a Kineto trace", p.stderr)
+    p = env.run("diff", env.path("pageable.pt.trace.json.gz"), env.path("none.pt.trace.json.gz"),
+                "--format", "json")
+    d = json.loads(p.stdout) if p.returncode == 0 else {"findings": []}
+    tap.ok(p.returncode == 0 and "pageable-transfer" in
+           [f["rule"] for f in d["findings"] if f["status"] == "resolved"],
+           "pfprof diff compares two Kineto traces", p.stderr)
+    p = env.run("diff", pageable, env.path("pageable.pt.trace.json.gz"), "--format", "json")
+    d = json.loads(p.stdout) if p.returncode == 0 else {"findings": [{"status": "error"}]}
+    tap.ok(p.returncode == 0 and all(f["status"] == "unchanged" for f in d["findings"]),
+           "pfprof diff of a pfprof trace against its Kineto form: nothing changed",
+           p.stderr or [f["status"] for f in d["findings"]])
+    imported = env.path("all-imported.pfprof")
+    p = env.run("import", kall, "-o", imported, "--force")
+    ok = p.returncode == 0
+    tap.ok(ok and summary(env.report_json(imported)) == summary(env.report_json(env.path("all.pfprof"))),
+           "pfprof import writes a pfprof trace with the same findings, steps and breakdown", p.stderr)
+    db = trace_rows(imported) if ok else None
+    meta = dict(db.execute("SELECT key, value FROM meta")) if db else {}
+    threads = sorted(db.execute("SELECT t.tid, s.value FROM threads t JOIN strings s ON s.id = t.name_id")
+                     ) if db else []
+    if db:
+        db.close()
+    ndb = trace_rows(env.path("all.pfprof"))
+    want_threads = sorted(ndb.execute("SELECT t.tid, s.value FROM threads t JOIN strings s "
+                                      "ON s.id = t.name_id"))
+    ndb.close()
+    tap.ok(meta.get("source") == "kineto-json" and meta.get("pid") == "4242"
+           and meta.get("process_name") == "python",
+           "the imported trace says where it came from, and its process", meta)
+    tap.ok(threads == want_threads, "thread names: the host process's, not the GPU's stream rows",
+           f"{threads} vs {want_threads}")
+    view = os.path.join(os.path.dirname(os.path.dirname(env.pfprof)), "gui", "pfprof-view")
+    xvfb = shutil.which("xvfb-run")
+    if os.path.exists(view) and xvfb:
+        shown_file = env.path("view-report.txt")
+        venv = dict(os.environ, LSAN_OPTIONS="detect_leaks=0", GSETTINGS_BACKEND="memory")
+        v = subprocess.run([xvfb, "-a", view, "--report", shown_file, env.path("pageable.pt.trace.json.gz")],
+                           capture_output=True, text=True, timeout=240, env=venv)
+        shown = dict(line.split("=", 1) for line in open(shown_file).read().splitlines()
+                     if "=" in line) if os.path.exists(shown_file) else {}
+        tap.ok(v.returncode == 0 and shown.get("n_findings") == "1" and shown.get("error_dialog") == "0",
+               "pfprof-view opens a Kineto trace (its finding listed, no error dialog)",
+               f"{v.returncode} {v.stderr[-500:]} {shown}")
+    else:
+        tap.skip("pfprof-view opens a Kineto trace", "no GUI build or no xvfb-run")
+    # A pfprof JSON result is still a result, not a trace.
+    result = env.path("pageable-result.json")
+    open(result, "w").write(env.run("report", "--format", "json", "-q", pageable).stdout)
+    rep = report(env, result)
+    tap.ok("error" not in rep and rep.get("results_merged") == 1,
+           "a pfprof-report/1 result is still merged as a result", rep)
+
+    # 11. Bad input: one line, exit 2, no output, never a crash.
+    raw = gzip.open(kall).read()
+    cases = []
+
+    def bad(name, data, expect):
+        path = env.path(name)
+        open(path, "wb").write(data if isinstance(data, bytes) else data.encode())
+        cases.append((name, path, expect))
+
+    bad("truncated.json.gz", open(kall, "rb").read()[:20000], "truncated gzip")
+    bad("garbage.json.gz", b"\x1f\x8b\x08\x00" + b"\x55" * 200, "gzip")
+    bad("truncated.json", raw[: len(raw) // 2], "corrupt torch.profiler trace")
+    bad("not-kineto.json", '{"foo": 1, "bar": [1, 2]}', 'no "traceEvents"')
+    bad("foreign-events.json", '{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}]}',
+        "not a torch.profiler trace")
+    bad("array.json", '[{"ph": "X", "cat": "kernel", "ts": 1, "dur": 1}]', "not a pfprof trace")
+    base = '{"traceEvents": [%s]}'
+    kernel = '{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": %s, "dur": %s%s}'
+    bad("huge-ts.json", base % (kernel % ("1e300", "1", "")), "out of range")
+    bad("huge-int.json", base % (kernel % ("99999999999999999999999", "1", "")), "out of range")
+    bad("huge-dur.json", base % (kernel % ("1", "9.1e15", "")), "out of range")
+    bad("negative-dur.json", base % (kernel % ("1", "-5", "")), "negative dur")
+    bad("string-ts.json", base % (kernel % ('"12"', "1", "")), "ts is not a number")
+    bad("args-type.json", base % (kernel % ("1", "1", ', "args": [1]')), "args is not an object")
+    bad("stream-range.json", base % (kernel % ("1", "1", ', "args": {"stream": 8589934592}')),
+        "stream 8589934592 is out of range")
+    bad("bytes-type.json", base % '{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "ts": 1, '
+        '"dur": 1, "args": {"bytes": "many"}}', "bytes is not an integer")
+    bad("events-type.json", '{"traceEvents": {"a": 1}}', "traceEvents is not an array")
+    bad("event-type.json", '{"traceEvents": [1, 2]}', "not an object")
+    bad("base-type.json", '{"traceEvents": [], "baseTimeOffset": "soon"}', "baseTimeOffset")
+    bad("base-range.json", '{"baseTimeNanoseconds": 9223372036854775807, "traceEvents": []}',
+        "baseTimeNanoseconds")
+    bad("no-comma.json", '{"traceEvents": [{"ph": "M"} {"ph": "M"}]}', "expected ','")
+    bad("empty-object.json", "{}", 'no "traceEvents"')
+    bad("other-object.json", '{"schemaVersion": 1, "x": 2}', "without traceEvents")
+    bad("bom-only.json", b"\xef\xbb\xbf   {", "corrupt torch.profiler trace")
+    for name, path, expect in cases:
+        p = env.run("report", "-q", path)
+        tap.ok(one_line_exit_2(p) and expect in p.stderr and name in p.stderr,
+               f"bad input {name}: one line saying '{expect}', exit 2", f"rc={p.returncode} {p.stderr[-600:]}")
+    never = env.path("never.pfprof")
+    p = env.run("import", env.path("truncated.json.gz"), "-o", never)
+    tap.ok(p.returncode == 2 and not os.path.exists(never), "import of a truncated gzip: exit 2, no output",
+           p.stderr)
+    p = env.run("render", env.path("string-ts.json"), "-o", env.path("never.png"))
+    tap.ok(one_line_exit_2(p) and not os.path.exists(env.path("never.png")),
+           "render of a bad Kineto trace: one line, exit 2", p.stderr)
+
+    # 12. torch.profiler traces of the samples recorded on the H200
+    # (samples/traces/kineto/steps.tsv: the program's own median step in
+    # that run, and what the native trace finds that the Kineto one cannot):
+    # the same rules as the native trace, the top finding among the native
+    # trace's, the median step within 10% of the program's own timer, and
+    # with with_stack=True the sample's file named on the evidence.
+    kdir = os.path.join(env.source, "samples", "traces", "kineto") if env.source else ""
+    manifest = os.path.join(kdir, "steps.tsv")
+    rows = [line.rstrip("\n").split("\t") for line in open(manifest)
+            if line.strip() and not line.startswith("#")] if os.path.exists(manifest) else []
+    if not rows:
+        tap.skip("recorded samples: Kineto trace against the native one", "no samples/traces/kineto/")
+    for name, own_ms, cannot in rows:
+        stem = name.split(".")[0]
+        native = os.path.join(env.source, "samples", "traces", stem + ".pfprof")
+        want = env.report_json(native)
+        got = report(env, os.path.join(kdir, name))
+        if "error" in got:
+            tap.ok(False, f"{name}: reads", got)
+            continue
+        missing = set() if cannot == "-" else {cannot.split(" ")[0]}
+        want_rules = sorted(set(finding_rules(want)) - missing)
+        tops = [f["rule"] for f in want["findings"]]
+        top = got["findings"][0]["rule"] if got["findings"] else None
+        tap.ok(finding_rules(got) == want_rules and (top in tops or (top is None and not want_rules)),
+               f"{name}: the rules of {stem}.pfprof ({', '.join(want_rules) or 'none'}"
+               f"{'; not ' + cannot if missing else ''}), its top finding among them",
+               f"kineto {top} {finding_rules(got)}\nnative {tops}")
+        med = got["summary"]["steps"]["median_ns"] / 1e6
+        tap.ok(abs(med - float(own_ms)) <= 0.10 * float(own_ms),
+               f"{name}: median step {med:.2f} ms within 10% of the program's own {own_ms} ms",
+               f"{med} vs {own_ms}")
+        calls = [f for f in got["findings"] if f["rule"] in CALL_RULES]
+        if ".stack." in name and calls:
+            script = {"a": "pageable_copies.py(", "f": "item_sync.py("}[stem[0]]
+            events = [e["event"] for e in calls[0]["evidence"]]
+            tap.ok(len(events) > 0 and all(f"from {script}" in e for e in events),
+                   f"{name}: with_stack=True names {script[:-1]} on each piece of evidence of "
+                   f"{calls[0]['rule']}", events[:3])
+    return tap.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
