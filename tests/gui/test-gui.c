@@ -236,6 +236,8 @@ test_first_frame (void)
   g_assert_cmpint (get_i64 (r, "n_findings"), >=, 1);
   g_assert_nonnull (strstr (get (r, "summary"), "overlap"));
   g_assert_nonnull (strstr (get (r, "summary"), "median step"));
+  /* The shortcuts window (Ctrl+?) came from the resource. */
+  g_assert_cmpstr (get (r, "help_overlay"), ==, "1");
   s = load_png (shot);
   /* Not blank: many distinct colours over the window. */
   for (int y = 0; y < cairo_image_surface_get_height (s); y += 3)
