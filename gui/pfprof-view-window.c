@@ -357,6 +357,49 @@ pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files)
 
 /* ---- Actions ---------------------------------------------------------- */
 
+static GtkFileFilter *
+file_filter (const char *name, const char *const *patterns)
+{
+  GtkFileFilter *filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, name);
+  for (guint i = 0; patterns[i] != NULL; i++)
+    gtk_file_filter_add_pattern (filter, patterns[i]);
+  return filter;
+}
+
+GListModel *
+pfprof_view_window_new_file_filters (void)
+{
+  /* What the importer table reads; it tells them apart by content. */
+  static const char *const pfprof[] = { "*.pfprof", NULL };
+  static const char *const nsys[] = { "*.sqlite", NULL };
+  static const char *const kineto[] = { "*.json", "*.json.gz", NULL };
+  static const char *const traces[] = { "*.pfprof", "*.sqlite", "*.json", "*.json.gz", NULL };
+  static const char *const all[] = { "*", NULL };
+  GListStore *store = g_list_store_new (GTK_TYPE_FILE_FILTER);
+  GtkFileFilter *filters[] = {
+    file_filter ("All traces", traces),
+    file_filter ("pfprof traces", pfprof),
+    file_filter ("Nsight Systems SQLite exports", nsys),
+    file_filter ("Kineto (PyTorch profiler) traces", kineto),
+    file_filter ("All files", all),
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (filters); i++)
+    {
+      g_list_store_append (store, filters[i]);
+      g_object_unref (filters[i]);
+    }
+  return G_LIST_MODEL (store);
+}
+
+GMenuModel *
+pfprof_view_window_get_recent_menu (PfprofViewWindow *self)
+{
+  return G_MENU_MODEL (self->recent_menu);
+}
+
 static void
 on_open_response (GtkNativeDialog *dialog, int response, gpointer data)
 {
@@ -384,17 +427,14 @@ action_open (GSimpleAction *action, GVariant *param, gpointer data)
   PfprofViewWindow *self = data;
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new ("Open Trace", GTK_WINDOW (self),
                                                               GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
-  GtkFileFilter *filter = gtk_file_filter_new ();
+  g_autoptr (GListModel) filters = pfprof_view_window_new_file_filters ();
 
-  gtk_file_filter_set_name (filter, "pfprof traces");
-  gtk_file_filter_add_pattern (filter, "*.pfprof");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-  g_object_unref (filter);
-  filter = gtk_file_filter_new ();
-  gtk_file_filter_set_name (filter, "All files");
-  gtk_file_filter_add_pattern (filter, "*");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-  g_object_unref (filter);
+  for (guint i = 0; i < g_list_model_get_n_items (filters); i++)
+    {
+      g_autoptr (GtkFileFilter) filter = g_list_model_get_item (filters, i);
+
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+    }
   gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (dialog), TRUE);
   g_signal_connect (dialog, "response", G_CALLBACK (on_open_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
@@ -432,30 +472,64 @@ action_occurrence (GSimpleAction *action, GVariant *param, gpointer data)
   pfprof_view_window_step_occurrence (data, g_str_equal (g_action_get_name (G_ACTION (action)), "next-occurrence") ? 1 : -1);
 }
 
+/* @text shown as itself in a menu, whose labels take '_' for a mnemonic:
+ * "a_pageable" would read "apageable". */
+static char *
+escape_mnemonic (const char *text)
+{
+  g_auto (GStrv) parts = g_strsplit (text, "_", -1);
+
+  return g_strjoinv ("__", parts);
+}
+
 static void
 rebuild_recent (PfprofViewWindow *self)
 {
   GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
-  int n = 0;
+  g_autoptr (GPtrArray) shown = g_ptr_array_new ();
+  g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
 
   g_menu_remove_all (self->recent_menu);
-  for (GList *l = items; l != NULL && n < 10; l = l->next)
+  for (GList *l = items; l != NULL && shown->len < 10; l = l->next)
     {
       GtkRecentInfo *info = l->data;
-      g_autofree char *label = NULL;
-      g_autoptr (GMenuItem) item = NULL;
+      const char *name = gtk_recent_info_get_display_name (info);
 
       if (!gtk_recent_info_has_application (info, RECENT_APP) || !gtk_recent_info_exists (info))
         continue;
-      label = pfprof_render_sanitize (gtk_recent_info_get_display_name (info), 60);
+      g_ptr_array_add (shown, info);
+      g_hash_table_insert (names, (gpointer) name,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (names, name)) + 1));
+    }
+  for (guint i = 0; i < shown->len; i++)
+    {
+      GtkRecentInfo *info = g_ptr_array_index (shown, i);
+      const char *name = gtk_recent_info_get_display_name (info);
+      g_autofree char *text = NULL;
+      g_autofree char *label = NULL;
+      g_autoptr (GMenuItem) item = NULL;
+
+      /* Two traces of the same name (rank0.pfprof of two runs) are told
+       * apart by their folder. */
+      if (GPOINTER_TO_UINT (g_hash_table_lookup (names, name)) > 1)
+        {
+          g_autoptr (GFile) file = g_file_new_for_uri (gtk_recent_info_get_uri (info));
+          g_autoptr (GFile) parent = g_file_get_parent (file);
+          g_autofree char *folder = parent != NULL ? g_file_get_parse_name (parent) : g_strdup ("");
+          g_autofree char *both = g_strdup_printf ("%s \u2014 %s", name, folder);
+
+          text = pfprof_render_sanitize (both, 100);
+        }
+      else
+        text = pfprof_render_sanitize (name, 60);
+      label = escape_mnemonic (text);
       item = g_menu_item_new (label, NULL);
       g_menu_item_set_action_and_target_value (item, "win.open-recent",
                                                g_variant_new_string (gtk_recent_info_get_uri (info)));
       g_menu_append_item (self->recent_menu, item);
-      n++;
     }
   g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
-  if (n == 0)
+  if (shown->len == 0)
     g_menu_append (self->recent_menu, "No recent traces", "win.none");
 }
 

@@ -51,6 +51,15 @@ const char *pfprof_view_window_get_page (PfprofViewWindow *self);
 /* The summary bar's text. */
 const char *pfprof_view_window_get_summary (PfprofViewWindow *self);
 
+/* The recent traces menu (at most 10; a name two of them share is shown
+ * with its folder). */
+GMenuModel *pfprof_view_window_get_recent_menu (PfprofViewWindow *self);
+
+/* The open dialog's filters (GtkFileFilter), the first for every format
+ * pfprof reads: its own traces, Nsight Systems SQLite exports, Kineto
+ * JSON (plain or gzipped). */
+GListModel *pfprof_view_window_new_file_filters (void);
+
 /* The details panel's text (event clicked). */
 const char *pfprof_view_window_get_details (PfprofViewWindow *self);
 
