@@ -2,12 +2,16 @@
  * and fix. */
 #include "pfprof-selected-finding.h"
 
+#include "pfprof-call-sites.h"
+
 struct _PfprofSelectedFinding
 {
   GtkBox parent_instance;
 
   GtkLabel *title;
   GtkLabel *message;
+  GtkLabel *sites_heading;
+  GtkLabel *sites;
   GtkLabel *occurrence;
   GtkTextView *fix;
 };
@@ -39,6 +43,20 @@ pfprof_selected_finding_set_finding (PfprofSelectedFinding *self, const PfprofFi
   gtk_label_set_text (self->title, f->title ? f->title : f->rule);
   gtk_label_set_text (self->message, f->message ? f->message : "");
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->fix), f->fix ? f->fix : "", -1);
+  {
+    g_autoptr (GString) s = g_string_new ("");
+
+    for (guint i = 0; f->sites != NULL && i < f->sites->len; i++)
+      {
+        g_autofree char *line = pfprof_call_site_summary (&g_array_index (f->sites, PfprofFindingSite, i));
+        g_autofree char *clean = g_utf8_make_valid (line, -1);
+
+        g_string_append_printf (s, "%s%s", s->len ? "\n" : "", clean);
+      }
+    gtk_label_set_text (self->sites, s->str);
+    gtk_widget_set_visible (GTK_WIDGET (self->sites_heading), s->len > 0);
+    gtk_widget_set_visible (GTK_WIDGET (self->sites), s->len > 0);
+  }
 }
 
 void
@@ -65,6 +83,22 @@ pfprof_selected_finding_get_occurrence_text (PfprofSelectedFinding *self)
   return gtk_label_get_text (self->occurrence);
 }
 
+const char *
+pfprof_selected_finding_get_sites_text (PfprofSelectedFinding *self)
+{
+  g_return_val_if_fail (PFPROF_IS_SELECTED_FINDING (self), NULL);
+
+  return gtk_widget_get_visible (GTK_WIDGET (self->sites)) ? gtk_label_get_text (self->sites) : "";
+}
+
+GtkTextView *
+pfprof_selected_finding_get_fix_view (PfprofSelectedFinding *self)
+{
+  g_return_val_if_fail (PFPROF_IS_SELECTED_FINDING (self), NULL);
+
+  return self->fix;
+}
+
 static void
 pfprof_selected_finding_class_init (PfprofSelectedFindingClass *klass)
 {
@@ -73,6 +107,8 @@ pfprof_selected_finding_class_init (PfprofSelectedFindingClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/org/pfprof/View/pfprof-selected-finding.ui");
   gtk_widget_class_bind_template_child (widget_class, PfprofSelectedFinding, title);
   gtk_widget_class_bind_template_child (widget_class, PfprofSelectedFinding, message);
+  gtk_widget_class_bind_template_child (widget_class, PfprofSelectedFinding, sites_heading);
+  gtk_widget_class_bind_template_child (widget_class, PfprofSelectedFinding, sites);
   gtk_widget_class_bind_template_child (widget_class, PfprofSelectedFinding, occurrence);
   gtk_widget_class_bind_template_child (widget_class, PfprofSelectedFinding, fix);
   gtk_widget_class_bind_template_callback (widget_class, on_copy);

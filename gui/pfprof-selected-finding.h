@@ -1,7 +1,9 @@
 /* pfprof-selected-finding.h: the side panel's part for the finding
  * selected in the list: its title and message, the occurrence navigator
  * (previous / "Occurrence N of M" / next, through the window's
- * win.previous-occurrence and win.next-occurrence actions) and its fix
+ * win.previous-occurrence and win.next-occurrence actions), the user's
+ * Python lines behind it (PfprofFinding.sites) when the trace has them,
+ * and its fix: code in a monospace view that scrolls rather than wraps,
  * with a Copy button. Hidden while no finding is selected. */
 #pragma once
 
@@ -25,5 +27,11 @@ void pfprof_selected_finding_set_occurrence (PfprofSelectedFinding *self, int n,
 
 /* The navigator's text. */
 const char *pfprof_selected_finding_get_occurrence_text (PfprofSelectedFinding *self);
+
+/* The Python call sites shown, one a line ("" for none). */
+const char *pfprof_selected_finding_get_sites_text (PfprofSelectedFinding *self);
+
+/* The fix's view. */
+GtkTextView *pfprof_selected_finding_get_fix_view (PfprofSelectedFinding *self);
 
 G_END_DECLS

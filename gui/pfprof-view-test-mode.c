@@ -86,6 +86,49 @@ report_view (const char *prefix)
     }
 }
 
+static GtkWidget *
+find_button (GtkWidget *w, const char *label)
+{
+  if (GTK_IS_BUTTON (w) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (w)), label) == 0)
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_button (c, label);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The selected finding's call sites and fix view, and what its Copy
+ * button puts on the clipboard. */
+static void
+report_selected_finding (PfprofViewWindow *win)
+{
+  PfprofSelectedFinding *sel = pfprof_view_window_get_selected_finding (win);
+  GtkTextView *fix = pfprof_selected_finding_get_fix_view (sel);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (fix);
+  GtkWidget *copy = find_button (GTK_WIDGET (sel), "Copy");
+  GtkTextIter a, b;
+  g_autofree char *text = NULL;
+  GValue value = G_VALUE_INIT;
+  GdkContentProvider *content;
+
+  report_kv ("finding_sites", "%s", pfprof_selected_finding_get_sites_text (sel));
+  report_kv ("fix_wraps", "%d", gtk_text_view_get_wrap_mode (fix) != GTK_WRAP_NONE);
+  report_kv ("fix_monospace", "%d", gtk_text_view_get_monospace (fix));
+  gtk_text_buffer_get_bounds (buffer, &a, &b);
+  text = gtk_text_buffer_get_text (buffer, &a, &b, FALSE);
+  if (copy != NULL)
+    g_signal_emit_by_name (copy, "clicked");
+  content = gdk_clipboard_get_content (gtk_widget_get_clipboard (GTK_WIDGET (win)));
+  g_value_init (&value, G_TYPE_STRING);
+  report_kv ("copied_fix", "%d", content != NULL && gdk_content_provider_get_value (content, &value, NULL)
+                                     && g_strcmp0 (g_value_get_string (&value), text) == 0 && text[0] != '\0');
+  g_value_unset (&value);
+}
+
 static gboolean
 save_screenshot (GtkWidget *widget, const char *path)
 {
@@ -317,6 +360,7 @@ test_advance (void)
           report_view ("selected");
           report_kv ("details", "%s", pfprof_view_window_get_details (win));
           report_kv ("link_row", "%d", pfprof_timeline_widget_get_view (tw)->link_row);
+          report_selected_finding (win);
         }
       if (opt_screenshot)
         {

@@ -732,3 +732,9 @@ pfprof_view_window_get_details (PfprofViewWindow *self)
 {
   return pfprof_details_panel_get_text (self->details);
 }
+
+PfprofSelectedFinding *
+pfprof_view_window_get_selected_finding (PfprofViewWindow *self)
+{
+  return self->selected;
+}

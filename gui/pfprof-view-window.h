@@ -10,6 +10,7 @@
 
 #include <gtk/gtk.h>
 
+#include "pfprof-selected-finding.h"
 #include "pfprof-timeline-widget.h"
 #include "pfprof-view-loader.h"
 
@@ -59,6 +60,9 @@ GMenuModel *pfprof_view_window_get_recent_menu (PfprofViewWindow *self);
  * pfprof reads: its own traces, Nsight Systems SQLite exports, Kineto
  * JSON (plain or gzipped). */
 GListModel *pfprof_view_window_new_file_filters (void);
+
+/* The panel of the selected finding. */
+PfprofSelectedFinding *pfprof_view_window_get_selected_finding (PfprofViewWindow *self);
 
 /* The details panel's text (event clicked). */
 const char *pfprof_view_window_get_details (PfprofViewWindow *self);

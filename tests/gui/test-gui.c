@@ -298,6 +298,13 @@ test_select_finding (void)
   g_assert_nonnull (strstr (get (r, "details"), "HtoD pageable copy"));
   g_assert_nonnull (strstr (get (r, "details"), "48.0 MiB"));
   g_assert_nonnull (strstr (get (r, "details"), "launched by cudaMemcpyAsync"));
+  /* The finding says where in the Python code its copies come from (the
+   * generator's batch copy), and its fix is code: monospace, not
+   * wrapped, and the Copy button puts it on the clipboard. */
+  g_assert_nonnull (strstr (get (r, "finding_sites"), "train.py:57"));
+  g_assert_cmpstr (get (r, "fix_wraps"), ==, "0");
+  g_assert_cmpstr (get (r, "fix_monospace"), ==, "1");
+  g_assert_cmpstr (get (r, "copied_fix"), ==, "1");
   g_assert_cmpint (get_i64 (r, "link_row"), >=, 0);
   /* The highlight: the severity colour outlines the copy on its row. */
   s = load_png (shot);
