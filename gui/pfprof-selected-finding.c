@@ -3,6 +3,7 @@
 #include "pfprof-selected-finding.h"
 
 #include "pfprof-call-sites.h"
+#include "pfprof-format.h"
 
 struct _PfprofSelectedFinding
 {
@@ -60,9 +61,10 @@ pfprof_selected_finding_set_finding (PfprofSelectedFinding *self, const PfprofFi
 }
 
 void
-pfprof_selected_finding_set_occurrence (PfprofSelectedFinding *self, int n, guint total)
+pfprof_selected_finding_set_occurrence (PfprofSelectedFinding *self, int n, guint total, gint64 cost_ns)
 {
-  char text[64];
+  g_autofree char *cost = NULL;
+  g_autofree char *text = NULL;
 
   g_return_if_fail (PFPROF_IS_SELECTED_FINDING (self));
 
@@ -71,7 +73,8 @@ pfprof_selected_finding_set_occurrence (PfprofSelectedFinding *self, int n, guin
       gtk_label_set_text (self->occurrence, "No occurrence on the timeline");
       return;
     }
-  g_snprintf (text, sizeof text, "Occurrence %d of %u", n + 1, total);
+  cost = pfprof_format_ns (cost_ns);
+  text = g_strdup_printf ("Occurrence %d of %u \u00b7 %s", n + 1, total, cost);
   gtk_label_set_text (self->occurrence, text);
 }
 

@@ -129,6 +129,35 @@ report_selected_finding (PfprofViewWindow *win)
   g_value_unset (&value);
 }
 
+/* Steps once through every occurrence of the selected finding, as
+ * presses of "next" would, back to where it started, and reports each
+ * one's evidence index and cost in the order visited. */
+static void
+report_occurrence_walk (PfprofViewWindow *win)
+{
+  PfprofViewLoaded *loaded = pfprof_view_window_get_loaded (win);
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (pfprof_view_window_get_timeline (win));
+  const PfprofFinding *f = g_ptr_array_index (loaded->analysis->findings, v->selected_finding);
+  g_autoptr (GString) index = g_string_new ("");
+  g_autoptr (GString) cost = g_string_new ("");
+  guint n = f->evidence != NULL ? f->evidence->len : 0;
+
+  report_kv ("occurrence_text", "%s",
+             pfprof_selected_finding_get_occurrence_text (pfprof_view_window_get_selected_finding (win)));
+  for (guint i = 0; i < n; i++)
+    {
+      int e = pfprof_view_window_get_occurrence (win);
+      const PfprofEvidence *ev = &g_array_index (f->evidence, PfprofEvidence, e);
+
+      g_string_append_printf (index, "%s%d", i ? " " : "", e);
+      g_string_append_printf (cost, "%s%" G_GINT64_FORMAT, i ? " " : "", ev->end_ns - ev->start_ns);
+      pfprof_view_window_step_occurrence (win, 1);
+    }
+  report_kv ("n_occurrences", "%u", n);
+  report_kv ("occurrence_walk_index", "%s", index->str);
+  report_kv ("occurrence_walk_cost", "%s", cost->str);
+}
+
 static gboolean
 save_screenshot (GtkWidget *widget, const char *path)
 {
@@ -325,6 +354,8 @@ test_advance (void)
                                                 : pfprof_view_window_select_finding (win, (guint) opt_select_finding);
 
           report_kv ("select_finding_ok", "%d", ok);
+          if (ok)
+            report_occurrence_walk (win);
           for (int i = 0; ok && i < opt_next; i++)
             pfprof_view_window_step_occurrence (win, 1);
           if (ok && loaded != NULL)

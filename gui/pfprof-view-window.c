@@ -33,7 +33,8 @@ struct _PfprofViewWindow
   PfprofTimeline *early;
   guint load_serial;      /* the latest open's */
   int finding;            /* index in analysis->findings, -1 */
-  int occurrence;
+  GArray *occurrences;    /* the finding's evidence indices, costliest first */
+  int occurrence;         /* position in occurrences */
   int *progress;          /* g_atomic_rc_box */
   guint progress_source;
   GCancellable *cancellable;
@@ -61,30 +62,46 @@ current_finding (PfprofViewWindow *self)
   return g_ptr_array_index (self->loaded->analysis->findings, self->finding);
 }
 
+/* The evidence's duration, what the navigator orders by. */
+static int
+compare_cost (gconstpointer a, gconstpointer b, gpointer data)
+{
+  GArray *evidence = data;
+  const PfprofEvidence *x = &g_array_index (evidence, PfprofEvidence, *(const int *) a);
+  const PfprofEvidence *y = &g_array_index (evidence, PfprofEvidence, *(const int *) b);
+  gint64 cx = x->end_ns - x->start_ns, cy = y->end_ns - y->start_ns;
+
+  if (cx != cy)
+    return cx > cy ? -1 : 1;
+  return *(const int *) a - *(const int *) b;
+}
+
 static void
 show_occurrence (PfprofViewWindow *self)
 {
   const PfprofFinding *f = current_finding (self);
   const PfprofEvidence *ev;
   gint64 span, mid;
-  int row;
+  int row, index;
 
   if (f == NULL || f->evidence == NULL || f->evidence->len == 0)
     {
-      pfprof_selected_finding_set_occurrence (self->selected, -1, 0);
+      pfprof_selected_finding_set_occurrence (self->selected, -1, 0, 0);
       pfprof_timeline_widget_select_finding (self->timeline, self->finding, -1);
       return;
     }
   self->occurrence = CLAMP (self->occurrence, 0, (int) f->evidence->len - 1);
-  ev = &g_array_index (f->evidence, PfprofEvidence, self->occurrence);
+  index = g_array_index (self->occurrences, int, self->occurrence);
+  ev = &g_array_index (f->evidence, PfprofEvidence, index);
   /* Wide enough to see the occurrence with some of what surrounds it. */
   span = MAX (ev->end_ns - ev->start_ns, 1000) * 4;
   mid = ev->start_ns + (ev->end_ns - ev->start_ns) / 2;
-  pfprof_timeline_widget_select_finding (self->timeline, self->finding, self->occurrence);
+  pfprof_timeline_widget_select_finding (self->timeline, self->finding, index);
   pfprof_timeline_widget_set_range (self->timeline, mid - span / 2, mid + span / 2);
-  row = pfprof_timeline_finding_rows (self->loaded->timeline, (guint) self->finding)[self->occurrence];
+  row = pfprof_timeline_finding_rows (self->loaded->timeline, (guint) self->finding)[index];
   pfprof_timeline_widget_scroll_to_row (self->timeline, row);
-  pfprof_selected_finding_set_occurrence (self->selected, self->occurrence, f->evidence->len);
+  pfprof_selected_finding_set_occurrence (self->selected, self->occurrence, f->evidence->len,
+                                          ev->end_ns - ev->start_ns);
 }
 
 static void
@@ -95,6 +112,12 @@ on_finding_selected (PfprofFindingsPanel *panel, int index, PfprofViewWindow *se
   self->finding = self->loaded != NULL ? index : -1;
   self->occurrence = 0;
   f = current_finding (self);
+  /* The worst first: that is the one to look at, not the first in time. */
+  g_array_set_size (self->occurrences, 0);
+  for (int i = 0; f != NULL && f->evidence != NULL && i < (int) f->evidence->len; i++)
+    g_array_append_val (self->occurrences, i);
+  if (f != NULL && f->evidence != NULL)
+    g_array_sort_with_data (self->occurrences, compare_cost, f->evidence);
   pfprof_selected_finding_set_finding (self->selected, f);
   if (f == NULL)
     {
@@ -613,6 +636,7 @@ pfprof_view_window_finalize (GObject *object)
   PfprofViewWindow *self = PFPROF_VIEW_WINDOW (object);
 
   g_clear_pointer (&self->loaded, pfprof_view_loaded_free);
+  g_clear_pointer (&self->occurrences, g_array_unref);
   g_atomic_rc_box_release (self->progress);
   G_OBJECT_CLASS (pfprof_view_window_parent_class)->finalize (object);
 }
@@ -666,6 +690,7 @@ pfprof_view_window_init (PfprofViewWindow *self)
   GtkCssProvider *css;
 
   self->finding = -1;
+  self->occurrences = g_array_new (FALSE, FALSE, sizeof (int));
   self->progress = g_atomic_rc_box_new0 (int);
   gtk_widget_init_template (GTK_WIDGET (self));
   g_action_map_add_action_entries (G_ACTION_MAP (self), win_actions, G_N_ELEMENTS (win_actions), self);
@@ -737,4 +762,14 @@ PfprofSelectedFinding *
 pfprof_view_window_get_selected_finding (PfprofViewWindow *self)
 {
   return self->selected;
+}
+
+int
+pfprof_view_window_get_occurrence (PfprofViewWindow *self)
+{
+  const PfprofFinding *f = current_finding (self);
+
+  if (f == NULL || f->evidence == NULL || f->evidence->len == 0)
+    return -1;
+  return g_array_index (self->occurrences, int, self->occurrence);
 }

@@ -288,7 +288,28 @@ test_select_finding (void)
   g_assert_cmpstr (get (r, "select_finding_ok"), ==, "1");
   g_assert_cmpstr (get (r, "finding_rule"), ==, "pageable-transfer");
   g_assert_cmpint (sscanf (get (r, "evidence"), "%d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &index, &e0, &e1), ==, 3);
-  g_assert_cmpint (index, ==, 2); /* the third occurrence, after two "next" */
+  /* Stepping with "next" visits every occurrence once, costliest first;
+   * after two presses the third costliest is shown. */
+  {
+    g_auto (GStrv) walk = g_strsplit (get (r, "occurrence_walk_index"), " ", -1);
+    g_auto (GStrv) cost = g_strsplit (get (r, "occurrence_walk_cost"), " ", -1);
+    guint n = (guint) get_i64 (r, "n_occurrences");
+    g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+    g_assert_cmpuint (n, >=, 3);
+    g_assert_cmpuint (g_strv_length (walk), ==, n);
+    g_assert_cmpuint (g_strv_length (cost), ==, n);
+    for (guint i = 0; i < n; i++)
+      {
+        g_assert_true (g_hash_table_add (seen, walk[i]));
+        if (i > 0)
+          g_assert_cmpint (g_ascii_strtoll (cost[i], NULL, 10), <=, g_ascii_strtoll (cost[i - 1], NULL, 10));
+      }
+    g_assert_cmpint (index, ==, (int) g_ascii_strtoll (walk[2], NULL, 10));
+    /* The navigator names the costliest first, with its cost. */
+    g_assert_nonnull (strstr (get (r, "occurrence_text"), "Occurrence 1 of "));
+    g_assert_nonnull (strstr (get (r, "occurrence_text"), " ms"));
+  }
   /* The view changed, zoomed in, and contains the occurrence. */
   g_assert_true (s0 != t0 || s1 != t1);
   g_assert_cmpint (s1 - s0, <, (t1 - t0) / 10);
