@@ -1,6 +1,8 @@
 /* pfprof-details-panel.c: the details of the clicked event. */
 #include "pfprof-details-panel.h"
 
+#include <math.h>
+
 #include "pfprof-format.h"
 #include "pfprof-kind-names.h"
 #include "pfprof-renderer.h"
@@ -35,8 +37,21 @@ pfprof_details_panel_new (void)
   return g_object_new (PFPROF_TYPE_DETAILS_PANEL, NULL);
 }
 
+/* @ns from the start of the trace in seconds, with as many decimals as
+ * tell apart two points @resolution_ns apart: at a zoom where a pixel is
+ * 40 µs, "15.20548 s", not "15.2 s". */
+static char *
+format_time (gint64 ns, gint64 resolution_ns)
+{
+  int decimals = (int) ceil (9 - log10 ((double) MAX (resolution_ns, 1)));
+  g_autofree char *s = pfprof_format_double ((double) ns / 1e9, CLAMP (decimals, 1, 9));
+
+  return g_strdup_printf ("%s s", s);
+}
+
 void
-pfprof_details_panel_show_event (PfprofDetailsPanel *self, PfprofTimeline *timeline, int row_index, guint ref)
+pfprof_details_panel_show_event (PfprofDetailsPanel *self, PfprofTimeline *timeline, int row_index, guint ref,
+                                 gint64 resolution_ns)
 {
   const PfprofTimelineRow *row;
   const PfprofTrace *t;
@@ -58,7 +73,7 @@ pfprof_details_panel_show_event (PfprofDetailsPanel *self, PfprofTimeline *timel
   t = row->trace;
   pfprof_timeline_event_range (t, ref, &start, &end);
   dur = pfprof_format_ns (end - start);
-  at = pfprof_format_ns (start - timeline->start_ns);
+  at = format_time (start - timeline->start_ns, resolution_ns);
   s = g_string_new ("");
   switch (PFPROF_EVENT_REF_TABLE (ref))
     {
@@ -130,7 +145,7 @@ pfprof_details_panel_show_event (PfprofDetailsPanel *self, PfprofTimeline *timel
   if (call >= 0)
     {
       const PfprofApiRecord *a = &pfprof_trace_api_calls (t)[call];
-      g_autofree char *cat = pfprof_format_ns (a->start_ns - timeline->start_ns);
+      g_autofree char *cat = format_time (a->start_ns - timeline->start_ns, resolution_ns);
 
       g_string_append_printf (s, "\nlaunched by %s on thread %u at %s", pfprof_trace_string (t, a->name_id),
                               a->tid, cat);

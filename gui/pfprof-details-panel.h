@@ -16,8 +16,11 @@ G_DECLARE_FINAL_TYPE (PfprofDetailsPanel, pfprof_details_panel, PFPROF, DETAILS_
 GtkWidget *pfprof_details_panel_new (void);
 
 /* Shows event @ref of row @row_index of @timeline (borrowed, only read
- * here); @row_index -1 or @timeline NULL shows the hint. */
-void pfprof_details_panel_show_event (PfprofDetailsPanel *self, PfprofTimeline *timeline, int row_index, guint ref);
+ * here), its times to the precision of @resolution_ns (what a pixel of
+ * the timeline spans at its zoom); @row_index -1 or @timeline NULL shows
+ * the hint. */
+void pfprof_details_panel_show_event (PfprofDetailsPanel *self, PfprofTimeline *timeline, int row_index, guint ref,
+                                      gint64 resolution_ns);
 
 /* The text shown. */
 const char *pfprof_details_panel_get_text (PfprofDetailsPanel *self);

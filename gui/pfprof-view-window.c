@@ -169,8 +169,11 @@ clear_findings (PfprofViewWindow *self)
 static void
 on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, PfprofViewWindow *self)
 {
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (self->timeline);
+  gint64 resolution = (gint64) ((double) (v->t1 - v->t0) / MAX (1.0, v->width - v->label_width));
+
   pfprof_details_panel_show_event (self->details, self->loaded != NULL ? self->loaded->timeline : NULL,
-                                   row_index, ref);
+                                   row_index, ref, resolution);
 }
 
 /* ---- Loading ---------------------------------------------------------- */

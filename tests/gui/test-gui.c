@@ -319,6 +319,18 @@ test_select_finding (void)
   g_assert_nonnull (strstr (get (r, "details"), "HtoD pageable copy"));
   g_assert_nonnull (strstr (get (r, "details"), "48.0 MiB"));
   g_assert_nonnull (strstr (get (r, "details"), "launched by cudaMemcpyAsync"));
+  /* Times to the precision of the zoom: the start has decimals enough to
+   * tell apart points a hundredth of the view apart. */
+  {
+    const char *start = strstr (get (r, "details"), "start ");
+    const char *dot = start ? strchr (start, '.') : NULL;
+    int decimals = 0;
+
+    g_assert_nonnull (dot);
+    while (g_ascii_isdigit (dot[1 + decimals]))
+      decimals++;
+    g_assert_cmpfloat (pow (10, 9 - decimals), <=, (s1 - s0) / 100.0);
+  }
   /* The finding says where in the Python code its copies come from (the
    * generator's batch copy), and its fix is code: monospace, not
    * wrapped, and the Copy button puts it on the clipboard. */
