@@ -4,6 +4,8 @@
 #include <math.h>
 #include <time.h>
 
+#include "pfprof-format.h"
+
 /* Never zoom in further than this many ns across the whole width. */
 #define MIN_SPAN_NS 200
 
@@ -314,11 +316,36 @@ pfprof_timeline_widget_select_event (PfprofTimelineWidget *self, int row, Pfprof
   g_signal_emit (self, signals[SIGNAL_EVENT_SELECTED], 0, row, (guint) (row >= 0 ? ref : PFPROF_EVENT_REF_NONE));
 }
 
+/* The event under (@x, @y), its row in *@row_out; PFPROF_EVENT_REF_NONE
+ * when there is none (a group row, the labels, empty space). */
+static PfprofEventRef
+event_at (PfprofTimelineWidget *self, double x, double y, int *row_out)
+{
+  const PfprofTimelineRow *row;
+  double npp;
+  int r;
+
+  *row_out = -1;
+  if (self->timeline == NULL || x <= self->view.label_width)
+    return PFPROF_EVENT_REF_NONE;
+  r = pfprof_renderer_row_at (self->timeline, &self->view, y);
+  if (r < 0)
+    return PFPROF_EVENT_REF_NONE;
+  row = pfprof_timeline_get_row (self->timeline, (guint) r);
+  if (row->is_group)
+    return PFPROF_EVENT_REF_NONE;
+  *row_out = r;
+  npp = (double) (self->view.t1 - self->view.t0) / MAX (1.0, self->view.width - self->view.label_width);
+  /* Three pixels either side: sub-pixel events stay clickable. */
+  return pfprof_timeline_row_hit (row, pfprof_renderer_time_at (&self->view, x), (gint64) ceil (3 * npp));
+}
+
 static void
 on_click (GtkGestureClick *gesture, int n_press, double x, double y, gpointer data)
 {
   PfprofTimelineWidget *self = data;
   const PfprofTimelineRow *row;
+  PfprofEventRef ref;
   int r;
 
   gtk_widget_grab_focus (GTK_WIDGET (self));
@@ -337,13 +364,48 @@ on_click (GtkGestureClick *gesture, int n_press, double x, double y, gpointer da
     }
   if (x > self->view.label_width)
     {
-      double npp = (double) (self->view.t1 - self->view.t0) / MAX (1.0, self->view.width - self->view.label_width);
-      /* Three pixels either side: sub-pixel events stay clickable. */
-      PfprofEventRef ref = pfprof_timeline_row_hit (row, pfprof_renderer_time_at (&self->view, x),
-                                                    (gint64) ceil (3 * npp));
-
+      ref = event_at (self, x, y, &r);
       pfprof_timeline_widget_select_event (self, ref == PFPROF_EVENT_REF_NONE ? -1 : r, ref);
     }
+}
+
+char *
+pfprof_timeline_widget_describe_at (PfprofTimelineWidget *self, double x, double y)
+{
+  const PfprofTimelineRow *row;
+  PfprofEventRef ref;
+  gint64 start, end;
+  int r;
+  g_autofree char *name = NULL;
+  g_autofree char *dur = NULL;
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (PFPROF_IS_TIMELINE_WIDGET (self), NULL);
+
+  ref = event_at (self, x, y, &r);
+  if (ref == PFPROF_EVENT_REF_NONE)
+    return NULL;
+  row = pfprof_timeline_get_row (self->timeline, (guint) r);
+  name = pfprof_renderer_event_label (row, ref);
+  pfprof_timeline_event_range (row->trace, ref, &start, &end);
+  dur = pfprof_format_ns (end - start);
+  text = g_strdup_printf ("%s\n%s \u00b7 %s", name, dur, row->label);
+  /* Names come from the program: valid UTF-8, and set as plain text. */
+  return g_utf8_make_valid (text, -1);
+}
+
+static gboolean
+on_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *tooltip, gpointer data)
+{
+  g_autofree char *text = NULL;
+
+  if (keyboard)
+    return FALSE;
+  text = pfprof_timeline_widget_describe_at (PFPROF_TIMELINE_WIDGET (widget), x, y);
+  if (text == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
 }
 
 static void
@@ -472,6 +534,9 @@ pfprof_timeline_widget_init (PfprofTimelineWidget *self)
   ctl = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
   g_signal_connect (ctl, "scroll", G_CALLBACK (on_scroll), self);
   gtk_widget_add_controller (GTK_WIDGET (self), ctl);
+
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+  g_signal_connect (self, "query-tooltip", G_CALLBACK (on_query_tooltip), NULL);
 
   ctl = gtk_event_controller_motion_new ();
   g_signal_connect (ctl, "motion", G_CALLBACK (on_motion), self);

@@ -4,7 +4,8 @@
  * navigation people know from Perfetto and Nsight Systems: Ctrl+scroll or
  * pinch zooms around the pointer, drag or scroll pans, W/S zoom, A/D pan,
  * Shift+drag selects a range (Z or releasing zooms to it), F or 0 fits
- * all; a click selects an event or toggles a group.
+ * all; a click selects an event or toggles a group; hovering an event
+ * shows its name, duration and row (stream or thread) in a tooltip.
  */
 #pragma once
 
@@ -50,6 +51,10 @@ void pfprof_timeline_widget_select_event (PfprofTimelineWidget *self, int row, P
 
 /* Scrolls so that @row is shown. */
 void pfprof_timeline_widget_scroll_to_row (PfprofTimelineWidget *self, int row);
+
+/* What the tooltip at widget point (@x, @y) says: "name\nduration ·
+ * row", or NULL where there is no event. New string. */
+char *pfprof_timeline_widget_describe_at (PfprofTimelineWidget *self, double x, double y);
 
 /* Whether dark colours are used. */
 void pfprof_timeline_widget_set_dark (PfprofTimelineWidget *self, gboolean dark);

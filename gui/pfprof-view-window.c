@@ -1,48 +1,43 @@
-/* pfprof-view-window.c: the main window. */
+/* pfprof-view-window.c: the main window. Its layout is the template
+ * pfprof-view-window.ui; each panel is its own widget, and the window
+ * ties them to the loads and to each other. */
 #include "pfprof-view-window.h"
 
-#include <math.h>
-#include <string.h>
-
-#include "pfprof-display-name.h"
-#include "pfprof-format.h"
-#include "pfprof-kind-names.h"
-#include "pfprof-report.h"
+#include "pfprof-details-panel.h"
+#include "pfprof-findings-panel.h"
+#include "pfprof-overview.h"
 #include "pfprof-render-text.h"
+#include "pfprof-selected-finding.h"
+#include "pfprof-summary-bar.h"
 
 struct _PfprofViewWindow
 {
   GtkApplicationWindow parent_instance;
 
-  GtkWidget *stack;
-  GtkWidget *progress_bar;
-  GtkWidget *progress_label;
-  GtkWidget *no_gpu_label;
-  GtkWidget *summary;
-  GtkWidget *overview;
+  /* From the template. */
+  GtkStack *stack;
+  GtkProgressBar *progress_bar;
+  GtkLabel *progress_label;
+  GtkLabel *no_gpu_label;
+  PfprofSummaryBar *summary;
+  PfprofOverview *overview;
   PfprofTimelineWidget *timeline;
-  GtkWidget *findings_list;
-  GtkWidget *finding_box;
-  GtkWidget *finding_title;
-  GtkWidget *finding_message;
-  GtkWidget *occurrence_label;
-  GtkWidget *fix_view;
-  GtkWidget *details;
-  GtkWidget *error_dialog;
+  PfprofFindingsPanel *findings;
+  PfprofSelectedFinding *selected;
+  PfprofDetailsPanel *details;
   GMenu *recent_menu;
 
+  GtkWidget *error_dialog;
   PfprofViewLoaded *loaded;
   /* Shown while its load's analysis runs (owned by that load), or NULL. */
   PfprofTimeline *early;
   guint load_serial;      /* the latest open's */
-  GArray *order;          /* panel row -> index in analysis->findings */
   int finding;            /* index in analysis->findings, -1 */
-  int occurrence;
+  GArray *occurrences;    /* the finding's evidence indices, costliest first */
+  int occurrence;         /* position in occurrences */
   int *progress;          /* g_atomic_rc_box */
   guint progress_source;
   GCancellable *cancellable;
-  cairo_surface_t *overview_cache;
-  int overview_cache_w, overview_cache_h;
 };
 
 G_DEFINE_FINAL_TYPE (PfprofViewWindow, pfprof_view_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -57,7 +52,7 @@ static guint signals[N_SIGNALS];
 
 #define RECENT_APP "pfprof-view"
 
-/* ---- Findings panel -------------------------------------------------- */
+/* ---- The selected finding --------------------------------------------- */
 
 static const PfprofFinding *
 current_finding (PfprofViewWindow *self)
@@ -67,90 +62,78 @@ current_finding (PfprofViewWindow *self)
   return g_ptr_array_index (self->loaded->analysis->findings, self->finding);
 }
 
+/* What the evidence cost (PfprofEvidence.cost_ns), what the analysis and
+ * so the navigator order by. */
+static int
+compare_cost (gconstpointer a, gconstpointer b, gpointer data)
+{
+  GArray *evidence = data;
+  const PfprofEvidence *x = &g_array_index (evidence, PfprofEvidence, *(const int *) a);
+  const PfprofEvidence *y = &g_array_index (evidence, PfprofEvidence, *(const int *) b);
+  gint64 cx = x->cost_ns, cy = y->cost_ns;
+
+  if (cx != cy)
+    return cx > cy ? -1 : 1;
+  return *(const int *) a - *(const int *) b;
+}
+
 static void
 show_occurrence (PfprofViewWindow *self)
 {
   const PfprofFinding *f = current_finding (self);
   const PfprofEvidence *ev;
   gint64 span, mid;
-  char text[96];
-  int row;
+  int row, index;
 
   if (f == NULL || f->evidence == NULL || f->evidence->len == 0)
     {
-      gtk_label_set_text (GTK_LABEL (self->occurrence_label), "No occurrence on the timeline");
+      pfprof_selected_finding_set_occurrence (self->selected, -1, 0, 0, 0);
       pfprof_timeline_widget_select_finding (self->timeline, self->finding, -1);
       return;
     }
   self->occurrence = CLAMP (self->occurrence, 0, (int) f->evidence->len - 1);
-  ev = &g_array_index (f->evidence, PfprofEvidence, self->occurrence);
+  index = g_array_index (self->occurrences, int, self->occurrence);
+  ev = &g_array_index (f->evidence, PfprofEvidence, index);
   /* Wide enough to see the occurrence with some of what surrounds it. */
   span = MAX (ev->end_ns - ev->start_ns, 1000) * 4;
   mid = ev->start_ns + (ev->end_ns - ev->start_ns) / 2;
-  pfprof_timeline_widget_select_finding (self->timeline, self->finding, self->occurrence);
+  pfprof_timeline_widget_select_finding (self->timeline, self->finding, index);
   pfprof_timeline_widget_set_range (self->timeline, mid - span / 2, mid + span / 2);
-  row = pfprof_timeline_finding_rows (self->loaded->timeline, (guint) self->finding)[self->occurrence];
+  row = pfprof_timeline_finding_rows (self->loaded->timeline, (guint) self->finding)[index];
   pfprof_timeline_widget_scroll_to_row (self->timeline, row);
-  /* In the analysis' order: costliest first. */
-  {
-    double share = pfprof_evidence_share (f, ev);
-
-    if (f->time_ns > 0)
-      g_snprintf (text, sizeof text, "Occurrence %d of %u, costliest first (%.*f%%)", self->occurrence + 1,
-                  f->evidence->len, share >= 0.1 ? 0 : 1, share * 100.0);
-    else
-      g_snprintf (text, sizeof text, "Occurrence %d of %u, costliest first", self->occurrence + 1,
-                  f->evidence->len);
-  }
-  gtk_label_set_text (GTK_LABEL (self->occurrence_label), text);
+  pfprof_selected_finding_set_occurrence (self->selected, self->occurrence, f->evidence->len,
+                                          ev->cost_ns, f->time_ns);
 }
 
 static void
-select_finding_index (PfprofViewWindow *self, int index)
+on_finding_selected (PfprofFindingsPanel *panel, int index, PfprofViewWindow *self)
 {
   const PfprofFinding *f;
 
-  self->finding = index;
+  self->finding = self->loaded != NULL ? index : -1;
   self->occurrence = 0;
   f = current_finding (self);
-  gtk_widget_set_visible (self->finding_box, f != NULL);
+  /* The worst first: that is the one to look at, not the first in time. */
+  g_array_set_size (self->occurrences, 0);
+  for (int i = 0; f != NULL && f->evidence != NULL && i < (int) f->evidence->len; i++)
+    g_array_append_val (self->occurrences, i);
+  if (f != NULL && f->evidence != NULL)
+    g_array_sort_with_data (self->occurrences, compare_cost, f->evidence);
+  pfprof_selected_finding_set_finding (self->selected, f);
   if (f == NULL)
     {
       pfprof_timeline_widget_select_finding (self->timeline, -1, -1);
       return;
     }
-  /* Trace-derived text goes through set_text: never parsed as markup. */
-  gtk_label_set_text (GTK_LABEL (self->finding_title), f->title ? f->title : f->rule);
-  gtk_label_set_text (GTK_LABEL (self->finding_message), f->message ? f->message : "");
-  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->fix_view)),
-                            f->fix ? f->fix : "", -1);
   show_occurrence (self);
-}
-
-static void
-on_finding_row_selected (GtkListBox *box, GtkListBoxRow *row, gpointer data)
-{
-  PfprofViewWindow *self = data;
-
-  if (row == NULL || self->order == NULL)
-    {
-      select_finding_index (self, -1);
-      return;
-    }
-  select_finding_index (self, g_array_index (self->order, int, gtk_list_box_row_get_index (row)));
 }
 
 gboolean
 pfprof_view_window_select_finding (PfprofViewWindow *self, guint n)
 {
-  GtkListBoxRow *row = gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->findings_list), (int) n);
-
-  if (row == NULL)
+  if (!pfprof_findings_panel_select (self->findings, n))
     return FALSE;
-  gtk_list_box_select_row (GTK_LIST_BOX (self->findings_list), row);
-  /* Focusing the row scrolls the panel to it; the keys then go back to
-   * the timeline. */
-  gtk_widget_grab_focus (GTK_WIDGET (row));
+  /* The panel scrolled to the row; the keys go back to the timeline. */
   gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
   return TRUE;
 }
@@ -158,14 +141,9 @@ pfprof_view_window_select_finding (PfprofViewWindow *self, guint n)
 gboolean
 pfprof_view_window_select_rule (PfprofViewWindow *self, const char *rule)
 {
-  for (guint i = 0; self->loaded != NULL && self->order != NULL && i < self->order->len; i++)
-    {
-      const PfprofFinding *f = g_ptr_array_index (self->loaded->analysis->findings, g_array_index (self->order, int, i));
+  int n = pfprof_findings_panel_find_rule (self->findings, rule);
 
-      if (g_strcmp0 (f->rule, rule) == 0)
-        return pfprof_view_window_select_finding (self, i);
-    }
-  return FALSE;
+  return n >= 0 && pfprof_view_window_select_finding (self, (guint) n);
 }
 
 void
@@ -180,381 +158,23 @@ pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta)
   show_occurrence (self);
 }
 
+/* Empties the panels for a new load. */
 static void
-on_next (GtkButton *b, gpointer data)
+clear_findings (PfprofViewWindow *self)
 {
-  pfprof_view_window_step_occurrence (data, 1);
-}
-
-static void
-on_prev (GtkButton *b, gpointer data)
-{
-  pfprof_view_window_step_occurrence (data, -1);
-}
-
-static void
-on_copy_fix (GtkButton *b, gpointer data)
-{
-  PfprofViewWindow *self = data;
-  const PfprofFinding *f = current_finding (self);
-
-  if (f != NULL && f->fix != NULL)
-    gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), f->fix);
-}
-
-static int
-compare_order (gconstpointer a, gconstpointer b, gpointer data)
-{
-  GPtrArray *findings = data;
-  const PfprofFinding *x = g_ptr_array_index (findings, *(const int *) a);
-  const PfprofFinding *y = g_ptr_array_index (findings, *(const int *) b);
-
-  if (x->severity != y->severity)
-    return x->severity > y->severity ? -1 : 1;
-  if (x->est_savings_ns != y->est_savings_ns)
-    return x->est_savings_ns > y->est_savings_ns ? -1 : 1;
-  return *(const int *) a - *(const int *) b;
-}
-
-static void
-fill_findings (PfprofViewWindow *self)
-{
-  GtkWidget *child;
-  GPtrArray *findings = self->loaded->analysis->findings;
-
-  while ((child = gtk_widget_get_first_child (self->findings_list)) != NULL)
-    gtk_list_box_remove (GTK_LIST_BOX (self->findings_list), child);
-  g_clear_pointer (&self->order, g_array_unref);
-  self->order = g_array_new (FALSE, FALSE, sizeof (int));
-  for (int i = 0; findings != NULL && i < (int) findings->len; i++)
-    g_array_append_val (self->order, i);
-  if (findings != NULL)
-    g_array_sort_with_data (self->order, compare_order, findings);
-  for (guint i = 0; i < self->order->len; i++)
-    {
-      const PfprofFinding *f = g_ptr_array_index (findings, g_array_index (self->order, int, i));
-      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-      GtkWidget *title = gtk_label_new (f->title ? f->title : f->rule);
-      g_autofree char *savings = pfprof_report_saving (f);
-      g_autofree char *meta = g_strdup_printf ("%s \u00b7 %s \u00b7 %s \u00b7 %" G_GUINT64_FORMAT " occurrences",
-                                               pfprof_severity_to_string (f->severity), f->rule, savings, f->count);
-      GtkWidget *sub = gtk_label_new (meta);
-
-      gtk_label_set_xalign (GTK_LABEL (title), 0);
-      gtk_label_set_wrap (GTK_LABEL (title), TRUE);
-      gtk_widget_add_css_class (title, "heading");
-      gtk_label_set_xalign (GTK_LABEL (sub), 0);
-      gtk_label_set_wrap (GTK_LABEL (sub), TRUE);
-      gtk_widget_add_css_class (sub, "dim-label");
-      gtk_widget_add_css_class (box, f->severity == PFPROF_SEVERITY_ERROR     ? "pfprof-error"
-                                     : f->severity == PFPROF_SEVERITY_WARNING ? "pfprof-warning"
-                                                                              : "pfprof-info");
-      gtk_widget_set_margin_start (box, 8);
-      gtk_widget_set_margin_end (box, 8);
-      gtk_widget_set_margin_top (box, 6);
-      gtk_widget_set_margin_bottom (box, 6);
-      gtk_box_append (GTK_BOX (box), title);
-      gtk_box_append (GTK_BOX (box), sub);
-      gtk_list_box_append (GTK_LIST_BOX (self->findings_list), box);
-    }
-  if (self->order->len == 0)
-    {
-      GtkWidget *none = gtk_label_new ("No findings: the input pipeline keeps up.");
-
-      gtk_widget_set_margin_top (none, 12);
-      gtk_widget_set_margin_bottom (none, 12);
-      gtk_list_box_append (GTK_LIST_BOX (self->findings_list), none);
-      gtk_list_box_row_set_selectable (gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->findings_list), 0), FALSE);
-      g_array_set_size (self->order, 0);
-    }
+  pfprof_findings_panel_set_analysis (self->findings, NULL);
   self->finding = -1;
-  gtk_widget_set_visible (self->finding_box, FALSE);
-}
-
-/* ---- Summary ---------------------------------------------------------- */
-
-static int
-compare_i64 (gconstpointer a, gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-
-  return (x > y) - (x < y);
-}
-
-static gint64
-median_of (GArray *steps, guint trace_index, gsize offset)
-{
-  g_autoptr (GArray) v = g_array_new (FALSE, FALSE, sizeof (gint64));
-
-  for (guint i = 0; steps != NULL && i < steps->len; i++)
-    {
-      const PfprofStep *s = &g_array_index (steps, PfprofStep, i);
-
-      if (!s->warmup && s->trace_index == trace_index)
-        g_array_append_val (v, *(const gint64 *) ((const char *) s + offset));
-    }
-  if (v->len == 0)
-    return -1;
-  g_array_sort (v, compare_i64);
-  return g_array_index (v, gint64, v->len / 2);
+  pfprof_selected_finding_set_finding (self->selected, NULL);
 }
 
 static void
-fill_summary (PfprofViewWindow *self)
+on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, PfprofViewWindow *self)
 {
-  const PfprofAnalysis *a = self->loaded->analysis;
-  GString *s = g_string_new ("");
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (self->timeline);
+  gint64 resolution = (gint64) ((double) (v->t1 - v->t0) / MAX (1.0, v->width - v->label_width));
 
-  for (guint i = 0; a->devices != NULL && i < a->devices->len; i++)
-    {
-      const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
-      gint64 exposed = median_of (a->steps, d->trace_index, G_STRUCT_OFFSET (PfprofStep, copy_exposed_ns));
-      gint64 idle = median_of (a->steps, d->trace_index, G_STRUCT_OFFSET (PfprofStep, idle_ns));
-
-      if (s->len > 0)
-        g_string_append (s, "   |   ");
-      if (a->traces->len > 1)
-        g_string_append_printf (s, "Process %" G_GINT64_FORMAT " ",
-                                ((PfprofTrace *) g_ptr_array_index (a->traces, d->trace_index))->pid);
-      g_string_append_printf (s, "GPU %u: copy/compute overlap %.0f%%", d->device_id, d->overlap_fraction * 100);
-      if (exposed >= 0)
-        {
-          g_autofree char *e = pfprof_format_ns (exposed);
-          g_autofree char *l = pfprof_format_ns (idle);
-
-          g_string_append_printf (s, " \u00b7 exposed copy %s/step \u00b7 idle %s/step", e, l);
-        }
-    }
-  if (a->step_median_ns > 0)
-    {
-      g_autofree char *m = pfprof_format_ns (a->step_median_ns);
-
-      g_string_append_printf (s, "%smedian step %s (%u steps)", s->len ? "   |   " : "", m,
-                              a->steps ? a->steps->len : 0);
-    }
-  else
-    g_string_append_printf (s, "%sno training steps detected", s->len ? "   |   " : "");
-  gtk_label_set_text (GTK_LABEL (self->summary), s->str);
-  g_string_free (s, TRUE);
-}
-
-/* ---- Event details ---------------------------------------------------- */
-
-/* The symbol as recorded, under the name shown, when they differ. */
-static void
-append_raw_name (GString *s, const PfprofTrace *t, guint32 name_id)
-{
-  const char *raw = pfprof_trace_string (t, name_id);
-
-  if (strcmp (raw, pfprof_display_name (t, name_id)) != 0)
-    g_string_append_printf (s, "raw name %s\n", raw);
-}
-
-static void
-on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer data)
-{
-  PfprofViewWindow *self = data;
-  const PfprofTimelineRow *row;
-  const PfprofTrace *t;
-  GString *s;
-  gint64 start, end;
-  guint i = PFPROF_EVENT_REF_INDEX (ref);
-  g_autofree char *dur = NULL;
-  g_autofree char *at = NULL;
-  gint64 call;
-
-  if (row_index < 0 || self->loaded == NULL)
-    {
-      gtk_label_set_text (GTK_LABEL (self->details), "Click an event to see its details.");
-      return;
-    }
-  row = pfprof_timeline_get_row (self->loaded->timeline, (guint) row_index);
-  t = row->trace;
-  pfprof_timeline_event_range (t, ref, &start, &end);
-  dur = pfprof_format_ns (end - start);
-  at = pfprof_format_ns (start - self->loaded->timeline->start_ns);
-  s = g_string_new ("");
-  switch (PFPROF_EVENT_REF_TABLE (ref))
-    {
-    case PFPROF_TABLE_KERNELS:
-      {
-        const PfprofKernelRecord *k = &pfprof_trace_kernels (t)[i];
-
-        g_string_append_printf (s, "Kernel %s\nGPU %u, stream %u\ngrid %d\u00d7%d\u00d7%d, block %d\u00d7%d\u00d7%d, %d registers\n",
-                                pfprof_display_name (t, k->name_id), k->device_id, k->stream_id,
-                                k->grid_x, k->grid_y, k->grid_z, k->block_x, k->block_y, k->block_z, k->registers);
-        append_raw_name (s, t, k->name_id);
-        break;
-      }
-    case PFPROF_TABLE_MEMCPYS:
-      {
-        const PfprofMemcpyRecord *m = &pfprof_trace_memcpys (t)[i];
-        g_autofree char *bytes = pfprof_format_bytes (m->bytes);
-
-        g_string_append_printf (s, "%s copy\nGPU %u, stream %u\n%s, %.2f GB/s\nfrom %s to %s memory%s\n",
-                                pfprof_renderer_item_name (pfprof_timeline_event_class (row, ref)),
-                                m->device_id, m->stream_id, bytes,
-                                end > start ? (double) m->bytes / (double) (end - start) : 0.0,
-                                pfprof_kind_names_memory (m->src_kind), pfprof_kind_names_memory (m->dst_kind),
-                                (m->flags & PFPROF_MEMCPY_FLAG_ASYNC) ? ", async" : ", synchronous");
-        break;
-      }
-    case PFPROF_TABLE_MEMSETS:
-      {
-        const PfprofMemsetRecord *m = &pfprof_trace_memsets (t)[i];
-        g_autofree char *bytes = pfprof_format_bytes (m->bytes);
-
-        g_string_append_printf (s, "Memset\nGPU %u, stream %u\n%s of %s memory\n", m->device_id,
-                                m->stream_id, bytes, pfprof_kind_names_memory (m->memory_kind));
-        break;
-      }
-    case PFPROF_TABLE_SYNCS:
-      {
-        static const char *types[] = { "unknown", "event synchronize", "stream wait event",
-                                       "stream synchronize", "context synchronize" };
-        const PfprofSyncRecord *y = &pfprof_trace_syncs (t)[i];
-
-        g_string_append_printf (s, "Synchronization: %s\n", y->type < G_N_ELEMENTS (types) ? types[y->type] : "unknown");
-        if (y->stream_id != PFPROF_NONE)
-          g_string_append_printf (s, "stream %u\n", y->stream_id);
-        break;
-      }
-    case PFPROF_TABLE_API_CALLS:
-      {
-        const PfprofApiRecord *a = &pfprof_trace_api_calls (t)[i];
-
-        g_string_append_printf (s, "%s\n%s API, thread %u, returned %d\n", pfprof_display_name (t, a->name_id),
-                                a->domain == PFPROF_API_DRIVER ? "Driver" : "Runtime", a->tid, a->return_value);
-        append_raw_name (s, t, a->name_id);
-        break;
-      }
-    case PFPROF_TABLE_NVTX:
-      {
-        const PfprofNvtxRecord *n = &pfprof_trace_nvtx (t)[i];
-
-        g_string_append_printf (s, "NVTX range %s\ndomain %s, thread %u, depth %u\n",
-                                pfprof_trace_string (t, n->name_id),
-                                n->domain_id == PFPROF_NONE ? "(default)" : pfprof_trace_string (t, n->domain_id),
-                                n->tid, n->depth);
-        break;
-      }
-    default:
-      break;
-    }
-  g_string_append_printf (s, "start %s, duration %s", at, dur);
-  call = pfprof_timeline_launching_call (self->loaded->timeline, row->trace_index, ref);
-  if (call >= 0)
-    {
-      const PfprofApiRecord *a = &pfprof_trace_api_calls (t)[call];
-      g_autofree char *cat = pfprof_format_ns (a->start_ns - self->loaded->timeline->start_ns);
-
-      g_string_append_printf (s, "\nlaunched by %s on thread %u at %s", pfprof_display_name (t, a->name_id),
-                              a->tid, cat);
-    }
-  else if (PFPROF_EVENT_REF_TABLE (ref) == PFPROF_TABLE_KERNELS
-           && g_strcmp0 (pfprof_trace_meta (t, "launch_records"), "0") == 0)
-    /* Launches are not intercepted by default (issue 6): say so rather
-     * than show nothing. */
-    g_string_append (s, "\nlaunching call not recorded (record with --trace-launches)");
-  /* Sanitized and set as plain text: names come from the program. */
-  {
-    g_autofree char *clean = g_utf8_make_valid (s->str, -1);
-
-    gtk_label_set_text (GTK_LABEL (self->details), clean);
-  }
-  g_string_free (s, TRUE);
-}
-
-/* ---- Overview strip --------------------------------------------------- */
-
-static void
-draw_overview (GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
-{
-  PfprofViewWindow *self = data;
-  const PfprofRenderView *main_view;
-  PfprofRenderView view;
-  double x0, x1;
-
-  if (self->loaded == NULL)
-    return;
-  /* The whole trace changes only with the size: draw it once. */
-  if (self->overview_cache == NULL || self->overview_cache_w != w || self->overview_cache_h != h)
-    {
-      cairo_t *ccr;
-      double content;
-
-      g_clear_pointer (&self->overview_cache, cairo_surface_destroy);
-      self->overview_cache = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
-      self->overview_cache_w = w;
-      self->overview_cache_h = h;
-      pfprof_render_view_init (&view, self->loaded->timeline, w, h);
-      view.label_width = 0;
-      view.ruler_height = 0;
-      view.dark = pfprof_timeline_widget_get_view (self->timeline)->dark;
-      view.row_scale = 1;
-      content = pfprof_renderer_content_height (self->loaded->timeline, &view);
-      view.row_scale = content > 0 ? MIN (1.0, h / content) : 1;
-      ccr = cairo_create (self->overview_cache);
-      pfprof_renderer_draw (ccr, self->loaded->timeline, &view, NULL);
-      cairo_destroy (ccr);
-    }
-  cairo_set_source_surface (cr, self->overview_cache, 0, 0);
-  cairo_paint (cr);
-  /* The part the timeline shows. */
-  main_view = pfprof_timeline_widget_get_view (self->timeline);
-  pfprof_render_view_init (&view, self->loaded->timeline, w, h);
-  view.label_width = 0;
-  x0 = pfprof_renderer_x_of (&view, main_view->t0);
-  x1 = pfprof_renderer_x_of (&view, main_view->t1);
-  if (x1 - x0 < 2)
-    x1 = x0 + 2;
-  cairo_set_source_rgba (cr, 0.2, 0.45, 0.95, 0.25);
-  cairo_rectangle (cr, x0, 0, x1 - x0, h);
-  cairo_fill_preserve (cr);
-  cairo_set_source_rgba (cr, 0.2, 0.45, 0.95, 0.9);
-  cairo_set_line_width (cr, 1.5);
-  cairo_stroke (cr);
-}
-
-static void
-overview_move (PfprofViewWindow *self, double x)
-{
-  PfprofRenderView view;
-  const PfprofRenderView *main_view;
-  gint64 center, half;
-  int w = gtk_widget_get_width (self->overview);
-
-  if (self->loaded == NULL || w <= 0)
-    return;
-  pfprof_render_view_init (&view, self->loaded->timeline, w, 10);
-  view.label_width = 0;
-  main_view = pfprof_timeline_widget_get_view (self->timeline);
-  center = pfprof_renderer_time_at (&view, x);
-  half = (main_view->t1 - main_view->t0) / 2;
-  pfprof_timeline_widget_set_range (self->timeline, center - half, center + half);
-}
-
-static void
-on_overview_drag_begin (GtkGestureDrag *g, double x, double y, gpointer data)
-{
-  overview_move (data, x);
-}
-
-static void
-on_overview_drag_update (GtkGestureDrag *g, double ox, double oy, gpointer data)
-{
-  double sx, sy;
-
-  gtk_gesture_drag_get_start_point (g, &sx, &sy);
-  overview_move (data, sx + ox);
-}
-
-static void
-on_view_changed (PfprofTimelineWidget *w, gpointer data)
-{
-  PfprofViewWindow *self = data;
-
-  gtk_widget_queue_draw (self->overview);
+  pfprof_details_panel_show_event (self->details, self->loaded != NULL ? self->loaded->timeline : NULL,
+                                   row_index, ref, resolution);
 }
 
 /* ---- Loading ---------------------------------------------------------- */
@@ -564,7 +184,7 @@ on_progress_tick (gpointer data)
 {
   PfprofViewWindow *self = data;
 
-  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar),
+  gtk_progress_bar_set_fraction (self->progress_bar,
                                  g_atomic_int_get (self->progress) / 1000.0);
   return G_SOURCE_CONTINUE;
 }
@@ -610,24 +230,18 @@ on_timeline_ready (PfprofTimeline *timeline, gpointer data)
 {
   Pending *p = data;
   PfprofViewWindow *self = p->self;
-  GtkWidget *child;
 
   if (p->serial != self->load_serial || timeline->n_gpu_events == 0)
     return;
   pfprof_timeline_widget_set_timeline (self->timeline, NULL);
+  pfprof_overview_set_timeline (self->overview, NULL);
+  clear_findings (self);
   g_clear_pointer (&self->loaded, pfprof_view_loaded_free);
-  g_clear_pointer (&self->overview_cache, cairo_surface_destroy);
-  while ((child = gtk_widget_get_first_child (self->findings_list)) != NULL)
-    gtk_list_box_remove (GTK_LIST_BOX (self->findings_list), child);
-  g_clear_pointer (&self->order, g_array_unref);
-  self->finding = -1;
-  gtk_widget_set_visible (self->finding_box, FALSE);
-  gtk_label_set_text (GTK_LABEL (self->summary), "Analysing\u2026 (steps and findings follow)");
+  pfprof_summary_bar_set_text (self->summary, "Analysing\u2026 (steps and findings follow)");
   self->early = timeline;
   pfprof_timeline_widget_set_timeline (self->timeline, timeline);
   on_event_selected (self->timeline, -1, 0, self);
-  gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "content");
-  gtk_widget_queue_draw (self->overview);
+  gtk_stack_set_visible_child_name (self->stack, "content");
   gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
 }
 
@@ -654,7 +268,7 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
       gboolean cancelled = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 
       /* Back to what was shown before. */
-      gtk_stack_set_visible_child_name (GTK_STACK (self->stack),
+      gtk_stack_set_visible_child_name (self->stack,
                                         self->loaded == NULL ? "empty"
                                         : self->loaded->timeline->n_gpu_events == 0 ? "no-gpu"
                                                                                      : "content");
@@ -666,16 +280,17 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
     }
   if (!shown)
     pfprof_timeline_widget_set_timeline (self->timeline, NULL);
+  pfprof_overview_set_timeline (self->overview, NULL);
+  clear_findings (self);
   g_clear_pointer (&self->loaded, pfprof_view_loaded_free);
-  g_clear_pointer (&self->overview_cache, cairo_surface_destroy);
   self->loaded = loaded;
   self->early = NULL;
   if (shown)
     gtk_widget_queue_draw (GTK_WIDGET (self->timeline));
   else
     pfprof_timeline_widget_set_timeline (self->timeline, loaded->timeline);
-  fill_summary (self);
-  fill_findings (self);
+  pfprof_summary_bar_set_analysis (self->summary, loaded->analysis);
+  pfprof_findings_panel_set_analysis (self->findings, loaded->analysis);
   on_event_selected (self->timeline, -1, 0, self);
   {
     const PfprofTrace *t = g_ptr_array_index (loaded->analysis->traces, 0);
@@ -708,12 +323,12 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
         "Did the program use CUDA, and did it run long enough to launch work?",
         pfprof_trace_n_events (g_ptr_array_index (loaded->analysis->traces, 0)));
 
-      gtk_label_set_text (GTK_LABEL (self->no_gpu_label), msg);
-      gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "no-gpu");
+      gtk_label_set_text (self->no_gpu_label, msg);
+      gtk_stack_set_visible_child_name (self->stack, "no-gpu");
     }
   else
-    gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "content");
-  gtk_widget_queue_draw (self->overview);
+    gtk_stack_set_visible_child_name (self->stack, "content");
+  pfprof_overview_set_timeline (self->overview, loaded->timeline);
   gtk_widget_grab_focus (GTK_WIDGET (self->timeline));
   g_signal_emit (self, signals[SIGNAL_LOADED], 0, TRUE);
   g_object_unref (self);
@@ -751,10 +366,10 @@ pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files)
     g_autofree char *clean = pfprof_render_sanitize (base, 80);
     g_autofree char *msg = g_strdup_printf ("Loading %s\u2026", clean);
 
-    gtk_label_set_text (GTK_LABEL (self->progress_label), msg);
+    gtk_label_set_text (self->progress_label, msg);
   }
-  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar), 0);
-  gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "loading");
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  gtk_stack_set_visible_child_name (self->stack, "loading");
   g_clear_handle_id (&self->progress_source, g_source_remove);
   self->progress_source = g_timeout_add (50, on_progress_tick, self);
   {
@@ -768,6 +383,49 @@ pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files)
 }
 
 /* ---- Actions ---------------------------------------------------------- */
+
+static GtkFileFilter *
+file_filter (const char *name, const char *const *patterns)
+{
+  GtkFileFilter *filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, name);
+  for (guint i = 0; patterns[i] != NULL; i++)
+    gtk_file_filter_add_pattern (filter, patterns[i]);
+  return filter;
+}
+
+GListModel *
+pfprof_view_window_new_file_filters (void)
+{
+  /* What the importer table reads; it tells them apart by content. */
+  static const char *const pfprof[] = { "*.pfprof", NULL };
+  static const char *const nsys[] = { "*.sqlite", NULL };
+  static const char *const kineto[] = { "*.json", "*.json.gz", NULL };
+  static const char *const traces[] = { "*.pfprof", "*.sqlite", "*.json", "*.json.gz", NULL };
+  static const char *const all[] = { "*", NULL };
+  GListStore *store = g_list_store_new (GTK_TYPE_FILE_FILTER);
+  GtkFileFilter *filters[] = {
+    file_filter ("All traces", traces),
+    file_filter ("pfprof traces", pfprof),
+    file_filter ("Nsight Systems SQLite exports", nsys),
+    file_filter ("Kineto (PyTorch profiler) traces", kineto),
+    file_filter ("All files", all),
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (filters); i++)
+    {
+      g_list_store_append (store, filters[i]);
+      g_object_unref (filters[i]);
+    }
+  return G_LIST_MODEL (store);
+}
+
+GMenuModel *
+pfprof_view_window_get_recent_menu (PfprofViewWindow *self)
+{
+  return G_MENU_MODEL (self->recent_menu);
+}
 
 static void
 on_open_response (GtkNativeDialog *dialog, int response, gpointer data)
@@ -796,17 +454,14 @@ action_open (GSimpleAction *action, GVariant *param, gpointer data)
   PfprofViewWindow *self = data;
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new ("Open Trace", GTK_WINDOW (self),
                                                               GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
-  GtkFileFilter *filter = gtk_file_filter_new ();
+  g_autoptr (GListModel) filters = pfprof_view_window_new_file_filters ();
 
-  gtk_file_filter_set_name (filter, "pfprof traces");
-  gtk_file_filter_add_pattern (filter, "*.pfprof");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-  g_object_unref (filter);
-  filter = gtk_file_filter_new ();
-  gtk_file_filter_set_name (filter, "All files");
-  gtk_file_filter_add_pattern (filter, "*");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-  g_object_unref (filter);
+  for (guint i = 0; i < g_list_model_get_n_items (filters); i++)
+    {
+      g_autoptr (GtkFileFilter) filter = g_list_model_get_item (filters, i);
+
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+    }
   gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (dialog), TRUE);
   g_signal_connect (dialog, "response", G_CALLBACK (on_open_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
@@ -844,30 +499,64 @@ action_occurrence (GSimpleAction *action, GVariant *param, gpointer data)
   pfprof_view_window_step_occurrence (data, g_str_equal (g_action_get_name (G_ACTION (action)), "next-occurrence") ? 1 : -1);
 }
 
+/* @text shown as itself in a menu, whose labels take '_' for a mnemonic:
+ * "a_pageable" would read "apageable". */
+static char *
+escape_mnemonic (const char *text)
+{
+  g_auto (GStrv) parts = g_strsplit (text, "_", -1);
+
+  return g_strjoinv ("__", parts);
+}
+
 static void
 rebuild_recent (PfprofViewWindow *self)
 {
   GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
-  int n = 0;
+  g_autoptr (GPtrArray) shown = g_ptr_array_new ();
+  g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
 
   g_menu_remove_all (self->recent_menu);
-  for (GList *l = items; l != NULL && n < 10; l = l->next)
+  for (GList *l = items; l != NULL && shown->len < 10; l = l->next)
     {
       GtkRecentInfo *info = l->data;
-      g_autofree char *label = NULL;
-      g_autoptr (GMenuItem) item = NULL;
+      const char *name = gtk_recent_info_get_display_name (info);
 
       if (!gtk_recent_info_has_application (info, RECENT_APP) || !gtk_recent_info_exists (info))
         continue;
-      label = pfprof_render_sanitize (gtk_recent_info_get_display_name (info), 60);
+      g_ptr_array_add (shown, info);
+      g_hash_table_insert (names, (gpointer) name,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (names, name)) + 1));
+    }
+  for (guint i = 0; i < shown->len; i++)
+    {
+      GtkRecentInfo *info = g_ptr_array_index (shown, i);
+      const char *name = gtk_recent_info_get_display_name (info);
+      g_autofree char *text = NULL;
+      g_autofree char *label = NULL;
+      g_autoptr (GMenuItem) item = NULL;
+
+      /* Two traces of the same name (rank0.pfprof of two runs) are told
+       * apart by their folder. */
+      if (GPOINTER_TO_UINT (g_hash_table_lookup (names, name)) > 1)
+        {
+          g_autoptr (GFile) file = g_file_new_for_uri (gtk_recent_info_get_uri (info));
+          g_autoptr (GFile) parent = g_file_get_parent (file);
+          g_autofree char *folder = parent != NULL ? g_file_get_parse_name (parent) : g_strdup ("");
+          g_autofree char *both = g_strdup_printf ("%s \u2014 %s", name, folder);
+
+          text = pfprof_render_sanitize (both, 100);
+        }
+      else
+        text = pfprof_render_sanitize (name, 60);
+      label = escape_mnemonic (text);
       item = g_menu_item_new (label, NULL);
       g_menu_item_set_action_and_target_value (item, "win.open-recent",
                                                g_variant_new_string (gtk_recent_info_get_uri (info)));
       g_menu_append_item (self->recent_menu, item);
-      n++;
     }
   g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
-  if (n == 0)
+  if (shown->len == 0)
     g_menu_append (self->recent_menu, "No recent traces", "win.none");
 }
 
@@ -915,8 +604,7 @@ update_dark (PfprofViewWindow *self)
       prefer_dark = TRUE;
   }
   pfprof_timeline_widget_set_dark (self->timeline, prefer_dark);
-  g_clear_pointer (&self->overview_cache, cairo_surface_destroy);
-  gtk_widget_queue_draw (self->overview);
+  pfprof_overview_set_timeline (self->overview, self->loaded != NULL ? self->loaded->timeline : NULL);
 }
 
 static void
@@ -926,113 +614,6 @@ on_settings_changed (GObject *o, GParamSpec *p, gpointer data)
 }
 
 /* ---- Construction ----------------------------------------------------- */
-
-static GtkWidget *
-centered_label (const char *text, const char *css)
-{
-  GtkWidget *l = gtk_label_new (text);
-
-  gtk_label_set_justify (GTK_LABEL (l), GTK_JUSTIFY_CENTER);
-  gtk_label_set_wrap (GTK_LABEL (l), TRUE);
-  gtk_widget_set_valign (l, GTK_ALIGN_CENTER);
-  gtk_widget_set_halign (l, GTK_ALIGN_CENTER);
-  if (css)
-    gtk_widget_add_css_class (l, css);
-  return l;
-}
-
-static GtkWidget *
-build_sidebar (PfprofViewWindow *self)
-{
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  GtkWidget *scroll, *nav, *b, *fixbox, *heading;
-
-  heading = gtk_label_new ("Findings");
-  gtk_widget_add_css_class (heading, "title-4");
-  gtk_label_set_xalign (GTK_LABEL (heading), 0);
-  gtk_widget_set_margin_start (heading, 8);
-  gtk_widget_set_margin_top (heading, 6);
-  gtk_box_append (GTK_BOX (box), heading);
-
-  self->findings_list = gtk_list_box_new ();
-  gtk_list_box_set_selection_mode (GTK_LIST_BOX (self->findings_list), GTK_SELECTION_SINGLE);
-  g_signal_connect (self->findings_list, "row-selected", G_CALLBACK (on_finding_row_selected), self);
-  scroll = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), self->findings_list);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_widget_set_vexpand (scroll, TRUE);
-  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scroll), 160);
-  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroll), TRUE);
-  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroll), 320);
-  gtk_box_append (GTK_BOX (box), scroll);
-
-  self->finding_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
-  gtk_widget_set_margin_start (self->finding_box, 8);
-  gtk_widget_set_margin_end (self->finding_box, 8);
-  self->finding_title = gtk_label_new ("");
-  gtk_widget_add_css_class (self->finding_title, "heading");
-  gtk_label_set_wrap (GTK_LABEL (self->finding_title), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (self->finding_title), 0);
-  self->finding_message = gtk_label_new ("");
-  gtk_label_set_wrap (GTK_LABEL (self->finding_message), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (self->finding_message), 0);
-  gtk_label_set_selectable (GTK_LABEL (self->finding_message), TRUE);
-  gtk_box_append (GTK_BOX (self->finding_box), self->finding_title);
-  gtk_box_append (GTK_BOX (self->finding_box), self->finding_message);
-
-  nav = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
-  b = gtk_button_new_from_icon_name ("go-previous-symbolic");
-  gtk_widget_set_tooltip_text (b, "Previous occurrence (Ctrl+[)");
-  g_signal_connect (b, "clicked", G_CALLBACK (on_prev), self);
-  gtk_box_append (GTK_BOX (nav), b);
-  self->occurrence_label = gtk_label_new ("");
-  gtk_widget_set_hexpand (self->occurrence_label, TRUE);
-  gtk_box_append (GTK_BOX (nav), self->occurrence_label);
-  b = gtk_button_new_from_icon_name ("go-next-symbolic");
-  gtk_widget_set_tooltip_text (b, "Next occurrence (Ctrl+])");
-  g_signal_connect (b, "clicked", G_CALLBACK (on_next), self);
-  gtk_box_append (GTK_BOX (nav), b);
-  gtk_box_append (GTK_BOX (self->finding_box), nav);
-
-  fixbox = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
-  heading = gtk_label_new ("Fix");
-  gtk_widget_add_css_class (heading, "heading");
-  gtk_widget_set_hexpand (heading, TRUE);
-  gtk_label_set_xalign (GTK_LABEL (heading), 0);
-  gtk_box_append (GTK_BOX (fixbox), heading);
-  b = gtk_button_new_with_label ("Copy");
-  gtk_widget_set_tooltip_text (b, "Copy the fix to the clipboard");
-  g_signal_connect (b, "clicked", G_CALLBACK (on_copy_fix), self);
-  gtk_box_append (GTK_BOX (fixbox), b);
-  gtk_box_append (GTK_BOX (self->finding_box), fixbox);
-  self->fix_view = gtk_text_view_new ();
-  gtk_text_view_set_editable (GTK_TEXT_VIEW (self->fix_view), FALSE);
-  gtk_text_view_set_monospace (GTK_TEXT_VIEW (self->fix_view), TRUE);
-  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (self->fix_view), GTK_WRAP_WORD_CHAR);
-  scroll = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), self->fix_view);
-  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scroll), 90);
-  gtk_box_append (GTK_BOX (self->finding_box), scroll);
-  gtk_widget_set_visible (self->finding_box, FALSE);
-  gtk_box_append (GTK_BOX (box), self->finding_box);
-
-  heading = gtk_label_new ("Details");
-  gtk_widget_add_css_class (heading, "heading");
-  gtk_label_set_xalign (GTK_LABEL (heading), 0);
-  gtk_widget_set_margin_start (heading, 8);
-  gtk_box_append (GTK_BOX (box), heading);
-  self->details = gtk_label_new ("Click an event to see its details.");
-  gtk_label_set_wrap (GTK_LABEL (self->details), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (self->details), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_xalign (GTK_LABEL (self->details), 0);
-  gtk_label_set_selectable (GTK_LABEL (self->details), TRUE);
-  gtk_widget_set_margin_start (self->details, 8);
-  gtk_widget_set_margin_end (self->details, 8);
-  gtk_widget_set_margin_bottom (self->details, 8);
-  gtk_box_append (GTK_BOX (box), self->details);
-  gtk_widget_set_size_request (box, 300, -1);
-  return box;
-}
 
 static void
 pfprof_view_window_dispose (GObject *object)
@@ -1046,6 +627,10 @@ pfprof_view_window_dispose (GObject *object)
   g_signal_handlers_disconnect_matched (gtk_recent_manager_get_default (), G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
   if (self->timeline != NULL)
     pfprof_timeline_widget_set_timeline (self->timeline, NULL);
+  if (self->overview != NULL)
+    pfprof_overview_set_timeline (self->overview, NULL);
+  if (self->findings != NULL)
+    pfprof_findings_panel_set_analysis (self->findings, NULL);
   G_OBJECT_CLASS (pfprof_view_window_parent_class)->dispose (object);
 }
 
@@ -1055,9 +640,7 @@ pfprof_view_window_finalize (GObject *object)
   PfprofViewWindow *self = PFPROF_VIEW_WINDOW (object);
 
   g_clear_pointer (&self->loaded, pfprof_view_loaded_free);
-  g_clear_pointer (&self->order, g_array_unref);
-  g_clear_pointer (&self->overview_cache, cairo_surface_destroy);
-  g_clear_object (&self->recent_menu);
+  g_clear_pointer (&self->occurrences, g_array_unref);
   g_atomic_rc_box_release (self->progress);
   G_OBJECT_CLASS (pfprof_view_window_parent_class)->finalize (object);
 }
@@ -1066,11 +649,32 @@ static void
 pfprof_view_window_class_init (PfprofViewWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = pfprof_view_window_dispose;
   object_class->finalize = pfprof_view_window_finalize;
   signals[SIGNAL_LOADED] = g_signal_new ("loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                          NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+  g_type_ensure (PFPROF_TYPE_TIMELINE_WIDGET);
+  g_type_ensure (PFPROF_TYPE_SUMMARY_BAR);
+  g_type_ensure (PFPROF_TYPE_OVERVIEW);
+  g_type_ensure (PFPROF_TYPE_FINDINGS_PANEL);
+  g_type_ensure (PFPROF_TYPE_SELECTED_FINDING);
+  g_type_ensure (PFPROF_TYPE_DETAILS_PANEL);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/pfprof/View/pfprof-view-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, no_gpu_label);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, summary);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, overview);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, timeline);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, findings);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, selected);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, details);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, recent_menu);
+  gtk_widget_class_bind_template_callback (widget_class, on_event_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_finding_selected);
 }
 
 static const GActionEntry win_actions[] = {
@@ -1086,117 +690,24 @@ static const GActionEntry win_actions[] = {
 static void
 pfprof_view_window_init (PfprofViewWindow *self)
 {
-  GtkWidget *header, *button, *content, *paned, *vbox, *loading, *empty;
-  GMenu *menu;
   GtkDropTarget *drop;
-  GtkGesture *g;
   GtkCssProvider *css;
 
   self->finding = -1;
+  self->occurrences = g_array_new (FALSE, FALSE, sizeof (int));
   self->progress = g_atomic_rc_box_new0 (int);
-  gtk_window_set_title (GTK_WINDOW (self), "pfprof");
-  gtk_window_set_default_size (GTK_WINDOW (self), 1400, 820);
+  gtk_widget_init_template (GTK_WIDGET (self));
   g_action_map_add_action_entries (G_ACTION_MAP (self), win_actions, G_N_ELEMENTS (win_actions), self);
 
   css = gtk_css_provider_new ();
-  gtk_css_provider_load_from_data (css,
-                                   ".pfprof-error { border-left: 4px solid #ef4444; padding-left: 6px; }"
-                                   ".pfprof-warning { border-left: 4px solid #f59e0b; padding-left: 6px; }"
-                                   ".pfprof-info { border-left: 4px solid #2563eb; padding-left: 6px; }"
-                                   ".pfprof-summary { padding: 4px 8px; }",
-                                   -1);
+  gtk_css_provider_load_from_resource (css, "/org/pfprof/View/pfprof-view.css");
   gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   g_object_unref (css);
 
-  header = gtk_header_bar_new ();
-  button = gtk_button_new_with_mnemonic ("_Open");
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.open");
-  gtk_widget_set_tooltip_text (button, "Open a trace (Ctrl+O)");
-  gtk_header_bar_pack_start (GTK_HEADER_BAR (header), button);
-  self->recent_menu = g_menu_new ();
-  button = gtk_menu_button_new ();
-  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (button), "document-open-recent-symbolic");
-  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (button), G_MENU_MODEL (self->recent_menu));
-  gtk_widget_set_tooltip_text (button, "Recent traces");
-  gtk_header_bar_pack_start (GTK_HEADER_BAR (header), button);
+  pfprof_overview_set_timeline_widget (self->overview, self->timeline);
   rebuild_recent (self);
   g_signal_connect (gtk_recent_manager_get_default (), "changed", G_CALLBACK (on_recent_changed), self);
-
-  menu = g_menu_new ();
-  g_menu_append (menu, "Fit All", "win.fit-all");
-  g_menu_append (menu, "Keyboard Shortcuts", "win.show-help-overlay");
-  g_menu_append (menu, "Quit", "app.quit");
-  button = gtk_menu_button_new ();
-  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (button), "open-menu-symbolic");
-  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (button), G_MENU_MODEL (menu));
-  g_object_unref (menu);
-  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), button);
-  button = gtk_button_new_from_icon_name ("zoom-fit-best-symbolic");
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.fit-all");
-  gtk_widget_set_tooltip_text (button, "Fit all (F)");
-  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), button);
-  gtk_window_set_titlebar (GTK_WINDOW (self), header);
-
-  self->stack = gtk_stack_new ();
-  empty = centered_label ("Open a trace with Ctrl+O, or drop one here.\n\nRecord one with: pfprof -- python train.py", "dim-label");
-  gtk_stack_add_named (GTK_STACK (self->stack), empty, "empty");
-
-  loading = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  gtk_widget_set_valign (loading, GTK_ALIGN_CENTER);
-  gtk_widget_set_halign (loading, GTK_ALIGN_CENTER);
-  self->progress_label = gtk_label_new ("Loading\u2026");
-  self->progress_bar = gtk_progress_bar_new ();
-  gtk_widget_set_size_request (self->progress_bar, 360, -1);
-  gtk_box_append (GTK_BOX (loading), self->progress_label);
-  gtk_box_append (GTK_BOX (loading), self->progress_bar);
-  gtk_stack_add_named (GTK_STACK (self->stack), loading, "loading");
-
-  self->no_gpu_label = centered_label ("No GPU activity in this trace", NULL);
-  gtk_stack_add_named (GTK_STACK (self->stack), self->no_gpu_label, "no-gpu");
-
-  content = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  self->summary = gtk_label_new ("");
-  gtk_label_set_xalign (GTK_LABEL (self->summary), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (self->summary), PANGO_ELLIPSIZE_END);
-  gtk_label_set_selectable (GTK_LABEL (self->summary), TRUE);
-  gtk_widget_add_css_class (self->summary, "pfprof-summary");
-  gtk_box_append (GTK_BOX (content), self->summary);
-  self->overview = gtk_drawing_area_new ();
-  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->overview), 48);
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->overview), draw_overview, self, NULL);
-  gtk_widget_set_tooltip_text (self->overview, "Overview of the whole trace: click or drag to move");
-  g = gtk_gesture_drag_new ();
-  g_signal_connect (g, "drag-begin", G_CALLBACK (on_overview_drag_begin), self);
-  g_signal_connect (g, "drag-update", G_CALLBACK (on_overview_drag_update), self);
-  gtk_widget_add_controller (self->overview, GTK_EVENT_CONTROLLER (g));
-  gtk_box_append (GTK_BOX (content), self->overview);
-  gtk_box_append (GTK_BOX (content), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
-
-  paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
-  vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  self->timeline = PFPROF_TIMELINE_WIDGET (pfprof_timeline_widget_new ());
-  g_signal_connect (self->timeline, "event-selected", G_CALLBACK (on_event_selected), self);
-  g_signal_connect (self->timeline, "view-changed", G_CALLBACK (on_view_changed), self);
-  gtk_box_append (GTK_BOX (vbox), GTK_WIDGET (self->timeline));
-  gtk_paned_set_start_child (GTK_PANED (paned), vbox);
-  gtk_paned_set_resize_start_child (GTK_PANED (paned), TRUE);
-  {
-    /* Scrolled, so the wrapped texts of the panel never force the
-     * window taller than the screen. */
-    GtkWidget *side = gtk_scrolled_window_new ();
-
-    gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (side), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-    gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (side), build_sidebar (self));
-    gtk_paned_set_end_child (GTK_PANED (paned), side);
-  }
-  gtk_paned_set_resize_end_child (GTK_PANED (paned), FALSE);
-  gtk_paned_set_shrink_end_child (GTK_PANED (paned), FALSE);
-  gtk_widget_set_vexpand (paned, TRUE);
-  gtk_box_append (GTK_BOX (content), paned);
-  gtk_stack_add_named (GTK_STACK (self->stack), content, "content");
-  gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "empty");
-  gtk_window_set_child (GTK_WINDOW (self), self->stack);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
@@ -1236,17 +747,33 @@ pfprof_view_window_get_error_dialog (PfprofViewWindow *self)
 const char *
 pfprof_view_window_get_page (PfprofViewWindow *self)
 {
-  return gtk_stack_get_visible_child_name (GTK_STACK (self->stack));
+  return gtk_stack_get_visible_child_name (self->stack);
 }
 
 const char *
 pfprof_view_window_get_summary (PfprofViewWindow *self)
 {
-  return gtk_label_get_text (GTK_LABEL (self->summary));
+  return pfprof_summary_bar_get_text (self->summary);
 }
 
 const char *
 pfprof_view_window_get_details (PfprofViewWindow *self)
 {
-  return gtk_label_get_text (GTK_LABEL (self->details));
+  return pfprof_details_panel_get_text (self->details);
+}
+
+PfprofSelectedFinding *
+pfprof_view_window_get_selected_finding (PfprofViewWindow *self)
+{
+  return self->selected;
+}
+
+int
+pfprof_view_window_get_occurrence (PfprofViewWindow *self)
+{
+  const PfprofFinding *f = current_finding (self);
+
+  if (f == NULL || f->evidence == NULL || f->evidence->len == 0)
+    return -1;
+  return g_array_index (self->occurrences, int, self->occurrence);
 }

@@ -10,6 +10,7 @@
 
 #include <gtk/gtk.h>
 
+#include "pfprof-selected-finding.h"
 #include "pfprof-timeline-widget.h"
 #include "pfprof-view-loader.h"
 
@@ -33,13 +34,14 @@ PfprofViewLoaded *pfprof_view_window_get_loaded (PfprofViewWindow *self);
 PfprofTimelineWidget *pfprof_view_window_get_timeline (PfprofViewWindow *self);
 
 /* Selects the @n-th finding of the panel (panel order: severity, then
- * savings) and zooms to its first occurrence. FALSE if there is none. */
+ * savings) and zooms to its costliest occurrence. FALSE if there is none. */
 gboolean pfprof_view_window_select_finding (PfprofViewWindow *self, guint n);
 
 /* Selects the first finding (in panel order) of rule @rule, as above. */
 gboolean pfprof_view_window_select_rule (PfprofViewWindow *self, const char *rule);
 
-/* Moves to the next (@delta 1) or previous (-1) occurrence. */
+/* Moves to the next (@delta 1) or previous (-1) occurrence, costliest
+ * (longest) first, wrapping around. */
 void pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta);
 
 /* The error dialog currently shown, or NULL. */
@@ -50,6 +52,21 @@ const char *pfprof_view_window_get_page (PfprofViewWindow *self);
 
 /* The summary bar's text. */
 const char *pfprof_view_window_get_summary (PfprofViewWindow *self);
+
+/* The recent traces menu (at most 10; a name two of them share is shown
+ * with its folder). */
+GMenuModel *pfprof_view_window_get_recent_menu (PfprofViewWindow *self);
+
+/* The open dialog's filters (GtkFileFilter), the first for every format
+ * pfprof reads: its own traces, Nsight Systems SQLite exports, Kineto
+ * JSON (plain or gzipped). */
+GListModel *pfprof_view_window_new_file_filters (void);
+
+/* The evidence index of the occurrence shown, or -1. */
+int pfprof_view_window_get_occurrence (PfprofViewWindow *self);
+
+/* The panel of the selected finding. */
+PfprofSelectedFinding *pfprof_view_window_get_selected_finding (PfprofViewWindow *self);
 
 /* The details panel's text (event clicked). */
 const char *pfprof_view_window_get_details (PfprofViewWindow *self);

@@ -497,8 +497,8 @@ draw_text_fit (cairo_t *cr, const char *raw, double x, double baseline, double m
   cairo_show_text (cr, text);
 }
 
-static char *
-event_label (const PfprofTimelineRow *row, PfprofEventRef ref)
+char *
+pfprof_renderer_event_label (const PfprofTimelineRow *row, PfprofEventRef ref)
 {
   const PfprofTrace *trace = row->trace;
   guint i = PFPROF_EVENT_REF_INDEX (ref);
@@ -536,7 +536,7 @@ draw_labels (cairo_t *cr, Batch *b)
   for (guint k = 0; k < b->labels->len; k++)
     {
       const Label *l = &g_array_index (b->labels, Label, k);
-      g_autofree char *text = event_label (l->row, l->ref);
+      g_autofree char *text = pfprof_renderer_event_label (l->row, l->ref);
 
       if (l->h < FONT_PX)
         continue;

@@ -90,4 +90,8 @@ void pfprof_renderer_severity_color (PfprofSeverity severity, double rgb[3]);
 /* Human name of @cls for legends ("HtoD pageable"). */
 const char *pfprof_renderer_item_name (PfprofItemClass cls);
 
+/* The text drawn on event @ref of @row ("volta_sgemm...", "HtoD pageable
+ * 48.0 MiB", "Sync"), the trace's own string unescaped. New string. */
+char *pfprof_renderer_event_label (const PfprofTimelineRow *row, PfprofEventRef ref);
+
 G_END_DECLS

@@ -236,6 +236,8 @@ test_first_frame (void)
   g_assert_cmpint (get_i64 (r, "n_findings"), >=, 1);
   g_assert_nonnull (strstr (get (r, "summary"), "overlap"));
   g_assert_nonnull (strstr (get (r, "summary"), "median step"));
+  /* The shortcuts window (Ctrl+?) came from the resource. */
+  g_assert_cmpstr (get (r, "help_overlay"), ==, "1");
   s = load_png (shot);
   /* Not blank: many distinct colours over the window. */
   for (int y = 0; y < cairo_image_surface_get_height (s); y += 3)
@@ -286,7 +288,28 @@ test_select_finding (void)
   g_assert_cmpstr (get (r, "select_finding_ok"), ==, "1");
   g_assert_cmpstr (get (r, "finding_rule"), ==, "pageable-transfer");
   g_assert_cmpint (sscanf (get (r, "evidence"), "%d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &index, &e0, &e1), ==, 3);
-  g_assert_cmpint (index, ==, 2); /* the third occurrence, after two "next" */
+  /* Stepping with "next" visits every occurrence once, costliest first;
+   * after two presses the third costliest is shown. */
+  {
+    g_auto (GStrv) walk = g_strsplit (get (r, "occurrence_walk_index"), " ", -1);
+    g_auto (GStrv) cost = g_strsplit (get (r, "occurrence_walk_cost"), " ", -1);
+    guint n = (guint) get_i64 (r, "n_occurrences");
+    g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+    g_assert_cmpuint (n, >=, 3);
+    g_assert_cmpuint (g_strv_length (walk), ==, n);
+    g_assert_cmpuint (g_strv_length (cost), ==, n);
+    for (guint i = 0; i < n; i++)
+      {
+        g_assert_true (g_hash_table_add (seen, walk[i]));
+        if (i > 0)
+          g_assert_cmpint (g_ascii_strtoll (cost[i], NULL, 10), <=, g_ascii_strtoll (cost[i - 1], NULL, 10));
+      }
+    g_assert_cmpint (index, ==, (int) g_ascii_strtoll (walk[2], NULL, 10));
+    /* The navigator names the costliest first, with its cost. */
+    g_assert_nonnull (strstr (get (r, "occurrence_text"), "Occurrence 1 of "));
+    g_assert_nonnull (strstr (get (r, "occurrence_text"), " ms"));
+  }
   /* The view changed, zoomed in, and contains the occurrence. */
   g_assert_true (s0 != t0 || s1 != t1);
   g_assert_cmpint (s1 - s0, <, (t1 - t0) / 10);
@@ -296,6 +319,25 @@ test_select_finding (void)
   g_assert_nonnull (strstr (get (r, "details"), "HtoD pageable copy"));
   g_assert_nonnull (strstr (get (r, "details"), "48.0 MiB"));
   g_assert_nonnull (strstr (get (r, "details"), "launched by cudaMemcpyAsync"));
+  /* Times to the precision of the zoom: the start has decimals enough to
+   * tell apart points a hundredth of the view apart. */
+  {
+    const char *start = strstr (get (r, "details"), "start ");
+    const char *dot = start ? strchr (start, '.') : NULL;
+    int decimals = 0;
+
+    g_assert_nonnull (dot);
+    while (g_ascii_isdigit (dot[1 + decimals]))
+      decimals++;
+    g_assert_cmpfloat (pow (10, 9 - decimals), <=, (s1 - s0) / 100.0);
+  }
+  /* The finding says where in the Python code its copies come from (the
+   * generator's batch copy), and its fix is code: monospace, not
+   * wrapped, and the Copy button puts it on the clipboard. */
+  g_assert_nonnull (strstr (get (r, "finding_sites"), "train.py:57"));
+  g_assert_cmpstr (get (r, "fix_wraps"), ==, "0");
+  g_assert_cmpstr (get (r, "fix_monospace"), ==, "1");
+  g_assert_cmpstr (get (r, "copied_fix"), ==, "1");
   g_assert_cmpint (get_i64 (r, "link_row"), >=, 0);
   /* The highlight: the severity colour outlines the copy on its row. */
   s = load_png (shot);

@@ -22,6 +22,7 @@
 #include <X11/keysym.h>
 #endif
 
+#include "pfprof-format.h"
 #include "pfprof-timeline-widget.h"
 #include "render-test-util.h"
 
@@ -407,6 +408,69 @@ test_ctrl_scroll (Fixture *fx, gconstpointer data)
   }
 }
 
+static double hover_x = -1, hover_y = -1;
+
+static gboolean
+on_tooltip_query (GSignalInvocationHint *hint, guint n, const GValue *params, gpointer data)
+{
+  hover_x = g_value_get_int (&params[1]);
+  hover_y = g_value_get_int (&params[2]);
+  return TRUE;
+}
+
+/* The pointer resting on the pageable copy of step 3 brings up a tooltip
+ * that names it, with its duration and its stream. */
+static void
+test_hover_tooltip (Fixture *fx, gconstpointer data)
+{
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (fx->w);
+  Display *dpy = xtest_display ();
+  guint id = g_signal_lookup ("query-tooltip", GTK_TYPE_WIDGET);
+  gulong hook;
+  gint64 copy_start = RT_ORIGIN + 30 * RT_MS, s, e;
+  int s7 = -1;
+  g_autofree char *text = NULL;
+  g_autofree char *dur = NULL;
+  gint64 deadline;
+
+  if (dpy == NULL)
+    return;
+  for (guint i = 0; i < fx->tl->rows->len; i++)
+    {
+      const PfprofTimelineRow *r = pfprof_timeline_get_row (fx->tl, i);
+
+      if (r->type == PFPROF_ROW_STREAM && r->stream_id == 7)
+        s7 = (int) i;
+    }
+  g_assert_cmpint (s7, >=, 0);
+  hook = g_signal_add_emission_hook (id, 0, on_tooltip_query, NULL, NULL);
+  pointer_to (fx, dpy, pfprof_renderer_x_of (v, copy_start + RT_MS) - 20,
+              pfprof_renderer_row_y (fx->tl, v, (guint) s7) + 10);
+  pointer_to (fx, dpy, pfprof_renderer_x_of (v, copy_start + RT_MS),
+              pfprof_renderer_row_y (fx->tl, v, (guint) s7) + 10);
+  /* GTK asks for the tooltip once the pointer has rested a moment. */
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (hover_x < 0 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_signal_remove_emission_hook (id, hook);
+  g_assert_cmpfloat (hover_x, >=, 0);
+  text = pfprof_timeline_widget_describe_at (fx->w, hover_x, hover_y);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "HtoD pageable"));
+  g_assert_nonnull (strstr (text, "Stream 7"));
+  {
+    PfprofEventRef ref = PFPROF_EVENT_REF_NONE;
+    const PfprofTimelineRow *row = pfprof_timeline_get_row (fx->tl, (guint) s7);
+
+    ref = pfprof_timeline_row_hit (row, copy_start + RT_MS, 0);
+    pfprof_timeline_event_range (row->trace, ref, &s, &e);
+    dur = pfprof_format_ns (e - s);
+  }
+  g_assert_nonnull (strstr (text, dur));
+  /* Nothing to say over the row labels. */
+  g_assert_null (pfprof_timeline_widget_describe_at (fx->w, 5, hover_y));
+}
+
 static void
 test_drag_pan (Fixture *fx, gconstpointer data)
 {
@@ -522,6 +586,7 @@ main (int argc, char **argv)
   g_test_add ("/timeline-widget/click-selects", Fixture, NULL, fixture_set_up, test_click_selects, fixture_tear_down);
   g_test_add ("/timeline-widget/click-collapses", Fixture, NULL, fixture_set_up, test_click_collapses, fixture_tear_down);
   g_test_add ("/timeline-widget/ctrl-scroll", Fixture, NULL, fixture_set_up, test_ctrl_scroll, fixture_tear_down);
+  g_test_add ("/timeline-widget/hover-tooltip", Fixture, NULL, fixture_set_up, test_hover_tooltip, fixture_tear_down);
   g_test_add ("/timeline-widget/drag-pan", Fixture, NULL, fixture_set_up, test_drag_pan, fixture_tear_down);
   g_test_add ("/timeline-widget/zoom-to-selection", Fixture, NULL, fixture_set_up, test_zoom_to_selection, fixture_tear_down);
   g_test_add ("/timeline-widget/pinch", Fixture, NULL, fixture_set_up, test_pinch, fixture_tear_down);

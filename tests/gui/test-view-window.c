@@ -2,7 +2,9 @@
  * dropped on it (through its drop target, as a file manager's drop would
  * arrive) is loaded off the main thread and shown, and remembered in
  * the recent files; a dropped file that is not a trace gives the error
- * dialog and leaves the window usable. */
+ * dialog and leaves the window usable; the recent traces menu shows names
+ * as they are, and the folder of two that share a name; the open
+ * dialog's filters take every format pfprof reads. */
 #include <glib/gstdio.h>
 #include <string.h>
 #include <gtk/gtk.h>
@@ -113,6 +115,129 @@ test_drop_bad_file (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+/* The texts of the labels under @w, in order. */
+static void
+collect_labels (GtkWidget *w, GPtrArray *texts)
+{
+  if (GTK_IS_LABEL (w))
+    g_ptr_array_add (texts, g_strdup (gtk_label_get_text (GTK_LABEL (w))));
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c != NULL; c = gtk_widget_get_next_sibling (c))
+    collect_labels (c, texts);
+}
+
+static GtkWidget *
+find_menu_button (GtkWidget *w, const char *icon)
+{
+  if (GTK_IS_MENU_BUTTON (w) && g_strcmp0 (gtk_menu_button_get_icon_name (GTK_MENU_BUTTON (w)), icon) == 0)
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_menu_button (c, icon);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+has_text (GPtrArray *texts, const char *want)
+{
+  for (guint i = 0; i < texts->len; i++)
+    if (g_str_equal (g_ptr_array_index (texts, i), want))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_recent_menu (void)
+{
+  PfprofViewWindow *win = pfprof_view_window_new (NULL);
+  g_autofree char *d1 = g_build_filename (tmp_dir, "run_1", NULL);
+  g_autofree char *d2 = g_build_filename (tmp_dir, "run_2", NULL);
+  g_autofree char *p1 = g_build_filename (d1, "rank_0.pfprof", NULL);
+  g_autofree char *p2 = g_build_filename (d2, "rank_0.pfprof", NULL);
+  g_autofree char *want1 = g_strdup_printf ("rank_0.pfprof \u2014 %s", d1);
+  g_autofree char *want2 = g_strdup_printf ("rank_0.pfprof \u2014 %s", d2);
+  g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *data = NULL;
+  gsize len;
+  GtkWidget *button;
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  g_assert_true (g_file_get_contents (trace_path, &data, &len, NULL));
+  g_assert_cmpint (g_mkdir (d1, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (d2, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (p1, data, (gssize) len, NULL));
+  g_assert_true (g_file_set_contents (p2, data, (gssize) len, NULL));
+  gtk_window_present (GTK_WINDOW (win));
+  g_assert_true (drop_and_wait (win, p1));
+  g_assert_true (drop_and_wait (win, p2));
+  /* The recent files are saved, and the menu rebuilt, from the main loop. */
+  while (g_get_monotonic_time () < deadline)
+    {
+      g_ptr_array_set_size (texts, 0);
+      button = find_menu_button (gtk_window_get_titlebar (GTK_WINDOW (win)), "document-open-recent-symbolic");
+      g_assert_nonnull (button);
+      gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+      for (int i = 0; i < 5; i++)
+        g_main_context_iteration (NULL, FALSE);
+      collect_labels (GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button))), texts);
+      gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+      if (has_text (texts, want1) && has_text (texts, want2))
+        break;
+      g_usleep (50000);
+      g_main_context_iteration (NULL, FALSE);
+    }
+  /* Underscores shown, not taken for mnemonics; the two told apart. */
+  g_assert_true (has_text (texts, want1));
+  g_assert_true (has_text (texts, want2));
+  /* A name no other recent trace has goes without its folder. */
+  g_assert_true (has_text (texts, "planted.pfprof"));
+  gtk_window_destroy (GTK_WINDOW (win));
+  g_unlink (p1);
+  g_unlink (p2);
+  g_rmdir (d1);
+  g_rmdir (d2);
+}
+
+static gboolean
+filter_takes (GtkFilter *filter, const char *name)
+{
+  g_autoptr (GFileInfo) info = g_file_info_new ();
+
+  g_file_info_set_display_name (info, name);
+  g_file_info_set_name (info, name);
+  return gtk_filter_match (filter, info);
+}
+
+static void
+test_open_filters (void)
+{
+  static const char *const traces[] = { "run.pfprof", "run.nsys-rep.sqlite", "trace.json", "trace.pt.trace.json.gz" };
+  g_autoptr (GListModel) filters = pfprof_view_window_new_file_filters ();
+  g_autoptr (GtkFilter) first = g_list_model_get_item (filters, 0);
+
+  g_assert_cmpuint (g_list_model_get_n_items (filters), >=, 2);
+  /* The filter the dialog opens with takes every format... */
+  for (guint i = 0; i < G_N_ELEMENTS (traces); i++)
+    g_assert_true (filter_takes (first, traces[i]));
+  g_assert_false (filter_takes (first, "notes.txt"));
+  /* ...and each has a filter of its own besides. */
+  for (guint i = 0; i < G_N_ELEMENTS (traces); i++)
+    {
+      guint n = 0;
+
+      for (guint j = 1; j < g_list_model_get_n_items (filters); j++)
+        {
+          g_autoptr (GtkFilter) f = g_list_model_get_item (filters, j);
+
+          n += filter_takes (f, traces[i]) && !filter_takes (f, "notes.txt");
+        }
+      g_assert_cmpuint (n, ==, 1);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -127,6 +252,8 @@ main (int argc, char **argv)
   pfprof_trace_free (t);
   g_test_add_func ("/view-window/drop-trace", test_drop_trace);
   g_test_add_func ("/view-window/drop-bad-file", test_drop_bad_file);
+  g_test_add_func ("/view-window/recent-menu", test_recent_menu);
+  g_test_add_func ("/view-window/open-filters", test_open_filters);
   rc = g_test_run ();
   {
     g_autofree char *bad = g_build_filename (tmp_dir, "notes.txt", NULL);

@@ -1,0 +1,175 @@
+/* pfprof-findings-panel.c: the list of findings. */
+#include "pfprof-findings-panel.h"
+
+#include "pfprof-report.h"
+
+struct _PfprofFindingsPanel
+{
+  GtkBox parent_instance;
+
+  GtkListBox *list;
+
+  const PfprofAnalysis *analysis; /* borrowed */
+  GArray *order;                  /* row -> index in analysis->findings */
+};
+
+G_DEFINE_FINAL_TYPE (PfprofFindingsPanel, pfprof_findings_panel, GTK_TYPE_BOX)
+
+enum
+{
+  SIGNAL_FINDING_SELECTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+on_row_selected (GtkListBox *box, GtkListBoxRow *row, PfprofFindingsPanel *self)
+{
+  int index = -1;
+
+  if (row != NULL && self->order != NULL && (guint) gtk_list_box_row_get_index (row) < self->order->len)
+    index = g_array_index (self->order, int, gtk_list_box_row_get_index (row));
+  g_signal_emit (self, signals[SIGNAL_FINDING_SELECTED], 0, index);
+}
+
+static int
+compare_order (gconstpointer a, gconstpointer b, gpointer data)
+{
+  GPtrArray *findings = data;
+  const PfprofFinding *x = g_ptr_array_index (findings, *(const int *) a);
+  const PfprofFinding *y = g_ptr_array_index (findings, *(const int *) b);
+
+  if (x->severity != y->severity)
+    return x->severity > y->severity ? -1 : 1;
+  if (x->est_savings_ns != y->est_savings_ns)
+    return x->est_savings_ns > y->est_savings_ns ? -1 : 1;
+  return *(const int *) a - *(const int *) b;
+}
+
+static GtkWidget *
+finding_row (const PfprofFinding *f)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  /* Trace-derived text goes through set_text: never parsed as markup. */
+  GtkWidget *title = gtk_label_new (f->title ? f->title : f->rule);
+  g_autofree char *savings = pfprof_report_saving (f);
+  g_autofree char *meta = g_strdup_printf ("%s \u00b7 %s \u00b7 %s \u00b7 %" G_GUINT64_FORMAT " occurrences",
+                                           pfprof_severity_to_string (f->severity), f->rule, savings, f->count);
+  GtkWidget *sub = gtk_label_new (meta);
+
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_label_set_wrap (GTK_LABEL (title), TRUE);
+  gtk_widget_add_css_class (title, "heading");
+  gtk_label_set_xalign (GTK_LABEL (sub), 0);
+  gtk_label_set_wrap (GTK_LABEL (sub), TRUE);
+  gtk_widget_add_css_class (sub, "dim-label");
+  gtk_widget_add_css_class (box, f->severity == PFPROF_SEVERITY_ERROR     ? "pfprof-error"
+                                 : f->severity == PFPROF_SEVERITY_WARNING ? "pfprof-warning"
+                                                                          : "pfprof-info");
+  gtk_widget_set_margin_start (box, 8);
+  gtk_widget_set_margin_end (box, 8);
+  gtk_widget_set_margin_top (box, 6);
+  gtk_widget_set_margin_bottom (box, 6);
+  gtk_box_append (GTK_BOX (box), title);
+  gtk_box_append (GTK_BOX (box), sub);
+  return box;
+}
+
+void
+pfprof_findings_panel_set_analysis (PfprofFindingsPanel *self, const PfprofAnalysis *analysis)
+{
+  GtkWidget *child;
+  GPtrArray *findings = analysis != NULL ? analysis->findings : NULL;
+
+  g_return_if_fail (PFPROF_IS_FINDINGS_PANEL (self));
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->list))) != NULL)
+    gtk_list_box_remove (self->list, child);
+  g_clear_pointer (&self->order, g_array_unref);
+  self->analysis = analysis;
+  if (analysis == NULL)
+    return;
+  self->order = g_array_new (FALSE, FALSE, sizeof (int));
+  for (int i = 0; findings != NULL && i < (int) findings->len; i++)
+    g_array_append_val (self->order, i);
+  if (findings != NULL)
+    g_array_sort_with_data (self->order, compare_order, findings);
+  for (guint i = 0; i < self->order->len; i++)
+    gtk_list_box_append (self->list, finding_row (g_ptr_array_index (findings, g_array_index (self->order, int, i))));
+  if (self->order->len == 0)
+    {
+      GtkWidget *none = gtk_label_new ("No findings: the input pipeline keeps up.");
+
+      gtk_widget_set_margin_top (none, 12);
+      gtk_widget_set_margin_bottom (none, 12);
+      gtk_list_box_append (self->list, none);
+      gtk_list_box_row_set_selectable (gtk_list_box_get_row_at_index (self->list, 0), FALSE);
+    }
+}
+
+gboolean
+pfprof_findings_panel_select (PfprofFindingsPanel *self, guint n)
+{
+  GtkListBoxRow *row;
+
+  g_return_val_if_fail (PFPROF_IS_FINDINGS_PANEL (self), FALSE);
+
+  if (self->order == NULL || n >= self->order->len)
+    return FALSE;
+  row = gtk_list_box_get_row_at_index (self->list, (int) n);
+  gtk_list_box_select_row (self->list, row);
+  /* Focusing the row scrolls the panel to it. */
+  gtk_widget_grab_focus (GTK_WIDGET (row));
+  return TRUE;
+}
+
+int
+pfprof_findings_panel_find_rule (PfprofFindingsPanel *self, const char *rule)
+{
+  g_return_val_if_fail (PFPROF_IS_FINDINGS_PANEL (self), -1);
+
+  for (guint i = 0; self->analysis != NULL && self->order != NULL && i < self->order->len; i++)
+    {
+      const PfprofFinding *f = g_ptr_array_index (self->analysis->findings, g_array_index (self->order, int, i));
+
+      if (g_strcmp0 (f->rule, rule) == 0)
+        return (int) i;
+    }
+  return -1;
+}
+
+static void
+pfprof_findings_panel_finalize (GObject *object)
+{
+  PfprofFindingsPanel *self = PFPROF_FINDINGS_PANEL (object);
+
+  g_clear_pointer (&self->order, g_array_unref);
+  G_OBJECT_CLASS (pfprof_findings_panel_parent_class)->finalize (object);
+}
+
+static void
+pfprof_findings_panel_class_init (PfprofFindingsPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->finalize = pfprof_findings_panel_finalize;
+  signals[SIGNAL_FINDING_SELECTED] = g_signal_new ("finding-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/pfprof/View/pfprof-findings-panel.ui");
+  gtk_widget_class_bind_template_child (widget_class, PfprofFindingsPanel, list);
+  gtk_widget_class_bind_template_callback (widget_class, on_row_selected);
+}
+
+static void
+pfprof_findings_panel_init (PfprofFindingsPanel *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+GtkWidget *
+pfprof_findings_panel_new (void)
+{
+  return g_object_new (PFPROF_TYPE_FINDINGS_PANEL, NULL);
+}

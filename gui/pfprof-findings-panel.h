@@ -1,0 +1,32 @@
+/* pfprof-findings-panel.h: the side panel's list of findings, by
+ * severity, then estimated savings, each with its rule, savings per step
+ * and number of occurrences; "No findings" when the analysis has none. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "pfprof-analysis.h"
+
+G_BEGIN_DECLS
+
+#define PFPROF_TYPE_FINDINGS_PANEL (pfprof_findings_panel_get_type ())
+G_DECLARE_FINAL_TYPE (PfprofFindingsPanel, pfprof_findings_panel, PFPROF, FINDINGS_PANEL, GtkBox)
+
+/* Signals:
+ *   "finding-selected" (int index): the row of finding @index (in
+ *       analysis->findings) was selected; -1: none is. */
+
+GtkWidget *pfprof_findings_panel_new (void);
+
+/* Lists the findings of @analysis (borrowed: it must outlive the panel's
+ * use of it, or be replaced first); NULL empties the list. */
+void pfprof_findings_panel_set_analysis (PfprofFindingsPanel *self, const PfprofAnalysis *analysis);
+
+/* Selects the @n-th row (panel order) and scrolls to it. FALSE if there
+ * is none. */
+gboolean pfprof_findings_panel_select (PfprofFindingsPanel *self, guint n);
+
+/* The row (panel order) of the first finding of rule @rule, or -1. */
+int pfprof_findings_panel_find_rule (PfprofFindingsPanel *self, const char *rule);
+
+G_END_DECLS

@@ -1,0 +1,170 @@
+/* pfprof-overview.c: the overview strip. */
+#include "pfprof-overview.h"
+
+struct _PfprofOverview
+{
+  GtkDrawingArea parent_instance;
+
+  PfprofTimelineWidget *timeline_widget;
+  PfprofTimeline *timeline;
+  cairo_surface_t *cache;
+  int cache_w, cache_h;
+};
+
+G_DEFINE_FINAL_TYPE (PfprofOverview, pfprof_overview, GTK_TYPE_DRAWING_AREA)
+
+static void
+draw (GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
+{
+  PfprofOverview *self = PFPROF_OVERVIEW (area);
+  const PfprofRenderView *main_view;
+  PfprofRenderView view;
+  double x0, x1;
+
+  if (self->timeline == NULL || self->timeline_widget == NULL)
+    return;
+  /* The whole trace changes only with the size: draw it once. */
+  if (self->cache == NULL || self->cache_w != w || self->cache_h != h)
+    {
+      cairo_t *ccr;
+      double content;
+
+      g_clear_pointer (&self->cache, cairo_surface_destroy);
+      self->cache = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
+      self->cache_w = w;
+      self->cache_h = h;
+      pfprof_render_view_init (&view, self->timeline, w, h);
+      view.label_width = 0;
+      view.ruler_height = 0;
+      view.dark = pfprof_timeline_widget_get_view (self->timeline_widget)->dark;
+      view.row_scale = 1;
+      content = pfprof_renderer_content_height (self->timeline, &view);
+      view.row_scale = content > 0 ? MIN (1.0, h / content) : 1;
+      ccr = cairo_create (self->cache);
+      pfprof_renderer_draw (ccr, self->timeline, &view, NULL);
+      cairo_destroy (ccr);
+    }
+  cairo_set_source_surface (cr, self->cache, 0, 0);
+  cairo_paint (cr);
+  /* The part the timeline shows. */
+  main_view = pfprof_timeline_widget_get_view (self->timeline_widget);
+  pfprof_render_view_init (&view, self->timeline, w, h);
+  view.label_width = 0;
+  x0 = pfprof_renderer_x_of (&view, main_view->t0);
+  x1 = pfprof_renderer_x_of (&view, main_view->t1);
+  if (x1 - x0 < 2)
+    x1 = x0 + 2;
+  cairo_set_source_rgba (cr, 0.2, 0.45, 0.95, 0.25);
+  cairo_rectangle (cr, x0, 0, x1 - x0, h);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgba (cr, 0.2, 0.45, 0.95, 0.9);
+  cairo_set_line_width (cr, 1.5);
+  cairo_stroke (cr);
+}
+
+static void
+move_to (PfprofOverview *self, double x)
+{
+  PfprofRenderView view;
+  const PfprofRenderView *main_view;
+  gint64 center, half;
+  int w = gtk_widget_get_width (GTK_WIDGET (self));
+
+  if (self->timeline == NULL || self->timeline_widget == NULL || w <= 0)
+    return;
+  pfprof_render_view_init (&view, self->timeline, w, 10);
+  view.label_width = 0;
+  main_view = pfprof_timeline_widget_get_view (self->timeline_widget);
+  center = pfprof_renderer_time_at (&view, x);
+  half = (main_view->t1 - main_view->t0) / 2;
+  pfprof_timeline_widget_set_range (self->timeline_widget, center - half, center + half);
+}
+
+static void
+on_drag_begin (GtkGestureDrag *g, double x, double y, PfprofOverview *self)
+{
+  move_to (self, x);
+}
+
+static void
+on_drag_update (GtkGestureDrag *g, double ox, double oy, PfprofOverview *self)
+{
+  double sx, sy;
+
+  gtk_gesture_drag_get_start_point (g, &sx, &sy);
+  move_to (self, sx + ox);
+}
+
+static void
+on_view_changed (PfprofTimelineWidget *w, PfprofOverview *self)
+{
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+pfprof_overview_set_timeline_widget (PfprofOverview *self, PfprofTimelineWidget *timeline_widget)
+{
+  g_return_if_fail (PFPROF_IS_OVERVIEW (self));
+
+  if (self->timeline_widget != NULL)
+    g_signal_handlers_disconnect_by_data (self->timeline_widget, self);
+  self->timeline_widget = timeline_widget;
+  if (timeline_widget != NULL)
+    g_signal_connect (timeline_widget, "view-changed", G_CALLBACK (on_view_changed), self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+pfprof_overview_set_timeline (PfprofOverview *self, PfprofTimeline *timeline)
+{
+  g_return_if_fail (PFPROF_IS_OVERVIEW (self));
+
+  self->timeline = timeline;
+  g_clear_pointer (&self->cache, cairo_surface_destroy);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+pfprof_overview_dispose (GObject *object)
+{
+  PfprofOverview *self = PFPROF_OVERVIEW (object);
+
+  pfprof_overview_set_timeline_widget (self, NULL);
+  self->timeline = NULL;
+  G_OBJECT_CLASS (pfprof_overview_parent_class)->dispose (object);
+}
+
+static void
+pfprof_overview_finalize (GObject *object)
+{
+  PfprofOverview *self = PFPROF_OVERVIEW (object);
+
+  g_clear_pointer (&self->cache, cairo_surface_destroy);
+  G_OBJECT_CLASS (pfprof_overview_parent_class)->finalize (object);
+}
+
+static void
+pfprof_overview_class_init (PfprofOverviewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = pfprof_overview_dispose;
+  object_class->finalize = pfprof_overview_finalize;
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/pfprof/View/pfprof-overview.ui");
+  gtk_widget_class_bind_template_callback (widget_class, on_drag_begin);
+  gtk_widget_class_bind_template_callback (widget_class, on_drag_update);
+}
+
+static void
+pfprof_overview_init (PfprofOverview *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self), draw, NULL, NULL);
+}
+
+GtkWidget *
+pfprof_overview_new (void)
+{
+  return g_object_new (PFPROF_TYPE_OVERVIEW, NULL);
+}

@@ -1,0 +1,25 @@
+/* pfprof-overview.h: the strip above the timeline that shows the whole
+ * trace, small, with the part the timeline shows framed; a click or a
+ * drag on it moves the timeline there. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "pfprof-timeline-widget.h"
+
+G_BEGIN_DECLS
+
+#define PFPROF_TYPE_OVERVIEW (pfprof_overview_get_type ())
+G_DECLARE_FINAL_TYPE (PfprofOverview, pfprof_overview, PFPROF, OVERVIEW, GtkDrawingArea)
+
+GtkWidget *pfprof_overview_new (void);
+
+/* The timeline widget it frames and moves (not referenced: it must
+ * outlive the strip, as its sibling in the window does). */
+void pfprof_overview_set_timeline_widget (PfprofOverview *self, PfprofTimelineWidget *timeline_widget);
+
+/* Draws @timeline (borrowed; NULL draws nothing), and again after the
+ * colours changed. */
+void pfprof_overview_set_timeline (PfprofOverview *self, PfprofTimeline *timeline);
+
+G_END_DECLS

@@ -1,0 +1,568 @@
+/* pfprof-view-test-mode.c: the scripted session of pfprof-view's test
+ * mode and its --bench frame timing. */
+#include "pfprof-view-test-mode.h"
+
+#include <stdio.h>
+
+static char *opt_report;
+static char *opt_screenshot;
+static char *opt_error_screenshot;
+static char *opt_then_open;
+static int opt_select_finding = -1;
+static char *opt_select_rule;
+static int opt_next = 0;
+static gboolean opt_bench;
+static gboolean opt_select_evidence_event;
+static gint64 app_start_us;
+
+typedef struct
+{
+  PfprofViewWindow *window;
+  GString *report;
+  int stage;
+  guint bench_frames;
+  guint bench_tick;
+  GArray *frame_us;
+  GArray *frame_cpu_us;
+  int screenshot_tries;
+  int exit_code;
+  gint64 first_frame_us;  /* when the first frame was drawn, 0 before */
+  gint64 loaded_us;       /* when the analysis was done, 0 before */
+} TestRun;
+
+static TestRun test_run;
+
+static void test_advance (void);
+
+static void
+report_kv (const char *key, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+report_kv (const char *key, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *v = NULL;
+
+  va_start (ap, fmt);
+  v = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_strdelimit (v, "\n\r", ' ');
+  g_string_append_printf (test_run.report, "%s=%s\n", key, v);
+}
+
+static void
+report_view (const char *prefix)
+{
+  PfprofTimelineWidget *tw = pfprof_view_window_get_timeline (test_run.window);
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (tw);
+  PfprofViewLoaded *loaded = pfprof_view_window_get_loaded (test_run.window);
+  g_autofree char *k0 = g_strdup_printf ("%s_t0", prefix);
+  g_autofree char *k1 = g_strdup_printf ("%s_t1", prefix);
+
+  report_kv (k0, "%" G_GINT64_FORMAT, v->t0);
+  report_kv (k1, "%" G_GINT64_FORMAT, v->t1);
+  if (loaded == NULL)
+    return;
+  /* Rows on screen, with where they are drawn, in widget coordinates
+   * offset to the window (for checking the screenshot). */
+  {
+    graphene_point_t p = GRAPHENE_POINT_INIT (0, 0), q;
+    g_autofree char *key = g_strdup_printf ("%s_origin", prefix);
+
+    if (!gtk_widget_compute_point (GTK_WIDGET (tw), GTK_WIDGET (test_run.window), &p, &q))
+      q = p;
+    report_kv (key, "%.0f %.0f %.0f %.0f %.0f", q.x, q.y, v->label_width, v->width, v->height);
+  }
+  for (guint i = 0; i < loaded->timeline->rows->len; i++)
+    {
+      double y = pfprof_renderer_row_y (loaded->timeline, v, i);
+      g_autofree char *key = NULL;
+
+      if (y < v->ruler_height || y >= v->height)
+        continue;
+      key = g_strdup_printf ("%s_row", prefix);
+      report_kv (key, "%.0f %.0f %s", y, pfprof_renderer_row_height (loaded->timeline, v, i),
+                 pfprof_timeline_get_row (loaded->timeline, i)->label);
+    }
+}
+
+static GtkWidget *
+find_button (GtkWidget *w, const char *label)
+{
+  if (GTK_IS_BUTTON (w) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (w)), label) == 0)
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_button (c, label);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The selected finding's call sites and fix view, and what its Copy
+ * button puts on the clipboard. */
+static void
+report_selected_finding (PfprofViewWindow *win)
+{
+  PfprofSelectedFinding *sel = pfprof_view_window_get_selected_finding (win);
+  GtkTextView *fix = pfprof_selected_finding_get_fix_view (sel);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (fix);
+  GtkWidget *copy = find_button (GTK_WIDGET (sel), "Copy");
+  GtkTextIter a, b;
+  g_autofree char *text = NULL;
+  GValue value = G_VALUE_INIT;
+  GdkContentProvider *content;
+
+  report_kv ("finding_sites", "%s", pfprof_selected_finding_get_sites_text (sel));
+  report_kv ("fix_wraps", "%d", gtk_text_view_get_wrap_mode (fix) != GTK_WRAP_NONE);
+  report_kv ("fix_monospace", "%d", gtk_text_view_get_monospace (fix));
+  gtk_text_buffer_get_bounds (buffer, &a, &b);
+  text = gtk_text_buffer_get_text (buffer, &a, &b, FALSE);
+  if (copy != NULL)
+    g_signal_emit_by_name (copy, "clicked");
+  content = gdk_clipboard_get_content (gtk_widget_get_clipboard (GTK_WIDGET (win)));
+  g_value_init (&value, G_TYPE_STRING);
+  report_kv ("copied_fix", "%d", content != NULL && gdk_content_provider_get_value (content, &value, NULL)
+                                     && g_strcmp0 (g_value_get_string (&value), text) == 0 && text[0] != '\0');
+  g_value_unset (&value);
+}
+
+/* Steps once through every occurrence of the selected finding, as
+ * presses of "next" would, back to where it started, and reports each
+ * one's evidence index and cost in the order visited. */
+static void
+report_occurrence_walk (PfprofViewWindow *win)
+{
+  PfprofViewLoaded *loaded = pfprof_view_window_get_loaded (win);
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (pfprof_view_window_get_timeline (win));
+  const PfprofFinding *f = g_ptr_array_index (loaded->analysis->findings, v->selected_finding);
+  g_autoptr (GString) index = g_string_new ("");
+  g_autoptr (GString) cost = g_string_new ("");
+  guint n = f->evidence != NULL ? f->evidence->len : 0;
+
+  report_kv ("occurrence_text", "%s",
+             pfprof_selected_finding_get_occurrence_text (pfprof_view_window_get_selected_finding (win)));
+  for (guint i = 0; i < n; i++)
+    {
+      int e = pfprof_view_window_get_occurrence (win);
+      const PfprofEvidence *ev = &g_array_index (f->evidence, PfprofEvidence, e);
+
+      g_string_append_printf (index, "%s%d", i ? " " : "", e);
+      g_string_append_printf (cost, "%s%" G_GINT64_FORMAT, i ? " " : "", ev->end_ns - ev->start_ns);
+      pfprof_view_window_step_occurrence (win, 1);
+    }
+  report_kv ("n_occurrences", "%u", n);
+  report_kv ("occurrence_walk_index", "%s", index->str);
+  report_kv ("occurrence_walk_cost", "%s", cost->str);
+}
+
+static gboolean
+save_screenshot (GtkWidget *widget, const char *path)
+{
+  GdkPaintable *paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snap = gtk_snapshot_new ();
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  GskRenderNode *node;
+  GdkTexture *texture;
+  gboolean ok = FALSE;
+
+  gdk_paintable_snapshot (paintable, snap, w, h);
+  node = gtk_snapshot_free_to_node (snap);
+  if (node != NULL)
+    {
+      GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+
+      texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, (float) w, (float) h));
+      ok = gdk_texture_save_to_png (texture, path);
+      g_object_unref (texture);
+      gsk_render_node_unref (node);
+    }
+  g_object_unref (paintable);
+  return ok;
+}
+
+static int
+compare_i64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return (x > y) - (x < y);
+}
+
+static void
+report_series (const char *name, GArray *f)
+{
+  g_autofree char *k1 = g_strdup_printf ("%s_median_ms", name);
+  g_autofree char *k2 = g_strdup_printf ("%s_max_ms", name);
+
+  if (f->len == 0)
+    return;
+  g_array_sort (f, compare_i64);
+  report_kv (k1, "%.2f", g_array_index (f, gint64, f->len / 2) / 1000.0);
+  report_kv (k2, "%.2f", g_array_index (f, gint64, f->len - 1) / 1000.0);
+  g_array_set_size (f, 0);
+}
+
+/* Wall time of each draw, and its CPU time (apart from preemption on a
+ * busy machine). */
+static void
+report_frames (const char *name)
+{
+  g_autofree char *cpu = g_strdup_printf ("%s_cpu", name);
+
+  report_series (name, test_run.frame_us);
+  report_series (cpu, test_run.frame_cpu_us);
+}
+
+/* Redraws the timeline frame after frame, recording each draw's time. */
+static gboolean
+bench_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  PfprofTimelineWidget *tw = PFPROF_TIMELINE_WIDGET (widget);
+  static guint last_frames;
+
+  if (pfprof_timeline_widget_n_frames (tw) != last_frames)
+    {
+      last_frames = pfprof_timeline_widget_n_frames (tw);
+      if (test_run.bench_frames > 0)
+        {
+          gint64 us = pfprof_timeline_widget_last_draw_us (tw);
+          gint64 cpu = pfprof_timeline_widget_last_draw_cpu_us (tw);
+
+          g_array_append_val (test_run.frame_us, us);
+          g_array_append_val (test_run.frame_cpu_us, cpu);
+        }
+      test_run.bench_frames++;
+    }
+  if (test_run.bench_frames > 30)
+    {
+      test_run.bench_tick = 0;
+      g_idle_add_once ((GSourceOnceFunc) test_advance, NULL);
+      return G_SOURCE_REMOVE;
+    }
+  /* A one-pixel pan each frame, as a user scrolling would cause. */
+  {
+    const PfprofRenderView *v = pfprof_timeline_widget_get_view (tw);
+    gint64 d = (v->t1 - v->t0) / 1000 * ((test_run.bench_frames & 1) ? 1 : -1);
+
+    pfprof_timeline_widget_set_range (tw, v->t0 + d, v->t1 + d);
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+start_bench (void)
+{
+  PfprofTimelineWidget *tw = pfprof_view_window_get_timeline (test_run.window);
+
+  test_run.bench_frames = 0;
+  test_run.bench_tick = gtk_widget_add_tick_callback (GTK_WIDGET (tw), bench_tick, NULL, NULL);
+}
+
+static void
+finish (void)
+{
+  if (opt_report)
+    {
+      g_autoptr (GError) error = NULL;
+
+      if (!g_file_set_contents (opt_report, test_run.report->str, -1, &error))
+        {
+          fprintf (stderr, "pfprof-view: %s\n", error->message);
+          test_run.exit_code = 1;
+        }
+    }
+  g_application_quit (g_application_get_default ());
+}
+
+static void
+later (guint ms)
+{
+  g_timeout_add_once (ms, (GSourceOnceFunc) test_advance, NULL);
+}
+
+/* One step of the scripted session per call; each waits for frames to
+ * be drawn before the next. */
+static void
+test_advance (void)
+{
+  PfprofViewWindow *win = test_run.window;
+  PfprofTimelineWidget *tw = pfprof_view_window_get_timeline (win);
+  PfprofViewLoaded *loaded = pfprof_view_window_get_loaded (win);
+
+  switch (test_run.stage++)
+    {
+    case 0: /* first frame drawn (or the load failed) */
+      report_kv ("page", "%s", pfprof_view_window_get_page (win));
+      /* The timeline is drawn before the analysis is done; the session
+       * goes on once both are. */
+      report_kv ("first_frame_ms", "%.1f",
+                 ((test_run.first_frame_us ? test_run.first_frame_us : g_get_monotonic_time ())
+                  - app_start_us) / 1000.0);
+      if (test_run.loaded_us != 0)
+        report_kv ("analysed_ms", "%.1f", (test_run.loaded_us - app_start_us) / 1000.0);
+      report_kv ("error_dialog", "%d", pfprof_view_window_get_error_dialog (win) != NULL);
+      report_kv ("help_overlay", "%d", gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (win)) != NULL);
+      if (loaded != NULL)
+        {
+          report_kv ("n_events", "%" G_GUINT64_FORMAT, pfprof_trace_n_events (g_ptr_array_index (loaded->analysis->traces, 0)));
+          report_kv ("load_ms", "%.1f", loaded->load_us / 1000.0);
+          report_kv ("analysis_ms", "%.1f", loaded->analysis_us / 1000.0);
+          report_kv ("layout_ms", "%.1f", loaded->layout_us / 1000.0);
+          report_kv ("load_cpu_ms", "%.1f", loaded->load_cpu_us / 1000.0);
+          report_kv ("analysis_cpu_ms", "%.1f", loaded->analysis_cpu_us / 1000.0);
+          report_kv ("layout_cpu_ms", "%.1f", loaded->layout_cpu_us / 1000.0);
+          report_kv ("first_draw_ms", "%.2f", pfprof_timeline_widget_last_draw_us (tw) / 1000.0);
+          report_kv ("n_findings", "%u", loaded->analysis->findings ? loaded->analysis->findings->len : 0);
+          report_kv ("summary", "%s", pfprof_view_window_get_summary (win));
+        }
+      report_view ("initial");
+      later (100);
+      break;
+    case 1: /* bench: full view */
+      if (opt_bench && loaded != NULL)
+        {
+          pfprof_timeline_widget_fit_all (tw);
+          start_bench ();
+          break;
+        }
+      test_advance ();
+      break;
+    case 2: /* bench: deep zoom, 20 us in the middle */
+      if (opt_bench && loaded != NULL)
+        {
+          gint64 mid = loaded->timeline->start_ns + (loaded->timeline->end_ns - loaded->timeline->start_ns) / 2;
+
+          report_frames ("frame_full");
+          pfprof_timeline_widget_set_range (tw, mid - 10000, mid + 10000);
+          start_bench ();
+          break;
+        }
+      test_advance ();
+      break;
+    case 3: /* select a finding, like a click in the panel */
+      if (opt_bench)
+        {
+          report_frames ("frame_deep");
+          pfprof_timeline_widget_fit_all (tw);
+        }
+      if (opt_select_finding >= 0 || opt_select_rule != NULL)
+        {
+          gboolean ok = opt_select_rule != NULL ? pfprof_view_window_select_rule (win, opt_select_rule)
+                                                : pfprof_view_window_select_finding (win, (guint) opt_select_finding);
+
+          report_kv ("select_finding_ok", "%d", ok);
+          if (ok)
+            report_occurrence_walk (win);
+          for (int i = 0; ok && i < opt_next; i++)
+            pfprof_view_window_step_occurrence (win, 1);
+          if (ok && loaded != NULL)
+            {
+              const PfprofRenderView *v = pfprof_timeline_widget_get_view (tw);
+              const PfprofFinding *f = g_ptr_array_index (loaded->analysis->findings, v->selected_finding);
+
+              report_kv ("finding_rule", "%s", f->rule);
+              if (v->selected_evidence >= 0)
+                {
+                  const PfprofEvidence *ev = &g_array_index (f->evidence, PfprofEvidence, v->selected_evidence);
+                  int row = pfprof_timeline_finding_rows (loaded->timeline, (guint) v->selected_finding)[v->selected_evidence];
+
+                  report_kv ("evidence", "%d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, v->selected_evidence,
+                             ev->start_ns, ev->end_ns);
+                  report_kv ("evidence_row", "%s", row >= 0 ? pfprof_timeline_get_row (loaded->timeline, (guint) row)->label : "");
+                  if (opt_select_evidence_event && ev->table != PFPROF_TABLE_DEVICES)
+                    {
+                      PfprofEventRef ref = PFPROF_EVENT_REF (ev->table, ev->index);
+                      int erow = pfprof_timeline_find_row (loaded->timeline, ev->trace_index, ref);
+
+                      if (erow >= 0)
+                        pfprof_timeline_widget_select_event (tw, erow, ref);
+                    }
+                }
+            }
+        }
+      later (300);
+      break;
+    case 4:
+      if ((opt_select_finding >= 0 || opt_select_rule != NULL) && test_run.screenshot_tries == 0)
+        {
+          report_view ("selected");
+          report_kv ("details", "%s", pfprof_view_window_get_details (win));
+          report_kv ("link_row", "%d", pfprof_timeline_widget_get_view (tw)->link_row);
+          report_selected_finding (win);
+        }
+      if (opt_screenshot)
+        {
+          /* A relayout (new texts in the panel) can be pending, and then
+           * the window has nothing to give: try again after a frame. */
+          gboolean saved = save_screenshot (GTK_WIDGET (win), opt_screenshot);
+
+          if (!saved && test_run.screenshot_tries++ < 50)
+            {
+              test_run.stage--;
+              later (100);
+              break;
+            }
+          report_kv ("screenshot", "%d", saved);
+        }
+      if (opt_then_open)
+        {
+          g_autoptr (GFile) file = g_file_new_for_commandline_arg (opt_then_open);
+
+          /* The "loaded" handler continues at stage 5. */
+          pfprof_view_window_open (win, &file, 1);
+          break;
+        }
+      finish ();
+      break;
+    case 5: /* the second open finished */
+      {
+        GtkWidget *dialog = pfprof_view_window_get_error_dialog (win);
+
+        report_kv ("error_dialog_after_open", "%d", dialog != NULL && gtk_widget_get_visible (dialog));
+        if (dialog != NULL)
+          {
+            GtkWidget *area = gtk_message_dialog_get_message_area (GTK_MESSAGE_DIALOG (dialog));
+
+            for (GtkWidget *c = gtk_widget_get_first_child (area); c != NULL; c = gtk_widget_get_next_sibling (c))
+              if (GTK_IS_LABEL (c))
+                report_kv ("error_text", "%s", gtk_label_get_text (GTK_LABEL (c)));
+          }
+        later (300);
+        break;
+      }
+    case 6:
+      {
+        GtkWidget *dialog = pfprof_view_window_get_error_dialog (win);
+
+        if (opt_error_screenshot)
+          {
+            gboolean saved = save_screenshot (dialog ? dialog : GTK_WIDGET (win), opt_error_screenshot);
+
+            if (!saved && test_run.screenshot_tries++ < 50)
+              {
+                test_run.stage--;
+                later (100);
+                break;
+              }
+            report_kv ("error_screenshot", "%d", saved);
+          }
+        /* Dismiss it as a user would; the window must carry on. */
+        if (dialog != NULL)
+          gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
+        report_kv ("frames_before", "%u", pfprof_timeline_widget_n_frames (tw));
+        pfprof_timeline_widget_zoom (tw, 0.5, pfprof_timeline_widget_get_view (tw)->t0);
+        later (300);
+        break;
+      }
+    case 7:
+      report_kv ("frames_after", "%u", pfprof_timeline_widget_n_frames (tw));
+      report_kv ("page_after", "%s", pfprof_view_window_get_page (win));
+      report_kv ("error_dialog_left", "%d", pfprof_view_window_get_error_dialog (win) != NULL);
+      report_kv ("alive", "1");
+      finish ();
+      break;
+    default:
+      break;
+    }
+}
+
+static void
+on_test_first_frame (PfprofTimelineWidget *tw, gpointer data)
+{
+  if (test_run.stage != 0 || test_run.first_frame_us != 0)
+    return;
+  test_run.first_frame_us = g_get_monotonic_time ();
+  if (pfprof_view_window_get_loaded (test_run.window) != NULL)
+    g_idle_add_once ((GSourceOnceFunc) test_advance, NULL);
+}
+
+static void
+on_test_loaded (PfprofViewWindow *win, gboolean ok, gpointer data)
+{
+  /* The first load: wait for its first frame, unless nothing will be
+   * drawn (load failed, no GPU page). */
+  if (test_run.stage == 0)
+    {
+      if (test_run.loaded_us == 0)
+        test_run.loaded_us = g_get_monotonic_time ();
+      if (!ok || g_strcmp0 (pfprof_view_window_get_page (win), "content") != 0)
+        later (400);
+      else if (test_run.first_frame_us != 0)
+        later (100); /* drawn before the analysis was done: once more with it */
+    }
+  else if (test_run.stage == 5)
+    later (300);
+}
+
+static gboolean
+on_watchdog (gpointer data)
+{
+  fprintf (stderr, "pfprof-view: test mode timed out at stage %d\n", test_run.stage);
+  report_kv ("timeout_stage", "%d", test_run.stage);
+  test_run.exit_code = 3;
+  finish ();
+  return G_SOURCE_REMOVE;
+}
+
+static const GOptionEntry entries[] = {
+  { "report", 0, 0, G_OPTION_ARG_FILENAME, &opt_report, "Test mode: write what is shown to FILE and quit", "FILE" },
+  { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_screenshot, "Test mode: save the window as PNG", "FILE" },
+  { "select-finding", 0, 0, G_OPTION_ARG_INT, &opt_select_finding, "Test mode: select the N-th finding", "N" },
+  { "select-rule", 0, 0, G_OPTION_ARG_STRING, &opt_select_rule, "Test mode: select the first finding of RULE", "RULE" },
+  { "next", 0, 0, G_OPTION_ARG_INT, &opt_next, "Test mode: then go N occurrences further", "N" },
+  { "select-evidence-event", 0, 0, G_OPTION_ARG_NONE, &opt_select_evidence_event, "Test mode: click the occurrence's event", NULL },
+  { "then-open", 0, 0, G_OPTION_ARG_FILENAME, &opt_then_open, "Test mode: then open FILE", "FILE" },
+  { "error-screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_error_screenshot, "Test mode: save the error dialog as PNG", "FILE" },
+  { "bench", 0, 0, G_OPTION_ARG_NONE, &opt_bench, "Test mode: measure frame times", NULL },
+  { NULL },
+};
+
+void
+pfprof_view_test_mode_init (GApplication *app, gint64 start_us)
+{
+  app_start_us = start_us;
+  g_application_add_main_option_entries (app, entries);
+}
+
+gboolean
+pfprof_view_test_mode_requested (void)
+{
+  return opt_report || opt_screenshot || opt_then_open || opt_bench || opt_select_finding >= 0 || opt_select_rule;
+}
+
+void
+pfprof_view_test_mode_attach (PfprofViewWindow *win)
+{
+  if (!pfprof_view_test_mode_requested () || test_run.window != NULL)
+    return;
+  test_run.window = win;
+  test_run.report = g_string_new ("");
+  test_run.frame_us = g_array_new (FALSE, FALSE, sizeof (gint64));
+  test_run.frame_cpu_us = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_signal_connect (pfprof_view_window_get_timeline (win), "first-frame", G_CALLBACK (on_test_first_frame), NULL);
+  g_signal_connect (win, "loaded", G_CALLBACK (on_test_loaded), NULL);
+  g_timeout_add_seconds (120, on_watchdog, NULL);
+}
+
+void
+pfprof_view_test_mode_start_empty (void)
+{
+  if (pfprof_view_test_mode_requested ())
+    later (500);
+}
+
+int
+pfprof_view_test_mode_finish (void)
+{
+  if (test_run.report)
+    {
+      g_string_free (test_run.report, TRUE);
+      g_array_unref (test_run.frame_us);
+      g_array_unref (test_run.frame_cpu_us);
+      test_run.report = NULL;
+    }
+  return test_run.exit_code;
+}

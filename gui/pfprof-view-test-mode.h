@@ -1,0 +1,35 @@
+/* pfprof-view-test-mode.h: pfprof-view's test mode. Options (--report,
+ * --screenshot, --select-finding, --select-rule, --next,
+ * --select-evidence-event, --then-open, --error-screenshot, --bench)
+ * make the real app, in a real window, do what a user would (open,
+ * select a finding and step through its occurrences, click the
+ * occurrence's event, open a corrupt file, dismiss the error) and write
+ * what it shows to a report file (KEY=VALUE lines) and screenshots, or
+ * time its frames, then quit. tests/gui and bench/ drive it that way. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "pfprof-view-window.h"
+
+G_BEGIN_DECLS
+
+/* Adds the options to @app's command line; @start_us: g_get_monotonic_time
+ * at the start of main(), which the first-frame times count from. */
+void pfprof_view_test_mode_init (GApplication *app, gint64 start_us);
+
+/* Whether an option asked for the test mode. */
+gboolean pfprof_view_test_mode_requested (void);
+
+/* Scripts the session on @win, the first window (later ones, and every
+ * window without the test mode, are left alone). */
+void pfprof_view_test_mode_attach (PfprofViewWindow *win);
+
+/* The app started with nothing to open: report the empty window. */
+void pfprof_view_test_mode_start_empty (void);
+
+/* The exit status the session asks for (0 outside the test mode); frees
+ * what it held. */
+int pfprof_view_test_mode_finish (void);
+
+G_END_DECLS
