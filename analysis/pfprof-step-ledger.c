@@ -501,7 +501,9 @@ pfprof_step_ledger_burst_idle (const PfprofStepLedger *l, const GArray *calls, g
           crossed = crossed || (span_end != G_MININT64 && bounds[b] > span_start);
           b++;
         }
-      if (span_end != G_MININT64 && c.start - span_end <= gap && !crossed)
+      /* Times are within ±2^62 (pfprof_run_new sets the rest aside), so
+       * the difference fits; the end sentinel is never within the gap. */
+      if (span_end != G_MININT64 && i < calls->len && c.start - span_end <= gap && !crossed)
         {
           span_end = MAX (span_end, c.end);
           continue;
