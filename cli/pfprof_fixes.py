@@ -453,13 +453,13 @@ class Prefetch:
                 batch = orig(it)
                 self.fixes.seen(batch)
                 return batch
-            self.ahead = self.fetch(it, orig)
-        current = self.ahead
+        # One batch ahead: what was fetched last time (nothing after the
+        # loader raised) is handed out, the next one fetched and copied.
+        current = self.ahead if self.ahead is not None else self.fetch(it, orig)
+        self.ahead = None
         if current is StopIteration:
-            self.ahead = None
             raise StopIteration
         if isinstance(current, BaseException):
-            self.ahead = None
             raise current
         self.ahead = self.fetch(it, orig)
         self.ready = current[1]

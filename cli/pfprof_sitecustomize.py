@@ -406,13 +406,7 @@ def _pfprof_wrap_exit(sites):
     _os._exit = _exit
 
 
-def if _os.environ.get('PFPROF_TRY_STEPS') or _os.environ.get('PFPROF_TRY_FIXES'):
-    try:  # `pfprof try`: its step timer and fixes (cli/pfprof_fixes.py)
-        import pfprof_fixes
-        pfprof_fixes.install(_pfprof_when_imported)
-    except Exception:
-        pass
-_pfprof_chain():
+def _pfprof_chain():
     here = _os.environ.get('PFPROF_HOOK_DIR')
     if not here:
         return
