@@ -513,6 +513,32 @@ class TryTest(Base):
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
         self.assertIn("failed (exit 5) as it is", p.stderr)
 
+    def test_without_fix_the_first_traced_run_picks_them(self):
+        # Under `pfprof record`, a stand-in for the collector's trace: the
+        # recorded pageable sample as it is, its --fix run with a fix.
+        traces = os.path.join(os.path.dirname(os.path.dirname(HERE)), "samples", "traces")
+        prog = os.path.join(self.dir, "fake.py")
+        with open(prog, "w") as f:
+            f.write(textwrap.dedent("""\
+                import os, shutil, sys
+                fixed = bool(os.environ.get("PFPROF_TRY_FIXES"))
+                shutil.copy(os.path.join(sys.argv[1], "a_pageable_fix.pfprof" if fixed else "a_pageable.pfprof"),
+                            os.environ["PFPROF_OUTPUT"].replace("%p", str(os.getpid())))
+                print("fixes", os.environ.get("PFPROF_TRY_FIXES"), flush=True)
+                """))
+        e = self.clean_env()
+        p = subprocess.run([PFPROF, "try", "--traced", "--rounds", "1", "--format", "json", "--",
+                            sys.executable, prog, traces], env=e, cwd=self.dir, capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.splitlines()[0], "fixes None")   # the first run, shown
+        r = json.loads(p.stdout[p.stdout.index("{"):])
+        self.assertEqual(r["fixes"], "pin-memory,non-blocking")
+        self.assertEqual([(x["arm"], x["round"]) for x in r["runs"]], [("A", 0), ("B", 1), ("A", 1)])
+        self.assertEqual(r["findings"], {"resolved": ["pageable-transfer"], "left": [], "new": ["serialized-copy"]})
+        with open(r["runs"][1]["log"]) as f:
+            self.assertIn("fixes pin-memory,non-blocking", f.read())
+
     def test_bad_usage(self):
         for args, words in ((["try"], "no program given"),
                             (["try", "--fix", "turbo", "--", "true"], "unknown fix 'turbo'"),
