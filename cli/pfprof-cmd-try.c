@@ -424,6 +424,35 @@ fixes_from_report (const PfprofJson *report, GPtrArray *manual)
   return out->len ? g_string_free (g_steal_pointer (&out), FALSE) : NULL;
 }
 
+/* Whether @rule's finding is one that @fixes (a checked --fix list)
+ * addresses: a fix the rule suggests is among them. */
+static gboolean
+rule_is_tried (const char *rule, const char *fixes)
+{
+  g_auto (GStrv) tried = g_strsplit (fixes ? fixes : "", ",", -1);
+
+  for (gsize k = 0; k < G_N_ELEMENTS (rule_fixes); k++)
+    {
+      g_auto (GStrv) suggested = NULL;
+
+      if (!g_str_equal (rule, rule_fixes[k].rule))
+        continue;
+      suggested = g_strsplit (rule_fixes[k].fixes, ",", -1);
+      for (guint i = 0; tried[i] != NULL; i++)
+        {
+          g_autofree char *name = g_strdup (tried[i]);
+
+          *strchrnul (name, '=') = '\0';
+          if (rule_fixes[k].workers && g_str_equal (name, "workers"))
+            return TRUE;
+          for (guint j = 0; suggested[j] != NULL; j++)
+            if (g_str_has_prefix (suggested[j], name) && (suggested[j][strlen (name)] == '\0' || suggested[j][strlen (name)] == '='))
+              return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 typedef struct
 {
   guint n;
@@ -588,7 +617,7 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
           const char *rule = pfprof_json_get_string (f, "rule");
           gint64 ns;
 
-          if (rule != NULL && pfprof_json_get_int (f, "predicted_step_ns", &ns))
+          if (rule != NULL && rule_is_tried (rule, fixes) && pfprof_json_get_int (f, "predicted_step_ns", &ns))
             g_ptr_array_add (predictions, g_strdup_printf ("%s\t%" G_GINT64_FORMAT, rule, ns));
         }
     }
@@ -760,7 +789,7 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
           g_auto (GStrv) p = g_strsplit (g_ptr_array_index (predictions, i), "\t", 2);
           g_autofree char *ns = pfprof_format_ns (g_ascii_strtoll (p[1], NULL, 10));
 
-          g_string_append_printf (out, "%sPredicted for %s: step %s (measured with the fix: %s)\n", md ? "- " : "  ",
+          g_string_append_printf (out, "%sPredicted by %s's finding: a mean step of %s (measured with the fix: median %s)\n", md ? "- " : "  ",
                                   p[0], ns, bmed);
         }
       for (guint i = 0; i < t->notes->len; i++)

@@ -536,6 +536,13 @@ class TryTest(Base):
         self.assertEqual(r["fixes"], "pin-memory,non-blocking")
         self.assertEqual([(x["arm"], x["round"]) for x in r["runs"]], [("A", 0), ("B", 1), ("A", 1)])
         self.assertEqual(r["findings"], {"resolved": ["pageable-transfer"], "left": [], "new": ["serialized-copy"]})
+        # The prediction of the finding the fix addresses, from its report.
+        report = subprocess.run([PFPROF, "report", "--format", "json", os.path.join(traces, "a_pageable.pfprof")],
+                                capture_output=True, text=True, timeout=60)
+        want = [{"rule": f["rule"], "predicted_step_ns": f["predicted_step_ns"]}
+                for f in json.loads(report.stdout)["findings"] if f["rule"] == "pageable-transfer"]
+        self.assertEqual(len(want), 1)
+        self.assertEqual(r["predictions"], want)
         with open(r["runs"][1]["log"]) as f:
             self.assertIn("fixes pin-memory,non-blocking", f.read())
 
