@@ -623,6 +623,8 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
     }
   if (failed != NULL)
     verdict = g_strdup_printf ("abandoned: %s", failed);
+  else if (source == NULL)
+    verdict = g_strdup ("inconclusive: no step seen (no optimizer.step() and no DataLoader batch in Python)");
   else if (!d.conclusive)
     verdict = g_strdup_printf ("inconclusive: %s", d.why);
   else
