@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pfprof-cli-program.h"
 #include "pfprof-cli.h"
 #include "pfprof-format.h"
 #include "pfprof-json-writer.h"
@@ -166,25 +167,6 @@ write_resource (const char *resource, const char *dir, const char *name, GError 
       return FALSE;
     }
   return g_file_set_contents (path, data, (gssize) len, error);
-}
-
-/* Removes a folder the launcher wrote (and Python's __pycache__ in it). */
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (path);
-      else
-        g_unlink (path);
-    }
-  g_rmdir (dir);
 }
 
 /* A run's output into its log (g_spawn closed every other descriptor
@@ -882,49 +864,20 @@ pfprof_cmd_try (int argc, char **argv)
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) manual = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char **opts = NULL;
   g_autofree char *failed = NULL;
   TryFormat format = TRY_TEXT;
   Try t = { 0 };
-  int n_opts = 0, code = PFPROF_EXIT_OK;
+  int code;
 
-  opts = g_new0 (char *, (gsize) argc + 1);
-  for (int i = 0; i < argc; i++)
-    {
-      if (i > 0 && strcmp (argv[i], "--") == 0)
-        {
-          t.command = argv + i + 1;
-          break;
-        }
-      opts[n_opts++] = argv[i];
-    }
   context = g_option_context_new ("-- PROGRAM [ARGS...]");
   g_option_context_set_summary (context, "Measure a fix on PROGRAM's own run, with no change to its code.");
   g_option_context_set_description (context, description);
   g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_help_enabled (context, FALSE);
-  if (!g_option_context_parse (context, &n_opts, &opts, &error))
-    {
-      pfprof_cli_error ("%s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (help)
-    {
-      g_autofree char *text = g_option_context_get_help (context, TRUE, NULL);
-
-      fputs (text, stdout);
-      return PFPROF_EXIT_OK;
-    }
-  if (n_opts > 1)
-    {
-      pfprof_cli_error ("unexpected argument '%s'; put the program after '--' (pfprof try -- PROGRAM ...)", opts[1]);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (t.command == NULL || t.command[0] == NULL)
-    {
-      pfprof_cli_error ("no program given; usage: pfprof try [--fix NAME[,NAME]] -- PROGRAM [ARGS...]");
-      return PFPROF_EXIT_USAGE;
-    }
+  code = pfprof_cli_program_parse (context, &help, argc, argv, "pfprof try [--fix NAME[,NAME]] -- PROGRAM [ARGS...]",
+                                   &t.command);
+  if (code >= 0)
+    return code;
+  code = PFPROF_EXIT_OK;
   if (rounds < 1 || rounds > 100)
     {
       pfprof_cli_error ("--rounds expects 1 to 100, not %d", rounds);
@@ -1051,8 +1004,8 @@ pfprof_cmd_try (int argc, char **argv)
 
 out:
   /* The hook files go; logs, step files and traces stay. */
-  remove_tree (t.hook_dir);
-  remove_tree (t.fixes_dir);
+  pfprof_cli_program_remove_tree (t.hook_dir);
+  pfprof_cli_program_remove_tree (t.fixes_dir);
   g_free (t.self);
   g_free (t.dir);
   g_free (t.hook_dir);
