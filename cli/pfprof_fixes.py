@@ -362,7 +362,8 @@ class Prefetch:
     record_stream is needed), after the side stream waited for the
     consumer (the memory may be a block the consumer freed), and the
     program's own .to()/.cuda() of such a tensor returns the copy once
-    the consumer stream waited for the side stream."""
+    the consumer stream waited for the side stream, unless the tensor was
+    changed in place since (its _version moved)."""
 
     LOOK = 2
 
@@ -371,8 +372,8 @@ class Prefetch:
         self.torch = torch
         self.moves = {}      # batch number -> {path: device} the loop moved
         self.plan = None     # {path: device} once decided
-        self.ahead = None    # [batch, {id(cpu tensor): (cpu, gpu, device)}] or an exception, or StopIteration
-        self.ready = {}      # id(cpu tensor) -> (cpu, gpu, device) of the batch handed out
+        self.ahead = None    # [batch, {id(cpu tensor): (cpu, gpu, device, version)}], an exception or StopIteration
+        self.ready = {}      # id(cpu tensor) -> (cpu, gpu, device, version) of the batch handed out
         self.streams = {}
 
     def close(self):
@@ -387,7 +388,8 @@ class Prefetch:
         if got is not None and got[0] is t:
             extra = {k: v for k, v in kwargs.items() if k not in ('device', 'non_blocking')}
             plain = not extra and len(args) <= 1 and (cuda_call or not args or not isinstance(args[0], self.torch.Tensor))
-            if plain and got[2] == dev:
+            # A tensor the loop changed in place since the copy: moved anew.
+            if plain and got[2] == dev and getattr(t, '_version', None) == got[3]:
                 self.torch.cuda.current_stream(dev).wait_stream(self.stream(dev))
                 return got[1]
             return None
@@ -433,7 +435,7 @@ class Prefetch:
             side.wait_stream(consumer)
             with torch.cuda.stream(side):
                 gpu.copy_(cpu, non_blocking=True)
-            copies[id(cpu)] = (cpu, gpu, dev)
+            copies[id(cpu)] = (cpu, gpu, dev, getattr(cpu, '_version', None))
         return copies
 
     def fetch(self, it, orig):

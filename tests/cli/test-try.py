@@ -53,7 +53,11 @@ FAKE_TORCH["torch/__init__.py"] = textwrap.dedent("""\
 
     class Tensor:
         def __init__(self, v=0, dev='cpu', pinned=False):
-            self.v, self.device, self.pinned = v, device(dev), pinned
+            self.v, self.device, self.pinned, self._version = v, device(dev), pinned, 0
+        def add_(self, n):
+            self.v += n
+            self._version += 1
+            return self
         def is_pinned(self):
             return self.pinned
         def to(self, *a, **k):
@@ -371,6 +375,11 @@ class FixesTest(Base):
         # y, never moved, is never copied.
         self.assertFalse(any(row[0] == "copy_" and row[1] >= 10 for row in log))
         self.assertIn(["applied", "prefetch", "1 tensors a batch"], notes)
+
+    def test_prefetch_of_a_tensor_changed_in_place_is_not_used(self):
+        r, notes = self.run_py(self.PREFETCH.replace('torch.LOG.append([\'step\', x.v])',
+                                                     'x.add_(100) if x.v == 3 else None'), fixes="prefetch")
+        self.assertEqual([g[0] for g in r["got"]], [0, 1, 2, 103, 4])
 
     def test_prefetch_off_when_the_loop_moves_nothing_alike(self):
         r, notes = self.run_py("""
