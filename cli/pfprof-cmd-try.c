@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
+#include <jansson.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +29,6 @@
 #include "pfprof-cli.h"
 #include "pfprof-format.h"
 #include "pfprof-json-writer.h"
-#include "pfprof-json.h"
 #include "pfprof-quantile.h"
 #include "pfprof-record.h"
 
@@ -68,7 +68,7 @@ typedef struct
   GArray *steps;    /* gint64 step intervals measured */
   const char *step_source; /* "optimizer.step", "DataLoader" or NULL */
   gint64 median;    /* of steps, -1 without steps */
-  PfprofJson *report; /* --traced: the JSON report of its traces */
+  json_t *report;   /* --traced: the JSON report of its traces */
 } TryRun;
 
 typedef struct
@@ -90,7 +90,7 @@ try_run_free (TryRun *r)
   g_free (r->log);
   g_array_unref (r->steps);
   if (r->report)
-    pfprof_json_free (r->report);
+    json_decref (r->report);
   g_free (r);
 }
 
@@ -279,7 +279,7 @@ read_notes (Try *t, const char *path)
 }
 
 /* `pfprof report --format json` of the traces a run left. */
-static PfprofJson *
+static json_t *
 read_report (Try *t, const char *prefix)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
@@ -302,7 +302,16 @@ read_report (Try *t, const char *prefix)
                      &status, NULL)
       || out == NULL)
     return NULL;
-  return pfprof_json_parse (out, strlen (out), NULL);
+  return json_loadb (out, strlen (out), 0, NULL);
+}
+
+/* The findings of a report (an empty array's worth when absent). */
+static const json_t *
+report_findings (const json_t *report)
+{
+  const json_t *findings = json_object_get (report, "findings");
+
+  return json_is_array (findings) ? findings : NULL;
 }
 
 /* Runs PROGRAM once; FALSE when it could not be started. */
@@ -377,15 +386,15 @@ run_once (Try *t, TryRun *r, const char *fixes, gboolean traced, gboolean show)
 /* The fixes the first run's findings suggest that the hook can apply;
  * the rules whose fixes need a code change go to @manual. */
 static char *
-fixes_from_report (const PfprofJson *report, GPtrArray *manual)
+fixes_from_report (const json_t *report, GPtrArray *manual)
 {
-  const PfprofJson *findings = pfprof_json_get_array (report, "findings");
+  const json_t *findings = report_findings (report);
   g_autoptr (GString) out = g_string_new (NULL);
   int workers = CLAMP ((int) g_get_num_processors () - 2, 2, 16);
 
-  for (guint i = 0; findings != NULL && i < findings->items->len; i++)
+  for (guint i = 0; i < json_array_size (findings); i++)
     {
-      const char *rule = pfprof_json_get_string (g_ptr_array_index (findings->items, i), "rule");
+      const char *rule = json_string_value (json_object_get (json_array_get (findings, i), "rule"));
       gboolean found = FALSE;
 
       if (rule == NULL)
@@ -532,14 +541,14 @@ diff_stats (Try *t)
 
 /* The rules of a report's findings. */
 static GPtrArray *
-report_rules (const PfprofJson *report)
+report_rules (const json_t *report)
 {
   GPtrArray *rules = g_ptr_array_new ();
-  const PfprofJson *findings = pfprof_json_get_array (report, "findings");
+  const json_t *findings = report_findings (report);
 
-  for (guint i = 0; findings != NULL && i < findings->items->len; i++)
+  for (guint i = 0; i < json_array_size (findings); i++)
     {
-      const char *rule = pfprof_json_get_string (g_ptr_array_index (findings->items, i), "rule");
+      const char *rule = json_string_value (json_object_get (json_array_get (findings, i), "rule"));
 
       if (rule != NULL && !g_ptr_array_find_with_equal_func (rules, rule, g_str_equal, NULL))
         g_ptr_array_add (rules, (char *) rule);
@@ -591,16 +600,16 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
     source = ((TryRun *) g_ptr_array_index (t->runs, i))->step_source;
   if (ta != NULL)
     {
-      const PfprofJson *findings = pfprof_json_get_array (ta->report, "findings");
+      const json_t *findings = report_findings (ta->report);
 
-      for (guint i = 0; findings != NULL && i < findings->items->len; i++)
+      for (guint i = 0; i < json_array_size (findings); i++)
         {
-          const PfprofJson *f = g_ptr_array_index (findings->items, i);
-          const char *rule = pfprof_json_get_string (f, "rule");
-          gint64 ns;
+          const json_t *f = json_array_get (findings, i);
+          const char *rule = json_string_value (json_object_get (f, "rule"));
+          const json_t *predicted = json_object_get (f, "predicted_step_ns");
 
-          if (rule != NULL && rule_is_tried (rule, fixes) && pfprof_json_get_int (f, "predicted_step_ns", &ns))
-            g_ptr_array_add (predictions, g_strdup_printf ("%s\t%" G_GINT64_FORMAT, rule, ns));
+          if (rule != NULL && rule_is_tried (rule, fixes) && json_is_integer (predicted))
+            g_ptr_array_add (predictions, g_strdup_printf ("%s\t%" JSON_INTEGER_FORMAT, rule, json_integer_value (predicted)));
         }
     }
   if (failed != NULL)
