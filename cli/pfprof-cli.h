@@ -41,6 +41,7 @@ int pfprof_cmd_generate (int argc, char **argv);
 int pfprof_cmd_export (int argc, char **argv);
 int pfprof_cmd_diff (int argc, char **argv);
 int pfprof_cmd_import (int argc, char **argv);
+int pfprof_cmd_try (int argc, char **argv);
 
 /* Prints "pfprof: MESSAGE" to stderr, one line, for user-facing errors. */
 void pfprof_cli_error (const char *format, ...) G_GNUC_PRINTF (1, 2);

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pfprof-cli-program.h"
 #include "pfprof-cli.h"
 #include "pfprof-record.h"
 
@@ -139,26 +140,6 @@ parse_seconds (const char *name, const char *value, double *out)
     }
   *out = d;
   return TRUE;
-}
-
-/* Recursively removes our private folder (status files and the hook). */
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  if (d != NULL)
-    while ((name = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (dir, name, NULL);
-
-        if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-          remove_tree (path);
-        else
-          g_unlink (path);
-      }
-  g_rmdir (dir);
 }
 
 /* fork + execvp. An exec failure comes back through a close-on-exec
@@ -291,57 +272,23 @@ pfprof_cmd_record (int argc, char **argv)
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) statuses = NULL;
-  g_autofree char **opts = NULL;
   g_autofree char *collector = NULL;
   g_autofree char *tmpdir = NULL;
   g_autofree char *hook_dir = NULL;
   g_autofree char *template = NULL;
   char **command = NULL;
   double delay_s = 0, duration_s = 0;
-  int n_opts = 0, exec_errno = 0, status = 0, code;
+  int exec_errno = 0, status = 0, code;
   pid_t pid;
-
-  /* Options end at the first "--"; everything after is PROGRAM's. */
-  opts = g_new0 (char *, (gsize) argc + 1);
-  for (int i = 0; i < argc; i++)
-    {
-      if (i > 0 && strcmp (argv[i], "--") == 0)
-        {
-          command = argv + i + 1;
-          break;
-        }
-      opts[n_opts++] = argv[i];
-    }
 
   context = g_option_context_new ("-- PROGRAM [ARGS...]");
   g_option_context_set_summary (context, "Run PROGRAM with the collector injected and write traces.");
   g_option_context_set_description (context, description);
   g_option_context_add_main_entries (context, entries, NULL);
-  /* GOption's own --help calls exit(); answer it ourselves. */
-  g_option_context_set_help_enabled (context, FALSE);
-  if (!g_option_context_parse (context, &n_opts, &opts, &error))
-    {
-      pfprof_cli_error ("%s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (help)
-    {
-      g_autofree char *text = g_option_context_get_help (context, TRUE, NULL);
-
-      fputs (text, stdout);
-      return PFPROF_EXIT_OK;
-    }
-  if (n_opts > 1)
-    {
-      pfprof_cli_error ("unexpected argument '%s'; put the program after '--' (pfprof record -- PROGRAM ...)",
-                        opts[1]);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (command == NULL || command[0] == NULL)
-    {
-      pfprof_cli_error ("no program given; usage: pfprof record [OPTIONS] -- PROGRAM [ARGS...]");
-      return PFPROF_EXIT_USAGE;
-    }
+  code = pfprof_cli_program_parse (context, &help, argc, argv, "pfprof record [OPTIONS] -- PROGRAM [ARGS...]",
+                                   &command);
+  if (code >= 0)
+    return code;
   if (!parse_seconds ("delay", delay, &delay_s) || !parse_seconds ("duration", duration, &duration_s))
     return PFPROF_EXIT_USAGE;
   if (trace_launches && skip_launches)
@@ -423,7 +370,7 @@ pfprof_cmd_record (int argc, char **argv)
       if (data == NULL || g_mkdir (hook_dir, 0700) != 0 || !g_file_set_contents (hook, data, (gssize) len, &error))
         {
           pfprof_cli_error ("cannot write the Python hook: %s", error ? error->message : g_strerror (errno));
-          remove_tree (tmpdir);
+          pfprof_cli_program_remove_tree (tmpdir);
           return PFPROF_EXIT_USAGE;
         }
       g_setenv ("PFPROF_HOOK_DIR", hook_dir, TRUE);
@@ -445,7 +392,7 @@ pfprof_cmd_record (int argc, char **argv)
   if (pid < 0)
     {
       pfprof_cli_error ("cannot run '%s': %s", command[0], g_strerror (exec_errno));
-      remove_tree (tmpdir);
+      pfprof_cli_program_remove_tree (tmpdir);
       return exec_errno == ENOENT ? 127 : 126;
     }
   child_pid = pid;
@@ -462,7 +409,7 @@ pfprof_cmd_record (int argc, char **argv)
     code = WEXITSTATUS (status);
 
   statuses = pfprof_record_status_read_dir (tmpdir);
-  remove_tree (tmpdir);
+  pfprof_cli_program_remove_tree (tmpdir);
   if (statuses->len == 0)
     {
       if (!quiet)

@@ -16,6 +16,7 @@ static const PfprofCommand commands[] = {
   { "export", pfprof_cmd_export, "Write traces and findings as Chrome/Perfetto trace JSON", FALSE },
   { "diff", pfprof_cmd_diff, "Compare two runs: step breakdown, overlap, findings resolved/new", FALSE },
   { "import", pfprof_cmd_import, "Convert an nsys export or a torch.profiler trace into a pfprof trace", FALSE },
+  { "try", pfprof_cmd_try, "Measure a fix on the program's own run, with no change to its code", FALSE },
   { "generate", pfprof_cmd_generate, "Write a synthetic trace (tests and benchmarks)", TRUE },
 };
 

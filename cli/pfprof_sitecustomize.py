@@ -438,4 +438,10 @@ if _os.environ.get('PFPROF_PYTHON_HOOKS', '1') == '1':
         _pfprof_wrap_exit(_pfprof_site_recorder)
     except Exception:
         pass
+if _os.environ.get('PFPROF_TRY_STEPS') or _os.environ.get('PFPROF_TRY_FIXES'):
+    try:  # `pfprof try`: its step timer and fixes (cli/pfprof_fixes.py)
+        import pfprof_fixes
+        pfprof_fixes.install(_pfprof_when_imported)
+    except Exception:
+        pass
 _pfprof_chain()
