@@ -46,6 +46,9 @@ typedef struct
   guint64 count;            /* the finding's events attributed to this site */
   gint64 time_ns;           /* their time */
   gint64 per_step_ns;       /* time_ns over the steady steps */
+  gboolean startup;         /* all its recorded calls ended before the steady
+                             * window and it was credited only because no
+                             * site running then makes such events */
 } PfprofFindingSite;
 
 /* Adds to each finding of @findings from index @first on (the findings of
