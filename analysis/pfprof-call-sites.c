@@ -482,6 +482,57 @@ share_sig (Ctx *c, guint64 key, const Share *ev, GHashTable *shares)
       }
 }
 
+/* "file:line" of @file (its base name) for fix texts. */
+static char *
+where (const char *file, gint32 line)
+{
+  g_autofree char *base = g_path_get_basename (file);
+  g_autofree char *name = shorten (base, NAME_MAX_CHARS);
+
+  return g_strdup_printf ("%s:%d", name, line);
+}
+
+/* Puts in front of @f's fix what the sites reveal: where the DataLoader
+ * whose batches arrive pageable is iterated (the hook knows the line that
+ * iterates it, not the one that built it). */
+static void
+add_site_advice (Ctx *c, PfprofFinding *f)
+{
+  g_autoptr (GString) advice = g_string_new (NULL);
+  const PfprofFindingSite *top = &g_array_index (f->sites, PfprofFindingSite, 0);
+
+  if (strcmp (f->rule, "pageable-transfer") == 0 && top->kind == PFPROF_SITE_COPY && !top->startup)
+    {
+      const PfprofPythonSiteRecord *loader = NULL;
+      g_autofree char *copy_at = where (top->file, top->line);
+
+      for (guint s = 0; s < c->sites->len; s++)
+        {
+          const Site *site = g_ptr_array_index (c->sites, s);
+
+          if (site->row->kind == PFPROF_SITE_DATALOADER && (loader == NULL || site->row->calls > loader->calls))
+            loader = site->row;
+        }
+      if (loader != NULL)
+        {
+          g_autofree char *loader_at = where (pfprof_trace_string (c->t, loader->file_id), loader->line);
+
+          g_string_append_printf (advice,
+                                  "The copies at %s read batches from pageable memory: pass "
+                                  "`pin_memory=True` to the DataLoader iterated at %s (or give a "
+                                  "custom batch type a pin_memory() method).\n\n",
+                                  copy_at, loader_at);
+        }
+    }
+  if (advice->len > 0)
+    {
+      char *fix = g_strconcat (advice->str, f->fix ? f->fix : "", NULL);
+
+      g_free (f->fix);
+      f->fix = fix;
+    }
+}
+
 static void
 attach_one (Ctx *c, PfprofFinding *f, GHashTable *sources, gboolean redacted)
 {
@@ -555,6 +606,7 @@ attach_one (Ctx *c, PfprofFinding *f, GHashTable *sources, gboolean redacted)
 
       fs->source = read_source (sources, fs->file, fs->line);
     }
+  add_site_advice (c, f);
 }
 
 static void

@@ -239,6 +239,13 @@ for trace, script, rule, pattern in [
           named and named[0][:2] == (script, want) and not any(s["startup"] for s in sites)
           and all(n[2] != "make_model" for n in named)
           and sites[0]["count"] >= 0.9 * f["count"], (named, err))
+    if rule == "pageable-transfer":
+        with open(os.path.join(SAMPLES, script)) as fh:
+            loop = next(i for i, line in enumerate(fh, 1) if "in loader:" in line)
+        check(f"{trace}: the fix names the copy's line and the DataLoader's loop",
+              f and f["fix"].startswith(f"The copies at {script}:{want} read batches from pageable "
+                                        f"memory: pass `pin_memory=True` to the DataLoader iterated "
+                                        f"at {script}:{loop}"), f and f["fix"][:300])
 
 # A second site on the next line copies the 2 KiB labels, pageable too,
 # made on the same thread just after the batch: the batch's finding must
