@@ -89,13 +89,20 @@ html = open(os.path.join(WORK, "gen.html")).read() if rc == 0 else ""
 check("HTML: the site", "Where in the Python code" in html
       and "train.py:57 in train_one_epoch: images = images.cuda(non_blocking=True)" in html, err)
 
+def edited(src, name, sql):
+    """A copy of SRC in WORK named NAME, with the SQL statement run on it."""
+    path = os.path.join(WORK, name)
+    shutil.copy(src, path)
+    db = sqlite3.connect(path)
+    db.execute(sql)
+    db.commit()
+    db.close()
+    return path
+
+
 # --redact-args: the source stays unread.
-red = os.path.join(WORK, "redacted.pfprof")
-shutil.copy(gen, red)
-db = sqlite3.connect(red)
-db.execute("INSERT OR REPLACE INTO meta VALUES ('command_line', 'python3 train.py [arguments redacted]')")
-db.commit()
-db.close()
+red = edited(gen, "redacted.pfprof",
+             "INSERT OR REPLACE INTO meta VALUES ('command_line', 'python3 train.py [arguments redacted]')")
 rc, doc, err = report_json(red)
 f = finding(doc, "pageable-transfer")
 check("--redact-args trace: site named, source not read",
@@ -203,12 +210,7 @@ if os.path.exists(rows):
 # site, line 57). Without the batch line's site, nothing running in the
 # steady state makes such copies: the start-up site is named, marked so.
 if os.path.exists(rows):
-    alone = os.path.join(WORK, "startup-only.sqlite")
-    shutil.copy(rows, alone)
-    db = sqlite3.connect(alone)
-    db.execute("DELETE FROM python_sites WHERE line = 57")
-    db.commit()
-    db.close()
+    alone = edited(rows, "startup-only.sqlite", "DELETE FROM python_sites WHERE line = 57")
     rc, doc, err = report_json(alone)
     f = finding(doc, "pageable-transfer")
     sites = f["sites"] if f else []
