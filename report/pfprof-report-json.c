@@ -285,6 +285,8 @@ write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding
       pfprof_json_writer_member_uint (w, "count", s->count);
       pfprof_json_writer_member_int (w, "time_ns", s->time_ns);
       pfprof_json_writer_member_int (w, "per_step_ns", s->per_step_ns);
+      pfprof_json_writer_key (w, "startup");
+      pfprof_json_writer_bool (w, s->startup);
       pfprof_json_writer_end_object (w);
     }
   pfprof_json_writer_end_array (w);
