@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pfprof-temp-file.h"
+
 static gboolean
 set_errno_error (GError **error, int e, const char *what, const char *path)
 {
@@ -51,6 +53,7 @@ struct _PfprofCliOutput
   char *tmp;
   gboolean overwrite;
   int fd;
+  int slot;  /* pfprof-temp-file registration */
 };
 
 static void
@@ -58,6 +61,7 @@ output_free (PfprofCliOutput *o)
 {
   if (o->fd >= 0)
     close (o->fd);
+  pfprof_temp_file_forget (o->slot);
   g_free (o->tmp);
   g_free (o->path);
   g_free (o);
@@ -75,8 +79,6 @@ pfprof_cli_output_abort (PfprofCliOutput *o)
 PfprofCliOutput *
 pfprof_cli_output_open (const char *path, gboolean overwrite, GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *base = g_path_get_basename (path);
   PfprofCliOutput *o;
   mode_t mask;
 
@@ -85,12 +87,10 @@ pfprof_cli_output_open (const char *path, gboolean overwrite, GError **error)
   o = g_new0 (PfprofCliOutput, 1);
   o->path = g_strdup (path);
   o->overwrite = overwrite;
-  o->tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  o->fd = g_mkstemp_full (o->tmp, O_WRONLY | O_CLOEXEC, 0600);
+  o->fd = pfprof_temp_file_beside (path, 0600, &o->tmp, &o->slot);
   if (o->fd < 0)
     {
       set_errno_error (error, errno, "cannot create a file in its folder", path);
-      g_free (o->tmp);
       g_free (o->path);
       g_free (o);
       return NULL;

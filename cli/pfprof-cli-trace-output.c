@@ -8,72 +8,87 @@
 
 #include "pfprof-cli-output.h"
 #include "pfprof-cli.h"
+#include "pfprof-temp-file.h"
 
-/* The file and the SQLite side files the writer may have made. */
-static void
-remove_output (const char *path)
+char *
+pfprof_cli_trace_output_reserve (const char *command, const char *output, gboolean force, int *slot)
 {
-  static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+  g_autoptr (GError) error = NULL;
+  char *tmp = NULL;
+  int fd;
 
-  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+  if (!pfprof_cli_output_check (output, force, &error))
     {
-      g_autofree char *p = g_strconcat (path, suffixes[i], NULL);
-
-      remove (p);
+      pfprof_cli_error ("%s: %s", command, error->message);
+      return NULL;
     }
+  fd = pfprof_temp_file_beside (output, 0644, &tmp, slot);
+  if (fd < 0)
+    {
+      g_autofree char *dir = g_path_get_dirname (output);
+
+      pfprof_cli_error ("%s: %s: cannot create a file in %s: %s", command, output, dir,
+                        g_strerror (errno));
+      return NULL;
+    }
+  close (fd);
+  return tmp;
+}
+
+void
+pfprof_cli_trace_output_discard (char *tmp, int slot)
+{
+  pfprof_temp_file_remove (tmp);
+  pfprof_temp_file_forget (slot);
+  g_free (tmp);
+}
+
+int
+pfprof_cli_trace_output_place (const char *command, char *tmp, int slot, const char *output,
+                               gboolean force)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!pfprof_cli_output_place (tmp, output, force, &error))
+    {
+      pfprof_cli_error ("%s: %s", command, error->message);
+      pfprof_cli_trace_output_discard (tmp, slot);
+      return PFPROF_EXIT_USAGE;
+    }
+  pfprof_temp_file_forget (slot);
+  g_free (tmp);
+  return PFPROF_EXIT_OK;
 }
 
 int
 pfprof_cli_trace_output_write (const char *command, const PfprofTrace *trace, PfprofCliTraceFill fill,
                                unsigned writer_flags, const char *output, gboolean force)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *base = NULL;
-  g_autofree char *tmp = NULL;
   PfprofTraceWriter *w = NULL;
-  int rc, fd;
+  char *tmp;
+  int rc, slot = -1;
 
-  if (!pfprof_cli_output_check (output, force, &error))
-    {
-      pfprof_cli_error ("%s: %s", command, error->message);
-      return PFPROF_EXIT_USAGE;
-    }
-  dir = g_path_get_dirname (output);
-  base = g_path_get_basename (output);
-  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
-  if (fd < 0)
-    {
-      pfprof_cli_error ("%s: %s: cannot create a file in %s: %s", command, output, dir, g_strerror (errno));
-      return PFPROF_EXIT_USAGE;
-    }
-  close (fd);
+  if ((tmp = pfprof_cli_trace_output_reserve (command, output, force, &slot)) == NULL)
+    return PFPROF_EXIT_USAGE;
   rc = pfprof_trace_writer_open (tmp, PFPROF_WRITER_OVERWRITE | writer_flags, &w);
   if (rc != PFPROF_WRITER_OK)
     {
       pfprof_cli_error ("%s: cannot write %s: %s", command, output, pfprof_trace_writer_status_string (rc));
-      remove_output (tmp);
+      pfprof_cli_trace_output_discard (tmp, slot);
       return PFPROF_EXIT_USAGE;
     }
   if (fill (w, trace) != PFPROF_WRITER_OK)
     {
       pfprof_cli_error ("%s: cannot write %s: %s", command, output, pfprof_trace_writer_errmsg (w));
       pfprof_trace_writer_close (w);
-      remove_output (tmp);
+      pfprof_cli_trace_output_discard (tmp, slot);
       return PFPROF_EXIT_USAGE;
     }
   if ((rc = pfprof_trace_writer_finish (w)) != PFPROF_WRITER_OK)
     {
       pfprof_cli_error ("%s: cannot finish %s: %s", command, output, pfprof_trace_writer_status_string (rc));
-      remove_output (tmp);
+      pfprof_cli_trace_output_discard (tmp, slot);
       return PFPROF_EXIT_USAGE;
     }
-  if (!pfprof_cli_output_place (tmp, output, force, &error))
-    {
-      pfprof_cli_error ("%s: %s", command, error->message);
-      remove_output (tmp);
-      return PFPROF_EXIT_USAGE;
-    }
-  return PFPROF_EXIT_OK;
+  return pfprof_cli_trace_output_place (command, tmp, slot, output, force);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pfprof-cli.h"
+#include "pfprof-temp-file.h"
 
 static const PfprofCommand commands[] = {
   { "record", pfprof_cmd_record, "Run a program with the collector injected and report", FALSE },
@@ -53,6 +54,7 @@ int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
+  pfprof_temp_file_install_handlers ();
 
   if (argc < 2)
     {

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pfprof-temp-file.h"
+
 gboolean
 pfprof_render_format_from_path (const char *path, PfprofRenderFormat *format)
 {
@@ -110,47 +112,14 @@ draw_to_fd (PfprofTimeline *timeline, const PfprofRenderView *view, PfprofRender
   return TRUE;
 }
 
-gboolean
-pfprof_render_output_save (PfprofTimeline *timeline, const PfprofRenderView *view,
-                           PfprofRenderFormat format, const char *path, gboolean overwrite,
-                           GError **error)
+/* Draws into @fd (the temporary file @tmp) and gives it @path's name;
+ * on failure @tmp is removed. */
+static gboolean
+write_and_place (PfprofTimeline *timeline, const PfprofRenderView *view, PfprofRenderFormat format,
+                 int fd, const char *tmp, const char *path, gboolean overwrite, GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *tmp = NULL;
   struct stat st;
-  int fd;
 
-  if (lstat (path, &st) == 0)
-    {
-      if (S_ISLNK (st.st_mode))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                       "%s is a symbolic link; not following it", path);
-          return FALSE;
-        }
-      if (!S_ISREG (st.st_mode))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s is not a regular file", path);
-          return FALSE;
-        }
-      if (!overwrite)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s exists; use --force to replace it", path);
-          return FALSE;
-        }
-    }
-  /* O_EXCL (g_mkstemp) never opens an existing file or follows a link. */
-  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
-  if (fd < 0)
-    {
-      int e = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e), "cannot create a file in %s: %s",
-                   dir, g_strerror (e));
-      return FALSE;
-    }
   if (!draw_to_fd (timeline, view, format, fd, error))
     {
       close (fd);
@@ -206,4 +175,49 @@ pfprof_render_output_save (PfprofTimeline *timeline, const PfprofRenderView *vie
       unlink (tmp);
     }
   return TRUE;
+}
+
+gboolean
+pfprof_render_output_save (PfprofTimeline *timeline, const PfprofRenderView *view,
+                           PfprofRenderFormat format, const char *path, gboolean overwrite,
+                           GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *tmp = NULL;
+  struct stat st;
+  int fd, slot = -1;
+  gboolean ok;
+
+  if (lstat (path, &st) == 0)
+    {
+      if (S_ISLNK (st.st_mode))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                       "%s is a symbolic link; not following it", path);
+          return FALSE;
+        }
+      if (!S_ISREG (st.st_mode))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s is not a regular file", path);
+          return FALSE;
+        }
+      if (!overwrite)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s exists; use --force to replace it", path);
+          return FALSE;
+        }
+    }
+  /* O_EXCL (g_mkstemp) never opens an existing file or follows a link. */
+  fd = pfprof_temp_file_beside (path, 0644, &tmp, &slot);
+  if (fd < 0)
+    {
+      int e = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e), "cannot create a file in %s: %s",
+                   dir, g_strerror (e));
+      return FALSE;
+    }
+  ok = write_and_place (timeline, view, format, fd, tmp, path, overwrite, error);
+  pfprof_temp_file_forget (slot);
+  return ok;
 }

@@ -8,7 +8,10 @@
  * -shm beside the database, so the reader copies the database and its -wal
  * into a private temporary folder and reads the copy. The same goes for a
  * file with a hot -journal beside it (a transaction was interrupted): the
- * copy is rolled back, the original left as it is.
+ * copy is rolled back, the original left as it is. Only a -wal that holds
+ * a frame, or a journal with its magic, makes a copy: anything less SQLite
+ * ignores too. The copy is registered with pfprof-temp-file, so a signal
+ * removes it.
  *
  * Format 2 (trace/pfprof-trace-chunk.h) keeps the event tables as column
  * chunks in the table `chunks`: a first pass over the chunks' small
@@ -28,6 +31,7 @@
  */
 #include "pfprof-trace-reader.h"
 #include "pfprof-trace-chunk.h"
+#include "pfprof-temp-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +59,7 @@ typedef struct
   const char *path;          /* as given, for messages */
   sqlite3 *db;
   char *tmp_dir;             /* private copy of a WAL-mode trace, or NULL */
+  int tmp_slots[2];          /* its pfprof-temp-file registrations: folder, copy */
   int file_major;
   int file_minor;
   guint64 rows_total;        /* estimate, for progress */
@@ -164,6 +169,8 @@ remove_tmp_dir (Reader *r)
       g_unlink (p);
     }
   g_rmdir (r->tmp_dir);
+  pfprof_temp_file_forget (r->tmp_slots[1]);
+  pfprof_temp_file_forget (r->tmp_slots[0]);
   g_clear_pointer (&r->tmp_dir, g_free);
 }
 
@@ -185,6 +192,50 @@ file_uri (const char *path, const char *query)
   return g_string_free (s, FALSE);
 }
 
+/* Whether the -wal (@wal) or -journal at @path, of @size bytes, can hold
+ * data SQLite would use: a WAL holds a frame (its 32-byte header, then
+ * 24 bytes and a page) after a valid header; a hot journal starts with
+ * the journal magic. Anything less is ignored by SQLite too, so it must
+ * not make the reader copy the database (a stray 1-byte -wal beside a
+ * 2 GB trace). */
+static gboolean
+side_file_holds_data (const char *path, goffset size, gboolean wal)
+{
+  static const guchar journal_magic[8] = { 0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7 };
+  guchar h[32];
+  ssize_t n = 0;
+  int fd;
+
+  if (size < (wal ? 32 + 24 + 512 : 28))
+    return FALSE;
+  if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
+    return TRUE; /* cannot tell: let SQLite decide on a copy */
+  while (n < (ssize_t) sizeof h)
+    {
+      ssize_t m = read (fd, h + n, sizeof h - (size_t) n);
+
+      if (m < 0 && errno == EINTR)
+        continue;
+      if (m <= 0)
+        break;
+      n += m;
+    }
+  close (fd);
+  if (n < (ssize_t) sizeof h)
+    return FALSE;
+  if (!wal)
+    return memcmp (h, journal_magic, sizeof journal_magic) == 0;
+  {
+    guint32 magic = be32 (h), page_size = be32 (h + 8);
+
+    if (magic != 0x377f0682 && magic != 0x377f0683)
+      return FALSE;
+    if (page_size == 1)
+      page_size = 65536;
+    return page_size >= 512 && (guint64) size >= 32 + 24 + (guint64) page_size;
+  }
+}
+
 /* Checks the file itself before SQLite sees it, and opens it. */
 static gboolean
 open_file (Reader *r, GError **error)
@@ -195,7 +246,6 @@ open_file (Reader *r, GError **error)
   struct stat st, wal_st, journal_st;
   gboolean have_wal;
   gboolean have_journal;
-  gboolean wal_mode;
   ssize_t n = 0;
   int fd;
   int rc;
@@ -212,12 +262,13 @@ open_file (Reader *r, GError **error)
                    "%s: not a regular file", r->path);
       return FALSE;
     }
-  have_wal = stat (wal_path, &wal_st) == 0 && S_ISREG (wal_st.st_mode) && wal_st.st_size > 0;
+  have_wal = stat (wal_path, &wal_st) == 0 && S_ISREG (wal_st.st_mode)
+             && side_file_holds_data (wal_path, wal_st.st_size, TRUE);
   r->file_bytes = (guint64) st.st_size + (have_wal ? (guint64) wal_st.st_size : 0);
   /* A hot rollback journal: a transaction on the file was interrupted and
    * must be rolled back before the file is consistent. */
   have_journal = stat (journal_path, &journal_st) == 0 && S_ISREG (journal_st.st_mode)
-                 && journal_st.st_size > 0;
+                 && side_file_holds_data (journal_path, journal_st.st_size, FALSE);
   if (st.st_size == 0 && !have_wal)
     {
       g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_EMPTY,
@@ -262,9 +313,10 @@ open_file (Reader *r, GError **error)
         }
     }
 
-  /* Header bytes 18 and 19 are the write/read format versions: 2 = WAL. */
-  wal_mode = st.st_size == 0 || header[18] == 2 || header[19] == 2;
-  if (!wal_mode && !have_wal && !have_journal)
+  /* A WAL-mode file (header bytes 18 and 19 = 2) without a WAL that
+   * holds a frame reads as it is: immutable=1 ignores the WAL, and there
+   * is nothing in it. */
+  if (!have_wal && !have_journal && st.st_size > 0)
     {
       guint32 page_size = ((guint32) header[16] << 8) | header[17];
       guint32 n_pages = be32 (header + 28);
@@ -306,6 +358,9 @@ open_file (Reader *r, GError **error)
           return FALSE;
         }
       copy = g_strconcat (r->tmp_dir, "/trace.pfprof", NULL);
+      /* The folder first: the handler removes files before folders. */
+      r->tmp_slots[0] = pfprof_temp_file_register (r->tmp_dir);
+      r->tmp_slots[1] = pfprof_temp_file_register (copy);
       copy_wal = g_strconcat (copy, "-wal", NULL);
       copy_journal = g_strconcat (copy, "-journal", NULL);
       /* Database first: a concurrent checkpoint only moves pages from the
@@ -1118,6 +1173,7 @@ load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data, GE
   gboolean ok;
 
   r.path = path;
+  r.tmp_slots[0] = r.tmp_slots[1] = -1;
   r.progress = progress;
   r.user_data = user_data;
   trace = pfprof_trace_new ();
