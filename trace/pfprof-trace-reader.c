@@ -1283,4 +1283,36 @@ pfprof_trace_database_close (PfprofTraceDatabase *db)
   remove_tmp_dir (&db->r);
   g_free (db->r.open_name);
   g_free (db);
+
+gboolean
+pfprof_trace_reader_count (const char *path, guint64 counts[PFPROF_N_TABLES], GError **error)
+{
+  g_autoptr (PfprofTrace) trace = pfprof_trace_new ();
+  Reader r = { 0 };
+  gboolean ok;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  memset (counts, 0, sizeof (guint64) * PFPROF_N_TABLES);
+  r.path = path;
+  r.tmp_slots[0] = r.tmp_slots[1] = -1;
+  ok = open_file (&r, error) && check_identity (&r, error) && load_meta (&r, trace, error);
+  for (unsigned t = 0; ok && t < PFPROF_N_TABLES; t++)
+    {
+      const char *name = pfprof_trace_schema_table ((PfprofTableId) t)->name;
+      g_autofree char *sql = NULL;
+      gint64 n = 0;
+
+      if (r.file_major >= 2 && pfprof_trace_schema_is_chunked ((PfprofTableId) t))
+        sql = g_strdup_printf ("SELECT coalesce(sum(n), 0) FROM " PFPROF_TRACE_CHUNKS_TABLE
+                               " WHERE table_name = '%s'", name);
+      else
+        sql = g_strdup_printf ("SELECT count(*) FROM \"%s\"", name);
+      ok = query_int (&r, sql, &n, error);
+      counts[t] = n > 0 ? (guint64) n : 0;
+    }
+  if (r.db != NULL)
+    sqlite3_close (r.db);
+  remove_tmp_dir (&r);
+  g_free (r.open_name);
+  return ok;
 }

@@ -51,4 +51,11 @@ void pfprof_trace_database_close (PfprofTraceDatabase *db);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofTraceDatabase, pfprof_trace_database_close)
 
+/* Counts the records of each table of the trace at @path into @counts
+ * (indexed by PfprofTableId) without loading them: the chunk headers of
+ * format 2, count(*) of format 1. Opens the file as load() does (nothing
+ * written beside it, a private copy of an unfinished trace). FALSE with
+ * @error set when it is not a readable trace. */
+gboolean pfprof_trace_reader_count (const char *path, guint64 counts[PFPROF_N_TABLES], GError **error);
+
 G_END_DECLS
