@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "pfprof-sqlite-guard.h"
 #include "pfprof-trace-reader.h"
 
 /* Enumeration values above this are read as "unknown". */
@@ -80,29 +81,23 @@ corrupt (Importer *im, GError **error, const char *fmt, ...)
 static gboolean
 sqlite_failed (Importer *im, GError **error, const char *what)
 {
-  return corrupt (im, error, "%s: %s", what, sqlite3_errmsg (im->db));
+  /* The only interrupter is the reader's pfprof_sqlite_guard_bound(). */
+  return corrupt (im, error, "%s: %s", what,
+                  sqlite3_errcode (im->db) == SQLITE_INTERRUPT ? PFPROF_SQLITE_GUARD_MESSAGE
+                                                               : sqlite3_errmsg (im->db));
 }
 
-/* Column names of @table into @names; an absent table gives none. */
+/* Column names of @table into @names; an absent table gives none, a view
+ * or generated columns an error (pfprof-sqlite-guard.h). */
 static gboolean
 table_columns (Importer *im, const char *table, GHashTable *names, GError **error)
 {
-  sqlite3_stmt *st = NULL;
-  int rc;
+  g_autofree char *problem = NULL;
+  int rc = pfprof_sqlite_guard_table_columns (im->db, table, names, &problem);
 
-  if (sqlite3_prepare_v2 (im->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL)
-      != SQLITE_OK)
-    return sqlite_failed (im, error, "table_info");
-  sqlite3_bind_text (st, 1, table, -1, SQLITE_STATIC);
-  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
-    {
-      const char *name = (const char *) sqlite3_column_text (st, 0);
-
-      if (name)
-        g_hash_table_add (names, g_strdup (name));
-    }
-  sqlite3_finalize (st);
-  if (rc != SQLITE_DONE)
+  if (problem != NULL)
+    return corrupt (im, error, "%s", problem);
+  if (rc != SQLITE_OK)
     return sqlite_failed (im, error, "table_info");
   return TRUE;
 }
@@ -512,9 +507,12 @@ load_export_meta (Importer *im, GError **error)
 static gboolean
 load_strings (Importer *im, GError **error)
 {
+  g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   sqlite3_stmt *st = NULL;
   int rc;
 
+  if (!table_columns (im, "StringIds", names, error))
+    return FALSE;
   if (sqlite3_prepare_v2 (im->db, "SELECT id, value FROM StringIds", -1, &st, NULL) != SQLITE_OK)
     return sqlite_failed (im, error, "StringIds");
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)

@@ -31,6 +31,7 @@
  */
 #include "pfprof-trace-reader.h"
 #include "pfprof-trace-chunk.h"
+#include "pfprof-sqlite-guard.h"
 #include "pfprof-temp-file.h"
 
 #include <errno.h>
@@ -71,6 +72,7 @@ typedef struct
   GArray *chunks;            /* format 2: Chunk, in id order */
   char *open_name;           /* what r->db was opened with, for a second */
   int open_flags;            /* connection in another thread */
+  PfprofSqliteGuard guard;   /* bounds the work on r->db */
 } Reader;
 
 /* One row of the `chunks` table, from the first pass. */
@@ -96,7 +98,11 @@ be32 (const guchar *p)
 static void
 sqlite_error (GError **error, const char *path, sqlite3 *db, const char *what)
 {
-  g_autofree char *m = g_utf8_make_valid (db != NULL ? sqlite3_errmsg (db) : "cannot open", -1);
+  /* The only interrupter is pfprof_sqlite_guard_bound(). */
+  g_autofree char *m = g_utf8_make_valid (db == NULL ? "cannot open"
+                                          : sqlite3_errcode (db) == SQLITE_INTERRUPT
+                                            ? PFPROF_SQLITE_GUARD_MESSAGE
+                                            : sqlite3_errmsg (db), -1);
 
   for (char *p = m; *p != '\0'; p++)
     if ((guchar) *p < 0x20 || *p == 0x7f)
@@ -383,6 +389,7 @@ open_file (Reader *r, GError **error)
       set_sqlite_error (r, error, "open");
       return FALSE;
     }
+  pfprof_sqlite_guard_bound (r->db, r->file_bytes, &r->guard);
   return TRUE;
 }
 
@@ -409,33 +416,44 @@ query_int (Reader *r, const char *sql, gint64 *out, GError **error)
   return rc == SQLITE_ROW || rc == SQLITE_DONE;
 }
 
-/* Whether @table exists, and fills @names with its column names. */
+/* Whether @table exists, and fills @names with its column names; a view,
+ * a virtual table or generated columns are refused
+ * (pfprof-sqlite-guard.h). */
 static gboolean
 table_columns (Reader *r, const char *table, GHashTable *names, GError **error)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc;
+  g_autofree char *problem = NULL;
+  int rc = pfprof_sqlite_guard_table_columns (r->db, table, names, &problem);
 
-  if (sqlite3_prepare_v2 (r->db, "SELECT name FROM pragma_table_info(?1)", -1, &stmt, NULL)
-      != SQLITE_OK)
+  if (problem != NULL)
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT, "%s: corrupt trace: %s",
+                   r->path, problem);
+      return FALSE;
+    }
+  if (rc != SQLITE_OK)
     {
       set_sqlite_error (r, error, "table_info");
       return FALSE;
     }
-  sqlite3_bind_text (stmt, 1, table, -1, SQLITE_STATIC);
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      const char *name = (const char *) sqlite3_column_text (stmt, 0);
+  return TRUE;
+}
 
-      if (name != NULL)
-        g_hash_table_add (names, g_strdup (name));
-    }
-  sqlite3_finalize (stmt);
-  if (rc != SQLITE_DONE)
+/* Whether @bytes can be had now: a size read from a file must end in an
+ * error, not in GLib's abort on a failed allocation. */
+static gboolean
+can_allocate (Reader *r, guint64 bytes, const char *what, GError **error)
+{
+  gpointer p = bytes < G_MAXSIZE / 2 ? g_try_malloc ((gsize) bytes) : NULL;
+
+  if (p == NULL && bytes > 0)
     {
-      set_sqlite_error (r, error, "table_info");
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                   "%s: %s needs %" G_GUINT64_FORMAT " MB, more than can be had", r->path, what,
+                   bytes >> 20);
       return FALSE;
     }
+  g_free (p);
   return TRUE;
 }
 
@@ -571,10 +589,13 @@ report_progress (Reader *r, GError **error)
 static gboolean
 load_strings (Reader *r, PfprofTrace *trace, GError **error)
 {
+  g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   sqlite3_stmt *stmt = NULL;
   gint64 count = 0, max_id = -1;
   int rc;
 
+  if (!table_columns (r, "strings", names, error))
+    return FALSE;
   if (sqlite3_prepare_v2 (r->db, "SELECT count(*), max(id) FROM strings", -1, &stmt, NULL)
       != SQLITE_OK)
     {
@@ -601,6 +622,8 @@ load_strings (Reader *r, PfprofTrace *trace, GError **error)
                    r->path, max_id, count);
       return FALSE;
     }
+  if (!can_allocate (r, (guint64) (max_id + 1) * sizeof (gpointer), "table strings", error))
+    return FALSE;
   g_ptr_array_set_size (trace->strings, (guint) (max_id + 1));
 
   if (sqlite3_prepare_v2 (r->db, "SELECT id, value FROM strings", -1, &stmt, NULL) != SQLITE_OK)
@@ -874,6 +897,34 @@ size_array (GArray **array, guint n)
   *array = a;
 }
 
+/* Reads the first bytes of chunk @c (row @rowid) through incremental
+ * blob I/O, which touches only its first page, and checks that the
+ * chunk can hold the @n records it claims before the first pass reserves
+ * room for them: a row claiming 30 million records over a 30 MB blob of
+ * zeros is refused here, not after 2 GB are reserved. */
+static gboolean
+check_chunk_header (Reader *r, sqlite3_blob **blob, gint64 rowid, const Chunk *c, gint64 n, gint64 len,
+                    GError **error)
+{
+  const PfprofTraceTable *table = pfprof_trace_schema_table ((PfprofTableId) c->table);
+  guint8 head[PFPROF_TRACE_CHUNK_HEADER_BYTES];
+  int head_len = (int) MIN (len, (gint64) sizeof head);
+  PfprofTraceChunkError err;
+  int rc;
+
+  rc = *blob == NULL ? sqlite3_blob_open (r->db, "main", PFPROF_TRACE_CHUNKS_TABLE, "data", rowid, 0, blob)
+                     : sqlite3_blob_reopen (*blob, rowid);
+  if (rc != SQLITE_OK || sqlite3_blob_read (*blob, head, head_len, 0) != SQLITE_OK)
+    {
+      set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
+      return FALSE;
+    }
+  if (pfprof_trace_chunk_check_header (table, head, (size_t) head_len, (guint64) len, (guint64) n,
+                                       older_minor (r), &err) != 0)
+    return chunk_error (r, error, c->id, "table %s: %s", table->name, err.message);
+  return TRUE;
+}
+
 /* Format 2, first pass: reads every chunk's id, table and record count
  * (SQLite leaves the blobs on their overflow pages), checks them, and
  * sizes each event array to its exact final length. */
@@ -884,6 +935,7 @@ plan_chunks (Reader *r, PfprofTrace *trace, GError **error)
   g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   guint64 totals[PFPROF_N_TABLES] = { 0 };
   sqlite3_stmt *stmt = NULL;
+  sqlite3_blob *blob = NULL;
   int rc;
 
   if (!table_columns (r, PFPROF_TRACE_CHUNKS_TABLE, names, error))
@@ -902,7 +954,7 @@ plan_chunks (Reader *r, PfprofTrace *trace, GError **error)
       }
   if (sqlite3_prepare_v2 (r->db,
                           "SELECT id, table_name, n, length(data), typeof(data), typeof(table_name),"
-                          " typeof(n) FROM " PFPROF_TRACE_CHUNKS_TABLE " ORDER BY id",
+                          " typeof(n), rowid FROM " PFPROF_TRACE_CHUNKS_TABLE " ORDER BY id",
                           -1, &stmt, NULL)
       != SQLITE_OK)
     {
@@ -943,6 +995,8 @@ plan_chunks (Reader *r, PfprofTrace *trace, GError **error)
                           "table %s: %" G_GINT64_FORMAT " records cannot fit in %" G_GINT64_FORMAT
                           " bytes", name, n, len);
       if (ok && c.table >= 0)
+        ok = check_chunk_header (r, &blob, sqlite3_column_int64 (stmt, 7), &c, n, len, error);
+      if (ok && c.table >= 0)
         {
           c.n = (guint64) n;
           c.offset = totals[c.table];
@@ -953,16 +1007,23 @@ plan_chunks (Reader *r, PfprofTrace *trace, GError **error)
       if (!ok)
         {
           sqlite3_finalize (stmt);
+          sqlite3_blob_close (blob);
           return FALSE;
         }
       g_array_append_val (r->chunks, c);
     }
   sqlite3_finalize (stmt);
+  sqlite3_blob_close (blob);
   if (rc != SQLITE_DONE)
     {
       set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
       return FALSE;
     }
+  for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
+    if (pfprof_trace_schema_is_chunked ((PfprofTableId) t)
+        && !can_allocate (r, totals[t] * pfprof_trace_schema_table ((PfprofTableId) t)->record_size,
+                          pfprof_trace_schema_table ((PfprofTableId) t)->name, error))
+      return FALSE;
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     if (pfprof_trace_schema_is_chunked ((PfprofTableId) t))
       {
@@ -988,6 +1049,7 @@ typedef struct
   gint finished;             /* (atomic) */
   gint *cancel;              /* (atomic) set by the main thread: stop */
   GError *error;
+  PfprofSqliteGuard guard;   /* bounds the work on db, when it is the job's own */
 } DecodeJob;
 
 static gboolean
@@ -1103,7 +1165,10 @@ decode_thread (gpointer data)
   if (sqlite3_open_v2 (job->r->open_name, &job->db, job->r->open_flags, NULL) != SQLITE_OK)
     job_sqlite_error (job);
   else
-    decode_range (job, NULL, 0);
+    {
+      pfprof_sqlite_guard_bound (job->db, job->r->file_bytes, &job->guard);
+      decode_range (job, NULL, 0);
+    }
   if (job->db != NULL)
     sqlite3_close (job->db);
   job->db = NULL;
@@ -1131,8 +1196,8 @@ load_chunks (Reader *r, PfprofTrace *trace, GError **error)
   if (total >= THREAD_MIN_RECORDS && g_get_num_processors () > 1 && r->open_name != NULL)
     for (split = 0; split < r->chunks->len && half < total / 2; split++)
       half += g_array_index (r->chunks, Chunk, split).n;
-  jobs[0] = (DecodeJob) { r, trace, r->db, 0, split, 0, 0, &cancel, NULL };
-  jobs[1] = (DecodeJob) { r, trace, NULL, split, r->chunks->len, 0, 0, &cancel, NULL };
+  jobs[0] = (DecodeJob) { r, trace, r->db, 0, split, 0, 0, &cancel, NULL, { 0 } };
+  jobs[1] = (DecodeJob) { r, trace, NULL, split, r->chunks->len, 0, 0, &cancel, NULL, { 0 } };
   if (split < r->chunks->len)
     thread = g_thread_try_new ("pfprof-read", decode_thread, &jobs[1], NULL);
   ok = decode_range (&jobs[0], thread ? &jobs[1] : NULL, base);
