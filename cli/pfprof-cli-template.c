@@ -51,6 +51,37 @@ traces_agree (const PfprofAnalysis *a, const char *key)
   return value;
 }
 
+/* Longest value put into a path: a host name has at most 253 bytes. */
+#define MAX_COMPONENT 64
+
+/* Makes @v (from a trace: anything) one safe file-name part, in place:
+ * no '/', no control characters, valid UTF-8, at most MAX_COMPONENT
+ * bytes, and never empty, "." or "..", which would name the folder
+ * itself, its parent or (empty, before a '/') the root. */
+static char *
+path_component (char *v)
+{
+  g_autofree char *valid = g_utf8_make_valid (v, -1);
+  g_autoptr (GString) out = g_string_new (NULL);
+
+  g_free (v);
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+      const char *next = g_utf8_next_char (p);
+
+      if (out->len + (gsize) (next - p) > MAX_COMPONENT)
+        break;
+      if (c == '/' || c == '\\' || c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0xfffd)
+        g_string_append_c (out, '_');
+      else
+        g_string_append_len (out, p, next - p);
+    }
+  if (out->len == 0 || strcmp (out->str, ".") == 0 || strcmp (out->str, "..") == 0)
+    g_string_prepend (out, "unknown");
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 char *
 pfprof_cli_template_expand (const char *template, const PfprofAnalysis *a, GError **error)
 {
@@ -92,7 +123,6 @@ pfprof_cli_template_expand (const char *template, const PfprofAnalysis *a, GErro
           v = traces_agree (a, "host");
           if (v == NULL)
             v = g_strdup (g_get_host_name ());
-          g_strdelimit (v, "/", '_'); /* one path component */
           break;
         case 'p':
           v = traces_agree (a, "pid");
@@ -104,6 +134,10 @@ pfprof_cli_template_expand (const char *template, const PfprofAnalysis *a, GErro
                        "%s: unknown %%-sequence (%%r rank, %%h host, %%p pid, %%%% a %%)", template);
           return NULL;
         }
+      /* Every value but %% comes from a trace or the machine: one safe
+       * file-name part. */
+      if (s[1] != '%')
+        v = path_component (v);
       g_string_append (out, v);
       s++;
     }

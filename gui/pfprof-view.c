@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "pfprof-temp-file.h"
 #include "pfprof-view-window.h"
 
 static const char shortcuts_ui[] =
@@ -634,6 +635,8 @@ main (int argc, char **argv)
   int status;
 
   app_start_us = g_get_monotonic_time ();
+  /* Ctrl-C while a WAL trace loads removes the reader's copy. */
+  pfprof_temp_file_install_handlers ();
   g_set_prgname ("pfprof-view");
   g_set_application_name ("pfprof");
   /* NON_UNIQUE: each invocation is its own process, no session bus
