@@ -204,6 +204,11 @@ terminal_char (GString *out, gunichar c, gpointer data)
    * printable text, which cannot act on the terminal without the ESC. */
   if (is_control (c))
     return;
+  /* Bidirectional controls (U+202A..U+202E, U+2066..U+2069, marks) would
+   * reorder the rest of the line on screen: shown as a replacement. */
+  if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F
+      || c == 0x061C)
+    c = 0xFFFD;
   g_string_append_unichar (out, c);
 }
 

@@ -82,6 +82,7 @@ timeline_svg (const PfprofAnalysis *a, GString *out, int *step_out)
   PfprofRenderView view;
   GString *svg = g_string_new (NULL);
   cairo_surface_t *surface;
+  cairo_status_t status;
   cairo_t *cr;
   int step = representative_step (a);
   const char *start;
@@ -100,9 +101,22 @@ timeline_svg (const PfprofAnalysis *a, GString *out, int *step_out)
   surface = cairo_svg_surface_create_for_stream (append_svg, svg, view.width, view.height);
   cr = cairo_create (surface);
   pfprof_renderer_draw (cr, tl, &view, NULL);
+  status = cairo_status (cr);
   cairo_destroy (cr);
   cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
   cairo_surface_destroy (surface);
+  /* A drawing that failed midway is a partial SVG: say so instead. */
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_string_append (out, "<p><strong>The timeline could not be drawn</strong> (");
+      pfprof_escape_xml (out, cairo_status_to_string (status));
+      g_string_append (out, ").</p>\n");
+      g_string_free (svg, TRUE);
+      *step_out = step;
+      return;
+    }
   /* Inline: drop the XML declaration, scale to the page's width. */
   start = strstr (svg->str, "<svg");
   if (start != NULL)
