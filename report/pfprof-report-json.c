@@ -111,6 +111,9 @@ write_traces (GString *out, const PfprofAnalysis *a)
       kv_uint (out, "main_tid", ts->main_tid);
       kv_uint (out, "events_out_of_range", ts->n_out_of_range);
       kv_uint (out, "sites_left_out", ts->n_bad_sites);
+      /* A trace cut short: its data ends at end_ns. */
+      key (out, "complete");
+      g_string_append (out, pfprof_trace_is_incomplete (t) ? "false," : "true,");
       kv_str (out, "host", pfprof_trace_meta (t, "host"));
       {
         /* What `pfprof report` needs to merge this result with other
