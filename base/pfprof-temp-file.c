@@ -118,28 +118,59 @@ pfprof_temp_file_remove (const char *path)
     }
 }
 
+/* While a temporary path is made and registered, the signals that
+ * remove registered paths wait: between the two it would be left. */
+static void
+block_signals (sigset_t *old)
+{
+  sigset_t set;
+
+  sigemptyset (&set);
+  sigaddset (&set, SIGINT);
+  sigaddset (&set, SIGTERM);
+  sigaddset (&set, SIGHUP);
+  pthread_sigmask (SIG_BLOCK, &set, old);
+}
+
+char *
+pfprof_temp_file_dir_new (const char *tmpl, int *slot, GError **error)
+{
+  sigset_t old;
+  char *dir;
+
+  block_signals (&old);
+  dir = g_dir_make_tmp (tmpl, error);
+  *slot = dir != NULL ? pfprof_temp_file_register (dir) : -1;
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  return dir;
+}
+
 int
 pfprof_temp_file_beside (const char *path, int mode, char **tmp, int *slot)
 {
-  /* "." + BASE + ".XXXXXX" within NAME_MAX. */
-  const gsize max_base = NAME_MAX - 8;
+  /* "." + BASE + ".XXXXXX" + "-journal" (SQLite's longest side file)
+   * within NAME_MAX. */
+  const gsize max_base = NAME_MAX - 8 - 8;
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);
+  sigset_t old;
   char *name;
   int fd, e;
 
   if (strlen (base) > max_base)
     base[max_base] = '\0';
   name = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  block_signals (&old);
   fd = g_mkstemp_full (name, O_WRONLY | O_CLOEXEC, mode);
+  e = errno;
+  *slot = fd >= 0 ? pfprof_temp_file_register (name) : -1;
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
   if (fd < 0)
     {
-      e = errno;
       g_free (name);
       errno = e;
       return -1;
     }
-  *slot = pfprof_temp_file_register (name);
   *tmp = name;
   return fd;
 }

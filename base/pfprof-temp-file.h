@@ -10,7 +10,8 @@
  * registered path (an SQLite file with its -wal, -shm and -journal, a
  * folder after its files) and then end the process with the same signal,
  * so the exit status is what the shell expects. The handler does only
- * async-signal-safe work on a fixed table.
+ * async-signal-safe work on a fixed table; the signals wait while a path
+ * is made and registered.
  */
 #pragma once
 
@@ -34,8 +35,11 @@ void pfprof_temp_file_forget (int slot);
 /* Removes @path and its SQLite side files (-wal, -shm, -journal). */
 void pfprof_temp_file_remove (const char *path);
 
+/* g_dir_make_tmp (@tmpl) registered (*@slot) with no signal in between. */
+char *pfprof_temp_file_dir_new (const char *tmpl, int *slot, GError **error);
+
 /* A temporary name beside @path (".BASE.XXXXXX" in its folder, BASE cut
- * so that the name fits NAME_MAX), created empty with O_EXCL and mode
+ * so that the name and its SQLite side files fit NAME_MAX), created empty with O_EXCL and mode
  * @mode, registered. Returns the open descriptor and sets *@tmp and
  * *@slot; -1 with errno set on failure. */
 int pfprof_temp_file_beside (const char *path, int mode, char **tmp, int *slot);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pfprof-input-files.h"
 #include "pfprof-temp-file.h"
 
 static gboolean
@@ -36,6 +37,12 @@ check_destination (const char *path, gboolean overwrite, GError **error)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s is not a regular file",
                    path);
+      return FALSE;
+    }
+  if (pfprof_input_files_contains (path))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "%s is an input of this command; not replacing it with the output", path);
       return FALSE;
     }
   if (!overwrite)

@@ -4,12 +4,15 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The launchers' rank variables, in the order they are tried. */
+static const char *const rank_vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK" };
+
 gint64
 pfprof_cli_template_env_rank (void)
 {
-  static const char *const vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK" };
+  const char *const *vars = rank_vars;
 
-  for (guint i = 0; i < G_N_ELEMENTS (vars); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (rank_vars); i++)
     {
       const char *v = g_getenv (vars[i]);
       guint64 n;
@@ -18,6 +21,27 @@ pfprof_cli_template_env_rank (void)
         return (gint64) n;
     }
   return -1;
+}
+
+/* "RANK=-1" for the first launcher variable set to something that is not
+ * a rank, or NULL: a set but bad value is not "not set". */
+static char *
+env_rank_invalid (void)
+{
+  const char *const *vars = rank_vars;
+
+  for (guint i = 0; i < G_N_ELEMENTS (rank_vars); i++)
+    {
+      const char *v = g_getenv (vars[i]);
+
+      if (v != NULL && !g_ascii_string_to_unsigned (v, 10, 0, G_MAXINT32, NULL, NULL))
+        {
+          g_autofree char *shown = g_strescape (v, NULL);
+
+          return g_strdup_printf ("%s=%s", vars[i], shown);
+        }
+    }
+  return NULL;
 }
 
 /* The one value of meta @key (or of the rank) shared by every trace of
@@ -90,6 +114,7 @@ pfprof_cli_template_expand (const char *template, const PfprofAnalysis *a, GErro
   for (const char *s = template; *s; s++)
     {
       g_autofree char *v = NULL;
+      g_autofree char *bad = NULL;
 
       if (*s != '%')
         {
@@ -109,6 +134,12 @@ pfprof_cli_template_expand (const char *template, const PfprofAnalysis *a, GErro
 
               if (env >= 0)
                 v = g_strdup_printf ("%" G_GINT64_FORMAT, env);
+            }
+          if (v == NULL && (bad = env_rank_invalid ()) != NULL)
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           "%s: %%r: %s is not a rank (a number from 0)", template, bad);
+              return NULL;
             }
           if (v == NULL)
             {

@@ -637,6 +637,16 @@ main (int argc, char **argv)
   app_start_us = g_get_monotonic_time ();
   /* Ctrl-C while a WAL trace loads removes the reader's copy. */
   pfprof_temp_file_install_handlers ();
+  /* GTK's own failure is "cannot open display: " and exit 1 (pfprof's
+   * "a finding fired"): one clear line and 2 instead. */
+  if (!gtk_init_check ())
+    {
+      const char *display = g_getenv ("WAYLAND_DISPLAY") ? g_getenv ("WAYLAND_DISPLAY") : g_getenv ("DISPLAY");
+
+      fprintf (stderr, "pfprof-view: cannot open the display%s%s%s\n", display ? " '" : "",
+               display ? display : " (neither DISPLAY nor WAYLAND_DISPLAY is set)", display ? "'" : "");
+      return 2;
+    }
   g_set_prgname ("pfprof-view");
   g_set_application_name ("pfprof");
   /* NON_UNIQUE: each invocation is its own process, no session bus

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pfprof-input-files.h"
 #include "pfprof-temp-file.h"
 
 gboolean
@@ -199,6 +200,12 @@ pfprof_render_output_save (PfprofTimeline *timeline, const PfprofRenderView *vie
       if (!S_ISREG (st.st_mode))
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s is not a regular file", path);
+          return FALSE;
+        }
+      if (pfprof_input_files_contains (path))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                       "%s is an input of this command; not replacing it with the output", path);
           return FALSE;
         }
       if (!overwrite)

@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "pfprof-input-files.h"
 #include "pfprof-json.h"
 #include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
@@ -30,11 +32,14 @@ pfprof_report_merge_is_result (const char *path)
     }
   n = read (fd, buf, sizeof buf);
   close (fd);
-  for (ssize_t i = 0; i < n; i++)
+  /* Any JSON text is taken as meant to be a result, so that an array or
+   * a file starting with a byte-order mark is told what is wrong with it
+   * as a result, not called a damaged trace. */
+  for (ssize_t i = n >= 3 && memcmp (buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; i < n; i++)
     {
       if (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r')
         continue;
-      json = buf[i] == '{';
+      json = buf[i] == '{' || buf[i] == '[';
       break;
     }
   return json;
@@ -189,10 +194,19 @@ add_buffer (const char *name, const char *data, gsize len, GArray *ranks, GError
 
   if (!size_ok (name, len, error))
     return FALSE;
+  /* RFC 8259 lets a parser ignore a byte-order mark; Windows tools add one. */
+  if (len >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    data += 3, len -= 3;
   root = pfprof_json_parse (data, len, &e);
   if (root == NULL)
     {
       g_set_error (error, PFPROF_JSON_ERROR, 0, "%s: not valid JSON: %s", name, e->message);
+      return FALSE;
+    }
+  if (root->kind != PFPROF_JSON_OBJECT)
+    {
+      g_set_error (error, PFPROF_JSON_ERROR, 0,
+                   "%s: not a pfprof-report/1 result (JSON, but not an object)", name);
       return FALSE;
     }
   return add_result (name, root, ranks, error);
@@ -301,6 +315,7 @@ pfprof_report_merge (const char *const *paths, guint n_paths, const PfprofAnalys
       /* Before reading it: a huge file is refused without loading it. */
       if (!size_ok (paths[i], (guint64) st.st_size, error))
         return NULL;
+      pfprof_input_files_add (paths[i]);
       if (!g_file_get_contents (paths[i], &data, &len, &e))
         {
           g_set_error (error, e->domain, e->code, "%s: %s", paths[i], e->message);

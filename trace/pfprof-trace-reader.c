@@ -31,6 +31,7 @@
  */
 #include "pfprof-trace-reader.h"
 #include "pfprof-trace-chunk.h"
+#include "pfprof-input-files.h"
 #include "pfprof-sqlite-guard.h"
 #include "pfprof-temp-file.h"
 
@@ -355,7 +356,7 @@ open_file (Reader *r, GError **error)
       g_autofree char *copy_wal = NULL;
       g_autofree char *copy_journal = NULL;
 
-      r->tmp_dir = g_dir_make_tmp ("pfprof-read-XXXXXX", &tmp_error);
+      r->tmp_dir = pfprof_temp_file_dir_new ("pfprof-read-XXXXXX", &r->tmp_slots[0], &tmp_error);
       if (r->tmp_dir == NULL)
         {
           g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
@@ -364,8 +365,8 @@ open_file (Reader *r, GError **error)
           return FALSE;
         }
       copy = g_strconcat (r->tmp_dir, "/trace.pfprof", NULL);
-      /* The folder first: the handler removes files before folders. */
-      r->tmp_slots[0] = pfprof_temp_file_register (r->tmp_dir);
+      /* Before the copy is made; the handler removes files before
+       * folders. */
       r->tmp_slots[1] = pfprof_temp_file_register (copy);
       copy_wal = g_strconcat (copy, "-wal", NULL);
       copy_journal = g_strconcat (copy, "-journal", NULL);
@@ -1288,6 +1289,8 @@ pfprof_trace_reader_load (const char *path, PfprofTraceProgressFunc progress, gp
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  /* Noted before reading: no output of this process may replace it. */
+  pfprof_input_files_add (path);
   trace = load (path, progress, user_data, &local_error);
   if (local_error != NULL)
     {

@@ -23,6 +23,7 @@ import nsys_schema  # noqa: E402
 
 PFPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 os.makedirs(WORK, exist_ok=True)
+clear_dir(WORK)
 OUT = os.path.join(WORK, "out")
 TMP = os.path.join(WORK, "tmp")
 for d in (OUT, TMP):
