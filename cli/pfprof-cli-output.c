@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pfprof-input-files.h"
+#include "pfprof-output-check.h"
 #include "pfprof-temp-file.h"
 
 static gboolean
@@ -18,40 +18,10 @@ set_errno_error (GError **error, int e, const char *what, const char *path)
   return FALSE;
 }
 
-/* Refuses a link or a non-regular file at @path, and an existing file
- * without @overwrite. */
 static gboolean
 check_destination (const char *path, gboolean overwrite, GError **error)
 {
-  struct stat st;
-
-  if (lstat (path, &st) != 0)
-    return TRUE;
-  if (S_ISLNK (st.st_mode))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   "%s is a symbolic link; not following it", path);
-      return FALSE;
-    }
-  if (!S_ISREG (st.st_mode))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s is not a regular file",
-                   path);
-      return FALSE;
-    }
-  if (pfprof_input_files_contains (path))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                   "%s is an input of this command; not replacing it with the output", path);
-      return FALSE;
-    }
-  if (!overwrite)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s exists; use --force to replace it",
-                   path);
-      return FALSE;
-    }
-  return TRUE;
+  return pfprof_output_check (path, overwrite, error);
 }
 
 struct _PfprofCliOutput
@@ -136,34 +106,7 @@ pfprof_cli_output_check (const char *path, gboolean overwrite, GError **error)
 gboolean
 pfprof_cli_output_place (const char *tmp, const char *path, gboolean overwrite, GError **error)
 {
-  int e;
-
-  if (overwrite)
-    {
-      /* rename() replaces the name itself, never a link's target; check
-       * again for a link made since the first look. */
-      if (!check_destination (path, TRUE, error))
-        return FALSE;
-      if (rename (tmp, path) != 0)
-        return set_errno_error (error, errno, "cannot create", path);
-      return TRUE;
-    }
-  /* link() fails when the name exists, closing the race with a file made
-   * after the check. */
-  if (link (tmp, path) != 0)
-    {
-      e = errno;
-      if (e == EEXIST)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                       "%s exists; use --force to replace it", path);
-          return FALSE;
-        }
-      return set_errno_error (error, e, "cannot create", path);
-    }
-  /* The file now has both names: drop the temporary one. */
-  g_unlink (tmp);
-  return TRUE;
+  return pfprof_output_check_place (tmp, path, overwrite, error);
 }
 
 gboolean

@@ -17,7 +17,7 @@ G_BEGIN_DECLS
 typedef struct _PfprofCliOutput PfprofCliOutput;
 
 /* Checks @path and creates the temporary file beside it; NULL with
- * @error set (G_IO_ERROR_EXISTS, G_IO_ERROR_NOT_REGULAR_FILE, or the
+ * @error set (pfprof-output-check.h's codes, or the
  * errno's code). */
 PfprofCliOutput *pfprof_cli_output_open (const char *path, gboolean overwrite, GError **error);
 

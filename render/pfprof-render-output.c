@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pfprof-input-files.h"
+#include "pfprof-output-check.h"
 #include "pfprof-temp-file.h"
 
 gboolean
@@ -119,8 +119,6 @@ static gboolean
 write_and_place (PfprofTimeline *timeline, const PfprofRenderView *view, PfprofRenderFormat format,
                  int fd, const char *tmp, const char *path, gboolean overwrite, GError **error)
 {
-  struct stat st;
-
   if (!draw_to_fd (timeline, view, format, fd, error))
     {
       close (fd);
@@ -137,43 +135,10 @@ write_and_place (PfprofTimeline *timeline, const PfprofRenderView *view, PfprofR
                    g_strerror (e));
       return FALSE;
     }
-  if (overwrite)
+  if (!pfprof_output_check_place (tmp, path, overwrite, error))
     {
-      /* rename() replaces the name itself, never a link's target; the
-       * lstat above refused links, this re-checks for one made since. */
-      if (lstat (path, &st) == 0 && !S_ISREG (st.st_mode))
-        {
-          unlink (tmp);
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s is not a regular file", path);
-          return FALSE;
-        }
-      if (rename (tmp, path) != 0)
-        {
-          int e = errno;
-
-          unlink (tmp);
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e), "cannot create %s: %s", path,
-                       g_strerror (e));
-          return FALSE;
-        }
-    }
-  else
-    {
-      /* link() fails if the name exists, closing the race with a file
-       * created after the check. */
-      if (link (tmp, path) != 0)
-        {
-          int e = errno;
-
-          unlink (tmp);
-          if (e == EEXIST)
-            g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s exists; use --force to replace it", path);
-          else
-            g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e), "cannot create %s: %s", path,
-                         g_strerror (e));
-          return FALSE;
-        }
       unlink (tmp);
+      return FALSE;
     }
   return TRUE;
 }
@@ -185,35 +150,11 @@ pfprof_render_output_save (PfprofTimeline *timeline, const PfprofRenderView *vie
 {
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *tmp = NULL;
-  struct stat st;
   int fd, slot = -1;
   gboolean ok;
 
-  if (lstat (path, &st) == 0)
-    {
-      if (S_ISLNK (st.st_mode))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                       "%s is a symbolic link; not following it", path);
-          return FALSE;
-        }
-      if (!S_ISREG (st.st_mode))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s is not a regular file", path);
-          return FALSE;
-        }
-      if (pfprof_input_files_contains (path))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                       "%s is an input of this command; not replacing it with the output", path);
-          return FALSE;
-        }
-      if (!overwrite)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s exists; use --force to replace it", path);
-          return FALSE;
-        }
-    }
+  if (!pfprof_output_check (path, overwrite, error))
+    return FALSE;
   /* O_EXCL (g_mkstemp) never opens an existing file or follows a link. */
   fd = pfprof_temp_file_beside (path, 0644, &tmp, &slot);
   if (fd < 0)

@@ -236,21 +236,16 @@ pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
       g_string_append (out, "</strong></p>\n");
     }
 
-  for (guint i = 0; a->traces != NULL && i < a->traces->len; i++)
-    {
-      const PfprofTrace *t = g_ptr_array_index (a->traces, i);
-      g_autofree char *cut = pfprof_trace_describe_cut (t);
-      g_autofree char *base = NULL;
+  {
+    g_autoptr (GPtrArray) notes = pfprof_report_incomplete_notes (a);
 
-      if (cut == NULL)
-        continue;
-      base = g_path_get_basename (t->path ? t->path : "-");
-      g_string_append (out, "<p class=\"incomplete\"><strong>");
-      esc (out, base);
-      g_string_append (out, "</strong>: ");
-      esc (out, cut);
-      g_string_append (out, "</p>\n");
-    }
+    for (guint i = 0; i < notes->len; i++)
+      {
+        g_string_append (out, "<p class=\"incomplete\"><strong>");
+        esc (out, g_ptr_array_index (notes, i));
+        g_string_append (out, "</strong></p>\n");
+      }
+  }
   /* Summary. */
   g_string_append (out, "<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th>Trace</th><th>Device</th><th>Kernel busy</th>"
                         "<th>Copy/compute overlap</th><th>Exposed copy</th><th>GPU idle</th><th>Data wait</th><th>Sync wait</th></tr>\n");

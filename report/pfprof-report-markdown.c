@@ -83,21 +83,16 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
   PfprofStep m = pfprof_report_median_step (a);
 
   g_string_append (out, "## pfprof report\n\n");
-  for (guint i = 0; a->traces != NULL && i < a->traces->len; i++)
-    {
-      const PfprofTrace *t = g_ptr_array_index (a->traces, i);
-      g_autofree char *cut = pfprof_trace_describe_cut (t);
-      g_autofree char *base = NULL;
+  {
+    g_autoptr (GPtrArray) notes = pfprof_report_incomplete_notes (a);
 
-      if (cut == NULL)
-        continue;
-      base = g_path_get_basename (t->path ? t->path : "-");
-      g_string_append (out, "> **");
-      md (out, base);
-      g_string_append (out, "**: ");
-      md (out, cut);
-      g_string_append (out, "\n\n");
-    }
+    for (guint i = 0; i < notes->len; i++)
+      {
+        g_string_append (out, "> ");
+        md (out, g_ptr_array_index (notes, i));
+        g_string_append (out, "\n\n");
+      }
+  }
   if (headline)
     g_string_append_printf (out, "**%s**\n\n", headline);
   if (a->findings->len == 0)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pfprof-input-files.h"
+#include "pfprof-output-check.h"
 #include "pfprof-json.h"
 #include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
@@ -315,7 +315,7 @@ pfprof_report_merge (const char *const *paths, guint n_paths, const PfprofAnalys
       /* Before reading it: a huge file is refused without loading it. */
       if (!size_ok (paths[i], (guint64) st.st_size, error))
         return NULL;
-      pfprof_input_files_add (paths[i]);
+      pfprof_output_check_add_input (paths[i]);
       if (!g_file_get_contents (paths[i], &data, &len, &e))
         {
           g_set_error (error, e->domain, e->code, "%s: %s", paths[i], e->message);

@@ -148,3 +148,22 @@ pfprof_report_n_shown (const PfprofAnalysis *a, const PfprofReportOptions *o)
 
   return o->top > 0 ? MIN (n, o->top) : n;
 }
+
+GPtrArray *
+pfprof_report_incomplete_notes (const PfprofAnalysis *a)
+{
+  GPtrArray *notes = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; a->traces != NULL && i < a->traces->len; i++)
+    {
+      const PfprofTrace *t = g_ptr_array_index (a->traces, i);
+      g_autofree char *cut = pfprof_trace_describe_cut (t);
+      g_autofree char *base = NULL;
+
+      if (cut == NULL)
+        continue;
+      base = g_path_get_basename (t->path ? t->path : "-");
+      g_ptr_array_add (notes, g_strdup_printf ("%s: %s", base, cut));
+    }
+  return notes;
+}

@@ -59,6 +59,11 @@ char *pfprof_report_headline (const PfprofAnalysis *analysis);
 /* Largest GPU idle share (0..1) of any device's steady window. */
 double pfprof_report_max_idle_fraction (const PfprofAnalysis *analysis);
 
+/* One "FILE: Incomplete trace: ..." note per trace that was cut short
+ * (pfprof_trace_describe_cut()), FILE its base name; untrusted text to
+ * escape. Empty when every trace is finished. */
+GPtrArray *pfprof_report_incomplete_notes (const PfprofAnalysis *analysis);
+
 /* Per-format renderers, one file each. */
 void pfprof_report_text (const PfprofAnalysis *analysis, const PfprofReportOptions *options, GString *out);
 void pfprof_report_json (const PfprofAnalysis *analysis, const PfprofReportOptions *options, GString *out);

@@ -31,7 +31,7 @@
  */
 #include "pfprof-trace-reader.h"
 #include "pfprof-trace-chunk.h"
-#include "pfprof-input-files.h"
+#include "pfprof-output-check.h"
 #include "pfprof-sqlite-guard.h"
 #include "pfprof-temp-file.h"
 
@@ -199,6 +199,30 @@ file_uri (const char *path, const char *query)
   return g_string_free (s, FALSE);
 }
 
+/* Reads up to @len bytes from the start of @path into @buf: how many, or
+ * -1 with errno set when it cannot be opened. */
+static ssize_t
+read_prefix (const char *path, guchar *buf, gsize len)
+{
+  ssize_t n = 0;
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return -1;
+  while (n < (ssize_t) len)
+    {
+      ssize_t m = read (fd, buf + n, len - (gsize) n);
+
+      if (m < 0 && errno == EINTR)
+        continue;
+      if (m <= 0)
+        break;
+      n += m;
+    }
+  close (fd);
+  return n;
+}
+
 /* Whether the -wal (@wal) or -journal at @path, of @size bytes, can hold
  * data SQLite would use: a WAL holds a frame (its 32-byte header, then
  * 24 bytes and a page) after a valid header; a hot journal starts with
@@ -210,24 +234,12 @@ side_file_holds_data (const char *path, goffset size, gboolean wal)
 {
   static const guchar journal_magic[8] = { 0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7 };
   guchar h[32];
-  ssize_t n = 0;
-  int fd;
+  ssize_t n;
 
   if (size < (wal ? 32 + 24 + 512 : 28))
     return FALSE;
-  if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
+  if ((n = read_prefix (path, h, sizeof h)) < 0)
     return TRUE; /* cannot tell: let SQLite decide on a copy */
-  while (n < (ssize_t) sizeof h)
-    {
-      ssize_t m = read (fd, h + n, sizeof h - (size_t) n);
-
-      if (m < 0 && errno == EINTR)
-        continue;
-      if (m <= 0)
-        break;
-      n += m;
-    }
-  close (fd);
   if (n < (ssize_t) sizeof h)
     return FALSE;
   if (!wal)
@@ -254,7 +266,6 @@ open_file (Reader *r, GError **error)
   gboolean have_wal;
   gboolean have_journal;
   ssize_t n = 0;
-  int fd;
   int rc;
 
   if (stat (r->path, &st) != 0)
@@ -286,24 +297,13 @@ open_file (Reader *r, GError **error)
   memset (header, 0, sizeof header);
   if (st.st_size > 0)
     {
-      fd = open (r->path, O_RDONLY | O_CLOEXEC);
-      if (fd < 0)
+      n = read_prefix (r->path, header, HEADER_SIZE);
+      if (n < 0)
         {
           g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_FOUND, "%s: %s", r->path,
                        g_strerror (errno));
           return FALSE;
         }
-      while (n < HEADER_SIZE)
-        {
-          ssize_t m = read (fd, header + n, (size_t) (HEADER_SIZE - n));
-
-          if (m < 0 && errno == EINTR)
-            continue;
-          if (m <= 0)
-            break;
-          n += m;
-        }
-      close (fd);
       if (n < (ssize_t) sizeof SQLITE_MAGIC
           || memcmp (header, SQLITE_MAGIC, sizeof SQLITE_MAGIC) != 0)
         {
@@ -1290,7 +1290,7 @@ pfprof_trace_reader_load (const char *path, PfprofTraceProgressFunc progress, gp
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   /* Noted before reading: no output of this process may replace it. */
-  pfprof_input_files_add (path);
+  pfprof_output_check_add_input (path);
   trace = load (path, progress, user_data, &local_error);
   if (local_error != NULL)
     {

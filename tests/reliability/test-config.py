@@ -12,15 +12,9 @@ are each refused by every command that takes --config: exit 2, one
 import os
 import sys
 
-from reltest import check, clear_dir, commands, finish, generate, listdir_all, run
+from reltest import check, clear_dir, commands, finish, generate, listdir_all, run, setup
 
-PFPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-os.makedirs(WORK, exist_ok=True)
-OUT = os.path.join(WORK, "out")
-TMP = os.path.join(WORK, "tmp")
-C = os.path.join(WORK, "configs")
-for d in (OUT, TMP, C):
-    clear_dir(d)
+PFPROF, WORK, OUT, TMP, C = setup("out", "tmp", "configs")
 trace = generate(PFPROF, os.path.join(WORK, "t.pfprof"), "--steps", "4")
 
 fifo = os.path.join(C, "fifo")

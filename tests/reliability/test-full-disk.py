@@ -23,18 +23,13 @@ import subprocess
 import sys
 
 from reltest import (Result, check, clear_dir, env_for, file_digest, finish, listdir_all, note,
-                     run)
+                     run, setup)
+from reltest import nsys_schema as reltest_nsys_schema
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
-import nsys_schema  # noqa: E402
 
-PFPROF, WORK = sys.argv[1], os.path.abspath(sys.argv[2])
-os.makedirs(WORK, exist_ok=True)
+PFPROF, WORK, TMP, SRC = setup("tmp", "src")
 MNT = os.path.join(WORK, "mnt")
-TMP = os.path.join(WORK, "tmp")
-SRC = os.path.join(WORK, "src")
-for d in (TMP, SRC):
-    clear_dir(d)
+nsys_schema = reltest_nsys_schema()
 os.makedirs(MNT, exist_ok=True)
 subprocess.run(["umount", MNT], capture_output=True)
 

@@ -17,18 +17,12 @@ import subprocess
 import sys
 import time
 
-from reltest import (check, clear_dir, connect, env_for, finish, generate, listdir_all, note)
+from reltest import (check, clear_dir, connect, env_for, finish, generate, listdir_all, note, setup)
+from reltest import nsys_schema as reltest_nsys_schema
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
-import nsys_schema  # noqa: E402
 
-PFPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-os.makedirs(WORK, exist_ok=True)
-OUT = os.path.join(WORK, "out")
-TMP = os.path.join(WORK, "tmp")
-SRC = os.path.join(WORK, "src")
-for d in (OUT, TMP, SRC):
-    clear_dir(d)
+PFPROF, WORK, OUT, TMP, SRC = setup("out", "tmp", "src")
+nsys_schema = reltest_nsys_schema()
 
 # Seconds and peak memory a refusal may take (the sanitizer build on a
 # busy machine included).

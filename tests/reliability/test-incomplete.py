@@ -11,12 +11,9 @@ import os
 import shutil
 import sys
 
-from reltest import check, clear_dir, connect, finish, generate, run
+from reltest import check, connect, finish, generate, run, setup
 
-PFPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-os.makedirs(WORK, exist_ok=True)
-TMP = os.path.join(WORK, "tmp")
-clear_dir(TMP)
+PFPROF, WORK, TMP = setup("tmp")
 done = generate(PFPROF, os.path.join(WORK, "done.pfprof"), "--steps", "6")
 cut = os.path.join(WORK, "cut.pfprof")
 shutil.copyfile(done, cut)

@@ -13,14 +13,9 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
-from reltest import check, clear_dir, connect, finish, generate, run
+from reltest import check, connect, finish, generate, run, setup
 
-PFPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-os.makedirs(WORK, exist_ok=True)
-OUT = os.path.join(WORK, "out")
-TMP = os.path.join(WORK, "tmp")
-for d in (OUT, TMP):
-    clear_dir(d)
+PFPROF, WORK, OUT, TMP = setup("out", "tmp")
 trace = generate(PFPROF, os.path.join(WORK, "t.pfprof"), "--steps", "6", "--plant", "pageable")
 c = connect(trace)
 c.execute("UPDATE strings SET value = value || ?", ("\ufffe\ufdd0\U0001fffe\u202e",))

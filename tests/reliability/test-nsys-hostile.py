@@ -16,25 +16,19 @@ import sqlite3
 import sys
 import time
 
-from reltest import check, clear_dir, connect, finish, generate, listdir_all, note, run
+from reltest import check, clear_dir, connect, finish, generate, listdir_all, note, run, setup
+from reltest import nsys_schema as reltest_nsys_schema
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
-import nsys_schema  # noqa: E402
 
-PFPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-os.makedirs(WORK, exist_ok=True)
-clear_dir(WORK)
-OUT = os.path.join(WORK, "out")
-TMP = os.path.join(WORK, "tmp")
-for d in (OUT, TMP):
-    clear_dir(d)
+PFPROF, WORK, OUT, TMP, SRC = setup("out", "tmp", "src")
+nsys_schema = reltest_nsys_schema()
 
-rows = generate(PFPROF, os.path.join(WORK, "rows.pfprof"), "--steps", "20")
-base = os.path.join(WORK, "base.sqlite")
+rows = generate(PFPROF, os.path.join(SRC, "rows.pfprof"), "--steps", "20")
+base = os.path.join(SRC, "base.sqlite")
 nsys_schema.convert(rows, base)
 
 # Every kernel named by one 4 MB string.
-big_src = os.path.join(WORK, "bigname.pfprof")
+big_src = os.path.join(SRC, "bigname.pfprof")
 shutil.copyfile(rows, big_src)
 c = connect(big_src)
 (kid,) = c.execute("SELECT name_id FROM kernels LIMIT 1").fetchone()
@@ -42,7 +36,7 @@ c.execute("UPDATE kernels SET name_id = ?", (kid,))
 c.execute("UPDATE strings SET value = ? WHERE id = ?", ("k" * (4 << 20), kid))
 (n_kernels,) = c.execute("SELECT count(*) FROM kernels").fetchone()
 c.close()
-big = os.path.join(WORK, "bigname.sqlite")
+big = os.path.join(SRC, "bigname.sqlite")
 nsys_schema.convert(big_src, big)
 r_small = run(PFPROF, ["import", base, "-o", os.path.join(OUT, "small.pfprof")], TMP)
 t0 = time.monotonic()
@@ -58,7 +52,7 @@ check(f"a 4 MB name on {n_kernels} kernels: import within 10 s (cost not rows x 
 
 
 def variant(name, sql):
-    path = os.path.join(WORK, name)
+    path = os.path.join(SRC, name)
     shutil.copyfile(base, path)
     db = sqlite3.connect(path, isolation_level=None)
     db.executescript(sql)

@@ -26,15 +26,10 @@ import subprocess
 import sys
 import time
 
-from reltest import (check, clear_dir, env_for, file_digest, finish, listdir_all, note, run)
+from reltest import (check, clear_dir, env_for, file_digest, finish, listdir_all, note, run, setup)
 
-PFPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+PFPROF, WORK, D, TMP, SRC = setup("d", "tmp", "src")
 COLLECTOR = sys.argv[3] if len(sys.argv) > 3 else None
-D = os.path.join(WORK, "d")
-TMP = os.path.join(WORK, "tmp")
-SRC = os.path.join(WORK, "src")
-for d in (D, TMP, SRC):
-    clear_dir(d)
 if COLLECTOR is None:
     print("1..0 # SKIP the collector is not built (no CUPTI)")
     sys.exit(0)

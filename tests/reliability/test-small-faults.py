@@ -19,14 +19,10 @@ import os
 import shutil
 import sys
 
-from reltest import check, clear_dir, connect, env_for, file_digest, finish, generate, listdir_all, run
+from reltest import (check, clear_dir, connect, env_for, file_digest, finish, generate, listdir_all,
+                     run, setup)
 
-PFPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-os.makedirs(WORK, exist_ok=True)
-D = os.path.join(WORK, "d")
-TMP = os.path.join(WORK, "tmp")
-for d in (D, TMP):
-    clear_dir(d)
+PFPROF, WORK, D, TMP = setup("d", "tmp")
 trace = generate(PFPROF, os.path.join(WORK, "t.pfprof"), "--steps", "6")
 
 

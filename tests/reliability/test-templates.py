@@ -15,15 +15,9 @@ import sqlite3
 import subprocess
 import sys
 
-from reltest import (check, clear_dir, connect, env_for, finish, generate, listdir_all, run)
+from reltest import check, clear_dir, connect, finish, generate, listdir_all, run, setup
 
-PFPROF, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-os.makedirs(WORK, exist_ok=True)
-D = os.path.join(WORK, "reports", "d")
-TMP = os.path.join(WORK, "tmp")
-SRC = os.path.join(WORK, "src")
-for d in (D, TMP, SRC):
-    clear_dir(d)
+PFPROF, WORK, D, TMP, SRC = setup(os.path.join("reports", "d"), "tmp", "src")
 base = generate(PFPROF, os.path.join(SRC, "base.pfprof"), "--steps", "4")
 
 HOSTS = ["", ".", "..", "/", "../..", "../../../../../../tmp", "a/b", "\x1b[31mred", "tab\there",
