@@ -182,7 +182,7 @@ header (Text *t, const PfprofAnalysis *a)
           wrap_untrusted (t, note, 0);
         }
       {
-        g_autofree char *cut = pfprof_trace_describe_cut (tr);
+        g_autofree char *cut = pfprof_report_describe_cut (tr);
 
         if (cut != NULL)
           {

@@ -1322,6 +1322,9 @@ pfprof_trace_database_open (const char *path, GError **error)
 
   db = g_new0 (PfprofTraceDatabase, 1);
   db->r.path = path;
+  db->r.tmp_slots[0] = db->r.tmp_slots[1] = -1;
+  /* An import's input too: no output may replace it. */
+  pfprof_output_check_add_input (path);
   if (!open_file (&db->r, &local_error))
     {
       pfprof_trace_database_close (db);
@@ -1351,6 +1354,7 @@ pfprof_trace_database_close (PfprofTraceDatabase *db)
   remove_tmp_dir (&db->r);
   g_free (db->r.open_name);
   g_free (db);
+}
 
 gboolean
 pfprof_trace_reader_count (const char *path, guint64 counts[PFPROF_N_TABLES], GError **error)

@@ -3,8 +3,6 @@
 
 #include <string.h>
 
-#include "pfprof-format.h"
-
 PfprofTrace *
 pfprof_trace_new (void)
 {
@@ -56,22 +54,6 @@ pfprof_trace_is_incomplete (const PfprofTrace *trace)
 
   /* Imports (nsys) have no such key: they are whole exports. */
   return complete != NULL && strcmp (complete, "1") != 0;
-}
-
-char *
-pfprof_trace_describe_cut (const PfprofTrace *trace)
-{
-  g_autofree char *span = NULL;
-
-  if (!pfprof_trace_is_incomplete (trace))
-    return NULL;
-  if (pfprof_trace_n_events (trace) == 0)
-    return g_strdup ("Incomplete trace: the recording was cut short (the process was killed, or "
-                     "ended without running its exit handlers) before any event was committed.");
-  span = pfprof_format_ns (trace->end_ns - trace->start_ns);
-  return g_strdup_printf ("Incomplete trace: the recording was cut short (the process was killed, "
-                          "or ended without running its exit handlers); what was committed ends "
-                          "%s after its first event, and anything later is missing.", span);
 }
 
 /* Event tables come first in PfprofTableId; each record starts with its

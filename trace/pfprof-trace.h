@@ -71,10 +71,6 @@ const char *pfprof_trace_meta (const PfprofTrace *trace, const char *key);
  * process was killed, or ended without exit handlers). */
 gboolean pfprof_trace_is_incomplete (const PfprofTrace *trace);
 
-/* One sentence saying that @trace was cut short and where its data ends,
- * or NULL for a finished trace. */
-char *pfprof_trace_describe_cut (const PfprofTrace *trace);
-
 /* Total number of events (all event tables, not devices/streams/...). */
 guint64 pfprof_trace_n_events (const PfprofTrace *trace);
 
