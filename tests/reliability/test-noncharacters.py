@@ -7,7 +7,8 @@ Every string of a trace (thread, kernel, device names) gets the
 noncharacters U+FFFE, U+FDD0 and U+1FFFE and the bidi override U+202E
 appended. `render` must draw every format, `report --format html` must
 embed the whole timeline, and text output must not carry U+202E (it
-reorders the terminal line). Prints TAP.
+reorders the line where it is shown) in text, Markdown or HTML.
+Prints TAP.
 """
 import os
 import sys
@@ -41,7 +42,7 @@ check("report --format html: exit 0 or 1, no message", r.rc in (0, 1) and r.err_
 check("report --format html: the whole timeline embedded",
       'id="timeline-svg"' in html and "could not be drawn" not in html
       and html.count("<svg") == html.count("</svg>"), html[-2000:])
-for fmt in ("text", "markdown"):
+for fmt in ("text", "markdown", "html"):
     r = run(PFPROF, ["report", "--format", fmt, trace], TMP)
     check(f"report --format {fmt}: no U+202E in the output", "\u202e".encode() not in r.out,
           r.describe())
