@@ -15,6 +15,7 @@ struct _PfprofAnalysisOptions
 {
   char *step_pattern;
   int warmup_steps;      /* -1: detect */
+  double min_saving_share; /* below: info */
   GHashTable *params;    /* "rule-id\nkey" -> double* */
   GHashTable *enabled;   /* rule id -> GINT(1 or 2): 1 off, 2 on; absent: default */
   gboolean select_only;  /* a selection was given: absent means off */
@@ -30,6 +31,7 @@ pfprof_analysis_options_new (void)
 
   o->step_pattern = g_strdup (PFPROF_DEFAULT_STEP_PATTERN);
   o->warmup_steps = -1;
+  o->min_saving_share = 0.01;
   o->params = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   o->enabled = g_hash_table_new (g_str_hash, g_str_equal);
   o->severity = g_hash_table_new (g_str_hash, g_str_equal);
@@ -173,6 +175,12 @@ pfprof_analysis_options_get_warmup_steps (const PfprofAnalysisOptions *o)
   return o ? o->warmup_steps : -1;
 }
 
+double
+pfprof_analysis_options_get_min_saving_share (const PfprofAnalysisOptions *o)
+{
+  return o ? o->min_saving_share : 0.01;
+}
+
 gboolean
 pfprof_analysis_options_rule_enabled (const PfprofAnalysisOptions *o, const PfprofRule *rule)
 {
@@ -192,6 +200,12 @@ pfprof_analysis_options_rule_severity (const PfprofAnalysisOptions *o, const Pfp
   int v = o ? GPOINTER_TO_INT (g_hash_table_lookup (o->severity, rule->id)) : 0;
 
   return v ? (PfprofSeverity) (v - 1) : rule->severity;
+}
+
+gboolean
+pfprof_analysis_options_severity_is_set (const PfprofAnalysisOptions *o, const PfprofRule *rule)
+{
+  return o != NULL && g_hash_table_lookup (o->severity, rule->id) != NULL;
 }
 
 static gboolean
@@ -233,6 +247,17 @@ load_analysis_group (PfprofAnalysisOptions *o, GKeyFile *kf, GError **error)
           if (errno || end == v || *end != '\0' || n < 0 || n > 1000000)
             return invalid (error, "analysis", keys[i], "expected 'auto' or a number of steps");
           o->warmup_steps = (int) n;
+        }
+      else if (strcmp (keys[i], "min-saving-share") == 0)
+        {
+          char *end = NULL;
+          double x;
+
+          errno = 0;
+          x = g_ascii_strtod (v, &end);
+          if (errno || end == v || *end != '\0' || !(x >= 0 && x <= 1))
+            return invalid (error, "analysis", keys[i], "expected a share of the step between 0 and 1");
+          o->min_saving_share = x;
         }
       else
         return invalid (error, "analysis", keys[i], "unknown key");

@@ -6,6 +6,7 @@
  *   [analysis]
  *   step-pattern=^(train_)?step     # NVTX range names that delimit steps
  *   warmup-steps=auto               # or a number of leading steps
+ *   min-saving-share=0.01           # findings saving less of the mean step are info
  *
  *   [rules]
  *   select=pageable-transfer,input-starved   # same as --rules
@@ -73,6 +74,10 @@ const char *pfprof_analysis_options_get_step_pattern (const PfprofAnalysisOption
 /* Leading steps to treat as warm-up, or -1 to detect them. */
 int pfprof_analysis_options_get_warmup_steps (const PfprofAnalysisOptions *options);
 
+/* Findings that save less than this share of the mean step are info
+ * (default 0.01). */
+double pfprof_analysis_options_get_min_saving_share (const PfprofAnalysisOptions *options);
+
 /* Whether @rule runs. */
 gboolean pfprof_analysis_options_rule_enabled (const PfprofAnalysisOptions *options,
                                                const PfprofRule *rule);
@@ -80,6 +85,10 @@ gboolean pfprof_analysis_options_rule_enabled (const PfprofAnalysisOptions *opti
 /* The severity @rule's findings get. */
 PfprofSeverity pfprof_analysis_options_rule_severity (const PfprofAnalysisOptions *options,
                                                       const PfprofRule *rule);
+
+/* TRUE when the config file set @rule's severity. */
+gboolean pfprof_analysis_options_severity_is_set (const PfprofAnalysisOptions *options,
+                                                  const PfprofRule *rule);
 
 /* Threshold @key of @rule: configured or default. */
 double pfprof_analysis_options_get_param (const PfprofAnalysisOptions *options,

@@ -12,7 +12,10 @@
 
 #include "pfprof-call-sites.h"
 #include "pfprof-format.h"
+#include "pfprof-kind-names.h"
+#include "pfprof-quantile.h"
 #include "pfprof-rules.h"
+#include "pfprof-step-ledger.h"
 #include "pfprof-steps.h"
 #include "pfprof-trace-index.h"
 
@@ -131,6 +134,82 @@ summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
 }
 
 static int
+compare_savings (gconstpointer pa, gconstpointer pb)
+{
+  const PfprofFinding *x = *(PfprofFinding *const *) pa;
+  const PfprofFinding *y = *(PfprofFinding *const *) pb;
+
+  return (x->est_savings_ns < y->est_savings_ns) - (x->est_savings_ns > y->est_savings_ns);
+}
+
+/* Holds the findings about trace @ts (findings[@first...]) to the ledger: no
+ * saving exceeds its buckets' mean, each predicts the mean step with its fix
+ * alone, a saving under the materiality threshold makes the finding info;
+ * and the prediction with every fix, where findings that draw on the same
+ * bucket share what it holds (largest saving first). */
+static void
+judge_savings (PfprofAnalysis *a, PfprofTraceSummary *ts, guint first, const PfprofTraceIndex *ix,
+               const PfprofAnalysisOptions *options)
+{
+  const PfprofLedgerSummary *l = &ts->ledger;
+  double share = pfprof_analysis_options_get_min_saving_share (options);
+  gint64 left[PFPROF_LEDGER_N_BUCKETS], taken = 0;
+  gint64 basis = l->n_steps > 0 ? l->mean_step_ns : ix->steady_end - ix->steady_start;
+  g_autoptr (GPtrArray) mine = g_ptr_array_new ();
+
+  memcpy (left, l->mean_ns, sizeof left);
+  for (guint i = first; i < a->findings->len; i++)
+    {
+      PfprofFinding *f = g_ptr_array_index (a->findings, i);
+
+      if (f->trace_index != ts->trace_index)
+        continue;
+      if (f->buckets != 0 && l->n_steps > 0)
+        f->est_savings_ns = MIN (f->est_savings_ns, pfprof_ledger_sum (l->mean_ns, f->buckets));
+      f->predicted_step_ns = l->n_steps > 0 ? MAX (0, l->mean_step_ns - f->est_savings_ns) : 0;
+      if (basis > 0 && (double) f->est_savings_ns < share * (double) basis)
+        {
+          f->severity = PFPROF_SEVERITY_INFO;
+          f->immaterial = TRUE;
+        }
+      else if (f->severity == PFPROF_SEVERITY_INFO && basis > 0
+               && (double) f->est_savings_ns >= 10 * share * (double) basis)
+        {
+          /* Severity follows the saving: a rule that is info by default
+           * (small-transfers) is a warning when it saves a tenth of the
+           * step, unless the config chose its severity. */
+          const PfprofRule *rule = pfprof_rules_lookup (f->rule);
+
+          if (rule != NULL && !pfprof_analysis_options_severity_is_set (options, rule))
+            f->severity = PFPROF_SEVERITY_WARNING;
+        }
+      g_ptr_array_add (mine, f);
+    }
+  g_ptr_array_sort (mine, compare_savings);
+  for (guint i = 0; i < mine->len; i++)
+    {
+      PfprofFinding *f = g_ptr_array_index (mine, i);
+      gint64 want = f->est_savings_ns;
+
+      if (f->buckets == 0)
+        {
+          taken += want;
+          continue;
+        }
+      for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS && want > 0; b++)
+        if (f->buckets & PFPROF_LEDGER_BIT (b))
+          {
+            gint64 t = MIN (want, left[b]);
+
+            left[b] -= t;
+            want -= t;
+            taken += t;
+          }
+    }
+  ts->predicted_step_ns = l->n_steps > 0 ? MAX (0, l->mean_step_ns - taken) : 0;
+}
+
+static int
 compare_steps (gconstpointer pa, gconstpointer pb)
 {
   const PfprofStep *x = pa, *y = pb;
@@ -184,7 +263,7 @@ overall_steps (PfprofAnalysis *a)
         d[n++] = s->end_ns - s->start_ns;
     }
   a->n_steady_steps = n;
-  a->step_median_ns = pfprof_median_i64 (d, n); /* sorts d */
+  a->step_median_ns = pfprof_quantile_median_i64 (d, n); /* sorts d */
   a->step_p10_ns = pfprof_quantile_sorted_i64 (d, n, 0.10);
   a->step_p90_ns = pfprof_quantile_sorted_i64 (d, n, 0.90);
 }
@@ -219,7 +298,9 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
       guint first_finding = a->findings->len;
 
       ts.n_out_of_range = pfprof_run_n_out_of_range (run, i);
+      ix->ledger = pfprof_step_ledger_new (ix);
       pfprof_steps_detect (ix, options, a->steps);
+      pfprof_ledger_summarize (a->steps, i, &ts.ledger);
       summarize_devices (a, ix);
       for (guint r = 0; r < n_rules; r++)
         pfprof_rule_run (rules[r], a, options, ix);
@@ -233,7 +314,9 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
       ts.steady_start_ns = ix->steady_start;
       ts.steady_end_ns = ix->steady_end;
       ts.main_tid = ix->main_tid;
+      judge_savings (a, &ts, first_finding, ix, options);
       g_array_append_val (a->trace_summaries, ts);
+      pfprof_step_ledger_free (ix->ledger);
       pfprof_trace_index_free (ix);
     }
   /* Rules that compare the traces with one another, once every trace is
@@ -242,6 +325,7 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
     pfprof_rule_run (rules[r], a, options, NULL);
   g_array_sort (a->steps, compare_steps);
   overall_steps (a);
+  pfprof_ledger_summarize (a->steps, G_MAXUINT, &a->ledger);
   g_ptr_array_sort (a->findings, compare_findings);
   return a;
 }
@@ -291,33 +375,6 @@ pfprof_analysis_findings_of (const PfprofAnalysis *a, const char *rule_id)
   return out;
 }
 
-static const char *
-memory_kind_name (guint kind)
-{
-  switch (kind)
-    {
-    case PFPROF_MEMORY_KIND_PAGEABLE: return "pageable";
-    case PFPROF_MEMORY_KIND_PINNED: return "pinned";
-    case PFPROF_MEMORY_KIND_DEVICE: return "device";
-    case PFPROF_MEMORY_KIND_MANAGED: return "managed";
-    default: return "unknown";
-    }
-}
-
-static const char *
-copy_kind_name (guint kind)
-{
-  switch (kind)
-    {
-    case PFPROF_COPY_KIND_HTOD: return "HtoD";
-    case PFPROF_COPY_KIND_DTOH: return "DtoH";
-    case PFPROF_COPY_KIND_DTOD: return "DtoD";
-    case PFPROF_COPY_KIND_HTOH: return "HtoH";
-    case PFPROF_COPY_KIND_PTOP: return "PtoP";
-    default: return "copy";
-    }
-}
-
 char *
 pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
 {
@@ -345,8 +402,8 @@ pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
         const PfprofMemcpyRecord *m = &pfprof_trace_memcpys (t)[e->index];
         g_autofree char *bytes = pfprof_format_bytes (m->bytes);
         return g_strdup_printf ("%s copy of %s, %s to %s memory, %s, stream %u, %s",
-                                copy_kind_name (m->copy_kind), bytes, memory_kind_name (m->src_kind),
-                                memory_kind_name (m->dst_kind),
+                                pfprof_kind_names_copy (m->copy_kind), bytes, pfprof_kind_names_memory (m->src_kind),
+                                pfprof_kind_names_memory (m->dst_kind),
                                 (m->flags & PFPROF_MEMCPY_FLAG_ASYNC) ? "async" : "blocking",
                                 m->stream_id, dur);
       }
@@ -374,7 +431,7 @@ pfprof_evidence_describe (const PfprofAnalysis *a, const PfprofEvidence *e)
         g_autofree char *bytes = pfprof_format_bytes (m->bytes);
         return g_strdup_printf ("%s %s of %s memory", bytes,
                                 m->operation == PFPROF_MEMORY_OP_RELEASE ? "release" : "allocation",
-                                memory_kind_name (m->memory_kind));
+                                pfprof_kind_names_memory (m->memory_kind));
       }
     default:
       return g_strdup_printf ("%s event, %s", pfprof_trace_schema_table (e->table)->name, dur);

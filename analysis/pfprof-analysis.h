@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "pfprof-run.h"
+#include "pfprof-step-ledger.h"
 #include "pfprof-trace.h"
 
 G_BEGIN_DECLS
@@ -62,6 +63,11 @@ typedef struct
                            * kept while the rules run; NULL afterwards */
   GArray *sites;          /* PfprofFindingSite (pfprof-call-sites.h): the user's Python
                            * lines behind the evidence, by time; NULL when none */
+  /* Added by the step ledger: */
+  guint32 buckets;        /* the ledger buckets (PFPROF_LEDGER_BIT) the saving comes out
+                           * of; est_savings_ns is at most their mean; 0: not capped */
+  gint64 predicted_step_ns; /* mean GPU-side step with this fix alone; 0 without steps */
+  gboolean immaterial;    /* saves less than the materiality threshold: made info */
 } PfprofFinding;
 
 void pfprof_finding_free (PfprofFinding *finding);
@@ -86,6 +92,9 @@ typedef struct
   gint64 gpu_start_ns;
   gint64 gpu_end_ns;
   gint64 comm_ns;         /* communication (NCCL) kernel busy time, not in compute_ns */
+  /* The ledger of the GPU-side window (pfprof-step-ledger.h): buckets that
+   * sum to gpu_end_ns - gpu_start_ns. */
+  gint64 ledger_ns[PFPROF_LEDGER_N_BUCKETS];
 } PfprofStep;
 
 /* Per-device metrics over the steady state. */
@@ -131,6 +140,9 @@ typedef struct
   guint32 main_tid;         /* thread that launched most kernels, 0 if unknown */
   guint64 n_out_of_range;   /* events left out: times ~39 h or more from the rest */
   guint64 n_bad_sites;      /* python_sites rows left out (pfprof_call_sites_attach) */
+  PfprofLedgerSummary ledger; /* this trace's steady steps */
+  gint64 predicted_step_ns; /* mean step with every finding about this trace fixed,
+                             * overlapping savings counted once; 0 without steps */
 } PfprofTraceSummary;
 
 typedef struct _PfprofAnalysisOptions PfprofAnalysisOptions;
@@ -156,6 +168,8 @@ typedef struct
                             * per-rank JSON results (pfprof-report-merge.h); NULL
                             * when analyzing traces */
   guint n_results;         /* JSON results merged; 0 when analyzing traces */
+  /* The ledger of every trace's steady steps together. */
+  PfprofLedgerSummary ledger;
 } PfprofAnalysis;
 
 /* Runs every enabled rule over the traces of @run: the device- and

@@ -3,6 +3,7 @@
 
 #include "pfprof-rules.h"
 #include "pfprof-format.h"
+#include "pfprof-quantile.h"
 #include "pfprof-steps.h"
 
 static int
@@ -55,7 +56,7 @@ pfprof_rank_summary_of_trace (const PfprofAnalysis *a, guint i, PfprofRankSummar
   s.path = t->path;
   s.pid = t->pid;
   s.n_steady_steps = n;
-  s.step_median_ns = n > 0 ? pfprof_median_i64 (len, n) : 0;
+  s.step_median_ns = n > 0 ? pfprof_quantile_median_i64 (len, n) : 0;
   s.data_wait_ns = n > 0 ? dw / n : 0;
   s.copy_exposed_ns = n > 0 ? ce / n : 0;
   s.idle_ns = n > 0 ? idle / n : 0;
@@ -236,7 +237,7 @@ pfprof_rank_summary_select (const PfprofAnalysis *a, const GArray *ranks, gboole
         sel->hidden_data_wait_max_ns = s->data_wait_ns;
       steps[n_steps++] = s->step_median_ns;
     }
-  sel->hidden_step_median_ns = pfprof_median_i64 (steps, n_steps);
+  sel->hidden_step_median_ns = pfprof_quantile_median_i64 (steps, n_steps);
   return sel;
 }
 

@@ -18,6 +18,7 @@ static const PfprofRule *const rule_table[] = {
   &pfprof_rule_sync_in_loop,
   &pfprof_rule_small_transfers,
   &pfprof_rule_pinned_alloc_in_loop,
+  &pfprof_rule_host_bound,
   &pfprof_rule_rank_imbalance,
 };
 
@@ -188,6 +189,18 @@ pfprof_rule_collect_calls (const PfprofRuleContext *ctx, const PfprofApiClass *c
       *until = r->end_ns;
       g_array_append_val (out, k);
     }
+}
+
+gint64 *
+pfprof_rule_step_starts (const PfprofRuleContext *ctx)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  guint n = pfprof_trace_index_n_steady_steps (ix);
+  gint64 *out = g_new (gint64, n + 1);
+
+  for (guint i = 0; i < n; i++)
+    out[i] = g_array_index (ctx->analysis->steps, PfprofStep, ix->first_step + ix->n_warmup_steps + i).start_ns;
+  return out;
 }
 
 gint64

@@ -80,6 +80,7 @@ extern const PfprofRule pfprof_rule_late_prefetch;
 extern const PfprofRule pfprof_rule_sync_in_loop;
 extern const PfprofRule pfprof_rule_small_transfers;
 extern const PfprofRule pfprof_rule_pinned_alloc_in_loop;
+extern const PfprofRule pfprof_rule_host_bound;
 extern const PfprofRule pfprof_rule_rank_imbalance;
 
 /* Every rule, in table order; @n_rules receives the count. */
@@ -128,6 +129,10 @@ double pfprof_rule_step_coverage (const PfprofRuleContext *ctx, const gint64 *ti
  * same thread (a runtime call and the driver call it makes count once). */
 void pfprof_rule_collect_calls (const PfprofRuleContext *ctx, const PfprofApiClass *classes,
                                 guint n_classes, guint32 tid, GArray *out);
+
+/* The starts of the trace's steady steps, ascending
+ * (pfprof_trace_index_n_steady_steps() of them; g_free it). */
+gint64 *pfprof_rule_step_starts (const PfprofRuleContext *ctx);
 
 /* @total spread over the steady steps (or the whole window when none). */
 gint64 pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total);

@@ -1,40 +1,12 @@
 /* pfprof-steps.c: step and warm-up detection, per-step breakdown. */
 #include "pfprof-steps.h"
 
+#include "pfprof-step-ledger.h"
+
 #include <math.h>
 #include <string.h>
 
-static int
-compare_i64 (const void *a, const void *b)
-{
-  gint64 x = *(const gint64 *) a;
-  gint64 y = *(const gint64 *) b;
-
-  return (x > y) - (x < y);
-}
-
-gint64
-pfprof_median_i64 (gint64 *values, guint n)
-{
-  if (n == 0)
-    return 0;
-  qsort (values, n, sizeof (gint64), compare_i64);
-  if (n % 2)
-    return values[n / 2];
-  return values[n / 2 - 1] + (values[n / 2] - values[n / 2 - 1]) / 2;
-}
-
-gint64
-pfprof_quantile_sorted_i64 (const gint64 *values, guint n, double q)
-{
-  guint i;
-
-  if (n == 0)
-    return 0;
-  i = (guint) ceil (q * n);
-  i = i == 0 ? 0 : i - 1;
-  return values[MIN (i, n - 1)];
-}
+#include "pfprof-quantile.h"
 
 const PfprofDeviceTimeline *
 pfprof_steps_primary_device (const PfprofTraceIndex *ix)
@@ -167,7 +139,7 @@ last_step_end (PfprofTraceIndex *ix, const gint64 *starts, guint n)
 
   for (guint i = 0; i + 1 < n; i++)
     d[i] = starts[i + 1] - starts[i];
-  med = pfprof_median_i64 (d, n - 1);
+  med = pfprof_quantile_median_i64 (d, n - 1);
   return MIN (ix->trace->end_ns, starts[n - 1] + med);
 }
 
@@ -276,8 +248,9 @@ steps_from_period (PfprofTraceIndex *ix, GArray *out)
       double mean, var;
 
       /* Step markers recur through the run, not only in a burst of
-       * autotuning trials at start-up. */
-      if (x->count < 4 || (double) (x->last - x->first) < 0.5 * (double) (span_hi - span_lo))
+       * autotuning trials at start-up; three are enough for a short
+       * recording of a few iterations. */
+      if (x->count < 3 || (double) (x->last - x->first) < 0.5 * (double) (span_hi - span_lo))
         continue;
       mean = x->sum / (x->count - 1);
       var = x->sum2 / (x->count - 1) - mean * mean;
@@ -448,7 +421,7 @@ detect_warmup (GArray *steps, guint first, guint n, int fixed)
       PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
       d[i - n / 2] = s->end_ns - s->start_ns;
     }
-  med = pfprof_median_i64 (d, n - n / 2);
+  med = pfprof_quantile_median_i64 (d, n - n / 2);
   w = 1;
   while (w < n / 2)
     {
@@ -494,7 +467,7 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
           ix->steady_end = MAX (ix->steady_end, s->end_ns);
           d[i - ix->n_warmup_steps] = s->end_ns - s->start_ns;
         }
-      ix->step_median_ns = pfprof_median_i64 (d, n - ix->n_warmup_steps);
+      ix->step_median_ns = pfprof_quantile_median_i64 (d, n - ix->n_warmup_steps);
     }
   else
     {
@@ -539,6 +512,8 @@ pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
   if (dev == NULL)
     {
       s->idle_ns = b - a;
+      if (ix->ledger != NULL)
+        pfprof_step_ledger_fill (ix->ledger, a, b, s->ledger_ns);
       return;
     }
   s->compute_ns = pfprof_interval_set_length_in (dev->kernels, a, b);
@@ -546,4 +521,6 @@ pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
   s->copy_hidden_ns = pfprof_interval_set_length_in (dev->htod_kernels, a, b);
   s->copy_exposed_ns = pfprof_interval_set_length_in (dev->htod, a, b) - s->copy_hidden_ns;
   s->idle_ns = (b - a) - pfprof_interval_set_length_in (dev->busy, a, b);
+  if (ix->ledger != NULL)
+    pfprof_step_ledger_fill (ix->ledger, a, b, s->ledger_ns);
 }

@@ -6,7 +6,9 @@
  *   2. the launcher's DataLoader waits (NVTX domain "pfprof", range
  *      "DataLoader.next"): each wait begins a step;
  *   3. the periodic structure of the GPU work: the kernel name that
- *      recurs most often at a regular interval marks each step's start.
+ *      recurs most often (three times or more, through at least half the
+ *      span of the GPU work) at a regular interval marks each step's
+ *      start.
  * Warm-up: the first step (allocator pools, autotuning, lazy module
  * loading) and any following steps longer than 1.5 times the median of
  * the second half, up to half the steps; or a fixed number from the
@@ -34,11 +36,5 @@ void pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *step);
 /* The device whose work the step breakdown measures: the one with the
  * most kernels, or NULL when the trace has no GPU work. */
 const PfprofDeviceTimeline *pfprof_steps_primary_device (const PfprofTraceIndex *ix);
-
-/* Median of @n values (sorted in place); 0 when @n is 0. */
-gint64 pfprof_median_i64 (gint64 *values, guint n);
-
-/* The @q quantile (0..1, nearest rank) of @n sorted values. */
-gint64 pfprof_quantile_sorted_i64 (const gint64 *values, guint n, double q);
 
 G_END_DECLS

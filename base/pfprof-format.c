@@ -137,6 +137,19 @@ json_char (GString *out, gunichar c, gpointer data)
 void
 pfprof_escape_json (GString *out, const char *s)
 {
+  const char *str = s ? s : "", *p = str;
+
+  /* Most names and every key are printable ASCII with nothing to escape:
+   * copied whole, as the loop below would write them. */
+  while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+    p++;
+  if (*p == '\0')
+    {
+      g_string_append_c (out, '"');
+      g_string_append_len (out, str, p - str);
+      g_string_append_c (out, '"');
+      return;
+    }
   g_string_append_c (out, '"');
   for_each_char (out, s, json_char, NULL);
   g_string_append_c (out, '"');

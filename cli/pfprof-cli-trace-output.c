@@ -2,11 +2,11 @@
 #include "pfprof-cli-trace-output.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
-#include "pfprof-cli-output.h"
+#include "pfprof-safe-output.h"
 #include "pfprof-cli.h"
 #include "pfprof-temp-file.h"
 
@@ -17,12 +17,12 @@ pfprof_cli_trace_output_reserve (const char *command, const char *output, gboole
   char *tmp = NULL;
   int fd;
 
-  if (!pfprof_cli_output_check (output, force, &error))
+  if (!pfprof_safe_output_check (output, force, &error))
     {
       pfprof_cli_error ("%s: %s", command, error->message);
       return NULL;
     }
-  fd = pfprof_temp_file_beside (output, 0644, &tmp, slot);
+  fd = pfprof_temp_file_beside (output, 0666, &tmp, slot);
   if (fd < 0)
     {
       g_autofree char *dir = g_path_get_dirname (output);
@@ -49,7 +49,7 @@ pfprof_cli_trace_output_place (const char *command, char *tmp, int slot, const c
 {
   g_autoptr (GError) error = NULL;
 
-  if (!pfprof_cli_output_place (tmp, output, force, &error))
+  if (!pfprof_safe_output_place (tmp, output, force, &error))
     {
       pfprof_cli_error ("%s: %s", command, error->message);
       pfprof_cli_trace_output_discard (tmp, slot);
@@ -58,6 +58,24 @@ pfprof_cli_trace_output_place (const char *command, char *tmp, int slot, const c
   pfprof_temp_file_forget (slot);
   g_free (tmp);
   return PFPROF_EXIT_OK;
+}
+
+int
+pfprof_cli_trace_output_copy_meta (PfprofTraceWriter *w, const PfprofTrace *trace)
+{
+  GHashTableIter it;
+  gpointer key, value;
+  int rc;
+
+  g_hash_table_iter_init (&it, trace->meta);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      if (strcmp (key, "format_version") == 0 || strcmp (key, "complete") == 0)
+        continue;
+      if ((rc = pfprof_trace_writer_set_meta (w, key, value)) != PFPROF_WRITER_OK)
+        return rc;
+    }
+  return PFPROF_WRITER_OK;
 }
 
 int

@@ -3,8 +3,9 @@
  * `pfprof export --format sqlite` and `pfprof import` copy a loaded trace
  * into a new file through the trace writer. The writer makes its own
  * SQLite file, so this reserves a temporary name beside the destination
- * (same rules as pfprof-cli-output.h), writes there, and gives it the
- * destination's name only once finished; on any failure nothing is left.
+ * with base/'s safe output (pfprof-safe-output.h), writes there, and gives
+ * it the destination's name only once finished; on any failure nothing is
+ * left.
  */
 #pragma once
 
@@ -18,6 +19,11 @@ G_BEGIN_DECLS
 /* Writes what the file holds (meta, strings, records) of @trace into @w;
  * returns a PfprofTraceWriterStatus. */
 typedef int (*PfprofCliTraceFill) (PfprofTraceWriter *w, const PfprofTrace *trace);
+
+/* Copies @trace's meta rows into @w but the format's own keys
+ * (format_version, complete), which the writer sets; the first step of
+ * every PfprofCliTraceFill. Returns a PfprofTraceWriterStatus. */
+int pfprof_cli_trace_output_copy_meta (PfprofTraceWriter *w, const PfprofTrace *trace);
 
 /* Checks @output, writes @trace there with @fill through a writer opened
  * with @writer_flags, finishes and places it. Errors are one line on

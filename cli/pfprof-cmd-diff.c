@@ -17,7 +17,7 @@
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
 #include "pfprof-cli-analyze.h"
-#include "pfprof-cli-output.h"
+#include "pfprof-safe-output.h"
 #include "pfprof-cli.h"
 #include "pfprof-diff.h"
 
@@ -227,7 +227,7 @@ pfprof_cmd_diff (int argc, char **argv)
     }
   if (output != NULL && strcmp (output, "-") != 0)
     {
-      if (!pfprof_cli_output_write (output, out->str, out->len, force, &error))
+      if (!pfprof_safe_output_write (output, out->str, out->len, force, &error))
         {
           pfprof_cli_error ("diff: %s", error->message);
           return PFPROF_EXIT_USAGE;

@@ -18,7 +18,7 @@
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
 #include "pfprof-cli-analyze.h"
-#include "pfprof-cli-output.h"
+#include "pfprof-safe-output.h"
 #include "pfprof-cli-trace-output.h"
 #include "pfprof-cli.h"
 #include "pfprof-export-chrome.h"
@@ -27,7 +27,7 @@
 
 typedef struct
 {
-  PfprofCliOutput *file; /* NULL: standard output */
+  PfprofSafeOutput *file; /* NULL: standard output */
   GError *error;
 } Sink;
 
@@ -37,7 +37,7 @@ sink_write (const char *data, gsize len, gpointer user_data)
   Sink *sink = user_data;
 
   if (sink->file != NULL)
-    return pfprof_cli_output_append (sink->file, data, len, &sink->error);
+    return pfprof_safe_output_append (sink->file, data, len, &sink->error);
   if (fwrite (data, 1, len, stdout) != len)
     {
       g_set_error (&sink->error, G_IO_ERROR, g_io_error_from_errno (errno),
@@ -52,19 +52,11 @@ sink_write (const char *data, gsize len, gpointer user_data)
 static int
 write_rows (PfprofTraceWriter *w, const PfprofTrace *trace)
 {
-  GHashTableIter it;
-  gpointer key, value;
   guint64 n = 0;
   int rc;
 
-  g_hash_table_iter_init (&it, trace->meta);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    {
-      if (strcmp (key, "format_version") == 0 || strcmp (key, "complete") == 0)
-        continue;
-      if ((rc = pfprof_trace_writer_set_meta (w, key, value)) != PFPROF_WRITER_OK)
-        return rc;
-    }
+  if ((rc = pfprof_cli_trace_output_copy_meta (w, trace)) != PFPROF_WRITER_OK)
+    return rc;
   for (guint i = 0; i < trace->strings->len; i++)
     {
       const char *s = g_ptr_array_index (trace->strings, i);
@@ -108,7 +100,7 @@ export_sqlite (char **inputs, const char *output, gboolean force)
       pfprof_cli_error ("export: --format sqlite needs -o FILE (an SQLite database, not standard output)");
       return PFPROF_EXIT_USAGE;
     }
-  if (!pfprof_cli_output_check (output, force, &error))
+  if (!pfprof_safe_output_check (output, force, &error))
     {
       pfprof_cli_error ("export: %s", error->message);
       return PFPROF_EXIT_USAGE;
@@ -208,14 +200,14 @@ pfprof_cmd_export (int argc, char **argv)
     return PFPROF_EXIT_USAGE;
 
   if (output != NULL && strcmp (output, "-") != 0
-      && (sink.file = pfprof_cli_output_open (output, force, &error)) == NULL)
+      && (sink.file = pfprof_safe_output_open (output, force, &error)) == NULL)
     {
       pfprof_cli_error ("export: %s", error->message);
       return PFPROF_EXIT_USAGE;
     }
   ok = pfprof_export_chrome (analysis, sink_write, &sink);
   if (ok && sink.file != NULL)
-    ok = pfprof_cli_output_commit (g_steal_pointer (&sink.file), &sink.error);
+    ok = pfprof_safe_output_commit (g_steal_pointer (&sink.file), &sink.error);
   else if (ok && fflush (stdout) != 0)
     {
       g_set_error (&sink.error, G_IO_ERROR, g_io_error_from_errno (errno),
@@ -224,7 +216,7 @@ pfprof_cmd_export (int argc, char **argv)
     }
   if (!ok)
     {
-      pfprof_cli_output_abort (sink.file);
+      pfprof_safe_output_abort (sink.file);
       pfprof_cli_error ("export: %s", sink.error ? sink.error->message : "write failed");
       g_clear_error (&sink.error);
       return PFPROF_EXIT_USAGE;

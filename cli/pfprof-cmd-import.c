@@ -22,19 +22,10 @@ static int
 write_trace (PfprofTraceWriter *w, const PfprofTrace *trace)
 {
   g_autofree guint32 *ids = g_new0 (guint32, trace->strings->len + 1);
-  GHashTableIter it;
-  gpointer key, value;
   int rc;
 
-  g_hash_table_iter_init (&it, trace->meta);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    {
-      /* The writer owns the format's own keys. */
-      if (strcmp (key, "format_version") == 0 || strcmp (key, "complete") == 0)
-        continue;
-      if ((rc = pfprof_trace_writer_set_meta (w, key, value)) != PFPROF_WRITER_OK)
-        return rc;
-    }
+  if ((rc = pfprof_cli_trace_output_copy_meta (w, trace)) != PFPROF_WRITER_OK)
+    return rc;
   for (guint i = 0; i < trace->strings->len; i++)
     {
       const char *s = g_ptr_array_index (trace->strings, i);

@@ -20,7 +20,7 @@
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
 #include "pfprof-cli-analyze.h"
-#include "pfprof-cli-output.h"
+#include "pfprof-safe-output.h"
 #include "pfprof-cli-template.h"
 #include "pfprof-cli.h"
 #include "pfprof-report-html.h"
@@ -274,7 +274,7 @@ analyzed:
     {
       g_autoptr (GError) werr = NULL;
 
-      if (!pfprof_cli_output_write (output, out->str, out->len, force, &werr))
+      if (!pfprof_safe_output_write (output, out->str, out->len, force, &werr))
         {
           pfprof_cli_error ("%s", werr->message);
           return PFPROF_EXIT_USAGE;

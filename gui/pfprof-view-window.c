@@ -3,6 +3,9 @@
 
 #include <math.h>
 
+#include "pfprof-format.h"
+#include "pfprof-kind-names.h"
+#include "pfprof-report.h"
 #include "pfprof-render-text.h"
 
 struct _PfprofViewWindow
@@ -220,8 +223,8 @@ fill_findings (PfprofViewWindow *self)
       const PfprofFinding *f = g_ptr_array_index (findings, g_array_index (self->order, int, i));
       GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
       GtkWidget *title = gtk_label_new (f->title ? f->title : f->rule);
-      g_autofree char *savings = pfprof_render_format_duration (f->est_savings_ns);
-      g_autofree char *meta = g_strdup_printf ("%s \u00b7 %s \u00b7 saves ~%s/step \u00b7 %" G_GUINT64_FORMAT " occurrences",
+      g_autofree char *savings = pfprof_report_saving (f);
+      g_autofree char *meta = g_strdup_printf ("%s \u00b7 %s \u00b7 %s \u00b7 %" G_GUINT64_FORMAT " occurrences",
                                                pfprof_severity_to_string (f->severity), f->rule, savings, f->count);
       GtkWidget *sub = gtk_label_new (meta);
 
@@ -304,15 +307,15 @@ fill_summary (PfprofViewWindow *self)
       g_string_append_printf (s, "GPU %u: copy/compute overlap %.0f%%", d->device_id, d->overlap_fraction * 100);
       if (exposed >= 0)
         {
-          g_autofree char *e = pfprof_render_format_duration (exposed);
-          g_autofree char *l = pfprof_render_format_duration (idle);
+          g_autofree char *e = pfprof_format_ns (exposed);
+          g_autofree char *l = pfprof_format_ns (idle);
 
           g_string_append_printf (s, " \u00b7 exposed copy %s/step \u00b7 idle %s/step", e, l);
         }
     }
   if (a->step_median_ns > 0)
     {
-      g_autofree char *m = pfprof_render_format_duration (a->step_median_ns);
+      g_autofree char *m = pfprof_format_ns (a->step_median_ns);
 
       g_string_append_printf (s, "%smedian step %s (%u steps)", s->len ? "   |   " : "", m,
                               a->steps ? a->steps->len : 0);
@@ -324,15 +327,6 @@ fill_summary (PfprofViewWindow *self)
 }
 
 /* ---- Event details ---------------------------------------------------- */
-
-static const char *
-memory_kind_name (guint8 kind)
-{
-  static const char *names[] = { "unknown", "pageable", "pinned", "device", "array", "managed",
-                                 "device static", "managed static" };
-
-  return kind < G_N_ELEMENTS (names) ? names[kind] : "unknown";
-}
 
 static void
 on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer data)
@@ -355,8 +349,8 @@ on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer d
   row = pfprof_timeline_get_row (self->loaded->timeline, (guint) row_index);
   t = row->trace;
   pfprof_timeline_event_range (t, ref, &start, &end);
-  dur = pfprof_render_format_duration (end - start);
-  at = pfprof_render_format_duration (start - self->loaded->timeline->start_ns);
+  dur = pfprof_format_ns (end - start);
+  at = pfprof_format_ns (start - self->loaded->timeline->start_ns);
   s = g_string_new ("");
   switch (PFPROF_EVENT_REF_TABLE (ref))
     {
@@ -372,23 +366,23 @@ on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer d
     case PFPROF_TABLE_MEMCPYS:
       {
         const PfprofMemcpyRecord *m = &pfprof_trace_memcpys (t)[i];
-        g_autofree char *bytes = pfprof_render_format_bytes (m->bytes);
+        g_autofree char *bytes = pfprof_format_bytes (m->bytes);
 
         g_string_append_printf (s, "%s copy\nGPU %u, stream %u\n%s, %.2f GB/s\nfrom %s to %s memory%s\n",
                                 pfprof_renderer_item_name (pfprof_timeline_event_class (row, ref)),
                                 m->device_id, m->stream_id, bytes,
                                 end > start ? (double) m->bytes / (double) (end - start) : 0.0,
-                                memory_kind_name (m->src_kind), memory_kind_name (m->dst_kind),
+                                pfprof_kind_names_memory (m->src_kind), pfprof_kind_names_memory (m->dst_kind),
                                 (m->flags & PFPROF_MEMCPY_FLAG_ASYNC) ? ", async" : ", synchronous");
         break;
       }
     case PFPROF_TABLE_MEMSETS:
       {
         const PfprofMemsetRecord *m = &pfprof_trace_memsets (t)[i];
-        g_autofree char *bytes = pfprof_render_format_bytes (m->bytes);
+        g_autofree char *bytes = pfprof_format_bytes (m->bytes);
 
         g_string_append_printf (s, "Memset\nGPU %u, stream %u\n%s of %s memory\n", m->device_id,
-                                m->stream_id, bytes, memory_kind_name (m->memory_kind));
+                                m->stream_id, bytes, pfprof_kind_names_memory (m->memory_kind));
         break;
       }
     case PFPROF_TABLE_SYNCS:
@@ -428,7 +422,7 @@ on_event_selected (PfprofTimelineWidget *w, int row_index, guint ref, gpointer d
   if (call >= 0)
     {
       const PfprofApiRecord *a = &pfprof_trace_api_calls (t)[call];
-      g_autofree char *cat = pfprof_render_format_duration (a->start_ns - self->loaded->timeline->start_ns);
+      g_autofree char *cat = pfprof_format_ns (a->start_ns - self->loaded->timeline->start_ns);
 
       g_string_append_printf (s, "\nlaunched by %s on thread %u at %s", pfprof_trace_string (t, a->name_id),
                               a->tid, cat);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pfprof-quantile.h"
 #include "pfprof-trace-index.h"
 
 /* A recording that starts or stops a little apart from the others misses
@@ -74,22 +75,6 @@ collect (const PfprofTrace *t)
   return out;
 }
 
-static int
-cmp_i64 (gconstpointer a, gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
-/* Median of @n values, which it sorts. */
-static gint64
-median (gint64 *v, guint n)
-{
-  qsort (v, n, sizeof *v, cmp_i64);
-  return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
-}
-
 /* Median |v - center| of @n values into *@mad, its 90th percentile into
  * *@p90 (scratch @tmp of @n). */
 static void
@@ -97,7 +82,7 @@ abs_dev (const gint64 *v, guint n, gint64 center, gint64 *tmp, gint64 *mad, gint
 {
   for (guint i = 0; i < n; i++)
     tmp[i] = ABS (v[i] - center);
-  *mad = median (tmp, n);
+  *mad = pfprof_quantile_median_i64 (tmp, n);
   *p90 = tmp[(guint) ((guint64) n * 9 / 10)];
 }
 
@@ -158,7 +143,7 @@ pair (const GArray *a, const GArray *b, int shift, Pairing *p)
     }
   tmp = g_new (gint64, p->diff->len);
   memcpy (tmp, p->diff->data, p->diff->len * sizeof (gint64));
-  p->center = median (tmp, p->diff->len);
+  p->center = pfprof_quantile_median_i64 (tmp, p->diff->len);
   abs_dev ((const gint64 *) (gconstpointer) p->diff->data, p->diff->len, p->center, tmp, &p->mad, &p->p90);
   return TRUE;
 }
@@ -221,7 +206,7 @@ fit_line (const Pairing *p, PfprofClockFit *fit)
   for (guint i = 0; i < p->diff->len; i++)
     if (ABS (d[i] - p->center) <= band)
       res[n++] = ABS (d[i] - pfprof_clock_fit_at (fit, x[i]));
-  fit->spread_ns = median (res, n);
+  fit->spread_ns = pfprof_quantile_median_i64 (res, n);
   return TRUE;
 }
 

@@ -75,6 +75,8 @@ typedef struct
   guint64 n_comm_kernels;
 } PfprofDeviceTimeline;
 
+typedef struct _PfprofStepLedger PfprofStepLedger;
+
 typedef struct
 {
   const PfprofTrace *trace;    /* not owned; read only */
@@ -105,6 +107,10 @@ typedef struct
   gint64 steady_start;         /* the window rules judge */
   gint64 steady_end;
   gint64 step_median_ns;       /* over this trace's steady steps, 0 if none */
+
+  /* Set by pfprof_analysis_run() before the steps are found, owned by it:
+   * the timeline classified for the step ledger (pfprof-step-ledger.h). */
+  PfprofStepLedger *ledger;
 } PfprofTraceIndex;
 
 /* Builds the index of @trace (sorted). */

@@ -1,18 +1,13 @@
-/* pfprof-render-output.c: PNG/SVG/PDF files, written atomically. */
+/* pfprof-render-output.c: PNG/SVG/PDF files, written through base/'s
+ * safe output (whole or not at all, never through a link). */
 #include "pfprof-render-output.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
-#include <errno.h>
-#include <stdio.h>
 #include <math.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "pfprof-output-check.h"
-#include "pfprof-temp-file.h"
+#include "pfprof-safe-output.h"
 
 gboolean
 pfprof_render_format_from_path (const char *path, PfprofRenderFormat *format)
@@ -32,10 +27,11 @@ pfprof_render_format_from_path (const char *path, PfprofRenderFormat *format)
   return TRUE;
 }
 
+/* Where cairo's bytes go: the safe output, until the first failure. */
 typedef struct
 {
-  int fd;
-  int err; /* first errno, 0 if none */
+  PfprofSafeOutput *output;
+  GError *error;
 } Sink;
 
 static cairo_status_t
@@ -43,28 +39,16 @@ sink_write (void *closure, const unsigned char *data, unsigned int length)
 {
   Sink *sink = closure;
 
-  while (length > 0 && sink->err == 0)
-    {
-      ssize_t n = write (sink->fd, data, length);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          sink->err = n < 0 ? errno : EIO;
-          break;
-        }
-      data += n;
-      length -= (unsigned int) n;
-    }
-  return sink->err ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
+  if (sink->error == NULL)
+    pfprof_safe_output_append (sink->output, (const char *) data, length, &sink->error);
+  return sink->error ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
 }
 
 static gboolean
-draw_to_fd (PfprofTimeline *timeline, const PfprofRenderView *view, PfprofRenderFormat format,
-            int fd, GError **error)
+draw_to (PfprofTimeline *timeline, const PfprofRenderView *view, PfprofRenderFormat format,
+         PfprofSafeOutput *output, const char *path, GError **error)
 {
-  Sink sink = { fd, 0 };
+  Sink sink = { output, NULL };
   cairo_surface_t *surface;
   cairo_status_t status;
   cairo_t *cr;
@@ -92,52 +76,15 @@ draw_to_fd (PfprofTimeline *timeline, const PfprofRenderView *view, PfprofRender
   if (status == CAIRO_STATUS_SUCCESS)
     status = cairo_surface_status (surface);
   cairo_surface_destroy (surface);
-  if (sink.err != 0)
+  if (sink.error != NULL)
     {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (sink.err), "cannot write: %s",
-                   g_strerror (sink.err));
+      g_propagate_error (error, sink.error);
       return FALSE;
     }
   if (status != CAIRO_STATUS_SUCCESS)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot draw: %s",
-                   cairo_status_to_string (status));
-      return FALSE;
-    }
-  if (fsync (fd) != 0 && errno != EINVAL)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "cannot write: %s",
-                   g_strerror (errno));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* Draws into @fd (the temporary file @tmp) and gives it @path's name;
- * on failure @tmp is removed. */
-static gboolean
-write_and_place (PfprofTimeline *timeline, const PfprofRenderView *view, PfprofRenderFormat format,
-                 int fd, const char *tmp, const char *path, gboolean overwrite, GError **error)
-{
-  if (!draw_to_fd (timeline, view, format, fd, error))
-    {
-      close (fd);
-      unlink (tmp);
-      g_prefix_error (error, "%s: ", path);
-      return FALSE;
-    }
-  if (close (fd) != 0)
-    {
-      int e = errno;
-
-      unlink (tmp);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e), "%s: cannot write: %s", path,
-                   g_strerror (e));
-      return FALSE;
-    }
-  if (!pfprof_output_check_place (tmp, path, overwrite, error))
-    {
-      unlink (tmp);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot draw: %s",
+                   path, cairo_status_to_string (status));
       return FALSE;
     }
   return TRUE;
@@ -148,24 +95,14 @@ pfprof_render_output_save (PfprofTimeline *timeline, const PfprofRenderView *vie
                            PfprofRenderFormat format, const char *path, gboolean overwrite,
                            GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *tmp = NULL;
-  int fd, slot = -1;
-  gboolean ok;
+  PfprofSafeOutput *output = pfprof_safe_output_open (path, overwrite, error);
 
-  if (!pfprof_output_check (path, overwrite, error))
+  if (output == NULL)
     return FALSE;
-  /* O_EXCL (g_mkstemp) never opens an existing file or follows a link. */
-  fd = pfprof_temp_file_beside (path, 0644, &tmp, &slot);
-  if (fd < 0)
+  if (!draw_to (timeline, view, format, output, path, error))
     {
-      int e = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e), "cannot create a file in %s: %s",
-                   dir, g_strerror (e));
+      pfprof_safe_output_abort (output);
       return FALSE;
     }
-  ok = write_and_place (timeline, view, format, fd, tmp, path, overwrite, error);
-  pfprof_temp_file_forget (slot);
-  return ok;
+  return pfprof_safe_output_commit (output, error);
 }

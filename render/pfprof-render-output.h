@@ -1,9 +1,9 @@
 /* pfprof-render-output.h: a timeline drawn to a PNG, SVG or PDF file.
  *
- * The file appears whole or not at all: the drawing goes to a fresh
- * temporary file in the same folder, which is then renamed into place.
- * An existing file is replaced only when asked, and a symbolic link at
- * the destination is never followed nor replaced.
+ * The file appears whole or not at all, through base/'s safe output
+ * (pfprof-safe-output.h): a temporary file in the same folder, flushed
+ * and renamed into place. An existing file is replaced only when asked,
+ * and a symbolic link at the destination is never followed nor replaced.
  */
 #pragma once
 

@@ -1,8 +1,10 @@
-/* pfprof-render-text.c: safe labels and readable units. */
+/* pfprof-render-text.c: safe labels and ruler ticks. */
 #include "pfprof-render-text.h"
 
 #include <math.h>
 #include <string.h>
+
+#include "pfprof-format.h"
 
 char *
 pfprof_render_sanitize (const char *s, guint max_chars)
@@ -40,34 +42,12 @@ pfprof_render_sanitize (const char *s, guint max_chars)
 }
 
 char *
-pfprof_render_format_duration (gint64 ns)
-{
-  double v = (double) ns;
-  double a = fabs (v);
-  const char *unit;
-  double scaled;
-
-  if (a < 1e3)
-    return g_strdup_printf ("%" G_GINT64_FORMAT " ns", ns);
-  if (a < 1e6)
-    scaled = v / 1e3, unit = "\u00b5s";
-  else if (a < 1e9)
-    scaled = v / 1e6, unit = "ms";
-  else
-    scaled = v / 1e9, unit = "s";
-  if (fabs (scaled) >= 100)
-    return g_strdup_printf ("%.0f %s", scaled, unit);
-  if (fabs (scaled) >= 10)
-    return g_strdup_printf ("%.1f %s", scaled, unit);
-  return g_strdup_printf ("%.2f %s", scaled, unit);
-}
-
-char *
 pfprof_render_format_tick (gint64 ns, gint64 step_ns, gint64 max_ns)
 {
   double div;
   const char *unit;
   int decimals;
+  g_autofree char *num = NULL;
   gint64 scale = MAX (step_ns * 10, ABS (max_ns));
 
   if (scale >= 1000000000)
@@ -79,8 +59,8 @@ pfprof_render_format_tick (gint64 ns, gint64 step_ns, gint64 max_ns)
   else
     div = 1, unit = "ns";
   decimals = (int) ceil (-log10 ((double) step_ns / div) - 1e-9);
-  decimals = CLAMP (decimals, 0, 9);
-  return g_strdup_printf ("%.*f %s", decimals, (double) ns / div, unit);
+  num = pfprof_format_double ((double) ns / div, decimals);
+  return g_strconcat (num, " ", unit, NULL);
 }
 
 gint64
@@ -99,16 +79,4 @@ pfprof_render_nice_step (double min_ns)
   if ((double) (5 * p) >= min_ns)
     return 5 * p;
   return 10 * p;
-}
-
-char *
-pfprof_render_format_bytes (guint64 bytes)
-{
-  if (bytes < 1024)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT " B", bytes);
-  if (bytes < 1024 * 1024)
-    return g_strdup_printf ("%.1f KiB", (double) bytes / 1024.0);
-  if (bytes < G_GUINT64_CONSTANT (1) << 30)
-    return g_strdup_printf ("%.1f MiB", (double) bytes / (1024.0 * 1024.0));
-  return g_strdup_printf ("%.2f GiB", (double) bytes / (1024.0 * 1024.0 * 1024.0));
 }

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "pfprof-format.h"
 #include "pfprof-render-text.h"
 
 #define MIN_BOX_PX 2.0
@@ -508,7 +509,7 @@ event_label (const PfprofTimelineRow *row, PfprofEventRef ref)
     case PFPROF_TABLE_MEMCPYS:
       {
         const PfprofMemcpyRecord *m = &pfprof_trace_memcpys (trace)[i];
-        g_autofree char *bytes = pfprof_render_format_bytes (m->bytes);
+        g_autofree char *bytes = pfprof_format_bytes (m->bytes);
 
         return g_strdup_printf ("%s %s", pfprof_renderer_item_name (pfprof_timeline_event_class (row, ref)),
                                 bytes);

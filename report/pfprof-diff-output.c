@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pfprof-format.h"
+#include "pfprof-json-writer.h"
 
 #define ANSI_GREEN "\033[32m"
 #define ANSI_RED "\033[31m"
@@ -221,50 +222,50 @@ pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboole
 
 /* ---- JSON ----------------------------------------------------------- */
 
+/* @v, or null when there is none. */
 static void
-json_double (GString *out, double v, gboolean has)
+member_fraction (PfprofJsonWriter *w, const char *key, double v, gboolean has)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (!has || !isfinite (v))
-    g_string_append (out, "null");
+  pfprof_json_writer_key (w, key);
+  if (has)
+    pfprof_json_writer_double (w, v, 6);
   else
-    g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.6f", v));
+    pfprof_json_writer_null (w);
 }
 
 static void
-json_side (GString *out, const PfprofDiffSide *s)
+json_side (PfprofJsonWriter *w, const PfprofDiffSide *s)
 {
-  g_string_append (out, "{\"traces\":[");
+  pfprof_json_writer_begin_object (w);
+  pfprof_json_writer_key (w, "traces");
+  pfprof_json_writer_begin_array (w);
   for (guint i = 0; i < s->analysis->traces->len; i++)
     {
       const PfprofTrace *t = g_ptr_array_index (s->analysis->traces, i);
 
-      if (i > 0)
-        g_string_append_c (out, ',');
-      pfprof_escape_json (out, t->path ? t->path : "");
+      pfprof_json_writer_string (w, t->path ? t->path : "");
     }
-  g_string_append_printf (out, "],\"steps\":%u,\"steady_steps\":%u,\"step_source\":", s->n_steps,
-                          s->n_steady_steps);
-  pfprof_escape_json (out, s->step_source);
-  g_string_append (out, ",\"median\":{");
+  pfprof_json_writer_end_array (w);
+  pfprof_json_writer_member_uint (w, "steps", s->n_steps);
+  pfprof_json_writer_member_uint (w, "steady_steps", s->n_steady_steps);
+  pfprof_json_writer_member_string (w, "step_source", s->step_source ? s->step_source : "");
+  pfprof_json_writer_key (w, "median");
+  pfprof_json_writer_begin_object (w);
   for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
-    g_string_append_printf (out, "%s\"%s\":%" G_GINT64_FORMAT, r ? "," : "", rows[r].key,
-                            field (&s->median, r));
-  g_string_append (out, "},\"overlap_fraction\":");
-  json_double (out, s->overlap_fraction, s->has_overlap);
-  g_string_append (out, ",\"gpu_idle_fraction\":");
-  json_double (out, s->idle_fraction, TRUE);
-  g_string_append (out, ",\"findings\":[");
+    pfprof_json_writer_member_int (w, rows[r].key, field (&s->median, r));
+  pfprof_json_writer_end_object (w);
+  member_fraction (w, "overlap_fraction", s->overlap_fraction, s->has_overlap);
+  member_fraction (w, "gpu_idle_fraction", s->idle_fraction, TRUE);
+  pfprof_json_writer_key (w, "findings");
+  pfprof_json_writer_begin_array (w);
   for (guint i = 0; i < s->analysis->findings->len; i++)
     {
       const PfprofFinding *f = g_ptr_array_index (s->analysis->findings, i);
 
-      if (i > 0)
-        g_string_append_c (out, ',');
-      pfprof_escape_json (out, f->rule);
+      pfprof_json_writer_string (w, f->rule ? f->rule : "");
     }
-  g_string_append (out, "]}");
+  pfprof_json_writer_end_array (w);
+  pfprof_json_writer_end_object (w);
 }
 
 void
@@ -275,59 +276,67 @@ pfprof_diff_output_json (const PfprofDiff *d, const PfprofDiffGate *gate, GStrin
   guint n_unchanged = pfprof_diff_count (d, PFPROF_DIFF_UNCHANGED);
   double pct = 0;
   gboolean has_pct = pfprof_diff_step_change_pct (d, &pct);
+  PfprofJsonWriter writer, *w = &writer;
 
-  g_string_append (out, "{\"format\":\"" PFPROF_DIFF_JSON_FORMAT "\",\"generator\":");
-  pfprof_escape_json (out, "pfprof " PFPROF_VERSION);
-  g_string_append (out, ",\"before\":");
-  json_side (out, &d->before);
-  g_string_append (out, ",\"after\":");
-  json_side (out, &d->after);
-  g_string_append (out, ",\"delta\":{");
+  pfprof_json_writer_init (w, out);
+  pfprof_json_writer_begin_object (w);
+  pfprof_json_writer_member_string (w, "format", PFPROF_DIFF_JSON_FORMAT);
+  pfprof_json_writer_member_string (w, "generator", "pfprof " PFPROF_VERSION);
+  pfprof_json_writer_key (w, "before");
+  json_side (w, &d->before);
+  pfprof_json_writer_key (w, "after");
+  json_side (w, &d->after);
+  pfprof_json_writer_key (w, "delta");
+  pfprof_json_writer_begin_object (w);
   for (guint r = 0; r < G_N_ELEMENTS (rows); r++)
-    g_string_append_printf (out, "\"%s\":%" G_GINT64_FORMAT ",", rows[r].key,
-                            field (&d->after.median, r) - field (&d->before.median, r));
-  g_string_append (out, "\"step_change_pct\":");
-  json_double (out, pct, has_pct);
-  g_string_append (out, ",\"overlap_fraction\":");
-  json_double (out, d->after.overlap_fraction - d->before.overlap_fraction,
-               d->before.has_overlap && d->after.has_overlap);
-  g_string_append (out, ",\"gpu_idle_fraction\":");
-  json_double (out, d->after.idle_fraction - d->before.idle_fraction, TRUE);
-  g_string_append (out, "},\"findings\":[");
+    pfprof_json_writer_member_int (w, rows[r].key,
+                                   field (&d->after.median, r) - field (&d->before.median, r));
+  member_fraction (w, "step_change_pct", pct, has_pct);
+  member_fraction (w, "overlap_fraction", d->after.overlap_fraction - d->before.overlap_fraction,
+                   d->before.has_overlap && d->after.has_overlap);
+  member_fraction (w, "gpu_idle_fraction", d->after.idle_fraction - d->before.idle_fraction, TRUE);
+  pfprof_json_writer_end_object (w);
+  /* One finding a line. */
+  pfprof_json_writer_key (w, "findings");
+  pfprof_json_writer_begin_array (w);
   for (guint i = 0; i < d->findings->len; i++)
     {
       const PfprofDiffFinding *f = g_ptr_array_index (d->findings, i);
 
-      if (i > 0)
-        g_string_append_c (out, ',');
-      g_string_append (out, "\n{\"rule\":");
-      pfprof_escape_json (out, f->rule);
-      g_string_append_printf (out, ",\"status\":\"%s\",\"severity\":\"%s\",\"title\":",
-                              pfprof_diff_status_to_string (f->status),
-                              pfprof_severity_to_string (f->severity));
-      pfprof_escape_json (out, f->title ? f->title : "");
-      g_string_append_printf (out,
-                              ",\"count_before\":%" G_GUINT64_FORMAT
-                              ",\"count_after\":%" G_GUINT64_FORMAT
-                              ",\"time_before_ns\":%" G_GINT64_FORMAT
-                              ",\"time_after_ns\":%" G_GINT64_FORMAT
-                              ",\"est_savings_before_ns\":%" G_GINT64_FORMAT
-                              ",\"est_savings_after_ns\":%" G_GINT64_FORMAT "}",
-                              f->count_before, f->count_after, f->time_before_ns, f->time_after_ns,
-                              f->savings_before_ns, f->savings_after_ns);
+      pfprof_json_writer_new_line (w);
+      pfprof_json_writer_begin_object (w);
+      pfprof_json_writer_member_string (w, "rule", f->rule ? f->rule : "");
+      pfprof_json_writer_member_string (w, "status", pfprof_diff_status_to_string (f->status));
+      pfprof_json_writer_member_string (w, "severity", pfprof_severity_to_string (f->severity));
+      pfprof_json_writer_member_string (w, "title", f->title ? f->title : "");
+      pfprof_json_writer_member_uint (w, "count_before", f->count_before);
+      pfprof_json_writer_member_uint (w, "count_after", f->count_after);
+      pfprof_json_writer_member_int (w, "time_before_ns", f->time_before_ns);
+      pfprof_json_writer_member_int (w, "time_after_ns", f->time_after_ns);
+      pfprof_json_writer_member_int (w, "est_savings_before_ns", f->savings_before_ns);
+      pfprof_json_writer_member_int (w, "est_savings_after_ns", f->savings_after_ns);
+      pfprof_json_writer_end_object (w);
     }
-  g_string_append_printf (out, "],\"summary\":{\"resolved\":%u,\"new\":%u,\"unchanged\":%u}",
-                          n_resolved, n_new, n_unchanged);
-  g_string_append (out, ",\"gate\":");
+  pfprof_json_writer_end_array (w);
+  pfprof_json_writer_key (w, "summary");
+  pfprof_json_writer_begin_object (w);
+  pfprof_json_writer_member_uint (w, "resolved", n_resolved);
+  pfprof_json_writer_member_uint (w, "new", n_new);
+  pfprof_json_writer_member_uint (w, "unchanged", n_unchanged);
+  pfprof_json_writer_end_object (w);
+  pfprof_json_writer_key (w, "gate");
   if (gate == NULL || !gate->has_gate)
-    g_string_append (out, "null");
+    pfprof_json_writer_null (w);
   else
     {
-      g_string_append (out, "{\"fail_if_slower_pct\":");
-      json_double (out, gate->max_slower_pct, TRUE);
-      g_string_append_printf (out, ",\"failed\":%s}", gate->failed ? "true" : "false");
+      pfprof_json_writer_begin_object (w);
+      member_fraction (w, "fail_if_slower_pct", gate->max_slower_pct, TRUE);
+      pfprof_json_writer_key (w, "failed");
+      pfprof_json_writer_bool (w, gate->failed);
+      pfprof_json_writer_end_object (w);
     }
-  g_string_append (out, "}\n");
+  pfprof_json_writer_end_object (w);
+  g_string_append_c (out, '\n');
 }
 
 /* ---- Markdown ------------------------------------------------------- */

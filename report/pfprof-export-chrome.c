@@ -5,7 +5,8 @@
 
 #include <string.h>
 
-#include "pfprof-format.h"
+#include "pfprof-json-writer.h"
+#include "pfprof-kind-names.h"
 
 /* Pids given to GPUs and to traces whose pid is unknown or taken by
  * another trace: far above Linux's pid_max (4194304). */
@@ -17,6 +18,7 @@
 typedef struct
 {
   GString *out;           /* pending output, handed to `write` in chunks */
+  PfprofJsonWriter w;     /* writes into out */
   PfprofExportWriteFunc write;
   gpointer user_data;
   gboolean failed;        /* `write` said stop */
@@ -31,68 +33,33 @@ typedef struct
   GHashTable *threads;    /* "trace:tid" -> NULL */
 } Export;
 
-static const char *
-copy_kind_name (guint kind)
-{
-  switch (kind)
-    {
-    case PFPROF_COPY_KIND_HTOD: return "HtoD";
-    case PFPROF_COPY_KIND_DTOH: return "DtoH";
-    case PFPROF_COPY_KIND_DTOD: return "DtoD";
-    case PFPROF_COPY_KIND_HTOH: return "HtoH";
-    case PFPROF_COPY_KIND_PTOP: return "PtoP";
-    default: return "other";
-    }
-}
-
-static const char *
-memory_kind_name (guint kind)
-{
-  switch (kind)
-    {
-    case PFPROF_MEMORY_KIND_PAGEABLE: return "pageable";
-    case PFPROF_MEMORY_KIND_PINNED: return "pinned";
-    case PFPROF_MEMORY_KIND_DEVICE: return "device";
-    case PFPROF_MEMORY_KIND_ARRAY: return "array";
-    case PFPROF_MEMORY_KIND_MANAGED: return "managed";
-    case PFPROF_MEMORY_KIND_DEVICE_STATIC: return "device-static";
-    case PFPROF_MEMORY_KIND_MANAGED_STATIC: return "managed-static";
-    default: return "unknown";
-    }
-}
-
-/* Appends ,"KEY":µs with three decimals, from integer nanoseconds so no
+/* A member KEY: µs with three decimals, from integer nanoseconds so no
  * precision is lost on the way. */
 static void
-append_us (GString *out, const char *key, gint64 ns)
+member_us (PfprofJsonWriter *w, const char *key, gint64 ns)
 {
-  guint64 a = ns < 0 ? (guint64) 0 - (guint64) ns : (guint64) ns;
-
-  g_string_append_printf (out, ",\"%s\":%s%" G_GUINT64_FORMAT ".%03u", key, ns < 0 ? "-" : "",
-                          a / 1000, (guint) (a % 1000));
+  pfprof_json_writer_key (w, key);
+  pfprof_json_writer_fixed (w, ns, 3);
 }
 
+/* A member KEY: [x,y,z]. */
 static void
-append_key (GString *out, const char *key)
+member_dim3 (PfprofJsonWriter *w, const char *key, const gint32 v[3])
 {
-  g_string_append_printf (out, ",\"%s\":", key);
+  pfprof_json_writer_key (w, key);
+  pfprof_json_writer_begin_array (w);
+  for (guint i = 0; i < 3; i++)
+    pfprof_json_writer_int (w, v[i]);
+  pfprof_json_writer_end_array (w);
 }
 
+/* A string member; NULL is written as "". */
 static void
-append_str (GString *out, const char *key, const char *value)
+member_text (PfprofJsonWriter *w, const char *key, const char *value)
 {
-  append_key (out, key);
-  pfprof_escape_json (out, value ? value : "");
+  pfprof_json_writer_member_string (w, key, value ? value : "");
 }
 
-static void
-append_int (GString *out, const char *key, gint64 value)
-{
-  g_string_append_printf (out, ",\"%s\":%" G_GINT64_FORMAT, key, value);
-}
-
-/* Opens an event: {"ph":..,"cat":..,"name":..,"pid":..,"tid":..,"ts":..
- * The caller appends more members and the closing brace. */
 static void
 flush (Export *x)
 {
@@ -101,21 +68,28 @@ flush (Export *x)
   g_string_truncate (x->out, 0);
 }
 
-static void
+/* Opens an event, one a line: {"ph":..,"cat":..,"name":..,"pid":..,
+ * "tid":..,"ts":.. The caller writes more members and ends the object. */
+static PfprofJsonWriter *
 event_open (Export *x, const char *ph, const char *cat, const char *name, gint64 pid, gint64 tid,
             gint64 ts_ns)
 {
+  PfprofJsonWriter *w = &x->w;
+
   /* Between events, so each chunk ends after a whole event. */
   if (x->out->len >= PFPROF_EXPORT_CHROME_CHUNK)
     flush (x);
   if (!x->first)
-    g_string_append (x->out, ",\n");
+    pfprof_json_writer_new_line (w);
   x->first = FALSE;
-  g_string_append_printf (x->out, "{\"ph\":\"%s\",\"cat\":\"%s\",\"name\":", ph, cat);
-  pfprof_escape_json (x->out, name);
-  g_string_append_printf (x->out, ",\"pid\":%" G_GINT64_FORMAT ",\"tid\":%" G_GINT64_FORMAT, pid,
-                          tid);
-  append_us (x->out, "ts", ts_ns - x->t0);
+  pfprof_json_writer_begin_object (w);
+  pfprof_json_writer_member_string (w, "ph", ph);
+  pfprof_json_writer_member_string (w, "cat", cat);
+  member_text (w, "name", name);
+  pfprof_json_writer_member_int (w, "pid", pid);
+  pfprof_json_writer_member_int (w, "tid", tid);
+  member_us (w, "ts", ts_ns - x->t0);
+  return w;
 }
 
 static void
@@ -123,13 +97,19 @@ metadata (Export *x, const char *what, gint64 pid, gint64 tid, const char *name,
 {
   const char *kind = strcmp (what, "process_name") == 0 ? "process" : "thread";
   g_autofree char *sort_what = g_strdup_printf ("%s_sort_index", kind);
+  PfprofJsonWriter *w = event_open (x, "M", "__metadata", what, pid, tid, x->t0);
 
-  event_open (x, "M", "__metadata", what, pid, tid, x->t0);
-  g_string_append (x->out, ",\"args\":{\"name\":");
-  pfprof_escape_json (x->out, name);
-  g_string_append (x->out, "}}");
+  pfprof_json_writer_key (w, "args");
+  pfprof_json_writer_begin_object (w);
+  member_text (w, "name", name);
+  pfprof_json_writer_end_object (w);
+  pfprof_json_writer_end_object (w);
   event_open (x, "M", "__metadata", sort_what, pid, tid, x->t0);
-  g_string_append_printf (x->out, ",\"args\":{\"sort_index\":%" G_GINT64_FORMAT "}}", sort_index);
+  pfprof_json_writer_key (w, "args");
+  pfprof_json_writer_begin_object (w);
+  pfprof_json_writer_member_int (w, "sort_index", sort_index);
+  pfprof_json_writer_end_object (w);
+  pfprof_json_writer_end_object (w);
 }
 
 static PfprofTrace *
@@ -367,22 +347,26 @@ write_steps (Export *x)
     {
       const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
       g_autofree char *name = NULL;
+      PfprofJsonWriter *w;
 
       if (s->trace_index >= a->traces->len)
         continue;
       name = g_strdup_printf ("step %u%s", numbers[s->trace_index]++,
                               s->warmup ? " (warm-up)" : "");
-      event_open (x, "X", "step", name, x->host_pids[s->trace_index], STEPS_TID, s->start_ns);
-      append_us (x->out, "dur", MAX (s->end_ns - s->start_ns, 0));
-      g_string_append (x->out, ",\"args\":{\"warmup\":");
-      g_string_append (x->out, s->warmup ? "true" : "false");
-      append_int (x->out, "data_wait_ns", s->data_wait_ns);
-      append_int (x->out, "copy_exposed_ns", s->copy_exposed_ns);
-      append_int (x->out, "copy_hidden_ns", s->copy_hidden_ns);
-      append_int (x->out, "compute_ns", s->compute_ns);
-      append_int (x->out, "sync_wait_ns", s->sync_wait_ns);
-      append_int (x->out, "idle_ns", s->idle_ns);
-      g_string_append (x->out, "}}");
+      w = event_open (x, "X", "step", name, x->host_pids[s->trace_index], STEPS_TID, s->start_ns);
+      member_us (w, "dur", MAX (s->end_ns - s->start_ns, 0));
+      pfprof_json_writer_key (w, "args");
+      pfprof_json_writer_begin_object (w);
+      pfprof_json_writer_key (w, "warmup");
+      pfprof_json_writer_bool (w, s->warmup);
+      pfprof_json_writer_member_int (w, "data_wait_ns", s->data_wait_ns);
+      pfprof_json_writer_member_int (w, "copy_exposed_ns", s->copy_exposed_ns);
+      pfprof_json_writer_member_int (w, "copy_hidden_ns", s->copy_hidden_ns);
+      pfprof_json_writer_member_int (w, "compute_ns", s->compute_ns);
+      pfprof_json_writer_member_int (w, "sync_wait_ns", s->sync_wait_ns);
+      pfprof_json_writer_member_int (w, "idle_ns", s->idle_ns);
+      pfprof_json_writer_end_object (w);
+      pfprof_json_writer_end_object (w);
     }
 }
 
@@ -395,6 +379,7 @@ write_flow (Export *x, guint trace, GHashTable *calls, guint32 correlation_id, g
   PfprofTrace *t = trace_at (x, trace);
   gpointer found;
   const PfprofApiRecord *c;
+  PfprofJsonWriter *w;
   guint64 id;
 
   if (correlation_id == 0
@@ -402,10 +387,13 @@ write_flow (Export *x, guint trace, GHashTable *calls, guint32 correlation_id, g
     return;
   c = &pfprof_trace_api_calls (t)[GPOINTER_TO_UINT (found)];
   id = ++x->next_flow_id;
-  event_open (x, "s", "launch", "launch", x->host_pids[trace], c->tid, c->start_ns);
-  g_string_append_printf (x->out, ",\"id\":%" G_GUINT64_FORMAT "}", id);
+  w = event_open (x, "s", "launch", "launch", x->host_pids[trace], c->tid, c->start_ns);
+  pfprof_json_writer_member_uint (w, "id", id);
+  pfprof_json_writer_end_object (w);
   event_open (x, "f", "launch", "launch", pid, tid, gpu_ts);
-  g_string_append_printf (x->out, ",\"bp\":\"e\",\"id\":%" G_GUINT64_FORMAT "}", id);
+  pfprof_json_writer_member_string (w, "bp", "e");
+  pfprof_json_writer_member_uint (w, "id", id);
+  pfprof_json_writer_end_object (w);
 }
 
 static void
@@ -414,6 +402,7 @@ write_trace_events (Export *x, guint i)
   PfprofTrace *t = trace_at (x, i);
   gint64 hpid = x->host_pids[i];
   g_autoptr (GHashTable) calls = g_hash_table_new (NULL, NULL);
+  PfprofJsonWriter *w;
 
   for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_API_CALLS); k++)
     {
@@ -421,57 +410,73 @@ write_trace_events (Export *x, guint i)
 
       if (c->correlation_id != 0)
         g_hash_table_insert (calls, GUINT_TO_POINTER (c->correlation_id), GUINT_TO_POINTER (k));
-      event_open (x, "X", "cuda_api", pfprof_trace_string (t, c->name_id), hpid, c->tid,
-                  c->start_ns);
-      append_us (x->out, "dur", c->end_ns - c->start_ns);
-      g_string_append_printf (x->out, ",\"args\":{\"correlation_id\":%u,\"return_value\":%d}}",
-                              c->correlation_id, c->return_value);
+      w = event_open (x, "X", "cuda_api", pfprof_trace_string (t, c->name_id), hpid, c->tid,
+                      c->start_ns);
+      member_us (w, "dur", c->end_ns - c->start_ns);
+      pfprof_json_writer_key (w, "args");
+      pfprof_json_writer_begin_object (w);
+      pfprof_json_writer_member_uint (w, "correlation_id", c->correlation_id);
+      pfprof_json_writer_member_int (w, "return_value", c->return_value);
+      pfprof_json_writer_end_object (w);
+      pfprof_json_writer_end_object (w);
     }
   for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_NVTX); k++)
     {
       const PfprofNvtxRecord *r = &pfprof_trace_nvtx (t)[k];
       gboolean mark = r->kind == PFPROF_NVTX_MARK;
 
-      event_open (x, mark ? "i" : "X", "nvtx", pfprof_trace_string (t, r->name_id), hpid, r->tid,
-                  r->start_ns);
+      w = event_open (x, mark ? "i" : "X", "nvtx", pfprof_trace_string (t, r->name_id), hpid,
+                      r->tid, r->start_ns);
       if (mark)
-        g_string_append (x->out, ",\"s\":\"t\"");
+        pfprof_json_writer_member_string (w, "s", "t");
       else
-        append_us (x->out, "dur", r->end_ns - r->start_ns);
-      g_string_append (x->out, ",\"args\":{\"domain\":");
-      pfprof_escape_json (x->out, pfprof_trace_string (t, r->domain_id));
-      g_string_append (x->out, "}}");
+        member_us (w, "dur", r->end_ns - r->start_ns);
+      pfprof_json_writer_key (w, "args");
+      pfprof_json_writer_begin_object (w);
+      member_text (w, "domain", pfprof_trace_string (t, r->domain_id));
+      pfprof_json_writer_end_object (w);
+      pfprof_json_writer_end_object (w);
     }
   for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); k++)
     {
       const PfprofKernelRecord *r = &pfprof_trace_kernels (t)[k];
       gint64 pid = gpu_pid (x, i, r->device_id);
 
-      event_open (x, "X", "kernel", pfprof_trace_string (t, r->name_id), pid, r->stream_id,
-                  r->start_ns);
-      append_us (x->out, "dur", r->end_ns - r->start_ns);
-      g_string_append_printf (x->out,
-                              ",\"args\":{\"correlation_id\":%u,\"grid\":[%d,%d,%d],"
-                              "\"block\":[%d,%d,%d],\"shared_mem_bytes\":%d,\"registers\":%d}}",
-                              r->correlation_id, r->grid_x, r->grid_y, r->grid_z, r->block_x,
-                              r->block_y, r->block_z, r->shared_mem_bytes, r->registers);
+      const gint32 grid[3] = { r->grid_x, r->grid_y, r->grid_z };
+      const gint32 block[3] = { r->block_x, r->block_y, r->block_z };
+
+      w = event_open (x, "X", "kernel", pfprof_trace_string (t, r->name_id), pid, r->stream_id,
+                      r->start_ns);
+      member_us (w, "dur", r->end_ns - r->start_ns);
+      pfprof_json_writer_key (w, "args");
+      pfprof_json_writer_begin_object (w);
+      pfprof_json_writer_member_uint (w, "correlation_id", r->correlation_id);
+      member_dim3 (w, "grid", grid);
+      member_dim3 (w, "block", block);
+      pfprof_json_writer_member_int (w, "shared_mem_bytes", r->shared_mem_bytes);
+      pfprof_json_writer_member_int (w, "registers", r->registers);
+      pfprof_json_writer_end_object (w);
+      pfprof_json_writer_end_object (w);
       write_flow (x, i, calls, r->correlation_id, pid, r->stream_id, r->start_ns);
     }
   for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); k++)
     {
       const PfprofMemcpyRecord *r = &pfprof_trace_memcpys (t)[k];
       gint64 pid = gpu_pid (x, i, r->device_id);
-      g_autofree char *name = g_strdup_printf ("Memcpy %s", copy_kind_name (r->copy_kind));
+      g_autofree char *name = g_strdup_printf ("Memcpy %s", pfprof_kind_names_copy (r->copy_kind));
 
-      event_open (x, "X", "memcpy", name, pid, r->stream_id, r->start_ns);
-      append_us (x->out, "dur", r->end_ns - r->start_ns);
-      g_string_append (x->out, ",\"args\":{");
-      g_string_append_printf (x->out, "\"bytes\":%" G_GUINT64_FORMAT, r->bytes);
-      append_str (x->out, "src_kind", memory_kind_name (r->src_kind));
-      append_str (x->out, "dst_kind", memory_kind_name (r->dst_kind));
-      g_string_append_printf (x->out, ",\"async\":%s,\"correlation_id\":%u}}",
-                              (r->flags & PFPROF_MEMCPY_FLAG_ASYNC) ? "true" : "false",
-                              r->correlation_id);
+      w = event_open (x, "X", "memcpy", name, pid, r->stream_id, r->start_ns);
+      member_us (w, "dur", r->end_ns - r->start_ns);
+      pfprof_json_writer_key (w, "args");
+      pfprof_json_writer_begin_object (w);
+      pfprof_json_writer_member_uint (w, "bytes", r->bytes);
+      pfprof_json_writer_member_string (w, "src_kind", pfprof_kind_names_memory (r->src_kind));
+      pfprof_json_writer_member_string (w, "dst_kind", pfprof_kind_names_memory (r->dst_kind));
+      pfprof_json_writer_key (w, "async");
+      pfprof_json_writer_bool (w, (r->flags & PFPROF_MEMCPY_FLAG_ASYNC) != 0);
+      pfprof_json_writer_member_uint (w, "correlation_id", r->correlation_id);
+      pfprof_json_writer_end_object (w);
+      pfprof_json_writer_end_object (w);
       write_flow (x, i, calls, r->correlation_id, pid, r->stream_id, r->start_ns);
     }
   for (guint k = 0; k < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); k++)
@@ -479,27 +484,33 @@ write_trace_events (Export *x, guint i)
       const PfprofMemsetRecord *r = &pfprof_trace_memsets (t)[k];
       gint64 pid = gpu_pid (x, i, r->device_id);
 
-      event_open (x, "X", "memset", "Memset", pid, r->stream_id, r->start_ns);
-      append_us (x->out, "dur", r->end_ns - r->start_ns);
-      g_string_append_printf (x->out, ",\"args\":{\"bytes\":%" G_GUINT64_FORMAT, r->bytes);
-      append_str (x->out, "memory_kind", memory_kind_name (r->memory_kind));
-      g_string_append_printf (x->out, ",\"correlation_id\":%u}}", r->correlation_id);
+      w = event_open (x, "X", "memset", "Memset", pid, r->stream_id, r->start_ns);
+      member_us (w, "dur", r->end_ns - r->start_ns);
+      pfprof_json_writer_key (w, "args");
+      pfprof_json_writer_begin_object (w);
+      pfprof_json_writer_member_uint (w, "bytes", r->bytes);
+      pfprof_json_writer_member_string (w, "memory_kind", pfprof_kind_names_memory (r->memory_kind));
+      pfprof_json_writer_member_uint (w, "correlation_id", r->correlation_id);
+      pfprof_json_writer_end_object (w);
+      pfprof_json_writer_end_object (w);
       write_flow (x, i, calls, r->correlation_id, pid, r->stream_id, r->start_ns);
     }
 }
 
+/* The finding's "args" object, left open for the caller to end. */
 static void
-finding_args (Export *x, const PfprofFinding *f)
+finding_args (PfprofJsonWriter *w, const PfprofFinding *f)
 {
-  g_string_append (x->out, ",\"args\":{\"rule\":");
-  pfprof_escape_json (x->out, f->rule);
-  append_str (x->out, "severity", pfprof_severity_to_string (f->severity));
-  append_str (x->out, "title", f->title);
-  append_str (x->out, "message", f->message);
-  append_str (x->out, "fix", f->fix);
-  append_int (x->out, "count", (gint64) f->count);
-  append_int (x->out, "time_ns", f->time_ns);
-  append_int (x->out, "est_savings_ns", f->est_savings_ns);
+  pfprof_json_writer_key (w, "args");
+  pfprof_json_writer_begin_object (w);
+  member_text (w, "rule", f->rule);
+  member_text (w, "severity", pfprof_severity_to_string (f->severity));
+  member_text (w, "title", f->title);
+  member_text (w, "message", f->message);
+  member_text (w, "fix", f->fix);
+  pfprof_json_writer_member_int (w, "count", (gint64) f->count);
+  pfprof_json_writer_member_int (w, "time_ns", f->time_ns);
+  pfprof_json_writer_member_int (w, "est_savings_ns", f->est_savings_ns);
 }
 
 static void
@@ -513,17 +524,19 @@ write_findings (Export *x)
       g_autofree char *name = g_strdup_printf ("[%s] %s: %s",
                                                pfprof_severity_to_string (f->severity), f->rule,
                                                f->title ? f->title : "");
+      PfprofJsonWriter *w;
       guint trace = 0;
 
       if (f->evidence->len > 0)
         trace = g_array_index (f->evidence, PfprofEvidence, 0).trace_index;
       if (trace >= a->traces->len)
         trace = 0;
-      event_open (x, "i", "finding", name, a->traces->len ? x->host_pids[trace] : 0, STEPS_TID,
-                  f->first_ns);
-      g_string_append (x->out, ",\"s\":\"g\"");
-      finding_args (x, f);
-      g_string_append (x->out, "}}");
+      w = event_open (x, "i", "finding", name, a->traces->len ? x->host_pids[trace] : 0,
+                      STEPS_TID, f->first_ns);
+      pfprof_json_writer_member_string (w, "s", "g");
+      finding_args (w, f);
+      pfprof_json_writer_end_object (w);
+      pfprof_json_writer_end_object (w);
 
       for (guint e = 0; e < f->evidence->len && e < PFPROF_EXPORT_CHROME_MAX_OCCURRENCES; e++)
         {
@@ -554,13 +567,16 @@ write_findings (Export *x)
             }
           what = pfprof_evidence_describe (a, ev);
           event_open (x, "i", "finding", f->rule, pid, tid, ev->start_ns);
-          g_string_append_printf (x->out, ",\"s\":\"%s\",\"args\":{\"rule\":", scope);
-          pfprof_escape_json (x->out, f->rule);
-          append_str (x->out, "severity", pfprof_severity_to_string (f->severity));
-          append_int (x->out, "occurrence", e);
-          append_us (x->out, "dur_us", ev->end_ns - ev->start_ns);
-          append_str (x->out, "event", what);
-          g_string_append (x->out, "}}");
+          pfprof_json_writer_member_string (w, "s", scope);
+          pfprof_json_writer_key (w, "args");
+          pfprof_json_writer_begin_object (w);
+          member_text (w, "rule", f->rule);
+          member_text (w, "severity", pfprof_severity_to_string (f->severity));
+          pfprof_json_writer_member_int (w, "occurrence", e);
+          member_us (w, "dur_us", ev->end_ns - ev->start_ns);
+          member_text (w, "event", what);
+          pfprof_json_writer_end_object (w);
+          pfprof_json_writer_end_object (w);
         }
     }
 }
@@ -576,6 +592,7 @@ pfprof_export_chrome (const PfprofAnalysis *analysis, PfprofExportWriteFunc writ
   g_return_val_if_fail (analysis != NULL && write != NULL, FALSE);
 
   out = x.out = g_string_sized_new (PFPROF_EXPORT_CHROME_CHUNK + 4096);
+  pfprof_json_writer_init (&x.w, out);
   x.write = write;
   x.user_data = user_data;
   x.analysis = analysis;
@@ -597,25 +614,35 @@ pfprof_export_chrome (const PfprofAnalysis *analysis, PfprofExportWriteFunc writ
 
   assign_host_pids (&x);
   collect_tracks (&x);
-  g_string_append (out, "{\"traceEvents\":[\n");
+  pfprof_json_writer_begin_object (&x.w);
+  pfprof_json_writer_key (&x.w, "traceEvents");
+  pfprof_json_writer_begin_array (&x.w);
+  pfprof_json_writer_new_line (&x.w);
   write_metadata (&x);
   write_steps (&x);
   for (guint i = 0; i < analysis->traces->len; i++)
     write_trace_events (&x, i);
   write_findings (&x);
-  g_string_append (out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":");
-  pfprof_escape_json (out, "pfprof " PFPROF_VERSION);
-  append_int (out, "clock_origin_ns", x.t0);
-  g_string_append (out, ",\"traces\":[");
+  /* The events' line ends with the array, apart from the rest. */
+  g_string_append_c (out, '\n');
+  pfprof_json_writer_end_array (&x.w);
+  pfprof_json_writer_member_string (&x.w, "displayTimeUnit", "ns");
+  pfprof_json_writer_key (&x.w, "otherData");
+  pfprof_json_writer_begin_object (&x.w);
+  pfprof_json_writer_member_string (&x.w, "generator", "pfprof " PFPROF_VERSION);
+  pfprof_json_writer_member_int (&x.w, "clock_origin_ns", x.t0);
+  pfprof_json_writer_key (&x.w, "traces");
+  pfprof_json_writer_begin_array (&x.w);
   for (guint i = 0; i < analysis->traces->len; i++)
     {
       PfprofTrace *t = g_ptr_array_index (analysis->traces, i);
 
-      if (i > 0)
-        g_string_append_c (out, ',');
-      pfprof_escape_json (out, t->path ? t->path : "");
+      pfprof_json_writer_string (&x.w, t->path ? t->path : "");
     }
-  g_string_append (out, "]}}\n");
+  pfprof_json_writer_end_array (&x.w);
+  pfprof_json_writer_end_object (&x.w);
+  pfprof_json_writer_end_object (&x.w);
+  g_string_append_c (out, '\n');
   flush (&x);
 
   g_string_free (out, TRUE);

@@ -10,6 +10,7 @@
 #include "pfprof-call-sites.h"
 #include "pfprof-format.h"
 #include "pfprof-renderer.h"
+#include "pfprof-report.h"
 #include "pfprof-timeline.h"
 
 #define TIMELINE_WIDTH 1200
@@ -289,6 +290,35 @@ pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
       g_string_append (out, ".</p>\n");
     }
 
+  if (a->ledger.n_steps > 0 && a->ledger.mean_step_ns > 0)
+    {
+      const PfprofLedgerSummary *l = &a->ledger;
+      g_autofree char *rate = pfprof_format_double (1e9 / (double) l->mean_step_ns, 1);
+
+      g_string_append_printf (out, "<h2>Step ledger</h2>\n<p>GPU side of %u steady steps: <strong>%s "
+                                   "steps/s</strong>, mean step ",
+                              l->n_steps, rate);
+      dur (out, l->mean_step_ns);
+      g_string_append (out, ", median step ");
+      dur (out, l->median_step_ns);
+      g_string_append (out, ". Savings below are per mean step.</p>\n<table id=\"ledger\">\n"
+                            "<tr><th>Bucket</th><th>Mean</th><th>Share</th><th>Median step</th></tr>\n");
+      for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+        {
+          g_autofree char *share = NULL;
+
+          if (l->mean_ns[b] < 1000 && l->median_ns[b] < 1000)
+            continue;
+          share = pfprof_format_double (100.0 * (double) l->mean_ns[b] / (double) l->mean_step_ns, 1);
+          g_string_append_printf (out, "<tr><td>%s</td><td>", pfprof_ledger_bucket_label ((PfprofLedgerBucket) b));
+          dur (out, l->mean_ns[b]);
+          g_string_append_printf (out, "</td><td>%s%%</td><td>", share);
+          dur (out, l->median_ns[b]);
+          g_string_append (out, "</td></tr>\n");
+        }
+      g_string_append (out, "</table>\n");
+    }
+
   /* Findings. */
   g_string_append (out, "<h2>Findings</h2>\n<div id=\"findings\">\n");
   if (a->findings->len == 0)
@@ -302,9 +332,13 @@ pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
       esc (out, f->rule);
       g_string_append_printf (out, "\">\n<p><span class=\"sev\">%s</span> <code>", sev);
       esc (out, f->rule);
-      g_string_append (out, "</code> saves ~");
-      dur (out, f->est_savings_ns);
-      g_string_append_printf (out, " per step, %" G_GUINT64_FORMAT " occurrences</p>\n<h3>", f->count);
+      {
+        g_autofree char *saving = pfprof_report_saving (f);
+
+        g_string_append (out, "</code> ");
+        esc (out, saving);
+      }
+      g_string_append_printf (out, ", %" G_GUINT64_FORMAT " occurrences</p>\n<h3>", f->count);
       esc (out, f->title);
       g_string_append (out, "</h3>\n<p>");
       esc (out, f->message);

@@ -143,19 +143,46 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
                               a->n_steady_steps, s_med, s_p10, s_p90, s_dw, s_ce, s_c, s_s, s_i);
     }
 
+  if (a->ledger.n_steps > 0 && a->ledger.mean_step_ns > 0)
+    {
+      const PfprofLedgerSummary *l = &a->ledger;
+      g_autofree char *s_rate = pfprof_format_double (1e9 / (double) l->mean_step_ns, 1);
+      g_autofree char *s_mean = pfprof_format_ns (l->mean_step_ns);
+      g_autofree char *s_med = pfprof_format_ns (l->median_step_ns);
+
+      g_string_append_printf (out, "\nStep ledger, GPU side of %u steady steps: **%s steps/s**, mean "
+                                   "step %s, median step %s. Savings below are per mean step.\n\n"
+                                   "| Bucket | Mean | Share | Median step |\n|---|---|---|---|\n",
+                              l->n_steps, s_rate, s_mean, s_med);
+      for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+        {
+          g_autofree char *v_mean = NULL, *v_med = NULL;
+
+          if (l->mean_ns[b] < 1000 && l->median_ns[b] < 1000)
+            continue;
+          v_mean = pfprof_format_ns (l->mean_ns[b]);
+          v_med = pfprof_format_ns (l->median_ns[b]);
+          g_string_append_printf (out, "| %s | %s | ", pfprof_ledger_bucket_label ((PfprofLedgerBucket) b),
+                                  v_mean);
+          cell_pct (out, (double) l->mean_ns[b] / (double) l->mean_step_ns);
+          g_string_append_printf (out, " | %s |\n", v_med);
+        }
+    }
+
   ranks_table (out, a, o);
 
   for (guint i = 0; i < shown; i++)
     {
       const PfprofFinding *f = g_ptr_array_index (a->findings, i);
-      g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
+      g_autofree char *s_save = pfprof_report_saving (f);
 
       g_string_append_printf (out, "\n### %s `%s`: ", f->severity == PFPROF_SEVERITY_ERROR ? "Error"
                                                       : f->severity == PFPROF_SEVERITY_WARNING ? "Warning"
                                                                                                : "Info",
                               f->rule);
       md (out, f->title);
-      g_string_append_printf (out, "\n\nEstimated saving: **%s per step**. ", s_save);
+      g_string_append_printf (out, "\n\nEstimated: **%s**%s. ", s_save,
+                              f->immaterial ? " (under the materiality threshold: info)" : "");
       md (out, f->message);
       if (f->sites != NULL && f->sites->len > 0)
         {

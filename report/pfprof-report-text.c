@@ -7,6 +7,7 @@
 #include "pfprof-call-sites.h"
 #include "pfprof-clock-align.h"
 #include "pfprof-format.h"
+#include "pfprof-quantile.h"
 #include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
 #include "pfprof-steps.h"
@@ -275,7 +276,7 @@ gpu_step_median (const PfprofAnalysis *a)
       if (!s->warmup)
         d[n++] = s->gpu_end_ns - s->gpu_start_ns;
     }
-  return pfprof_median_i64 (d, n);
+  return pfprof_quantile_median_i64 (d, n);
 }
 
 static void
@@ -295,8 +296,11 @@ steps (Text *t, const PfprofAnalysis *a)
 
   if (a->n_steady_steps == 0)
     {
-      g_string_append (t->out, "\nSteps: none found (no step NVTX ranges, no DataLoader waits, no "
-                               "periodic GPU work); figures cover the GPU work after its first tenth.\n");
+      g_string_append_c (t->out, '\n');
+      wrap (t, "Steps: none found (no step NVTX ranges, no DataLoader waits, no kernel recurring at a "
+               "regular interval). The device figures above hold: they cover the GPU work after its "
+               "first tenth; savings are totals over that window, not per step, and there is no step "
+               "ledger or predicted step.", 0);
       return;
     }
   line = g_string_new (NULL);
@@ -327,6 +331,77 @@ steps (Text *t, const PfprofAnalysis *a)
   }
   g_string_append_c (t->out, '\n');
   wrap (t, line->str, 0);
+}
+
+static void cell (GString *out, const char *s, guint width, gboolean left);
+
+/* The step ledger of the steady steps: steps/s first, then every bucket
+ * that holds time, on the mean and on the median basis. */
+static void
+ledger (Text *t, const PfprofAnalysis *a)
+{
+  const PfprofLedgerSummary *l = &a->ledger;
+  g_autofree char *s_rate = NULL;
+  g_autofree char *s_mean = NULL;
+  g_autofree char *s_med = NULL;
+
+  if (l->n_steps == 0 || l->mean_step_ns <= 0)
+    return;
+  s_rate = pfprof_format_double (1e9 / (double) l->mean_step_ns, 1);
+  s_mean = pfprof_format_ns (l->mean_step_ns);
+  s_med = pfprof_format_ns (l->median_step_ns);
+  {
+    g_autofree char *line = g_strdup_printf ("Step ledger (GPU side of %u steady steps): %s steps/s; "
+                                             "mean step %s, median step %s. Each instant counts once, "
+                                             "in the first bucket that claims it:",
+                                             l->n_steps, s_rate, s_mean, s_med);
+
+    g_string_append_c (t->out, '\n');
+    wrap (t, line, 0);
+  }
+  g_string_append (t->out, " ");
+  cell (t->out, "", 33, TRUE);
+  cell (t->out, "mean", 8, FALSE);
+  cell (t->out, "share", 6, FALSE);
+  cell (t->out, "median", 8, FALSE);
+  g_string_append_c (t->out, '\n');
+  for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+    {
+      g_autofree char *v_mean = NULL, *v_share = NULL, *v_med = NULL;
+
+      if (l->mean_ns[b] < 1000 && l->median_ns[b] < 1000)
+        continue; /* under a microsecond on both bases */
+      v_mean = pfprof_format_ns (l->mean_ns[b]);
+      v_share = pct ((double) l->mean_ns[b] / (double) l->mean_step_ns);
+      v_med = pfprof_format_ns (l->median_ns[b]);
+      g_string_append (t->out, " ");
+      cell (t->out, pfprof_ledger_bucket_label ((PfprofLedgerBucket) b), 33, TRUE);
+      cell (t->out, v_mean, 8, FALSE);
+      cell (t->out, v_share, 6, FALSE);
+      cell (t->out, v_med, 8, FALSE);
+      g_string_append_c (t->out, '\n');
+    }
+  wrap (t, "(\"compute\", \"side\": the copy ran on the compute stream or another one; \"median\": "
+           "the ledger of the step of median length.)", 0);
+  if (a->trace_summaries->len == 1)
+    {
+      const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, 0);
+
+      if (ts->predicted_step_ns > 0 && ts->predicted_step_ns < l->mean_step_ns)
+        {
+          g_autofree char *s_all = pfprof_format_ns (ts->predicted_step_ns);
+          g_autofree char *s_pct = pfprof_format_double (
+            100.0 * (double) (l->mean_step_ns - ts->predicted_step_ns) / (double) l->mean_step_ns, 1);
+          g_autofree char *line = g_strdup_printf (
+            "With every fix below: ~%s per step (\u2212%s%%), savings that draw on the same bucket "
+            "counted once. Savings and predictions are per mean step (an epoch's time is the mean).",
+            s_all, s_pct);
+
+          wrap (t, line, 0);
+        }
+      else
+        wrap (t, "Savings and predictions are per mean step (an epoch's time is the mean).", 0);
+    }
 }
 
 /* Appends @s right-aligned (or left with @left) in @width columns:
@@ -411,7 +486,7 @@ ranks_table (Text *t, const PfprofAnalysis *a)
 static void
 finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
 {
-  g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
+  g_autofree char *s_save = pfprof_report_saving (f);
   const PfprofTrace *tr = NULL;
   gint64 t0 = 0;
   g_autofree char *s_first = NULL, *s_last = NULL;
@@ -434,7 +509,13 @@ finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
   style (t, severity_color (f->severity));
   g_string_append_printf (t->out, "%u. [%s] %s", n, pfprof_severity_to_string (f->severity), f->rule);
   style (t, RESET);
-  g_string_append_printf (t->out, "  (saves ~%s per step)\n", s_save);
+  g_string_append_c (t->out, '\n');
+  {
+    /* Its own line: "fix → ~X per step" is the figure to read first. */
+    g_autofree char *line = g_strdup_printf ("%c%s.", g_ascii_toupper (s_save[0]), s_save + 1);
+
+    wrap (t, line, 3);
+  }
   style (t, BOLD);
   wrap_untrusted (t, f->title, 3);
   style (t, RESET);
@@ -504,6 +585,8 @@ pfprof_report_text (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
       if (!o->summary)
         devices (&t, a);
       steps (&t, a);
+      if (!o->summary)
+        ledger (&t, a);
     }
   ranks_table (&t, a);
   if (a->findings->len == 0)
@@ -518,10 +601,36 @@ pfprof_report_text (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
         devices (&t, a);
       return;
     }
-  g_string_append_printf (out, "\n%u finding%s, by estimated time saved per step:\n",
-                          a->findings->len, a->findings->len == 1 ? "" : "s");
-  for (guint i = 0; i < shown; i++)
-    finding (&t, a, g_ptr_array_index (a->findings, i), i + 1);
+  {
+    guint material = pfprof_report_n_material (a, a->findings->len);
+    guint k = 0;
+    g_autoptr (GString) folded = g_string_new (NULL);
+
+    if (material > 0)
+      g_string_append_printf (out, "\n%u finding%s, by estimated time saved per step:\n", material,
+                              material == 1 ? "" : "s");
+    for (guint i = 0; i < shown; i++)
+      {
+        const PfprofFinding *f = g_ptr_array_index (a->findings, i);
+
+        if (!f->immaterial)
+          finding (&t, a, f, ++k);
+        else
+          {
+            g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
+
+            g_string_append_printf (folded, "%s%s (%s)", folded->len ? ", " : "", f->rule, s_save);
+          }
+      }
+    if (folded->len > 0)
+      {
+        g_autofree char *line = g_strdup_printf (
+          "\nAlso seen, each saving under the materiality threshold (min-saving-share) of the step, "
+          "so info: %s.", folded->str);
+
+        wrap (&t, line, 0);
+      }
+  }
   if (shown < a->findings->len)
     g_string_append_printf (out, "\n(%u more; run 'pfprof report' without --top to see them)\n",
                             a->findings->len - shown);

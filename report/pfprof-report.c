@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pfprof-format.h"
+#include "pfprof-quantile.h"
 #include "pfprof-steps.h"
 
 void
@@ -60,7 +61,9 @@ pfprof_report_max_idle_fraction (const PfprofAnalysis *a)
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
       gint64 len = d->steady_end_ns - d->steady_start_ns;
 
-      if (len > 0)
+      /* A device that ran no kernel in the window (a copy or two to a
+       * second GPU) is not the one the program waits on. */
+      if (len > 0 && (d->kernel_ns > 0 || d->comm_ns > 0))
         best = MAX (best, (double) d->idle_ns / (double) len);
     }
   return best;
@@ -81,7 +84,7 @@ pfprof_report_headline (const PfprofAnalysis *a)
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
       gint64 l = d->steady_end_ns - d->steady_start_ns;
 
-      if (l > 0 && (double) d->idle_ns / (double) l > idle)
+      if (l > 0 && (d->kernel_ns > 0 || d->comm_ns > 0) && (double) d->idle_ns / (double) l > idle)
         {
           idle = (double) d->idle_ns / (double) l;
           worst = d;
@@ -122,7 +125,7 @@ median_of (const PfprofAnalysis *a, gsize offset)
       if (!s->warmup)
         v[n++] = *(const gint64 *) (const void *) ((const char *) s + offset);
     }
-  return pfprof_median_i64 (v, n);
+  return pfprof_quantile_median_i64 (v, n);
 }
 
 PfprofStep
@@ -182,4 +185,30 @@ pfprof_report_incomplete_notes (const PfprofAnalysis *a)
       g_ptr_array_add (notes, g_strdup_printf ("%s: %s", base, cut));
     }
   return notes;
+}
+
+char *
+pfprof_report_saving (const PfprofFinding *f)
+{
+  g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
+  gint64 before = f->predicted_step_ns + f->est_savings_ns;
+  g_autofree char *s_after = NULL;
+  g_autofree char *s_pct = NULL;
+
+  if (f->predicted_step_ns <= 0 || before <= 0)
+    return g_strdup_printf ("saves ~%s over the steady window", s_save);
+  s_after = pfprof_format_ns (f->predicted_step_ns);
+  s_pct = pfprof_format_double (100.0 * (double) f->est_savings_ns / (double) before, 1);
+  return g_strdup_printf ("saves ~%s per mean step: fix \u2192 ~%s per step (\u2212%s%%)", s_save,
+                          s_after, s_pct);
+}
+
+guint
+pfprof_report_n_material (const PfprofAnalysis *a, guint n)
+{
+  guint k = 0;
+
+  for (guint i = 0; i < n && i < a->findings->len; i++)
+    k += !((PfprofFinding *) g_ptr_array_index (a->findings, i))->immaterial;
+  return k;
 }

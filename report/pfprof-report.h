@@ -78,6 +78,15 @@ void pfprof_report_junit (const PfprofAnalysis *analysis, const PfprofReportOpti
  * (start 0, end = median step length). */
 PfprofStep pfprof_report_median_step (const PfprofAnalysis *analysis);
 
+/* What @finding saves and the step it predicts, saying the basis: "saves
+ * ~8.75 ms per mean step: fix → ~28.6 ms per step (−23.4%)", or "saves
+ * ~1.2 ms over the steady window" without steps. */
+char *pfprof_report_saving (const PfprofFinding *finding);
+
+/* The number of findings (of the first @n) that save at least the
+ * materiality threshold: the others are folded into one line. */
+guint pfprof_report_n_material (const PfprofAnalysis *analysis, guint n);
+
 /* Number of findings to show under @options. */
 guint pfprof_report_n_shown (const PfprofAnalysis *analysis, const PfprofReportOptions *options);
 

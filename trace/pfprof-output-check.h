@@ -1,7 +1,7 @@
 /* pfprof-output-check.h: where an output file may go.
  *
- * Every command that writes a file (cli/pfprof-cli-output,
- * render/pfprof-render-output) asks here first. A symbolic link is never
+ * Every file a command writes goes through base/pfprof-safe-output,
+ * which asks here first. A symbolic link is never
  * followed, anything but a regular file is refused, an existing file
  * only replaced when asked, and never a file the process read:
  * `pfprof report -o run.pfprof --force run.pfprof` would replace the

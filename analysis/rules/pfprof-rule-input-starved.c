@@ -45,6 +45,7 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
   gint64 idle_wait = wait - pfprof_interval_set_length_in (wb, lo, hi);
   gint64 busy = pfprof_interval_set_length_in (dev->busy, lo, hi);
   guint n_waits = 0;
+  gint64 refill;
   PfprofFinding *f;
 
   if (pfprof_rule_share (ctx, idle_wait) / 100.0 < pfprof_rule_param (ctx, "min-idle-share"))
@@ -67,21 +68,29 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
     }
   f->count = n_waits;
   f->time_ns = idle_wait;
-  f->est_savings_ns = pfprof_rule_per_step (ctx, idle_wait);
+  /* With batches ready, the host also keeps its lead over the GPU: the idle
+   * while it refilled the GPU's queue after each wait goes too. */
+  refill = pfprof_step_ledger_refill_after (ix->ledger, ix->data_waits, lo, hi);
+  f->est_savings_ns = pfprof_rule_per_step (ctx, idle_wait + refill);
+  f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_DATA_WAIT) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
   {
     g_autofree char *s_idle = pfprof_format_ns (pfprof_rule_per_step (ctx, idle_wait));
     g_autofree char *s_wait = pfprof_format_ns (pfprof_rule_per_step (ctx, wait));
     g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, idle_wait), 1);
     g_autofree char *s_busy = pfprof_format_double (pfprof_rule_share (ctx, busy), 1);
     g_autofree char *s_step = pfprof_format_ns (ix->step_median_ns);
+    g_autofree char *s_mean = pfprof_format_ns (pfprof_rule_per_step (ctx, hi - lo));
+    g_autofree char *s_refill = pfprof_format_ns (pfprof_rule_per_step (ctx, refill));
 
     f->title = g_strdup_printf ("GPU starved of input: idle %s%% of the steady state waiting for the DataLoader",
                                 s_share);
     f->message = g_strdup_printf (
-      "Device %u had no work queued for %s per step (%s%% of the steady state) while the "
+      "Device %u had no work queued for %s per mean step (%s%% of the steady state) while the "
       "launching thread waited in DataLoader.next(); the thread waited %s per step in all, "
-      "over %u waits. The GPU was busy %s%% of the steady state (median step %s).",
-      dev->device_id, s_idle, s_share, s_wait, n_waits, s_busy, s_step);
+      "over %u waits. After each wait the GPU idled %s more per step while the host refilled its "
+      "queue launch by launch. The GPU was busy %s%% of the steady state (mean step %s, median "
+      "step %s).",
+      dev->device_id, s_idle, s_share, s_wait, n_waits, s_refill, s_busy, s_mean, s_step);
   }
   f->fix = g_strdup (fix);
   pfprof_rule_emit (ctx, f);
@@ -143,6 +152,7 @@ judge_without_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
   f->count = n_gaps;
   f->time_ns = outside;
   f->est_savings_ns = pfprof_rule_per_step (ctx, outside);
+  f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_OTHER_IDLE);
   {
     g_autofree char *s_idle = pfprof_format_double (pfprof_rule_share (ctx, idle), 1);
     g_autofree char *s_out = pfprof_format_ns (pfprof_rule_per_step (ctx, outside));

@@ -134,6 +134,8 @@ run (PfprofRuleContext *ctx)
       hits->len, n_side, copy_stream, dev->compute_stream, s_wait, s_step, s_share, n_stream_waits);
   }
   f->fix = g_strdup (fix);
+  f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_SIDE)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_SIDE) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_OTHER_IDLE);
   pfprof_rule_emit (ctx, f);
 }
 

@@ -84,6 +84,8 @@ run (PfprofRuleContext *ctx)
       s_host, s_step);
   }
   f->fix = g_strdup (fix);
+  f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_ALLOC) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_DATA_WAIT)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
   pfprof_rule_emit (ctx, f);
 }
 

@@ -17,6 +17,7 @@
 #include "pfprof-rules.h"
 
 #include "pfprof-format.h"
+#include "pfprof-quantile.h"
 #include "pfprof-rank-summary.h"
 
 static const PfprofRuleParam params[] = {
@@ -50,14 +51,6 @@ without (const gint64 *sorted, guint skip, guint k)
   return sorted[k < skip ? k : k + 1];
 }
 
-static int
-compare_i64 (const void *pa, const void *pb)
-{
-  gint64 x = *(const gint64 *) pa, y = *(const gint64 *) pb;
-
-  return (x > y) - (x < y);
-}
-
 static void
 run (PfprofRuleContext *ctx)
 {
@@ -79,7 +72,7 @@ run (PfprofRuleContext *ctx)
       if (o->n_steady_steps > 0)
         sorted[n_with++] = pfprof_rank_summary_input_ns (o);
     }
-  qsort (sorted, n_with, sizeof (gint64), compare_i64);
+  pfprof_quantile_sort_i64 (sorted, n_with);
   for (guint i = 0; i < ranks->len; i++)
     {
       const PfprofRankSummary *s = &g_array_index (ranks, PfprofRankSummary, i);

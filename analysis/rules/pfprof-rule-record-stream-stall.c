@@ -236,6 +236,10 @@ run (PfprofRuleContext *ctx)
       }
   }
   f->fix = g_strdup (fix);
+  f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_ALLOC) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_EVENT)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_SIDE)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_COMPUTE)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_OTHER_IDLE);
   pfprof_rule_emit (ctx, f);
 }
 

@@ -46,6 +46,40 @@ static const char fix[] =
   "    for x in prefetched(loader):\n"
   "        loss = model(x) ...\n";
 
+static const char fix_blocking[] =
+  "\n"
+  "Pass non_blocking=True to every .to(device) of a pinned batch: without it each copy\n"
+  "ends in a cudaStreamSynchronize.\n";
+
+static const char fix_blocking_only[] =
+  "The copies already run on a side stream but are blocking. Copy pinned batches with\n"
+  "non_blocking=True, so the host does not wait for each copy and the copy overlaps the\n"
+  "kernels already queued:\n"
+  "\n"
+  "    x = x.to(device, non_blocking=True)   # x from DataLoader(pin_memory=True)\n";
+
+/* Host-bound idle after the syncs of blocking copies in the steady window. */
+static gint64
+copy_sync_refill (PfprofRuleContext *ctx)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofApiRecord *api = pfprof_trace_api_calls (ix->trace);
+  static const PfprofApiClass classes[] = { PFPROF_API_CLASS_STREAM_SYNC };
+  g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) waits = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+
+  pfprof_rule_collect_calls (ctx, classes, 1, ix->main_tid, calls);
+  for (guint i = 0; i < calls->len; i++)
+    {
+      guint k = g_array_index (calls, guint, i);
+      PfprofInterval iv = { api[k].start_ns, api[k].end_ns };
+
+      if (pfprof_step_ledger_is_copy_sync (ix->ledger, k))
+        g_array_append_val (waits, iv);
+    }
+  return pfprof_step_ledger_refill_after (ix->ledger, waits, ix->steady_start, ix->steady_end);
+}
+
 static void
 run (PfprofRuleContext *ctx)
 {
@@ -57,7 +91,8 @@ run (PfprofRuleContext *ctx)
   double max_overlap = pfprof_rule_param (ctx, "max-overlap");
   g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
-  gint64 exposed = 0, time = 0, compute, saving;
+  gint64 exposed = 0, time = 0, compute, saving, refill;
+  guint n_copy_syncs;
   guint64 bytes = 0, n_same_stream = 0, n_blocking = 0;
   PfprofFinding *f;
 
@@ -93,9 +128,14 @@ run (PfprofRuleContext *ctx)
       || pfprof_rule_share (ctx, exposed) / 100.0 < pfprof_rule_param (ctx, "min-exposed-share"))
     return;
 
-  /* A prefetched copy can hide behind at most one step of compute. */
+  /* A prefetched copy can hide behind at most one step of compute. A
+   * blocking copy's own cudaStreamSynchronize empties the GPU's queue: the
+   * idle while the host refills it goes with non_blocking=True. */
   compute = pfprof_interval_set_length_in (dev->kernels, ix->steady_start, ix->steady_end);
-  saving = MIN (pfprof_rule_per_step (ctx, exposed), pfprof_rule_per_step (ctx, compute));
+  n_copy_syncs = pfprof_step_ledger_n_copy_syncs (ix->ledger, ix->steady_start, ix->steady_end);
+  refill = n_blocking > 0 || n_copy_syncs > 0 ? copy_sync_refill (ctx) : 0;
+  saving = MIN (pfprof_rule_per_step (ctx, exposed), pfprof_rule_per_step (ctx, compute))
+           + pfprof_rule_per_step (ctx, refill);
 
   f = pfprof_rule_finding_new (ctx);
   f->device_id = dev->device_id;
@@ -103,6 +143,9 @@ run (PfprofRuleContext *ctx)
   f->count = hits->len;
   f->time_ns = exposed;
   f->est_savings_ns = saving;
+  f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_COMPUTE)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_SIDE)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_COPY) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
   pfprof_rule_add_memcpy_evidence (ctx, f, hits);
   {
     g_autofree char *s_exp = pfprof_format_ns (exposed);
@@ -122,8 +165,20 @@ run (PfprofRuleContext *ctx)
       "state); overall only %s%% of the device's HtoD copy time overlapped kernels.",
       hits->len, s_bytes, dev->device_id, s_max, n_same_stream,
       dev->compute_stream, n_blocking, s_exp, s_step, s_share, s_ov);
+    if (n_copy_syncs > 0)
+      {
+        g_autofree char *msg = f->message;
+        g_autofree char *s_refill = pfprof_format_ns (pfprof_rule_per_step (ctx, refill));
+
+        f->message = g_strdup_printf ("%s %u of the copies were followed by their own "
+                                      "cudaStreamSynchronize (a .to(device) without "
+                                      "non_blocking=True), after which the GPU idled %s per step "
+                                      "while the host refilled its queue.",
+                                      msg, n_copy_syncs, s_refill);
+      }
   }
-  f->fix = g_strdup (fix);
+  f->fix = g_strconcat (n_same_stream == 0 && n_blocking > 0 ? fix_blocking_only : fix,
+                        n_copy_syncs > 0 && n_same_stream > 0 ? fix_blocking : "", NULL);
   pfprof_rule_emit (ctx, f);
 }
 

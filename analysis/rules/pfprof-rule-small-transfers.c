@@ -13,6 +13,8 @@ static const PfprofRuleParam params[] = {
   { "max-bytes", 65536, "copies below this many bytes count as small" },
   { "min-per-step", 16, "small HtoD copies per steady step needed to fire" },
   { "min-step-fraction", 0.5, "fire only when this fraction of steady steps has small copies" },
+  { "pinned-gbps", 50, "pinned HtoD bandwidth (GB/s) of the one batched copy that replaces them" },
+  { "burst-gap-us", 10000, "copy calls this close (µs) in one step form one burst, whose host-bound idle (and the refill after it) batching saves" },
 };
 
 static const char fix[] =
@@ -42,7 +44,8 @@ run (PfprofRuleContext *ctx)
   guint64 max_bytes = (guint64) pfprof_rule_param (ctx, "max-bytes");
   g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
-  gint64 copy_ns = 0, host_ns = 0, exposed = 0, one;
+  gint64 copy_ns = 0, host_ns = 0, exposed = 0, one, in_bursts = 0;
+  g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
   guint64 bytes = 0;
   double per_step, divisor = pfprof_trace_index_per_step_divisor (ix);
   PfprofFinding *f;
@@ -62,7 +65,12 @@ run (PfprofRuleContext *ctx)
       exposed += dur - pfprof_interval_set_length_in (dev->kernels_comm, m[i].start_ns, m[i].end_ns);
       api = pfprof_trace_index_api (ix, m[i].correlation_id);
       if (api != NULL)
-        host_ns += api->end_ns - api->start_ns;
+        {
+          PfprofInterval iv = { api->start_ns, api->end_ns };
+
+          host_ns += api->end_ns - api->start_ns;
+          g_array_append_val (calls, iv);
+        }
     }
   per_step = (double) hits->len / divisor;
   if (hits->len == 0 || per_step < pfprof_rule_param (ctx, "min-per-step")
@@ -70,14 +78,29 @@ run (PfprofRuleContext *ctx)
            < pfprof_rule_param (ctx, "min-step-fraction"))
     return;
 
-  /* One batched copy per step would cost about one call and one copy. */
-  one = (gint64) ((double) (host_ns + copy_ns) / (double) hits->len);
+  /* One batched copy per step would cost about one call and the step's
+   * bytes at pinned bandwidth. The
+   * host issues the copies one by one, with Python between them: the GPU's
+   * host-bound idle while it does (from a copy call to the next one of the
+   * same step, when they come within burst-gap-us) and the refill after
+   * each burst is what batching them saves, beside the copy time no kernel
+   * hid. */
+  one = (gint64) ((double) host_ns / (double) hits->len
+                  + (double) bytes / divisor / pfprof_rule_param (ctx, "pinned-gbps"));
+  {
+    g_autofree gint64 *bounds = pfprof_rule_step_starts (ctx);
+
+    in_bursts = pfprof_step_ledger_burst_idle (ix->ledger, calls,
+                                               (gint64) (pfprof_rule_param (ctx, "burst-gap-us") * 1000.0),
+                                               bounds, pfprof_trace_index_n_steady_steps (ix),
+                                               ix->steady_start, ix->steady_end);
+  }
   f = pfprof_rule_finding_new (ctx);
   f->device_id = dev->device_id;
   f->stream_id = m[g_array_index (hits, guint, 0)].stream_id;
   f->count = hits->len;
   f->time_ns = copy_ns;
-  f->est_savings_ns = MAX (0, pfprof_rule_per_step (ctx, host_ns + exposed) - one);
+  f->est_savings_ns = MAX (0, pfprof_rule_per_step (ctx, MAX (host_ns, in_bursts) + exposed) - one);
   pfprof_rule_add_memcpy_evidence (ctx, f, hits);
   {
     g_autofree char *s_per = pfprof_format_double (per_step, 1);
@@ -94,6 +117,10 @@ run (PfprofRuleContext *ctx)
       dev->device_id, hits->len, max_bytes, s_per, s_avg, s_copy, s_exp, s_host);
   }
   f->fix = g_strdup (fix);
+  f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_COMPUTE)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_SIDE)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_COMPUTE)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_SIDE) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
   pfprof_rule_emit (ctx, f);
 }
 

@@ -94,6 +94,16 @@ run (PfprofRuleContext *ctx)
   if (dev == NULL)
     return;
   pfprof_rule_collect_calls (ctx, classes, G_N_ELEMENTS (classes), ix->main_tid, calls);
+  /* The syncs a blocking input copy issues itself are the copy's
+   * (serialized-copy, pageable-transfer): the program did not ask for them. */
+  {
+    guint w = 0;
+
+    for (guint i = 0; i < calls->len; i++)
+      if (!pfprof_step_ledger_is_copy_sync (ix->ledger, g_array_index (calls, guint, i)))
+        g_array_index (calls, guint, w++) = g_array_index (calls, guint, i);
+    g_array_set_size (calls, w);
+  }
   if (calls->len == 0)
     return;
   for (guint i = 0; i < calls->len; i++)
@@ -123,6 +133,7 @@ run (PfprofRuleContext *ctx)
   f->count = calls->len;
   f->time_ns = host;
   f->est_savings_ns = pfprof_rule_per_step (ctx, lost);
+  f->buckets = PFPROF_LEDGER_IDLE_HOST_BITS;
   for (guint i = 0; i < calls->len; i++)
     {
       guint k = g_array_index (calls, guint, i);

@@ -204,6 +204,17 @@ sim_build (const SimOptions *o)
           memcpy_rec (&s, SIM_COMPUTE_STREAM, k0, k0 + o->copy_ns, o->batch_bytes, PFPROF_COPY_KIND_HTOD,
                       o->pageable ? PFPROF_MEMORY_KIND_PAGEABLE : PFPROF_MEMORY_KIND_PINNED,
                       PFPROF_MEMORY_KIND_DEVICE, TRUE, o->pageable);
+          if (o->blocking_copy)
+            {
+              /* The sync PyTorch issues after the copy; the host launches
+               * the step's kernels only once it returns. */
+              guint32 c = api (&s, SIM_MAIN_TID, k0 - 4000, k0 + o->copy_ns + 3000,
+                               "cudaStreamSynchronize", 0);
+
+              sync_rec (&s, c, k0 - 4000, k0 + o->copy_ns + 3000, PFPROF_SYNC_STREAM_SYNCHRONIZE,
+                        SIM_COMPUTE_STREAM);
+              k0 += 25000;
+            }
           k0 += o->copy_ns + 5000;
           break;
         case SIM_COPY_LATE:

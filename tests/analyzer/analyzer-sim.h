@@ -59,6 +59,8 @@ typedef struct
                                * kernels this far apart, the GPU waiting for each (0) */
   gboolean no_launch_records; /* kernels without their cudaLaunchKernel records, as the
                                * collector records by default (launch records off) */
+  gboolean blocking_copy;     /* SERIALIZED: .to(device) without non_blocking=True: the
+                               * copy call, then cudaStreamSynchronize on its stream */
 } SimOptions;
 
 void sim_options_init (SimOptions *o);

@@ -64,7 +64,7 @@ def imbalance(d):
 
 
 def median(v):
-    """The integer median pfprof_median_i64 computes (lower + half the gap)."""
+    """The integer median pfprof_quantile_median_i64 computes (lower + half the gap)."""
     v = sorted(v)
     return v[len(v) // 2] if len(v) % 2 else v[len(v) // 2 - 1] + (v[len(v) // 2] - v[len(v) // 2 - 1]) // 2
 

@@ -105,7 +105,14 @@ for plant, rule in PLANTS.items():
     if d:
         check(f"plant {plant}: JSON contract", not contract_ok(d), contract_ok(d))
         f = d["findings"][0] if d["findings"] else {}
-        check(f"plant {plant}: savings and evidence", f.get("est_savings_ns", 0) > 0 and f.get("evidence"), f)
+        if plant == "pinned-alloc":
+            # The generator pins on a thread of its own while the GPU stays
+            # busy: the step ledger has no idle to save, so the finding
+            # claims nothing and is immaterial (info).
+            check(f"plant {plant}: no saving beyond the ledger, info", f.get("est_savings_ns") == 0
+                  and f.get("severity") == "info" and f.get("material") is False and f.get("evidence"), f)
+        else:
+            check(f"plant {plant}: savings and evidence", f.get("est_savings_ns", 0) > 0 and f.get("evidence"), f)
 
 # The clean pipeline: no finding, overlap near 1.
 rc, d, err = report_json(trace("none"))
@@ -129,7 +136,7 @@ check("--rules selects", run("report", "--fail-on", "info", "--rules", "pageable
 # Thresholds from a config file.
 conf = os.path.join(WORK, "strict.conf")
 with open(conf, "w") as fh:
-    fh.write("[small-transfers]\nseverity=error\n")
+    fh.write("[analysis]\nmin-saving-share=0\n[small-transfers]\nseverity=error\n")
 check("--config raises severity", run("report", "--config", conf, "--fail-on", "error",
                                       trace("small-transfers"))[0] == 1)
 with open(conf, "w") as fh:
@@ -196,7 +203,7 @@ rc, out, err = run("report", "--format", "junit", "--fail-on", "error", trace("i
 root = ET.fromstring(out)
 cases = root.findall(".//testcase")
 failed = [c.get("name") for c in cases if c.find("failure") is not None]
-check("junit: one case per rule, input-starved failed", rc == 1 and len(cases) == 9 and failed == ["input-starved"],
+check("junit: one case per rule, input-starved failed", rc == 1 and len(cases) == 10 and failed == ["input-starved"],
       f"{len(cases)} {failed}")
 rc, out, err = run("report", "--format", "junit", trace("small-transfers"))
 root = ET.fromstring(out)

@@ -25,6 +25,7 @@
 #   old      the committed samples (a to f) under `pfprof record` again
 # All of them take more than one call: PHASES="pfprof bare kineto-new" for
 # a first call, PHASES="thirdparty kineto-old old" for a second;
+# KINETO_FIXES ("0 1") and KINETO_STACKS ("0 1") choose the kineto variants.
 # PHASES="pfprof bare" runs only those phases; ONLY="late_prefetch custom_batch"
 # only those samples (by script name without .py, or thirdparty name).
 #
@@ -176,8 +177,8 @@ fi
 if phase_on kineto-new; then
   for s in $new_samples; do
     sample_on "$s" || continue
-    for fix in 0 1; do
-      for stack in 0 1; do kineto kineto-new "$s" "$fix" "$stack"; done
+    for fix in ${KINETO_FIXES:-0 1}; do
+      for stack in ${KINETO_STACKS:-0 1}; do kineto kineto-new "$s" "$fix" "$stack"; done
     done
   done
 fi
@@ -194,10 +195,10 @@ fi
 if phase_on kineto-old; then
   for s in $old_samples ddp_train; do
     sample_on "$s" || continue
-    fixes="0 1"
+    fixes=${KINETO_FIXES:-0 1}
     case $s in side_stream_prefetch|ddp_train) fixes=0 ;; esac
     for fix in $fixes; do
-      for stack in 0 1; do kineto kineto-old "$s" "$fix" "$stack"; done
+      for stack in ${KINETO_STACKS:-0 1}; do kineto kineto-old "$s" "$fix" "$stack"; done
     done
   done
 fi

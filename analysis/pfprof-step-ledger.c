@@ -1,0 +1,520 @@
+/* pfprof-step-ledger.c: the per-step ledger (see the header for the
+ * buckets and their order).
+ *
+ * The whole trace is classified once: each bucket becomes an interval set,
+ * disjoint from the sets of the buckets before it, so a step's ledger is
+ * one length query per bucket and the rest of the window is other_idle.
+ */
+#include "pfprof-step-ledger.h"
+
+#include <string.h>
+
+#include "pfprof-analysis.h"
+#include "pfprof-steps.h"
+
+static const struct
+{
+  const char *key;
+  const char *label;
+} bucket_names[PFPROF_LEDGER_N_BUCKETS] = {
+  [PFPROF_LEDGER_COPY_HIDDEN] = { "copy_hidden_ns", "copy hidden behind kernels" },
+  [PFPROF_LEDGER_COMPUTE] = { "compute_ns", "compute" },
+  [PFPROF_LEDGER_COMM] = { "comm_ns", "communication (NCCL)" },
+  [PFPROF_LEDGER_COPY_PAGEABLE_COMPUTE] = { "copy_exposed_pageable_compute_stream_ns",
+                                            "copy exposed: pageable, compute" },
+  [PFPROF_LEDGER_COPY_PAGEABLE_SIDE] = { "copy_exposed_pageable_side_stream_ns",
+                                         "copy exposed: pageable, side" },
+  [PFPROF_LEDGER_COPY_PINNED_COMPUTE] = { "copy_exposed_pinned_compute_stream_ns",
+                                          "copy exposed: pinned, compute" },
+  [PFPROF_LEDGER_COPY_PINNED_SIDE] = { "copy_exposed_pinned_side_stream_ns",
+                                       "copy exposed: pinned, side" },
+  [PFPROF_LEDGER_GPU_OTHER] = { "gpu_other_ns", "other GPU work (memset, DtoD)" },
+  [PFPROF_LEDGER_DATA_WAIT] = { "data_wait_ns", "idle: DataLoader wait" },
+  [PFPROF_LEDGER_SYNC_COPY] = { "sync_copy_ns", "idle: sync of a blocking copy" },
+  [PFPROF_LEDGER_SYNC_STREAM] = { "sync_stream_ns", "idle: cudaStreamSynchronize" },
+  [PFPROF_LEDGER_SYNC_DEVICE] = { "sync_device_ns", "idle: cudaDeviceSynchronize" },
+  [PFPROF_LEDGER_SYNC_EVENT] = { "sync_event_ns", "idle: cudaEventSynchronize" },
+  [PFPROF_LEDGER_ALLOC] = { "alloc_ns", "idle: allocator (malloc/free)" },
+  [PFPROF_LEDGER_HOST_BOUND] = { "host_bound_ns", "idle: host busy, nothing queued" },
+  [PFPROF_LEDGER_OTHER_IDLE] = { "other_idle_ns", "idle: other (work queued)" },
+};
+
+const char *
+pfprof_ledger_bucket_key (PfprofLedgerBucket b)
+{
+  return (guint) b < PFPROF_LEDGER_N_BUCKETS ? bucket_names[b].key : "unknown_ns";
+}
+
+const char *
+pfprof_ledger_bucket_label (PfprofLedgerBucket b)
+{
+  return (guint) b < PFPROF_LEDGER_N_BUCKETS ? bucket_names[b].label : "unknown";
+}
+
+struct _PfprofStepLedger
+{
+  const PfprofTraceIndex *ix;
+  PfprofIntervalSet *set[PFPROF_LEDGER_N_BUCKETS]; /* OTHER_IDLE: NULL, the rest */
+  guint8 *copy_sync;      /* per API index: 1 when the sync of a blocking copy */
+  GArray *copy_sync_at;   /* gint64 starts of those syncs, time order */
+};
+
+void
+pfprof_step_ledger_free (PfprofStepLedger *l)
+{
+  if (l == NULL)
+    return;
+  for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+    pfprof_interval_set_free (l->set[b]);
+  g_free (l->copy_sync);
+  g_array_unref (l->copy_sync_at);
+  g_free (l);
+}
+
+static PfprofIntervalSet *
+copy_of_set (const PfprofIntervalSet *s)
+{
+  g_autoptr (PfprofIntervalSet) empty = pfprof_interval_set_new ();
+
+  return pfprof_interval_set_union (s, empty);
+}
+
+/* @x \ @taken, then @taken grows by @x; takes @x over. */
+static PfprofIntervalSet *
+claim (PfprofIntervalSet **taken, PfprofIntervalSet *x)
+{
+  PfprofIntervalSet *mine = pfprof_interval_set_subtract (x, *taken);
+  PfprofIntervalSet *grown = pfprof_interval_set_union (*taken, x);
+
+  pfprof_interval_set_free (*taken);
+  pfprof_interval_set_free (x);
+  *taken = grown;
+  return mine;
+}
+
+/* Marks the cudaStreamSynchronize calls that a blocking host-to-device copy
+ * issued: PyTorch's tensor.to(device) without non_blocking=True calls
+ * cudaMemcpyAsync and then cudaStreamSynchronize on the copy's stream. */
+static void
+find_copy_syncs (PfprofStepLedger *l)
+{
+  const PfprofTraceIndex *ix = l->ix;
+  const PfprofTrace *t = ix->trace;
+  const PfprofApiRecord *api = pfprof_trace_api_calls (t);
+  guint na = pfprof_trace_n (t, PFPROF_TABLE_API_CALLS);
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
+  guint nm = pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS);
+  const PfprofSyncRecord *sy = pfprof_trace_syncs (t);
+  guint ns = pfprof_trace_n (t, PFPROF_TABLE_SYNCS);
+  g_autoptr (GHashTable) copy_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) sync_stream = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) last = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  l->copy_sync = g_new0 (guint8, na + 1);
+  l->copy_sync_at = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (guint i = 0; i < nm; i++)
+    {
+      /* Values are index + 1, so 0 means absent. */
+      g_hash_table_insert (copy_of, GUINT_TO_POINTER (m[i].correlation_id), GUINT_TO_POINTER (i + 1));
+      if (m[i].runtime_correlation_id != 0)
+        g_hash_table_insert (copy_of, GUINT_TO_POINTER (m[i].runtime_correlation_id),
+                             GUINT_TO_POINTER (i + 1));
+    }
+  for (guint i = 0; i < ns; i++)
+    if (sy[i].stream_id != PFPROF_NONE)
+      g_hash_table_insert (sync_stream, GUINT_TO_POINTER (sy[i].correlation_id),
+                           GUINT_TO_POINTER (sy[i].stream_id + 1));
+  for (guint i = 0; i < na; i++)
+    {
+      gpointer tid = GUINT_TO_POINTER (api[i].tid);
+      guint prev = GPOINTER_TO_UINT (g_hash_table_lookup (last, tid));
+
+      g_hash_table_insert (last, tid, GUINT_TO_POINTER (i + 1));
+      if (prev == 0 || pfprof_trace_index_api_class (ix, &api[i]) != PFPROF_API_CLASS_STREAM_SYNC
+          || pfprof_trace_index_api_class (ix, &api[prev - 1]) != PFPROF_API_CLASS_MEMCPY)
+        continue;
+      {
+        guint c = GPOINTER_TO_UINT (g_hash_table_lookup (copy_of, GUINT_TO_POINTER (api[prev - 1].correlation_id)));
+        guint s = GPOINTER_TO_UINT (g_hash_table_lookup (sync_stream, GUINT_TO_POINTER (api[i].correlation_id)));
+
+        if (c == 0 || m[c - 1].copy_kind != PFPROF_COPY_KIND_HTOD
+            || (s != 0 && s - 1 != m[c - 1].stream_id))
+          continue;
+        l->copy_sync[i] = 1;
+        g_array_append_val (l->copy_sync_at, api[i].start_ns);
+      }
+    }
+}
+
+gboolean
+pfprof_step_ledger_is_copy_sync (const PfprofStepLedger *l, guint api_index)
+{
+  return l != NULL && api_index < pfprof_trace_n (l->ix->trace, PFPROF_TABLE_API_CALLS)
+         && l->copy_sync[api_index];
+}
+
+guint
+pfprof_step_ledger_n_copy_syncs (const PfprofStepLedger *l, gint64 lo, gint64 hi)
+{
+  guint n = 0;
+
+  for (guint i = 0; l != NULL && i < l->copy_sync_at->len; i++)
+    {
+      gint64 t = g_array_index (l->copy_sync_at, gint64, i);
+
+      n += t >= lo && t < hi;
+    }
+  return n;
+}
+
+typedef struct
+{
+  gint64 start;
+  gint64 launched; /* when its launch call returned; G_MAXINT64 if unknown */
+} Work;
+
+static int
+compare_work (gconstpointer a, gconstpointer b)
+{
+  const Work *x = a, *y = b;
+
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+static void
+add_work (GArray *w, const PfprofTraceIndex *ix, gint64 start, guint32 corr)
+{
+  const PfprofApiRecord *api = pfprof_trace_index_api (ix, corr);
+  Work x = { start, api != NULL ? api->end_ns : G_MAXINT64 };
+
+  g_array_append_val (w, x);
+}
+
+/* The idle gaps of @idle whose ending work had been launched before the gap
+ * began: the work was queued and the GPU waited on something else. */
+static PfprofIntervalSet *
+queued_idle (const PfprofTraceIndex *ix, const PfprofDeviceTimeline *dev, const PfprofIntervalSet *idle)
+{
+  const PfprofTrace *t = ix->trace;
+  const PfprofKernelRecord *k = pfprof_trace_kernels (t);
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
+  const PfprofMemsetRecord *s = pfprof_trace_memsets (t);
+  g_autoptr (GArray) w = g_array_new (FALSE, FALSE, sizeof (Work));
+  PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
+  guint j = 0;
+
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
+    if (k[i].device_id == dev->device_id)
+      add_work (w, ix, k[i].start_ns, k[i].correlation_id);
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
+    if (m[i].device_id == dev->device_id)
+      add_work (w, ix, m[i].start_ns, m[i].correlation_id);
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
+    if (s[i].device_id == dev->device_id)
+      add_work (w, ix, s[i].start_ns, s[i].correlation_id);
+  g_array_sort (w, compare_work);
+  for (guint g = 0; g < pfprof_interval_set_n (idle); g++)
+    {
+      PfprofInterval gap = pfprof_interval_set_get (idle, g);
+      gint64 launched = G_MAXINT64;
+
+      while (j < w->len && g_array_index (w, Work, j).start < gap.end)
+        j++;
+      for (guint i = j; i < w->len && g_array_index (w, Work, i).start == gap.end; i++)
+        launched = MIN (launched, g_array_index (w, Work, i).launched);
+      /* Launched during the gap: the host held the GPU up, and the launch
+       * latency after the call returned is part of what it cost. */
+      if (launched <= gap.start)
+        pfprof_interval_set_builder_add (b, gap.start, gap.end);
+    }
+  return pfprof_interval_set_build (b);
+}
+
+/* The launching thread's calls of @classes (all threads when @tid is 0),
+ * leaving out the syncs of blocking copies unless @copy_syncs, or only
+ * those with @only_copy_syncs. */
+static PfprofIntervalSet *
+calls_of (const PfprofStepLedger *l, const PfprofApiClass *classes, guint n, guint32 tid, int copy_syncs)
+{
+  const PfprofTraceIndex *ix = l->ix;
+  const PfprofApiRecord *api = pfprof_trace_api_calls (ix->trace);
+  PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
+
+  for (guint c = 0; c < n; c++)
+    {
+      const GArray *list = ix->api_of_class[classes[c]];
+
+      for (guint i = 0; i < list->len; i++)
+        {
+          guint k = g_array_index (list, guint, i);
+
+          if ((tid != 0 && api[k].tid != tid) || (copy_syncs >= 0 && l->copy_sync[k] != copy_syncs))
+            continue;
+          pfprof_interval_set_builder_add (b, api[k].start_ns, api[k].end_ns);
+        }
+    }
+  return pfprof_interval_set_build (b);
+}
+
+PfprofStepLedger *
+pfprof_step_ledger_new (const PfprofTraceIndex *ix)
+{
+  PfprofStepLedger *l = g_new0 (PfprofStepLedger, 1);
+  const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
+  const PfprofTrace *t = ix->trace;
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
+  PfprofIntervalSetBuilder *cb[4];
+  PfprofIntervalSet *copies[4];
+  PfprofIntervalSet *taken, *all_copies, *idle, *rest;
+  static const PfprofApiClass stream_sync[] = { PFPROF_API_CLASS_STREAM_SYNC };
+  static const PfprofApiClass device_sync[] = { PFPROF_API_CLASS_DEVICE_SYNC };
+  static const PfprofApiClass event_sync[] = { PFPROF_API_CLASS_EVENT_SYNC };
+  static const PfprofApiClass alloc[] = { PFPROF_API_CLASS_MALLOC, PFPROF_API_CLASS_FREE,
+                                          PFPROF_API_CLASS_VMM_MAP, PFPROF_API_CLASS_VMM_UNMAP,
+                                          PFPROF_API_CLASS_HOST_ALLOC };
+  struct
+  {
+    PfprofLedgerBucket bucket;
+    PfprofIntervalSet *calls;
+  } host[6];
+  guint n_host = 0;
+
+  l->ix = ix;
+  find_copy_syncs (l);
+  for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+    l->set[b] = NULL;
+  if (dev == NULL)
+    {
+      for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+        l->set[b] = b == PFPROF_LEDGER_OTHER_IDLE ? NULL : pfprof_interval_set_new ();
+      return l;
+    }
+
+  /* GPU busy: copies by kind (pageable first, the compute stream first). */
+  for (guint c = 0; c < 4; c++)
+    cb[c] = pfprof_interval_set_builder_new ();
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
+    {
+      gboolean pageable;
+
+      if (m[i].device_id != dev->device_id)
+        continue;
+      if (m[i].copy_kind == PFPROF_COPY_KIND_HTOD)
+        pageable = m[i].src_kind == PFPROF_MEMORY_KIND_PAGEABLE;
+      else if (m[i].copy_kind == PFPROF_COPY_KIND_DTOH)
+        pageable = m[i].dst_kind == PFPROF_MEMORY_KIND_PAGEABLE;
+      else
+        continue;
+      pfprof_interval_set_builder_add (cb[(pageable ? 0 : 2) + (m[i].stream_id == dev->compute_stream ? 0 : 1)],
+                                       m[i].start_ns, m[i].end_ns);
+    }
+  for (guint c = 0; c < 4; c++)
+    copies[c] = pfprof_interval_set_build (cb[c]);
+  {
+    PfprofIntervalSet *u01 = pfprof_interval_set_union (copies[0], copies[1]);
+    PfprofIntervalSet *u23 = pfprof_interval_set_union (copies[2], copies[3]);
+
+    all_copies = pfprof_interval_set_union (u01, u23);
+    pfprof_interval_set_free (u01);
+    pfprof_interval_set_free (u23);
+  }
+  l->set[PFPROF_LEDGER_COPY_HIDDEN] = pfprof_interval_set_intersect (all_copies, dev->kernels_comm);
+  taken = copy_of_set (all_copies);
+  l->set[PFPROF_LEDGER_COMPUTE] = claim (&taken, copy_of_set (dev->kernels));
+  l->set[PFPROF_LEDGER_COMM] = claim (&taken, copy_of_set (dev->comm));
+  /* Exposed copies: what no kernel covered, by kind in priority order. */
+  pfprof_interval_set_free (taken);
+  taken = copy_of_set (dev->kernels_comm);
+  for (guint c = 0; c < 4; c++)
+    l->set[PFPROF_LEDGER_COPY_PAGEABLE_COMPUTE + c] = claim (&taken, copies[c]);
+  l->set[PFPROF_LEDGER_GPU_OTHER] = claim (&taken, copy_of_set (dev->busy));
+  pfprof_interval_set_free (taken);
+  pfprof_interval_set_free (all_copies);
+
+  /* GPU idle: queued work first, then what the host was doing. */
+  {
+    PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
+    PfprofIntervalSet *span;
+
+    pfprof_interval_set_builder_add (b, MIN (t->start_ns, t->end_ns), t->end_ns + 1);
+    span = pfprof_interval_set_build (b);
+    idle = pfprof_interval_set_subtract (span, dev->busy);
+    pfprof_interval_set_free (span);
+  }
+  {
+    PfprofIntervalSet *queued = queued_idle (ix, dev, idle);
+
+    rest = pfprof_interval_set_subtract (idle, queued);
+    pfprof_interval_set_free (queued);
+    pfprof_interval_set_free (idle);
+  }
+  host[n_host].bucket = PFPROF_LEDGER_DATA_WAIT;
+  host[n_host++].calls = copy_of_set (ix->data_wait);
+  host[n_host].bucket = PFPROF_LEDGER_SYNC_COPY;
+  host[n_host++].calls = calls_of (l, stream_sync, 1, ix->main_tid, 1);
+  host[n_host].bucket = PFPROF_LEDGER_SYNC_STREAM;
+  host[n_host++].calls = calls_of (l, stream_sync, 1, ix->main_tid, 0);
+  host[n_host].bucket = PFPROF_LEDGER_SYNC_DEVICE;
+  host[n_host++].calls = calls_of (l, device_sync, 1, ix->main_tid, -1);
+  host[n_host].bucket = PFPROF_LEDGER_SYNC_EVENT;
+  host[n_host++].calls = calls_of (l, event_sync, 1, ix->main_tid, -1);
+  host[n_host].bucket = PFPROF_LEDGER_ALLOC;
+  host[n_host++].calls = calls_of (l, alloc, G_N_ELEMENTS (alloc), ix->main_tid, -1);
+  for (guint h = 0; h < n_host; h++)
+    {
+      PfprofIntervalSet *left;
+
+      l->set[host[h].bucket] = pfprof_interval_set_intersect (rest, host[h].calls);
+      left = pfprof_interval_set_subtract (rest, host[h].calls);
+      pfprof_interval_set_free (rest);
+      pfprof_interval_set_free (host[h].calls);
+      rest = left;
+    }
+  /* Without API records nothing says the host was the one holding up the
+   * GPU: that idle time stays other_idle. */
+  if (ix->has_api && ix->main_tid != 0)
+    l->set[PFPROF_LEDGER_HOST_BOUND] = rest;
+  else
+    {
+      l->set[PFPROF_LEDGER_HOST_BOUND] = pfprof_interval_set_new ();
+      pfprof_interval_set_free (rest);
+    }
+  return l;
+}
+
+void
+pfprof_step_ledger_fill (const PfprofStepLedger *l, gint64 start, gint64 end, gint64 *out)
+{
+  gint64 sum = 0;
+
+  for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+    {
+      out[b] = l->set[b] != NULL && end > start ? pfprof_interval_set_length_in (l->set[b], start, end) : 0;
+      sum += out[b];
+    }
+  out[PFPROF_LEDGER_OTHER_IDLE] = MAX (0, end - start) - sum;
+}
+
+static int
+compare_by_length (gconstpointer a, gconstpointer b)
+{
+  const PfprofStep *x = *(const PfprofStep *const *) a;
+  const PfprofStep *y = *(const PfprofStep *const *) b;
+  gint64 lx = x->gpu_end_ns - x->gpu_start_ns, ly = y->gpu_end_ns - y->gpu_start_ns;
+
+  if (lx != ly)
+    return (lx > ly) - (lx < ly);
+  return (x->gpu_start_ns > y->gpu_start_ns) - (x->gpu_start_ns < y->gpu_start_ns);
+}
+
+void
+pfprof_ledger_summarize (const GArray *steps, guint trace_index, PfprofLedgerSummary *out)
+{
+  g_autoptr (GPtrArray) steady = g_ptr_array_new ();
+  gint64 total = 0, sum[PFPROF_LEDGER_N_BUCKETS] = { 0 }, parts = 0;
+
+  memset (out, 0, sizeof *out);
+  for (guint i = 0; i < steps->len; i++)
+    {
+      const PfprofStep *s = &g_array_index (steps, PfprofStep, i);
+
+      if (s->warmup || (trace_index != G_MAXUINT && s->trace_index != trace_index))
+        continue;
+      g_ptr_array_add (steady, (gpointer) s);
+      total += s->gpu_end_ns - s->gpu_start_ns;
+      for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+        sum[b] += s->ledger_ns[b];
+    }
+  out->n_steps = steady->len;
+  if (steady->len == 0)
+    return;
+  out->mean_step_ns = total / steady->len;
+  for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+    {
+      out->mean_ns[b] = sum[b] / steady->len;
+      parts += out->mean_ns[b];
+    }
+  /* Integer means lose up to a nanosecond a bucket: keep the sum exact. */
+  out->mean_ns[PFPROF_LEDGER_OTHER_IDLE] += out->mean_step_ns - parts;
+  g_ptr_array_sort (steady, compare_by_length);
+  {
+    const PfprofStep *med = g_ptr_array_index (steady, (steady->len - 1) / 2);
+
+    out->median_step_ns = med->gpu_end_ns - med->gpu_start_ns;
+    memcpy (out->median_ns, med->ledger_ns, sizeof out->median_ns);
+  }
+}
+
+gint64
+pfprof_step_ledger_refill_after (const PfprofStepLedger *l, const GArray *waits, gint64 lo, gint64 hi)
+{
+  gint64 sum = 0;
+
+  for (guint i = 0; l != NULL && i < waits->len; i++)
+    {
+      PfprofInterval w = g_array_index (waits, PfprofInterval, i);
+      gint64 to = i + 1 < waits->len ? g_array_index (waits, PfprofInterval, i + 1).start : hi;
+
+      if (w.start < lo || w.start >= hi || to <= w.end)
+        continue;
+      sum += MIN (w.end - w.start, pfprof_interval_set_length_in (l->set[PFPROF_LEDGER_HOST_BOUND], w.end, MIN (to, hi)));
+    }
+  return sum;
+}
+
+gint64
+pfprof_ledger_sum (const gint64 *values, guint32 buckets)
+{
+  gint64 sum = 0;
+
+  for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+    if (buckets & PFPROF_LEDGER_BIT (b))
+      sum += values[b];
+  return sum;
+}
+
+const PfprofIntervalSet *
+pfprof_step_ledger_bucket_set (const PfprofStepLedger *l, PfprofLedgerBucket bucket)
+{
+  return l != NULL && (guint) bucket < PFPROF_LEDGER_N_BUCKETS ? l->set[bucket] : NULL;
+}
+
+gint64
+pfprof_step_ledger_burst_idle (const PfprofStepLedger *l, const GArray *calls, gint64 gap,
+                               const gint64 *bounds, guint n_bounds, gint64 lo, gint64 hi)
+{
+  const PfprofIntervalSet *hb = l != NULL ? l->set[PFPROF_LEDGER_HOST_BOUND] : NULL;
+  g_autoptr (GArray) bursts = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  gint64 span_start = 0, span_end = G_MININT64, sum = 0;
+  guint b = 0;
+
+  if (hb == NULL)
+    return 0;
+  for (guint i = 0; i <= calls->len; i++)
+    {
+      PfprofInterval c = i < calls->len ? g_array_index (calls, PfprofInterval, i)
+                                        : (PfprofInterval) { G_MAXINT64, G_MAXINT64 };
+      gboolean crossed = FALSE;
+
+      while (b < n_bounds && bounds[b] <= c.start)
+        {
+          crossed = crossed || (span_end != G_MININT64 && bounds[b] > span_start);
+          b++;
+        }
+      if (span_end != G_MININT64 && c.start - span_end <= gap && !crossed)
+        {
+          span_end = MAX (span_end, c.end);
+          continue;
+        }
+      if (span_end != G_MININT64 && span_start >= lo && span_start < hi)
+        {
+          PfprofInterval burst = { span_start, span_end };
+
+          sum += pfprof_interval_set_length_in (hb, span_start, MIN (span_end, hi));
+          g_array_append_val (bursts, burst);
+        }
+      span_start = c.start;
+      span_end = c.end;
+    }
+  return sum + pfprof_step_ledger_refill_after (l, bursts, lo, hi);
+}

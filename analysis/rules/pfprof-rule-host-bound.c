@@ -1,0 +1,236 @@
+/* pfprof-rule-host-bound.c: the GPU waits for the host, not for input.
+ *
+ * The step ledger's host_bound bucket is GPU idle time with nothing queued
+ * while the launching thread was outside the DataLoader, synchronizations
+ * and allocations: it was running Python or launching kernels one by one,
+ * slower than the GPU ran them. Part of it is the refill after a wait the
+ * other rules name (a DataLoader wait, a sync, a blocking copy empties the
+ * GPU's queue, and the GPU then idles while the host refills it), or the
+ * host issuing a burst of copies one by one; what is
+ * left is the host's own pace, which no input-pipeline fix changes. This
+ * rule names it, so that input-starved is not blamed for it and a clean
+ * input pipeline is said to be clean.
+ */
+#include "pfprof-rules.h"
+
+#include <math.h>
+
+#include "pfprof-format.h"
+#include "pfprof-steps.h"
+
+static const PfprofRuleParam params[] = {
+  { "min-share", 0.05, "fire when the GPU waits for the host (beyond the refill after waits other rules name) this share of the mean step" },
+  { "min-share-without-nvtx", 0.1, "the same without DataLoader ranges, where time producing the next batch looks the same" },
+};
+
+static const char fix[] =
+  "The GPU runs kernels faster than the host launches them. Give it more work per\n"
+  "launch, and launch less often:\n"
+  "\n"
+  "    model = torch.compile(model, mode=\"reduce-overhead\")   # CUDA graphs: one launch per step\n"
+  "\n"
+  "or capture the step yourself (static shapes, static input buffers):\n"
+  "\n"
+  "    g = torch.cuda.CUDAGraph()\n"
+  "    with torch.cuda.graph(g):\n"
+  "        static_loss = step(static_x, static_y)\n"
+  "    for x, y in loader:\n"
+  "        static_x.copy_(x, non_blocking=True); static_y.copy_(y, non_blocking=True)\n"
+  "        g.replay()\n"
+  "\n"
+  "A larger batch (or gradient accumulation over micro-batches kept on the GPU) makes\n"
+  "each kernel longer for the same launch cost; fuse small ops (torch.compile,\n"
+  "foreach/fused optimizers: torch.optim.AdamW(..., fused=True)); remove per-step\n"
+  "host synchronizations (.item(), .cpu(), torch.cuda.synchronize()) so the host can\n"
+  "run ahead of the GPU.\n";
+
+/* Calls this close (10 ms) in one step form one burst: many copies a
+ * step, issued one by one, hold the GPU up the whole time (the bursts of
+ * pageable-transfer and small-transfers). */
+#define BURST_GAP_NS (10 * 1000 * 1000)
+
+typedef struct
+{
+  gint64 start, end;
+} Gap;
+
+static int
+compare_gap_length (gconstpointer a, gconstpointer b)
+{
+  const Gap *x = a, *y = b;
+  gint64 lx = x->end - x->start, ly = y->end - y->start;
+
+  return (lx < ly) - (lx > ly);
+}
+
+static int
+compare_gap_start (gconstpointer a, gconstpointer b)
+{
+  const Gap *x = a, *y = b;
+
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The launching thread's waits, as disjoint intervals in time order:
+ * DataLoader waits, synchronizations and copy calls. */
+static GArray *
+host_waits (const PfprofRuleContext *ctx)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofApiRecord *api = pfprof_trace_api_calls (ix->trace);
+  static const PfprofApiClass classes[] = { PFPROF_API_CLASS_STREAM_SYNC, PFPROF_API_CLASS_DEVICE_SYNC,
+                                            PFPROF_API_CLASS_EVENT_SYNC, PFPROF_API_CLASS_MEMCPY };
+  g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (guint));
+  PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
+  g_autoptr (PfprofIntervalSet) set = NULL;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+
+  pfprof_rule_collect_calls (ctx, classes, G_N_ELEMENTS (classes), ix->main_tid, calls);
+  for (guint i = 0; i < calls->len; i++)
+    {
+      guint k = g_array_index (calls, guint, i);
+
+      pfprof_interval_set_builder_add (b, api[k].start_ns, api[k].end_ns);
+    }
+  for (guint i = 0; i < ix->data_waits->len; i++)
+    {
+      PfprofInterval w = g_array_index (ix->data_waits, PfprofInterval, i);
+
+      pfprof_interval_set_builder_add (b, w.start, w.end);
+    }
+  set = pfprof_interval_set_build (b);
+  for (guint i = 0; i < pfprof_interval_set_n (set); i++)
+    {
+      PfprofInterval iv = pfprof_interval_set_get (set, i);
+
+      g_array_append_val (out, iv);
+    }
+  return out;
+}
+
+static void
+run (PfprofRuleContext *ctx)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
+  const PfprofIntervalSet *hb = pfprof_step_ledger_bucket_set (ix->ledger, PFPROF_LEDGER_HOST_BOUND);
+  gint64 lo = ix->steady_start, hi = ix->steady_end, total, refill, own, step, data_wait;
+  g_autoptr (GArray) waits = NULL;
+  g_autoptr (GArray) gaps = g_array_new (FALSE, FALSE, sizeof (Gap));
+  PfprofLedgerSummary l;
+  gint64 window[PFPROF_LEDGER_N_BUCKETS];
+  double kernels_per_step;
+  PfprofFinding *f;
+
+  if (dev == NULL || hb == NULL || !ix->has_api || ix->main_tid == 0 || hi <= lo)
+    return;
+  /* Without DataLoader ranges, input-starved's fallback already names this
+   * idle (it cannot tell input from the host's pace): one finding, not two. */
+  if (ix->data_waits->len == 0)
+    for (guint i = 0; i < ctx->analysis->findings->len; i++)
+      {
+        const PfprofFinding *o = g_ptr_array_index (ctx->analysis->findings, i);
+
+        if (o->trace_index == ix->trace_index && g_str_equal (o->rule, "input-starved"))
+          return;
+      }
+  pfprof_ledger_summarize (ctx->analysis->steps, ix->trace_index, &l);
+  pfprof_step_ledger_fill (ix->ledger, lo, hi, window);
+  step = l.n_steps > 0 ? l.mean_step_ns : hi - lo;
+  total = pfprof_interval_set_length_in (hb, lo, hi);
+  waits = host_waits (ctx);
+  {
+    g_autofree gint64 *bounds = pfprof_rule_step_starts (ctx);
+
+    refill = pfprof_step_ledger_burst_idle (ix->ledger, waits, BURST_GAP_NS, bounds,
+                                            pfprof_trace_index_n_steady_steps (ix), lo, hi);
+  }
+  own = MAX (0, total - refill);
+  if (step <= 0
+      || (double) pfprof_rule_per_step (ctx, own)
+           < pfprof_rule_param (ctx, ix->data_waits->len > 0 ? "min-share" : "min-share-without-nvtx")
+               * (double) step)
+    return;
+
+  for (guint i = pfprof_interval_set_first_after (hb, lo); i < pfprof_interval_set_n (hb); i++)
+    {
+      PfprofInterval iv = pfprof_interval_set_get (hb, i);
+      Gap g = { MAX (iv.start, lo), MIN (iv.end, hi) };
+
+      if (iv.start >= hi)
+        break;
+      g_array_append_val (gaps, g);
+    }
+  f = pfprof_rule_finding_new (ctx);
+  f->device_id = dev->device_id;
+  f->count = gaps->len;
+  f->time_ns = own;
+  f->est_savings_ns = pfprof_rule_per_step (ctx, own);
+  f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
+  /* The longest gaps are the evidence, shown in time order. */
+  g_array_sort (gaps, compare_gap_length);
+  g_array_set_size (gaps, MIN (gaps->len, PFPROF_RULE_MAX_EVIDENCE));
+  g_array_sort (gaps, compare_gap_start);
+  for (guint i = 0; i < gaps->len; i++)
+    {
+      Gap g = g_array_index (gaps, Gap, i);
+      PfprofEvidence e = pfprof_rule_evidence (ctx, PFPROF_TABLE_KERNELS, G_MAXUINT, g.start, g.end,
+                                               dev->device_id, PFPROF_NONE, ix->main_tid);
+
+      pfprof_finding_add_evidence (f, &e, PFPROF_RULE_MAX_EVIDENCE);
+    }
+  data_wait = window[PFPROF_LEDGER_DATA_WAIT];
+  kernels_per_step = 0;
+  {
+    const PfprofKernelRecord *k = pfprof_trace_kernels (ix->trace);
+    guint n = 0;
+
+    for (guint i = 0; i < pfprof_trace_n (ix->trace, PFPROF_TABLE_KERNELS); i++)
+      n += k[i].device_id == dev->device_id && k[i].start_ns >= lo && k[i].start_ns < hi;
+    kernels_per_step = (double) n / pfprof_trace_index_per_step_divisor (ix);
+  }
+  {
+    g_autofree char *s_own = pfprof_format_ns (pfprof_rule_per_step (ctx, own));
+    g_autofree char *s_share = pfprof_format_double (100.0 * (double) pfprof_rule_per_step (ctx, own) / (double) step, 1);
+    g_autofree char *s_refill = pfprof_format_ns (pfprof_rule_per_step (ctx, refill));
+    g_autofree char *s_kps = pfprof_format_double (kernels_per_step, 0);
+    g_autofree char *s_kern = pfprof_format_ns (kernels_per_step > 0
+                                                  ? (gint64) ((double) pfprof_rule_per_step (ctx, window[PFPROF_LEDGER_COMPUTE] + window[PFPROF_LEDGER_COPY_HIDDEN]) / kernels_per_step)
+                                                  : 0);
+    g_autofree char *s_dw = pfprof_format_ns (pfprof_rule_per_step (ctx, data_wait));
+    g_autofree char *s_sync = pfprof_format_ns (pfprof_rule_per_step (ctx, pfprof_ledger_sum (window,
+      PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_COPY) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_STREAM)
+      | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_DEVICE) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_EVENT))));
+
+    f->title = g_strdup_printf ("GPU waits for the host: idle %s per step (%s%%) with nothing queued",
+                                s_own, s_share);
+    f->message = g_strdup_printf (
+      "Device %u had no work queued for %s per mean step (%s%% of it) while the launching thread "
+      "%u was outside DataLoader waits, synchronizations and allocations: it was running Python "
+      "or launching kernels one by one, slower than the GPU ran them (%s kernels per step, %s "
+      "each on average). %s more per step followed waits that other findings name. The input "
+      "pipeline is not what holds this GPU up: the GPU idled %s per step while the loop waited for "
+      "the DataLoader and %s in synchronizations.",
+      dev->device_id, s_own, s_share, ix->main_tid, s_kps, s_kern, s_refill, s_dw, s_sync);
+    if (ix->data_waits->len == 0)
+      {
+        g_autofree char *msg = f->message;
+
+        f->message = g_strdup_printf ("%s The trace has no DataLoader ranges, so time the thread spent "
+                                      "producing the next batch looks the same (record with `pfprof "
+                                      "record` to tell them apart).", msg);
+      }
+  }
+  f->fix = g_strdup (fix);
+  pfprof_rule_emit (ctx, f);
+}
+
+const PfprofRule pfprof_rule_host_bound = {
+  "host-bound",
+  PFPROF_SEVERITY_WARNING,
+  "The GPU waits for the host (Python, kernel launches), not for input",
+  params,
+  G_N_ELEMENTS (params),
+  run,
+  PFPROF_RULE_SCOPE_TRACE,
+};
