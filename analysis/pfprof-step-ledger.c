@@ -501,9 +501,10 @@ pfprof_step_ledger_burst_idle (const PfprofStepLedger *l, const GArray *calls, g
           crossed = crossed || (span_end != G_MININT64 && bounds[b] > span_start);
           b++;
         }
-      /* Times are within ±2^62 (pfprof_run_new sets the rest aside), so
-       * the difference fits; the end sentinel is never within the gap. */
-      if (span_end != G_MININT64 && i < calls->len && c.start - span_end <= gap && !crossed)
+      /* The gap in unsigned arithmetic: a trace's times may span more
+       * than gint64 holds (the sentinel call above, hostile files). */
+      if (span_end != G_MININT64 && !crossed
+          && (c.start <= span_end || (guint64) c.start - (guint64) span_end <= (guint64) MAX (gap, 0)))
         {
           span_end = MAX (span_end, c.end);
           continue;

@@ -24,19 +24,22 @@
 #include "pfprof-cli-program.h"
 #include "pfprof-cli.h"
 #include "pfprof-record.h"
+#include "pfprof-temp-file.h"
 
 static volatile sig_atomic_t child_pid; /* 0 until the program runs */
 
 /* Forward SIGINT/SIGTERM sent to us (kill, torchrun, a job scheduler) to
- * the program. A terminal's Ctrl-C already reached the whole foreground
- * process group (si_code SI_KERNEL): sending it again would make Python
- * raise KeyboardInterrupt twice. */
+ * the program. A terminal's Ctrl-C (si_code SI_KERNEL) already reached
+ * the whole foreground process group: sending it again would make Python
+ * raise KeyboardInterrupt twice; but a program that left our process
+ * group (setsid, a new session) did not get it, so it gets it from us. */
 static void
 forward_signal (int sig, siginfo_t *info, void *context)
 {
   int saved = errno;
 
-  if (child_pid > 0 && (info == NULL || info->si_code != SI_KERNEL))
+  if (child_pid > 0
+      && (info == NULL || info->si_code != SI_KERNEL || getpgid ((pid_t) child_pid) != getpgrp ()))
     kill ((pid_t) child_pid, sig);
   errno = saved;
 }
@@ -91,12 +94,20 @@ find_collector (void)
 
 /* -o without %-escapes names one file: refuse to replace it unless
  * --force, and never through a symlink. With escapes each process checks
- * its own name (the collector never clobbers without PFPROF_FORCE). */
+ * its own name (the collector never clobbers without PFPROF_FORCE). The
+ * folder must exist and take files, before the program runs for
+ * nothing. */
 static gboolean
 check_output (const char *path, gboolean force)
 {
+  g_autofree char *dir = g_path_get_dirname (path);
   struct stat st;
 
+  if (strchr (dir, '%') == NULL && access (dir, W_OK | X_OK) != 0)
+    {
+      pfprof_cli_error ("cannot write traces into %s: %s", dir, g_strerror (errno));
+      return FALSE;
+    }
   if (strchr (path, '%') != NULL)
     return TRUE;
   if (lstat (path, &st) != 0)
@@ -116,12 +127,56 @@ check_output (const char *path, gboolean force)
       pfprof_cli_error ("%s exists and is not a regular file", path);
       return FALSE;
     }
-  if (g_unlink (path) != 0)
+  return TRUE;
+}
+
+/* --force over an existing trace at @path (no %-escapes): the old file
+ * is moved to a hidden name beside it while the program runs, so that
+ * the first process's trace takes the name (the collector never
+ * clobbers), and comes back unless a new trace was written: a typo in
+ * the command, a program that never uses CUDA or a missing collector
+ * lose nothing. Returns the hidden name, NULL when there is nothing to
+ * move; FALSE in *@ok when it cannot be moved. */
+static char *
+set_old_trace_aside (const char *path, gboolean force, gboolean *ok)
+{
+  struct stat st;
+  char *aside = NULL;
+  int fd, slot = -1;
+
+  *ok = TRUE;
+  if (!force || strchr (path, '%') != NULL || lstat (path, &st) != 0)
+    return NULL;
+  fd = pfprof_temp_file_beside (path, 0600, &aside, &slot);
+  /* The user's data: never removed by a signal. */
+  pfprof_temp_file_forget (slot);
+  if (fd < 0 || (close (fd), rename (path, aside)) != 0)
     {
       pfprof_cli_error ("cannot replace %s: %s", path, g_strerror (errno));
-      return FALSE;
+      if (aside != NULL)
+        g_unlink (aside);
+      g_free (aside);
+      *ok = FALSE;
+      return NULL;
     }
-  return TRUE;
+  pfprof_temp_file_remove (path);
+  return aside;
+}
+
+/* After the run: drops the old trace if a new one took its name, else
+ * puts it back. */
+static void
+put_old_trace_back (const char *path, char *aside)
+{
+  struct stat st;
+
+  if (aside == NULL)
+    return;
+  if (lstat (path, &st) == 0)
+    g_unlink (aside);
+  else if (rename (aside, path) != 0)
+    pfprof_cli_error ("cannot put %s back: %s; it is at %s", path, g_strerror (errno), aside);
+  g_free (aside);
 }
 
 static gboolean
@@ -242,6 +297,10 @@ static const char description[] =
   "Example:\n"
   "  pfprof record -o run-%p.pfprof -- python train.py --epochs 1\n";
 
+static int run (char **command, const char *template, gboolean force, gboolean quiet, gboolean no_hooks,
+                gboolean redact, gboolean no_report, gboolean skip_launches, gboolean trace_launches,
+                const char *delay, const char *duration);
+
 int
 pfprof_cmd_record (int argc, char **argv)
 {
@@ -271,15 +330,12 @@ pfprof_cmd_record (int argc, char **argv)
   };
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) statuses = NULL;
-  g_autofree char *collector = NULL;
-  g_autofree char *tmpdir = NULL;
-  g_autofree char *hook_dir = NULL;
   g_autofree char *template = NULL;
+  char *aside;
+  gboolean aside_ok;
   char **command = NULL;
   double delay_s = 0, duration_s = 0;
-  int exec_errno = 0, status = 0, code;
-  pid_t pid;
+  int code;
 
   context = g_option_context_new ("-- PROGRAM [ARGS...]");
   g_option_context_set_summary (context, "Run PROGRAM with the collector injected and write traces.");
@@ -305,6 +361,29 @@ pfprof_cmd_record (int argc, char **argv)
   template = g_canonicalize_filename (output ? output : "pfprof-%h-%p.pfprof", NULL);
   if (!check_output (template, force))
     return PFPROF_EXIT_USAGE;
+  aside = set_old_trace_aside (template, force, &aside_ok);
+  if (!aside_ok)
+    return PFPROF_EXIT_USAGE;
+  code = run (command, template, force, quiet, no_hooks, redact, no_report, skip_launches, trace_launches,
+              delay, duration);
+  put_old_trace_back (template, aside);
+  return code;
+}
+
+/* Runs @command traced and prints the summary; its exit code. */
+static int
+run (char **command, const char *template, gboolean force, gboolean quiet, gboolean no_hooks, gboolean redact,
+     gboolean no_report, gboolean skip_launches, gboolean trace_launches, const char *delay,
+     const char *duration)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) statuses = NULL;
+  g_autofree char *collector = NULL;
+  g_autofree char *tmpdir = NULL;
+  g_autofree char *hook_dir = NULL;
+  int exec_errno = 0, status = 0, code;
+  pid_t pid;
+
 
   collector = find_collector ();
   if (collector == NULL)

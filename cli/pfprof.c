@@ -1,12 +1,15 @@
 /* pfprof.c: main() and the subcommand table. */
 #include "pfprof-config.h"
 
+#include <errno.h>
 #include <locale.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "pfprof-cli.h"
+#include "pfprof-temp-file.h"
 
 static const PfprofCommand commands[] = {
   { "record", pfprof_cmd_record, "Run a program with the collector injected and report", FALSE },
@@ -50,10 +53,49 @@ usage (FILE *out)
   fprintf (out, "\nRun 'pfprof COMMAND --help' for a command's options.\n");
 }
 
+static gboolean main_returned;
+
+/* Output to standard output that cannot be written (a full disk,
+ * /dev/full, a closed pipe reader) is an error, also for --help and
+ * --version, which GOption answers with exit(0) from inside a command. */
+static gboolean
+stdout_failed (void)
+{
+  if (fflush (stdout) == 0 && !ferror (stdout))
+    return FALSE;
+  fprintf (stderr, "pfprof: cannot write to standard output: %s\n", g_strerror (errno));
+  return TRUE;
+}
+
+static void
+check_stdout_at_exit (void)
+{
+  if (!main_returned && stdout_failed ())
+    _exit (PFPROF_EXIT_USAGE);
+}
+
+static int
+run_command (int argc, char **argv);
+
 int
 main (int argc, char **argv)
 {
+  int rc;
+
+  atexit (check_stdout_at_exit);
+  rc = run_command (argc, argv);
+  main_returned = TRUE;
+  /* A command that reported its own error already said it. */
+  if (rc != PFPROF_EXIT_USAGE && stdout_failed ())
+    return PFPROF_EXIT_USAGE;
+  return rc;
+}
+
+static int
+run_command (int argc, char **argv)
+{
   setlocale (LC_ALL, "");
+  pfprof_temp_file_install_handlers ();
 
   if (argc < 2)
     {
