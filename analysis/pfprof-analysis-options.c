@@ -2,9 +2,12 @@
 #include "pfprof-analysis-options.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pfprof-rules.h"
 
@@ -366,6 +369,76 @@ pfprof_analysis_options_load_data (PfprofAnalysisOptions *o, const char *data, G
   return load_key_file (o, kf, error);
 }
 
+/* A config is a few lines of text: this is generous. */
+#define MAX_CONFIG_BYTES (1 << 20)
+
+static gboolean
+config_error (GError **error, const char *path, const char *problem)
+{
+  g_set_error (error, PFPROF_ANALYSIS_ERROR, PFPROF_ANALYSIS_ERROR_CONFIG_FILE, "%s: %s", path,
+               problem);
+  return FALSE;
+}
+
+/* Reads @path whole into *@out: only a regular file (a FIFO would block,
+ * /dev/zero never end), at most MAX_CONFIG_BYTES, text without NUL
+ * bytes (GKeyFile would stop at the first and read the rest as
+ * nothing). */
+static gboolean
+read_config (const char *path, char **out, GError **error)
+{
+  g_autofree char *data = NULL;
+  struct stat st;
+  gsize len = 0;
+  int fd;
+
+  /* O_NONBLOCK: opening a FIFO with no writer returns at once. */
+  fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return config_error (error, path, g_strerror (errno));
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return config_error (error, path, "not a regular file");
+    }
+  if (st.st_size > MAX_CONFIG_BYTES)
+    {
+      close (fd);
+      return config_error (error, path, "larger than 1 MiB; not an analysis config");
+    }
+  data = g_malloc ((gsize) MAX_CONFIG_BYTES + 1);
+  for (;;)
+    {
+      ssize_t n = read (fd, data + len, (gsize) MAX_CONFIG_BYTES + 1 - len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int e = errno;
+
+          close (fd);
+          return config_error (error, path, g_strerror (e));
+        }
+      if (n == 0)
+        break;
+      len += (gsize) n;
+      if (len > MAX_CONFIG_BYTES)
+        {
+          close (fd);
+          return config_error (error, path, "larger than 1 MiB; not an analysis config");
+        }
+    }
+  close (fd);
+  if (memchr (data, '\0', len) != NULL)
+    return config_error (error, path, "holds a NUL byte; not an analysis config (text)");
+  if (!g_utf8_validate (data, (gssize) len, NULL))
+    return config_error (error, path, "not valid UTF-8; not an analysis config (text)");
+  data[len] = '\0';
+  *out = g_steal_pointer (&data);
+  return TRUE;
+}
+
 gboolean
 pfprof_analysis_options_load_file (PfprofAnalysisOptions *o, const char *path, GError **error)
 {
@@ -374,12 +447,8 @@ pfprof_analysis_options_load_file (PfprofAnalysisOptions *o, const char *path, G
 
   g_return_val_if_fail (o != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
-  if (!g_file_get_contents (path, &data, NULL, &local))
-    {
-      g_set_error (error, PFPROF_ANALYSIS_ERROR, PFPROF_ANALYSIS_ERROR_CONFIG_FILE, "%s: %s",
-                   path, local->message);
-      return FALSE;
-    }
+  if (!read_config (path, &data, error))
+    return FALSE;
   if (!pfprof_analysis_options_load_data (o, data, &local))
     {
       g_set_error (error, PFPROF_ANALYSIS_ERROR, local->code, "%s: %s", path, local->message);

@@ -36,8 +36,17 @@ typedef struct
 {
   const PfprofPythonSiteRecord *row; /* the row with the most calls */
   guint recorded;                    /* python_calls rows */
+  gint64 last_end;                   /* the end of its last recorded call */
   GHashTable *sigs;                  /* signature -> events in recorded calls */
 } Site;
+
+/* One python_calls row, for finding the call an event happened in. */
+typedef struct
+{
+  gint64 start, end;
+  guint32 tid;
+  Site *site;
+} Call;
 
 typedef struct
 {
@@ -45,6 +54,7 @@ typedef struct
   const PfprofTrace *t;
   GHashTable *by_id;          /* site_id -> Site* */
   GPtrArray *sites;           /* Site*, owned */
+  GArray *calls;              /* Call, by start */
   GHashTable *corr[PFPROF_N_TABLES]; /* correlation id -> index + 1 */
 } Ctx;
 
@@ -117,7 +127,7 @@ corr_map (Ctx *c, PfprofTableId table)
 /* The signature of row @index of @table, its host thread and the host time
  * it happened at. FALSE for an event with no host side found. */
 static gboolean
-event_sig (Ctx *c, PfprofTableId table, guint index, guint64 *key, gint64 *dur)
+event_sig (Ctx *c, PfprofTableId table, guint index, guint64 *key, gint64 *dur, gint64 *host)
 {
   const PfprofTrace *t = c->t;
   const PfprofApiRecord *api = NULL;
@@ -161,6 +171,7 @@ event_sig (Ctx *c, PfprofTableId table, guint index, guint64 *key, gint64 *dur)
       api = &pfprof_trace_api_calls (t)[index];
       *key = sig_key (SIG_API, api->tid, api->name_id);
       *dur = api->end_ns - api->start_ns;
+      *host = api->start_ns;
       return TRUE;
     case PFPROF_TABLE_NVTX:
       {
@@ -168,6 +179,7 @@ event_sig (Ctx *c, PfprofTableId table, guint index, guint64 *key, gint64 *dur)
 
         *key = sig_key (SIG_NVTX, n->tid, n->name_id);
         *dur = n->end_ns - n->start_ns;
+        *host = n->start_ns;
         return TRUE;
       }
     default:
@@ -178,6 +190,7 @@ event_sig (Ctx *c, PfprofTableId table, guint index, guint64 *key, gint64 *dur)
     return FALSE;
   tid = api->tid;
   *key = sig_key (sig, tid, sub);
+  *host = api->start_ns;
   return TRUE;
 }
 
@@ -197,9 +210,9 @@ api_sigs (Ctx *c, const PfprofApiRecord *a, GHashTable *into)
       guint k = GPOINTER_TO_UINT (g_hash_table_lookup (corr_map (c, tables[i]),
                                                        GUINT_TO_POINTER (a->correlation_id)));
       guint64 key;
-      gint64 dur;
+      gint64 dur, host;
 
-      if (k > 0 && event_sig (c, tables[i], k - 1, &key, &dur))
+      if (k > 0 && event_sig (c, tables[i], k - 1, &key, &dur, &host))
         {
           add_sig (into, key, 1);
           if (tables[i] == PFPROF_TABLE_MEMCPYS)
@@ -234,6 +247,14 @@ static gboolean
 too_long (const PfprofTrace *t, guint32 id)
 {
   return strnlen (pfprof_trace_string (t, id), SITE_NAME_MAX_BYTES + 1) > SITE_NAME_MAX_BYTES;
+}
+
+static int
+compare_calls (gconstpointer pa, gconstpointer pb)
+{
+  const Call *a = pa, *b = pb;
+
+  return (a->start > b->start) - (a->start < b->start);
 }
 
 static gboolean
@@ -279,6 +300,12 @@ load_sites (Ctx *c, guint64 *n_bad)
       if (s == NULL)
         continue;
       s->recorded++;
+      s->last_end = s->recorded == 1 ? pc->end_ns : MAX (s->last_end, pc->end_ns);
+      {
+        Call call = { pc->start_ns, pc->end_ns, pc->tid, s };
+
+        g_array_append_val (c->calls, call);
+      }
       for (guint k = lower_bound (api_a, sizeof (PfprofApiRecord), pc->start_ns); k < api_a->len; k++)
         {
           const PfprofApiRecord *a = &pfprof_trace_api_calls (t)[k];
@@ -298,6 +325,7 @@ load_sites (Ctx *c, guint64 *n_bad)
             add_sig (s->sigs, sig_key (SIG_NVTX, n->tid, n->name_id), 1);
         }
     }
+  g_array_sort (c->calls, compare_calls);
   return TRUE;
 }
 
@@ -358,7 +386,152 @@ compare_sites (gconstpointer pa, gconstpointer pb)
 typedef struct
 {
   double count, time;
+  double live;     /* of count, events credited from calls in the steady state */
 } Share;
+
+/* Recorded calls looked at backwards from an event for one containing it. */
+#define CONTAINING_SCAN 64
+
+/* Events of signature @key per recorded call of @site (the memcpy
+ * signature without its size when @coarse), or 0. */
+static double
+per_call (const Site *site, guint64 key, gboolean coarse)
+{
+  const double *n;
+
+  if (coarse)
+    key = (key & ~(guint64) 0xff) | COARSE;
+  n = g_hash_table_lookup (site->sigs, &key);
+  return n != NULL && site->recorded > 0 ? *n / site->recorded : 0;
+}
+
+/* The site of the innermost recorded call that was running on the
+ * event's thread (in @key) at host time @t and makes events like it. */
+static Site *
+containing_site (Ctx *c, guint64 key, gint64 t)
+{
+  guint32 tid = (guint32) (key >> 32) & 0x0fffffffu;
+  guint first_after = lower_bound (c->calls, sizeof (Call), t + 1);
+
+  for (guint i = first_after, n = 0; i > 0 && n < CONTAINING_SCAN; i--, n++)
+    {
+      const Call *call = &g_array_index (c->calls, Call, i - 1);
+
+      if ((call->tid & 0x0fffffffu) == tid && call->end >= t
+          && (per_call (call->site, key, FALSE) > 0
+              || (key >> 60 == SIG_MEMCPY && per_call (call->site, key, TRUE) > 0)))
+        return call->site;
+    }
+  return NULL;
+}
+
+static void
+credit (GHashTable *shares, Site *site, double count, double time, gboolean live)
+{
+  Share *sh = g_hash_table_lookup (shares, site);
+
+  if (sh == NULL)
+    {
+      sh = g_new0 (Share, 1);
+      g_hash_table_insert (shares, site, sh);
+    }
+  sh->count += count;
+  sh->time += time;
+  if (live)
+    sh->live += count;
+}
+
+/* A site is credited with an event it was not seen making only if it was
+ * running in the steady state: its last recorded call ends in it (the
+ * hook records a site's first calls and a thinning sample of the later
+ * ones, so a site still called in the steady state has calls there).
+ * Sites whose recorded calls all ended before (start-up code: moving the
+ * model to the GPU makes copies and syncs of the same kinds) share an
+ * event only when no running site makes its kind. */
+static void
+share_sig (Ctx *c, guint64 key, const Share *ev, GHashTable *shares)
+{
+  for (int startup = 0; startup < 2; startup++)
+    for (int coarse = 0; coarse < 2; coarse++)
+      {
+        double total = 0;
+
+        if (coarse && key >> 60 != SIG_MEMCPY)
+          break;
+        for (guint s = 0; s < c->sites->len; s++)
+          {
+            const Site *site = g_ptr_array_index (c->sites, s);
+
+            if (startup || site->last_end >= c->ix->steady_start)
+              total += per_call (site, key, coarse) * (double) MAX (site->row->calls, site->recorded);
+          }
+        if (total <= 0)
+          continue;
+        for (guint s = 0; s < c->sites->len; s++)
+          {
+            Site *site = g_ptr_array_index (c->sites, s);
+            double w;
+
+            if (!startup && site->last_end < c->ix->steady_start)
+              continue;
+            w = per_call (site, key, coarse) * (double) MAX (site->row->calls, site->recorded) / total;
+            if (w > 0)
+              credit (shares, site, ev->count * w, ev->time * w, !startup);
+          }
+        return;
+      }
+}
+
+/* "file:line" of @file (its base name) for fix texts. */
+static char *
+where (const char *file, gint32 line)
+{
+  g_autofree char *base = g_path_get_basename (file);
+  g_autofree char *name = shorten (base, NAME_MAX_CHARS);
+
+  return g_strdup_printf ("%s:%d", name, line);
+}
+
+/* Puts in front of @f's fix what the sites reveal: where the DataLoader
+ * whose batches arrive pageable is iterated (the hook knows the line that
+ * iterates it, not the one that built it). */
+static void
+add_site_advice (Ctx *c, PfprofFinding *f)
+{
+  g_autoptr (GString) advice = g_string_new (NULL);
+  const PfprofFindingSite *top = &g_array_index (f->sites, PfprofFindingSite, 0);
+
+  if (strcmp (f->rule, "pageable-transfer") == 0 && top->kind == PFPROF_SITE_COPY && !top->startup)
+    {
+      const PfprofPythonSiteRecord *loader = NULL;
+      g_autofree char *copy_at = where (top->file, top->line);
+
+      for (guint s = 0; s < c->sites->len; s++)
+        {
+          const Site *site = g_ptr_array_index (c->sites, s);
+
+          if (site->row->kind == PFPROF_SITE_DATALOADER && (loader == NULL || site->row->calls > loader->calls))
+            loader = site->row;
+        }
+      if (loader != NULL)
+        {
+          g_autofree char *loader_at = where (pfprof_trace_string (c->t, loader->file_id), loader->line);
+
+          g_string_append_printf (advice,
+                                  "The copies at %s read batches from pageable memory: pass "
+                                  "`pin_memory=True` to the DataLoader iterated at %s (or give a "
+                                  "custom batch type a pin_memory() method).\n\n",
+                                  copy_at, loader_at);
+        }
+    }
+  if (advice->len > 0)
+    {
+      char *fix = g_strconcat (advice->str, f->fix ? f->fix : "", NULL);
+
+      g_free (f->fix);
+      f->fix = fix;
+    }
+}
 
 static void
 attach_one (Ctx *c, PfprofFinding *f, GHashTable *sources, gboolean redacted)
@@ -372,11 +545,18 @@ attach_one (Ctx *c, PfprofFinding *f, GHashTable *sources, gboolean redacted)
     {
       guint64 ek = g_array_index (f->evidence_keys, guint64, i);
       guint64 key;
-      gint64 dur;
+      gint64 dur, host;
       Share *sh;
+      Site *direct;
 
-      if (!event_sig (c, (PfprofTableId) (ek >> 32), (guint) ek, &key, &dur))
+      if (!event_sig (c, (PfprofTableId) (ek >> 32), (guint) ek, &key, &dur, &host))
         continue;
+      /* An event made inside a recorded call is that call's site's. */
+      if ((direct = containing_site (c, key, host)) != NULL)
+        {
+          credit (shares, direct, 1, (double) dur, TRUE);
+          continue;
+        }
       if ((sh = g_hash_table_lookup (per_sig, &key)) == NULL)
         {
           sh = g_new0 (Share, 1);
@@ -387,51 +567,7 @@ attach_one (Ctx *c, PfprofFinding *f, GHashTable *sources, gboolean redacted)
     }
   g_hash_table_iter_init (&it, per_sig);
   while (g_hash_table_iter_next (&it, &k, &v))
-    {
-      const Share *ev = v;
-      double total = 0;
-
-      guint64 key = *(guint64 *) k;
-
-      /* Each site's expected events of this signature over the run. */
-      for (int pass = 0; pass < 2 && total <= 0; pass++)
-        {
-          if (pass == 1)
-            {
-              if (key >> 60 != SIG_MEMCPY)
-                break;
-              key = (key & ~(guint64) 0xff) | COARSE;
-            }
-          for (guint s = 0; s < c->sites->len; s++)
-            {
-              Site *site = g_ptr_array_index (c->sites, s);
-              double *n = g_hash_table_lookup (site->sigs, &key);
-
-              if (n != NULL && site->recorded > 0)
-                total += *n / site->recorded * (double) MAX (site->row->calls, site->recorded);
-            }
-        }
-      if (total <= 0)
-        continue;
-      for (guint s = 0; s < c->sites->len; s++)
-        {
-          Site *site = g_ptr_array_index (c->sites, s);
-          double *n = g_hash_table_lookup (site->sigs, &key);
-          double w;
-          Share *sh;
-
-          if (n == NULL || site->recorded == 0)
-            continue;
-          w = *n / site->recorded * (double) MAX (site->row->calls, site->recorded) / total;
-          if ((sh = g_hash_table_lookup (shares, site)) == NULL)
-            {
-              sh = g_new0 (Share, 1);
-              g_hash_table_insert (shares, site, sh);
-            }
-          sh->count += ev->count * w;
-          sh->time += ev->time * w;
-        }
-    }
+    share_sig (c, *(guint64 *) k, v, shares);
   if (g_hash_table_size (shares) == 0)
     return;
   f->sites = g_array_new (FALSE, TRUE, sizeof (PfprofFindingSite));
@@ -458,6 +594,7 @@ attach_one (Ctx *c, PfprofFinding *f, GHashTable *sources, gboolean redacted)
       fs.count = (guint64) (sh->count + 0.5);
       fs.time_ns = (gint64) (sh->time + 0.5);
       fs.per_step_ns = (gint64) ((double) fs.time_ns / pfprof_trace_index_per_step_divisor (c->ix));
+      fs.startup = sh->live <= 0;
       g_array_append_val (f->sites, fs);
     }
   g_array_sort (f->sites, compare_sites);
@@ -469,6 +606,7 @@ attach_one (Ctx *c, PfprofFinding *f, GHashTable *sources, gboolean redacted)
 
       fs->source = read_source (sources, fs->file, fs->line);
     }
+  add_site_advice (c, f);
 }
 
 static void
@@ -492,6 +630,7 @@ pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint
   c.t = ix->trace;
   c.by_id = g_hash_table_new (g_direct_hash, g_direct_equal);
   c.sites = g_ptr_array_new_with_free_func (site_free);
+  c.calls = g_array_new (FALSE, FALSE, sizeof (Call));
   if (pfprof_trace_n (c.t, PFPROF_TABLE_PYTHON_SITES) > 0 && load_sites (&c, n_bad_sites))
     for (guint i = first; i < findings->len; i++)
       {
@@ -510,6 +649,7 @@ pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint
     g_clear_pointer (&c.corr[t], g_hash_table_unref);
   g_hash_table_unref (c.by_id);
   g_ptr_array_unref (c.sites);
+  g_array_unref (c.calls);
 }
 
 char *
@@ -556,8 +696,9 @@ pfprof_call_site_summary (const PfprofFindingSite *site)
                        ? nouns[site->kind][site->count != 1]
                        : (site->count != 1 ? "events" : "event");
 
-  return g_strdup_printf ("%s:%d in %s: %s: %" G_GUINT64_FORMAT " %s, %s per step", file, site->line,
-                          function, what, site->count, noun, per_step);
+  return g_strdup_printf ("%s:%d in %s: %s: %" G_GUINT64_FORMAT " %s, %s per step%s", file, site->line,
+                          function, what, site->count, noun, per_step,
+                          site->startup ? " (start-up)" : "");
 }
 
 void

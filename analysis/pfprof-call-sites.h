@@ -7,12 +7,16 @@
  * copies, memsets, syncs and allocations those API calls correlate with,
  * and the DataLoader ranges it spans. An event is described by a
  * signature (its table, its thread, and what kind of it: copy direction,
- * memory kinds and size to a power of two, API function, NVTX name...). A finding's evidence is
- * then shared among the sites that make events of the same signature, in
- * proportion to how many such events each makes per call times its calls.
- * The recorded calls need not fall in the steady window the rules judge
- * (the first calls of a site are usually in warm-up), only make the same
- * kind of events.
+ * memory kinds and size to a power of two, API function, NVTX name...).
+ * A finding's event made inside a recorded call (same thread) belongs to
+ * that call's site. Its other events are shared among the sites that make
+ * events of the same signature and still run in the steady window (their
+ * last recorded call ends in it; the hook times a sample of the calls
+ * after the first 16, so a steady site has calls there), in proportion to
+ * how many such events each makes per call times its calls. Sites whose
+ * recorded calls all ended before the window (start-up code: model.cuda()
+ * makes copies and syncs of the kinds .item() makes) share an event only
+ * when no running site makes its kind, and are marked start-up.
  */
 #pragma once
 
@@ -46,6 +50,9 @@ typedef struct
   guint64 count;            /* the finding's events attributed to this site */
   gint64 time_ns;           /* their time */
   gint64 per_step_ns;       /* time_ns over the steady steps */
+  gboolean startup;         /* all its recorded calls ended before the steady
+                             * window and it was credited only because no
+                             * site running then makes such events */
 } PfprofFindingSite;
 
 /* Adds to each finding of @findings from index @first on (the findings of

@@ -501,7 +501,10 @@ pfprof_step_ledger_burst_idle (const PfprofStepLedger *l, const GArray *calls, g
           crossed = crossed || (span_end != G_MININT64 && bounds[b] > span_start);
           b++;
         }
-      if (span_end != G_MININT64 && c.start - span_end <= gap && !crossed)
+      /* The gap in unsigned arithmetic: a trace's times may span more
+       * than gint64 holds (the sentinel call above, hostile files). */
+      if (span_end != G_MININT64 && !crossed
+          && (c.start <= span_end || (guint64) c.start - (guint64) span_end <= (guint64) MAX (gap, 0)))
         {
           span_end = MAX (span_end, c.end);
           continue;

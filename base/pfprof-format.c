@@ -105,6 +105,16 @@ is_control (gunichar c)
   return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0);
 }
 
+/* Bidirectional controls (U+202A..U+202E, U+2066..U+2069, the marks)
+ * reorder the rest of a line where it is shown: a terminal, a rendered
+ * Markdown or HTML page. Those escapers show U+FFFD instead. */
+static gboolean
+is_bidi_control (gunichar c)
+{
+  return (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F
+         || c == 0x061C;
+}
+
 static void
 json_char (GString *out, gunichar c, gpointer data)
 {
@@ -161,6 +171,8 @@ xml_char (GString *out, gunichar c, gpointer data)
     }
   if (is_control (c) || c == 0xFFFE || c == 0xFFFF)
     return;
+  if (is_bidi_control (c))
+    c = 0xFFFD;
   g_string_append_unichar (out, c);
 }
 
@@ -185,6 +197,8 @@ markdown_char (GString *out, gunichar c, gpointer data)
       g_string_append_c (out, ' ');
       return;
     }
+  if (is_bidi_control (c))
+    c = 0xFFFD;
   /* Inline markup only: text never starts a line (a prefix precedes it),
    * so list, heading and numbering markers are harmless. */
   if (c < 0x80 && strchr ("\\`*_[]|~!", (int) c) != NULL)
@@ -217,6 +231,8 @@ terminal_char (GString *out, gunichar c, gpointer data)
    * printable text, which cannot act on the terminal without the ESC. */
   if (is_control (c))
     return;
+  if (is_bidi_control (c))
+    c = 0xFFFD;
   g_string_append_unichar (out, c);
 }
 

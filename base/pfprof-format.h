@@ -30,17 +30,20 @@ char *pfprof_format_double (double value, int decimals);
 void pfprof_escape_json (GString *out, const char *s);
 
 /* Appends @s escaped for XML text and attribute values; characters that
- * XML 1.0 forbids (most controls) are dropped, invalid UTF-8 replaced. */
+ * XML 1.0 forbids (most controls) are dropped, invalid UTF-8 and bidi
+ * controls (U+202E, ...) replaced by U+FFFD. */
 void pfprof_escape_xml (GString *out, const char *s);
 
 /* Appends @s so that Markdown (GitHub flavour, which also renders HTML)
  * shows it literally on one line: markup characters are backslash-escaped,
- * '<', '>' and '&' become entities, controls and newlines become spaces. */
+ * '<', '>' and '&' become entities, controls and newlines become spaces,
+ * bidi controls U+FFFD. */
 void pfprof_escape_markdown (GString *out, const char *s);
 
 /* Appends @s for a terminal: escape sequences and other control
  * characters (C0, DEL, C1) are dropped; '\n' and '\t' are kept when
- * @keep_newlines, else become spaces; invalid UTF-8 is replaced. */
+ * @keep_newlines, else become spaces; invalid UTF-8 and bidi controls
+ * (which would reorder the line) are replaced by U+FFFD. */
 void pfprof_escape_terminal (GString *out, const char *s, gboolean keep_newlines);
 
 /* Appends @s as one CSV field (RFC 4180): always quoted, '"' doubled,

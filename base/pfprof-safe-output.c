@@ -7,6 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pfprof-output-check.h"
+#include "pfprof-temp-file.h"
+
 static gboolean
 set_errno_error (GError **error, int e, const char *what, const char *path)
 {
@@ -15,42 +18,13 @@ set_errno_error (GError **error, int e, const char *what, const char *path)
   return FALSE;
 }
 
-/* Refuses a link or a non-regular file at @path, and an existing file
- * without @overwrite. */
-static gboolean
-check_destination (const char *path, gboolean overwrite, GError **error)
-{
-  struct stat st;
-
-  if (lstat (path, &st) != 0)
-    return TRUE;
-  if (S_ISLNK (st.st_mode))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
-                   "%s is a symbolic link; not following it", path);
-      return FALSE;
-    }
-  if (!S_ISREG (st.st_mode))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s is not a regular file",
-                   path);
-      return FALSE;
-    }
-  if (!overwrite)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS, "%s exists; use --force to replace it",
-                   path);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 struct _PfprofSafeOutput
 {
   char *path;
   char *tmp;
   gboolean overwrite;
   int fd;
+  int slot;  /* pfprof-temp-file registration */
 };
 
 static void
@@ -58,6 +32,7 @@ output_free (PfprofSafeOutput *o)
 {
   if (o->fd >= 0)
     close (o->fd);
+  pfprof_temp_file_forget (o->slot);
   g_free (o->tmp);
   g_free (o->path);
   g_free (o);
@@ -75,25 +50,22 @@ pfprof_safe_output_abort (PfprofSafeOutput *o)
 PfprofSafeOutput *
 pfprof_safe_output_open (const char *path, gboolean overwrite, GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *base = g_path_get_basename (path);
   PfprofSafeOutput *o;
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  if (!check_destination (path, overwrite, error))
+  if (!pfprof_output_check (path, overwrite, error))
     return NULL;
   o = g_new0 (PfprofSafeOutput, 1);
   o->path = g_strdup (path);
   o->overwrite = overwrite;
-  o->tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
   /* open() applies the umask to 0666, as for any new file; no umask()
-   * call, which would change it for every thread of the GUI. */
-  o->fd = g_mkstemp_full (o->tmp, O_WRONLY | O_CLOEXEC, 0666);
+   * call, which would change it for every thread of the GUI. The name is
+   * registered, so an interrupted command removes it. */
+  o->fd = pfprof_temp_file_beside (path, 0666, &o->tmp, &o->slot);
   if (o->fd < 0)
     {
       set_errno_error (error, errno, "cannot create a file in its folder", path);
-      g_free (o->tmp);
       g_free (o->path);
       g_free (o);
       return NULL;
@@ -124,52 +96,15 @@ pfprof_safe_output_append (PfprofSafeOutput *o, const char *data, gsize len, GEr
 gboolean
 pfprof_safe_output_check (const char *path, gboolean overwrite, GError **error)
 {
-  return check_destination (path, overwrite, error);
+  return pfprof_output_check (path, overwrite, error);
 }
 
-const char *
-pfprof_safe_output_get_temp_path (PfprofSafeOutput *o)
+gboolean
+pfprof_safe_output_place (const char *tmp, const char *path, gboolean overwrite, GError **error)
 {
-  g_return_val_if_fail (o != NULL, NULL);
-  return o->tmp;
+  return pfprof_output_check_place (tmp, path, overwrite, error);
 }
 
-/* Gives the finished file @tmp (in @path's folder) the name @path:
- * rename() over an existing file with @overwrite, else link() + unlink()
- * so an existing file is never replaced. On failure @tmp is left for the
- * caller to remove. */
-static gboolean
-place (const char *tmp, const char *path, gboolean overwrite, GError **error)
-{
-  int e;
-
-  if (overwrite)
-    {
-      /* rename() replaces the name itself, never a link's target; check
-       * again for a link made since the first look. */
-      if (!check_destination (path, TRUE, error))
-        return FALSE;
-      if (rename (tmp, path) != 0)
-        return set_errno_error (error, errno, "cannot create", path);
-      return TRUE;
-    }
-  /* link() fails when the name exists, closing the race with a file made
-   * after the check. */
-  if (link (tmp, path) != 0)
-    {
-      e = errno;
-      if (e == EEXIST)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                       "%s exists; use --force to replace it", path);
-          return FALSE;
-        }
-      return set_errno_error (error, e, "cannot create", path);
-    }
-  /* The file now has both names: drop the temporary one. */
-  g_unlink (tmp);
-  return TRUE;
-}
 
 gboolean
 pfprof_safe_output_commit (PfprofSafeOutput *o, GError **error)
@@ -190,7 +125,7 @@ pfprof_safe_output_commit (PfprofSafeOutput *o, GError **error)
       pfprof_safe_output_abort (o);
       return FALSE;
     }
-  if (!place (o->tmp, o->path, o->overwrite, error))
+  if (!pfprof_safe_output_place (o->tmp, o->path, o->overwrite, error))
     {
       pfprof_safe_output_abort (o);
       return FALSE;

@@ -17,8 +17,11 @@ G_BEGIN_DECLS
  * (MPICH, Intel MPI). -1 when none is set to a number. */
 gint64 pfprof_cli_template_env_rank (void);
 
-/* Expands @template: %r the rank, %h the host name (a '/' becomes '_'),
- * %p the pid, %% a '%'. With @analysis (non-NULL) they come from its
+/* Expands @template: %r the rank, %h the host name, %p the pid, %% a '%'.
+ * Each value is made one safe file-name part: '/', '\\' and control
+ * characters become '_', invalid UTF-8 is replaced, it is cut at 64 bytes,
+ * and an empty value, "." or ".." is prefixed with "unknown", so that a
+ * trace's host name never points outside the folder the template names. With @analysis (non-NULL) they come from its
  * traces' metadata when every ranked trace agrees (the trace was
  * recorded on that rank and host), else from the environment above, this
  * host and this process. NULL with @error for another %-sequence, or %r

@@ -1,24 +1,66 @@
 /* pfprof-cli-trace-output.c: see the header. */
 #include "pfprof-cli-trace-output.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pfprof-safe-output.h"
 #include "pfprof-cli.h"
+#include "pfprof-temp-file.h"
 
-/* The file and the SQLite side files the writer may have made. */
-static void
-remove_output (const char *path)
+char *
+pfprof_cli_trace_output_reserve (const char *command, const char *output, gboolean force, int *slot,
+                                 int *code)
 {
-  static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+  g_autoptr (GError) error = NULL;
+  char *tmp = NULL;
+  int fd;
 
-  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+  *code = PFPROF_EXIT_USAGE;
+  if (!pfprof_safe_output_check (output, force, &error))
     {
-      g_autofree char *p = g_strconcat (path, suffixes[i], NULL);
-
-      remove (p);
+      pfprof_cli_error ("%s: %s", command, error->message);
+      *code = pfprof_cli_output_exit_code (error);
+      return NULL;
     }
+  fd = pfprof_temp_file_beside (output, 0666, &tmp, slot);
+  if (fd < 0)
+    {
+      g_autofree char *dir = g_path_get_dirname (output);
+
+      pfprof_cli_error ("%s: %s: cannot create a file in %s: %s", command, output, dir,
+                        g_strerror (errno));
+      return NULL;
+    }
+  close (fd);
+  return tmp;
+}
+
+void
+pfprof_cli_trace_output_discard (char *tmp, int slot)
+{
+  pfprof_temp_file_remove (tmp);
+  pfprof_temp_file_forget (slot);
+  g_free (tmp);
+}
+
+int
+pfprof_cli_trace_output_place (const char *command, char *tmp, int slot, const char *output,
+                               gboolean force)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!pfprof_safe_output_place (tmp, output, force, &error))
+    {
+      pfprof_cli_error ("%s: %s", command, error->message);
+      pfprof_cli_trace_output_discard (tmp, slot);
+      return pfprof_cli_output_exit_code (error);
+    }
+  pfprof_temp_file_forget (slot);
+  g_free (tmp);
+  return PFPROF_EXIT_OK;
 }
 
 int
@@ -43,45 +85,31 @@ int
 pfprof_cli_trace_output_write (const char *command, const PfprofTrace *trace, PfprofCliTraceFill fill,
                                unsigned writer_flags, const char *output, gboolean force)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (PfprofSafeOutput) file = NULL;
   PfprofTraceWriter *w = NULL;
-  g_autofree char *tmp = NULL;
-  int rc;
+  char *tmp;
+  int rc, slot = -1;
 
-  if ((file = pfprof_safe_output_open (output, force, &error)) == NULL)
-    {
-      pfprof_cli_error ("%s: %s", command, error->message);
-      return pfprof_cli_output_exit_code (error);
-    }
-  /* The writer replaces the empty temporary file with its database;
-   * commit then gives that the destination's name. */
-  tmp = g_strdup (pfprof_safe_output_get_temp_path (file));
+  if ((tmp = pfprof_cli_trace_output_reserve (command, output, force, &slot, &rc)) == NULL)
+    return rc;
   rc = pfprof_trace_writer_open (tmp, PFPROF_WRITER_OVERWRITE | writer_flags, &w);
   if (rc != PFPROF_WRITER_OK)
     {
       pfprof_cli_error ("%s: cannot write %s: %s", command, output, pfprof_trace_writer_status_string (rc));
-      remove_output (tmp);
+      pfprof_cli_trace_output_discard (tmp, slot);
       return PFPROF_EXIT_USAGE;
     }
   if (fill (w, trace) != PFPROF_WRITER_OK)
     {
       pfprof_cli_error ("%s: cannot write %s: %s", command, output, pfprof_trace_writer_errmsg (w));
       pfprof_trace_writer_close (w);
-      remove_output (tmp);
+      pfprof_cli_trace_output_discard (tmp, slot);
       return PFPROF_EXIT_USAGE;
     }
   if ((rc = pfprof_trace_writer_finish (w)) != PFPROF_WRITER_OK)
     {
       pfprof_cli_error ("%s: cannot finish %s: %s", command, output, pfprof_trace_writer_status_string (rc));
-      remove_output (tmp);
+      pfprof_cli_trace_output_discard (tmp, slot);
       return PFPROF_EXIT_USAGE;
     }
-  if (!pfprof_safe_output_commit (g_steal_pointer (&file), &error))
-    {
-      pfprof_cli_error ("%s: %s", command, error->message);
-      remove_output (tmp);
-      return pfprof_cli_output_exit_code (error);
-    }
-  return PFPROF_EXIT_OK;
+  return pfprof_cli_trace_output_place (command, tmp, slot, output, force);
 }

@@ -32,4 +32,18 @@ int pfprof_cli_trace_output_copy_meta (PfprofTraceWriter *w, const PfprofTrace *
 int pfprof_cli_trace_output_write (const char *command, const PfprofTrace *trace, PfprofCliTraceFill fill,
                                    unsigned writer_flags, const char *output, gboolean force);
 
+/* The steps of pfprof_cli_trace_output_write() for a command that opens
+ * its own writer (pfprof generate). reserve checks @output and creates an
+ * empty temporary file beside it, registered for removal on signals
+ * (*@slot); NULL after printing the error, with the exit code in *@code
+ * (PFPROF_EXIT_EXISTS or PFPROF_EXIT_USAGE). place gives it @output's
+ * name or, failing that, prints why and discards it; PFPROF_EXIT_OK or
+ * the exit code of the error. discard removes it with its SQLite side files. Both
+ * free @tmp. */
+char *pfprof_cli_trace_output_reserve (const char *command, const char *output, gboolean force, int *slot,
+                                       int *code);
+int pfprof_cli_trace_output_place (const char *command, char *tmp, int slot, const char *output,
+                                   gboolean force);
+void pfprof_cli_trace_output_discard (char *tmp, int slot);
+
 G_END_DECLS

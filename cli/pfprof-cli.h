@@ -49,6 +49,7 @@ int pfprof_cmd_generate (int argc, char **argv);
 int pfprof_cmd_export (int argc, char **argv);
 int pfprof_cmd_diff (int argc, char **argv);
 int pfprof_cmd_import (int argc, char **argv);
+int pfprof_cmd_try (int argc, char **argv);
 
 extern const PfprofCliHelp pfprof_cmd_record_help;
 extern const PfprofCliHelp pfprof_cmd_report_help;
@@ -58,12 +59,13 @@ extern const PfprofCliHelp pfprof_cmd_generate_help;
 extern const PfprofCliHelp pfprof_cmd_export_help;
 extern const PfprofCliHelp pfprof_cmd_diff_help;
 extern const PfprofCliHelp pfprof_cmd_import_help;
+extern const PfprofCliHelp pfprof_cmd_try_help;
 
 /* Prints "pfprof: MESSAGE" to stderr, one line, for user-facing errors. */
 void pfprof_cli_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
 
 /* The exit code for an error of pfprof-safe-output.h: PFPROF_EXIT_EXISTS
- * for G_IO_ERROR_EXISTS (the file is there and --force was not given),
+ * for G_FILE_ERROR_EXIST (the file is there and --force was not given),
  * else PFPROF_EXIT_USAGE. */
 int pfprof_cli_output_exit_code (const GError *error);
 

@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 
+#include "pfprof-cli-trace-output.h"
 #include "pfprof-cli.h"
 #include "pfprof-trace-generator.h"
 
@@ -59,6 +60,8 @@ pfprof_cmd_generate (int argc, char **argv)
   char errbuf[512];
   char names[256];
   GStatBuf st;
+  char *tmp;
+  int slot = -1, code;
   gint64 t0, t1;
   guint64 n;
   int status;
@@ -178,21 +181,22 @@ pfprof_cmd_generate (int argc, char **argv)
     }
   gen.pfprof_version = PFPROF_VERSION;
 
+  /* Under a temporary name, renamed once finished: an interrupted or
+   * failed run leaves nothing, and an existing file stays as it was. */
+  if ((tmp = pfprof_cli_trace_output_reserve ("generate", output, force, &slot, &code)) == NULL)
+    return code;
   t0 = g_get_monotonic_time ();
-  status = pfprof_trace_generator_write (&gen, output, force ? PFPROF_WRITER_OVERWRITE : 0, &result,
-                                         errbuf, sizeof errbuf);
+  status = pfprof_trace_generator_write (&gen, tmp, PFPROF_WRITER_OVERWRITE, &result, errbuf,
+                                         sizeof errbuf);
   t1 = g_get_monotonic_time ();
-  if (status == PFPROF_WRITER_ERR_EXISTS)
-    {
-      pfprof_cli_error ("generate: %s exists%s", output,
-                        force ? " and is not a regular file" : "; use --force to overwrite it");
-      return force ? PFPROF_EXIT_USAGE : PFPROF_EXIT_EXISTS;
-    }
   if (status != PFPROF_WRITER_OK)
     {
       pfprof_cli_error ("generate: cannot write %s: %s", output, errbuf);
+      pfprof_cli_trace_output_discard (tmp, slot);
       return PFPROF_EXIT_USAGE;
     }
+  if ((code = pfprof_cli_trace_output_place ("generate", tmp, slot, output, force)) != PFPROF_EXIT_OK)
+    return code;
   pfprof_trace_generator_format_plants (gen.plants, names, sizeof names);
   if (g_stat (output, &st) != 0)
     st.st_size = 0;

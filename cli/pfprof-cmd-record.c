@@ -21,21 +21,25 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pfprof-cli-program.h"
 #include "pfprof-cli.h"
 #include "pfprof-record.h"
+#include "pfprof-temp-file.h"
 
 static volatile sig_atomic_t child_pid; /* 0 until the program runs */
 
 /* Forward SIGINT/SIGTERM sent to us (kill, torchrun, a job scheduler) to
- * the program. A terminal's Ctrl-C already reached the whole foreground
- * process group (si_code SI_KERNEL): sending it again would make Python
- * raise KeyboardInterrupt twice. */
+ * the program. A terminal's Ctrl-C (si_code SI_KERNEL) already reached
+ * the whole foreground process group: sending it again would make Python
+ * raise KeyboardInterrupt twice; but a program that left our process
+ * group (setsid, a new session) did not get it, so it gets it from us. */
 static void
 forward_signal (int sig, siginfo_t *info, void *context)
 {
   int saved = errno;
 
-  if (child_pid > 0 && (info == NULL || info->si_code != SI_KERNEL))
+  if (child_pid > 0
+      && (info == NULL || info->si_code != SI_KERNEL || getpgid ((pid_t) child_pid) != getpgrp ()))
     kill ((pid_t) child_pid, sig);
   errno = saved;
 }
@@ -90,12 +94,20 @@ find_collector (void)
 
 /* -o without %-escapes names one file: refuse to replace it unless
  * --force, and never through a symlink. With escapes each process checks
- * its own name (the collector never clobbers without PFPROF_FORCE). */
+ * its own name (the collector never clobbers without PFPROF_FORCE). The
+ * folder must exist and take files, before the program runs for
+ * nothing. Returns the exit code: PFPROF_EXIT_OK when it may be written. */
 static int
 check_output (const char *path, gboolean force)
 {
+  g_autofree char *dir = g_path_get_dirname (path);
   struct stat st;
 
+  if (strchr (dir, '%') == NULL && access (dir, W_OK | X_OK) != 0)
+    {
+      pfprof_cli_error ("cannot write traces into %s: %s", dir, g_strerror (errno));
+      return PFPROF_EXIT_USAGE;
+    }
   if (strchr (path, '%') != NULL)
     return PFPROF_EXIT_OK;
   if (lstat (path, &st) != 0)
@@ -115,12 +127,56 @@ check_output (const char *path, gboolean force)
       pfprof_cli_error ("%s exists and is not a regular file", path);
       return PFPROF_EXIT_USAGE;
     }
-  if (g_unlink (path) != 0)
+  return PFPROF_EXIT_OK;
+}
+
+/* --force over an existing trace at @path (no %-escapes): the old file
+ * is moved to a hidden name beside it while the program runs, so that
+ * the first process's trace takes the name (the collector never
+ * clobbers), and comes back unless a new trace was written: a typo in
+ * the command, a program that never uses CUDA or a missing collector
+ * lose nothing. Returns the hidden name, NULL when there is nothing to
+ * move; FALSE in *@ok when it cannot be moved. */
+static char *
+set_old_trace_aside (const char *path, gboolean force, gboolean *ok)
+{
+  struct stat st;
+  char *aside = NULL;
+  int fd, slot = -1;
+
+  *ok = TRUE;
+  if (!force || strchr (path, '%') != NULL || lstat (path, &st) != 0)
+    return NULL;
+  fd = pfprof_temp_file_beside (path, 0600, &aside, &slot);
+  /* The user's data: never removed by a signal. */
+  pfprof_temp_file_forget (slot);
+  if (fd < 0 || (close (fd), rename (path, aside)) != 0)
     {
       pfprof_cli_error ("cannot replace %s: %s", path, g_strerror (errno));
-      return PFPROF_EXIT_USAGE;
+      if (aside != NULL)
+        g_unlink (aside);
+      g_free (aside);
+      *ok = FALSE;
+      return NULL;
     }
-  return PFPROF_EXIT_OK;
+  pfprof_temp_file_remove (path);
+  return aside;
+}
+
+/* After the run: drops the old trace if a new one took its name, else
+ * puts it back. */
+static void
+put_old_trace_back (const char *path, char *aside)
+{
+  struct stat st;
+
+  if (aside == NULL)
+    return;
+  if (lstat (path, &st) == 0)
+    g_unlink (aside);
+  else if (rename (aside, path) != 0)
+    pfprof_cli_error ("cannot put %s back: %s; it is at %s", path, g_strerror (errno), aside);
+  g_free (aside);
 }
 
 static gboolean
@@ -139,26 +195,6 @@ parse_seconds (const char *name, const char *value, double *out)
     }
   *out = d;
   return TRUE;
-}
-
-/* Recursively removes our private folder (status files and the hook). */
-static void
-remove_tree (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  if (d != NULL)
-    while ((name = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (dir, name, NULL);
-
-        if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-          remove_tree (path);
-        else
-          g_unlink (path);
-      }
-  g_rmdir (dir);
 }
 
 /* fork + execvp. An exec failure comes back through a close-on-exec
@@ -277,6 +313,10 @@ const PfprofCliHelp pfprof_cmd_record_help = {
   "pfprof(1), pfprof-report(1), pfprof-view(1), nsys(1)",
 };
 
+static int run (char **command, const char *template, gboolean force, gboolean quiet, gboolean no_hooks,
+                gboolean redact, gboolean no_report, gboolean skip_launches, gboolean trace_launches,
+                const char *delay, const char *duration);
+
 int
 pfprof_cmd_record (int argc, char **argv)
 {
@@ -306,56 +346,19 @@ pfprof_cmd_record (int argc, char **argv)
   };
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) statuses = NULL;
-  g_autofree char **opts = NULL;
-  g_autofree char *collector = NULL;
-  g_autofree char *tmpdir = NULL;
-  g_autofree char *hook_dir = NULL;
   g_autofree char *template = NULL;
+  char *aside;
+  gboolean aside_ok;
   char **command = NULL;
   double delay_s = 0, duration_s = 0;
-  int n_opts = 0, exec_errno = 0, status = 0, code;
-  pid_t pid;
-
-  /* Options end at the first "--"; everything after is PROGRAM's. */
-  opts = g_new0 (char *, (gsize) argc + 1);
-  for (int i = 0; i < argc; i++)
-    {
-      if (i > 0 && strcmp (argv[i], "--") == 0)
-        {
-          command = argv + i + 1;
-          break;
-        }
-      opts[n_opts++] = argv[i];
-    }
+  int code;
 
   context = pfprof_cli_help_context_new (&pfprof_cmd_record_help);
   g_option_context_add_main_entries (context, entries, NULL);
-  /* GOption's own --help calls exit(); answer it ourselves. */
-  g_option_context_set_help_enabled (context, FALSE);
-  if (!g_option_context_parse (context, &n_opts, &opts, &error))
-    {
-      pfprof_cli_error ("%s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (help)
-    {
-      g_autofree char *text = g_option_context_get_help (context, TRUE, NULL);
-
-      fputs (text, stdout);
-      return PFPROF_EXIT_OK;
-    }
-  if (n_opts > 1)
-    {
-      pfprof_cli_error ("unexpected argument '%s'; put the program after '--' (pfprof record -- PROGRAM ...)",
-                        opts[1]);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (command == NULL || command[0] == NULL)
-    {
-      pfprof_cli_error ("no program given; usage: pfprof record [OPTIONS] -- PROGRAM [ARGS...]");
-      return PFPROF_EXIT_USAGE;
-    }
+  code = pfprof_cli_program_parse (context, &help, argc, argv, "pfprof record [OPTIONS] -- PROGRAM [ARGS...]",
+                                   &command);
+  if (code >= 0)
+    return code;
   if (!parse_seconds ("delay", delay, &delay_s) || !parse_seconds ("duration", duration, &duration_s))
     return PFPROF_EXIT_USAGE;
   if (trace_launches && skip_launches)
@@ -372,6 +375,29 @@ pfprof_cmd_record (int argc, char **argv)
   template = g_canonicalize_filename (output ? output : "pfprof-%h-%p.pfprof", NULL);
   if ((code = check_output (template, force)) != PFPROF_EXIT_OK)
     return code;
+  aside = set_old_trace_aside (template, force, &aside_ok);
+  if (!aside_ok)
+    return PFPROF_EXIT_USAGE;
+  code = run (command, template, force, quiet, no_hooks, redact, no_report, skip_launches, trace_launches,
+              delay, duration);
+  put_old_trace_back (template, aside);
+  return code;
+}
+
+/* Runs @command traced and prints the summary; its exit code. */
+static int
+run (char **command, const char *template, gboolean force, gboolean quiet, gboolean no_hooks, gboolean redact,
+     gboolean no_report, gboolean skip_launches, gboolean trace_launches, const char *delay,
+     const char *duration)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) statuses = NULL;
+  g_autofree char *collector = NULL;
+  g_autofree char *tmpdir = NULL;
+  g_autofree char *hook_dir = NULL;
+  int exec_errno = 0, status = 0, code;
+  pid_t pid;
+
 
   collector = find_collector ();
   if (collector == NULL)
@@ -437,7 +463,7 @@ pfprof_cmd_record (int argc, char **argv)
       if (data == NULL || g_mkdir (hook_dir, 0700) != 0 || !g_file_set_contents (hook, data, (gssize) len, &error))
         {
           pfprof_cli_error ("cannot write the Python hook: %s", error ? error->message : g_strerror (errno));
-          remove_tree (tmpdir);
+          pfprof_cli_program_remove_tree (tmpdir);
           return PFPROF_EXIT_USAGE;
         }
       g_setenv ("PFPROF_HOOK_DIR", hook_dir, TRUE);
@@ -459,7 +485,7 @@ pfprof_cmd_record (int argc, char **argv)
   if (pid < 0)
     {
       pfprof_cli_error ("cannot run '%s': %s", command[0], g_strerror (exec_errno));
-      remove_tree (tmpdir);
+      pfprof_cli_program_remove_tree (tmpdir);
       return exec_errno == ENOENT ? 127 : 126;
     }
   child_pid = pid;
@@ -476,7 +502,7 @@ pfprof_cmd_record (int argc, char **argv)
     code = WEXITSTATUS (status);
 
   statuses = pfprof_record_status_read_dir (tmpdir);
-  remove_tree (tmpdir);
+  pfprof_cli_program_remove_tree (tmpdir);
   if (statuses->len == 0)
     {
       if (!quiet)

@@ -126,7 +126,7 @@ pfprof_cmd_render (int argc, char **argv)
   g_autofree char *to = NULL;
   g_autofree char *rows = NULL;
   g_auto (GStrv) inputs = NULL;
-  gint step = -1;
+  gint step = G_MININT; /* not given */
   gint width = 1600;
   gint height = 0;
   gboolean force = FALSE;
@@ -187,6 +187,11 @@ pfprof_cmd_render (int argc, char **argv)
                         from && !parse_time (from, &t_from) ? from : to);
       return PFPROF_EXIT_USAGE;
     }
+  if (step != G_MININT && step < 0)
+    {
+      pfprof_cli_error ("render: --step %d: steps are numbered from 0", step);
+      return PFPROF_EXIT_USAGE;
+    }
   if (step >= 0 && (from || to))
     {
       pfprof_cli_error ("render: --step cannot be combined with --from/--to");
@@ -229,6 +234,13 @@ pfprof_cmd_render (int argc, char **argv)
   if (view.t1 <= view.t0)
     {
       pfprof_cli_error ("render: the range is empty (the trace lasts %.3f ms)",
+                        (double) (tl->end_ns - tl->start_ns) / 1e6);
+      return PFPROF_EXIT_USAGE;
+    }
+  /* A range that misses the trace draws an empty image: say so. */
+  if ((from || to) && (view.t0 >= tl->end_ns || view.t1 <= tl->start_ns))
+    {
+      pfprof_cli_error ("render: --from/--to lie outside the trace, which lasts %.3f ms",
                         (double) (tl->end_ns - tl->start_ns) / 1e6);
       return PFPROF_EXIT_USAGE;
     }

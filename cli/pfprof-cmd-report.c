@@ -326,6 +326,9 @@ pfprof_cmd_report (int argc, char **argv)
     analysis = pfprof_analysis_run (run, options);
   }
 analyzed:
+  /* '-': standard output, as export and diff take it. */
+  if (output != NULL && strcmp (output, "-") == 0)
+    g_clear_pointer (&output, g_free);
   /* rank-%r.json: the rank and host the trace was recorded on. */
   if (output != NULL && strchr (output, '%') != NULL && !expand_path (&output, analysis, "-o "))
     return PFPROF_EXIT_USAGE;

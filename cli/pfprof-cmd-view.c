@@ -101,6 +101,15 @@ pfprof_cmd_view (int argc, char **argv)
           return PFPROF_EXIT_USAGE;
         }
     }
+  /* GTK would say "cannot open display: " and exit 1, the code of a
+   * finding that fired. */
+  if (g_getenv ("GDK_BACKEND") == NULL && (g_getenv ("DISPLAY") == NULL || *g_getenv ("DISPLAY") == '\0')
+      && (g_getenv ("WAYLAND_DISPLAY") == NULL || *g_getenv ("WAYLAND_DISPLAY") == '\0'))
+    {
+      pfprof_cli_error ("view: no display (neither DISPLAY nor WAYLAND_DISPLAY is set); "
+                        "'pfprof report' and 'pfprof render' work without one");
+      return PFPROF_EXIT_USAGE;
+    }
   view = find_view ();
   if (view == NULL)
     {

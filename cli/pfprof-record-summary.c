@@ -8,10 +8,10 @@
  */
 #include "pfprof-record.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pfprof-trace-reader.h"
 #include "pfprof-trace-schema.h"
 
 void
@@ -99,49 +99,25 @@ pfprof_record_status_read_dir (const char *dir)
 }
 
 /* "kernels 1234, memcpys 56, ..." for the non-empty tables, and the
- * total; FALSE when the file cannot be read as a trace. */
+ * total; FALSE when the file cannot be read as a trace. Read as every
+ * command reads traces, so an unfinished (WAL) trace in a read-only
+ * folder is counted, and nothing is created beside it. */
 static gboolean
 count_events (const char *path, GString *out, guint64 *total)
 {
-  sqlite3 *db = NULL;
-  gboolean ok = TRUE;
+  guint64 counts[PFPROF_N_TABLES];
 
   *total = 0;
-  if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
+  if (!pfprof_trace_reader_count (path, counts, NULL))
+    return FALSE;
+  for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     {
-      sqlite3_close (db);
-      return FALSE;
+      *total += counts[t];
+      if (counts[t] > 0)
+        g_string_append_printf (out, "%s%s %" G_GUINT64_FORMAT, out->len ? ", " : "",
+                                pfprof_trace_schema_table ((PfprofTableId) t)->name, counts[t]);
     }
-  sqlite3_busy_timeout (db, 2000);
-  for (unsigned t = 0; t < PFPROF_N_TABLES && ok; t++)
-    {
-      const PfprofTraceTable *table = pfprof_trace_schema_table ((PfprofTableId) t);
-      g_autofree char *sql = g_strdup_printf ("SELECT count(*) FROM %s", table->name);
-      /* Format 2 keeps event tables as chunks of n records each. */
-      g_autofree char *chunked_sql = g_strdup_printf (
-        "SELECT coalesce(sum(n), 0) FROM " PFPROF_TRACE_CHUNKS_TABLE " WHERE table_name = '%s'",
-        table->name);
-      sqlite3_stmt *stmt = NULL;
-
-      /* A format 1 file has no chunks table: its prepare fails. */
-      if (!(pfprof_trace_schema_is_chunked ((PfprofTableId) t)
-            && sqlite3_prepare_v2 (db, chunked_sql, -1, &stmt, NULL) == SQLITE_OK)
-          && sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) != SQLITE_OK)
-        ok = FALSE;
-      else if (sqlite3_step (stmt) != SQLITE_ROW)
-        ok = FALSE;
-      else
-        {
-          sqlite3_int64 n = sqlite3_column_int64 (stmt, 0);
-
-          *total += (guint64) n;
-          if (n > 0)
-            g_string_append_printf (out, "%s%s %lld", out->len ? ", " : "", table->name, (long long) n);
-        }
-      sqlite3_finalize (stmt);
-    }
-  sqlite3_close (db);
-  return ok;
+  return TRUE;
 }
 
 guint

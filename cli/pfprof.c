@@ -3,7 +3,9 @@
  * (`pfprof python3 train.py`), or a typo ("did you mean 'report'?"). */
 #include "pfprof-config.h"
 
+#include <errno.h>
 #include <locale.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include <gio/gio.h>
 
 #include "pfprof-cli.h"
+#include "pfprof-temp-file.h"
 
 static const PfprofCommand commands[] = {
   { pfprof_cmd_record, &pfprof_cmd_record_help, FALSE },
@@ -20,6 +23,7 @@ static const PfprofCommand commands[] = {
   { pfprof_cmd_export, &pfprof_cmd_export_help, FALSE },
   { pfprof_cmd_diff, &pfprof_cmd_diff_help, FALSE },
   { pfprof_cmd_import, &pfprof_cmd_import_help, FALSE },
+  { pfprof_cmd_try, &pfprof_cmd_try_help, FALSE },
   { pfprof_cmd_generate, &pfprof_cmd_generate_help, TRUE },
 };
 
@@ -54,7 +58,7 @@ static const PfprofCliHelp pfprof_help = {
   "  # Compare before and after a fix\n"
   "  pfprof diff slow.pfprof fixed.pfprof\n",
   "pfprof-record(1), pfprof-report(1), pfprof-render(1), pfprof-view(1), "
-  "pfprof-export(1), pfprof-diff(1), pfprof-import(1), nsys(1)",
+  "pfprof-export(1), pfprof-diff(1), pfprof-import(1), pfprof-try(1), nsys(1)",
 };
 
 void
@@ -74,7 +78,7 @@ pfprof_cli_error (const char *format, ...)
 int
 pfprof_cli_output_exit_code (const GError *error)
 {
-  return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS) ? PFPROF_EXIT_EXISTS : PFPROF_EXIT_USAGE;
+  return g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_EXIST) ? PFPROF_EXIT_EXISTS : PFPROF_EXIT_USAGE;
 }
 
 /* The layout of a command's --help (pfprof-cli-help.h), so help-to-man.py
@@ -170,13 +174,52 @@ run_command (const PfprofCommand *cmd, int argc, char **argv)
   return cmd->func (argc, argv);
 }
 
+static gboolean main_returned;
+
+/* Output to standard output that cannot be written (a full disk,
+ * /dev/full, a closed pipe reader) is an error, also for --help and
+ * --version, which GOption answers with exit(0) from inside a command. */
+static gboolean
+stdout_failed (void)
+{
+  if (fflush (stdout) == 0 && !ferror (stdout))
+    return FALSE;
+  fprintf (stderr, "pfprof: cannot write to standard output: %s\n", g_strerror (errno));
+  return TRUE;
+}
+
+static void
+check_stdout_at_exit (void)
+{
+  if (!main_returned && stdout_failed ())
+    _exit (PFPROF_EXIT_USAGE);
+}
+
+static int
+dispatch (int argc, char **argv);
+
 int
 main (int argc, char **argv)
+{
+  int rc;
+
+  atexit (check_stdout_at_exit);
+  rc = dispatch (argc, argv);
+  main_returned = TRUE;
+  /* A command that reported its own error already said it. */
+  if (rc != PFPROF_EXIT_USAGE && stdout_failed ())
+    return PFPROF_EXIT_USAGE;
+  return rc;
+}
+
+static int
+dispatch (int argc, char **argv)
 {
   const PfprofCommand *cmd;
   g_autofree char *program = NULL;
 
   setlocale (LC_ALL, "");
+  pfprof_temp_file_install_handlers ();
 
   if (argc < 2)
     {

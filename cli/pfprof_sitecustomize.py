@@ -30,9 +30,13 @@
 #     object's hash, a str's it does). A site's first 16 calls are timed
 #     (time.time_ns, CLOCK_REALTIME; thread id) and handed to the
 #     collector (pfprof_collector_python_site/_call, found like
-#     pfprof_collector_finish); later calls only add one to a count, which
-#     goes to the collector at exit and before os._exit. The cost of a
-#     call after the first 16 is a frame lookup and two dict lookups;
+#     pfprof_collector_finish). After them a wrapper looks at one call in
+#     about 64 (the frame walk, its site's count raised by the calls
+#     skipped), and times a thinning sample of those (SPREAD), handed over
+#     in batches, so that the analysis sees when in the run each site is
+#     called; the count goes to the collector at exit and before os._exit.
+#     Every other call costs the wrapper's Python call, a test and a
+#     decrement: no frame, no clock, no ctypes;
 #   - removes its folder from sys.path and imports the sitecustomize it
 #     shadows, if any, so the user's own start-up code still runs;
 #   - never raises into the user's program: every step of its own is
@@ -134,6 +138,13 @@ class _PfprofSites:
     # SAMPLE (at random) and counts the ones between for that site: the
     # rest cost one Python call and a decrement.
     SAMPLE = 64
+    # Of the calls looked at, a site times every one until SPREAD are
+    # timed, then every second until SPREAD more, every fourth... up to
+    # SPREAD_MAX: evidence of when it runs, spread over the whole run,
+    # that the analysis needs to tell a site of the steady state from a
+    # start-up one making the same kind of events.
+    SPREAD = 16
+    SPREAD_MAX = 160
 
     def __init__(self):
         import time
@@ -228,9 +239,10 @@ class _PfprofSites:
                 bcode = back.f_code
                 caller = (bcode.co_filename, back.f_lineno, getattr(bcode, 'co_qualname', bcode.co_name))
             # [calls, id, kind, api, file, line, function, caller file, line,
-            #  function, calls handed over, calls timed]
+            #  function, calls handed over, calls timed, calls looked at
+            #  after the first timed ones]
             site = [0, len(self.sites) + 1, kind, api, path, line,
-                    getattr(code, 'co_qualname', code.co_name), caller[0], caller[1], caller[2], 0, 0]
+                    getattr(code, 'co_qualname', code.co_name), caller[0], caller[1], caller[2], 0, 0, 0]
             site = lines.setdefault(-(line * 16 + slot), site)
             if site[1] == len(self.sites) + 1:
                 self.sites.append(site)
@@ -244,9 +256,23 @@ class _PfprofSites:
     def record(self, site, start):
         try:
             self.pending.append((site, self.get_native_id(), start, self.time_ns()))
-            self.flush()
+            # The first calls go over at once; the spread ones in batches,
+            # one ctypes call each, not one per call.
+            if site[11] <= self.RECORDED or len(self.pending) >= 32:
+                self.flush()
         except Exception:
             pass
+
+    def spread(self, site):
+        """Whether this call of SITE, one looked at after its first timed
+        calls, is timed too (the thinning sample of SPREAD)."""
+        seen = site[12]
+        site[12] = seen + 1
+        timed = site[11] - self.RECORDED
+        if timed >= self.SPREAD_MAX:
+            return False
+        stride = 1 << (timed // self.SPREAD)
+        return seen % stride == 0
 
     def collector(self):
         if self.lib is None and not self.dead:
@@ -320,20 +346,25 @@ class _PfprofSites:
             self.record(site, start)
 
     def wrap(self, orig, kind, api):
-        enter, timed, sample = self.enter, self.timed, self.sample
+        enter, timed, sample, spread = self.enter, self.timed, self.sample, self.spread
         recorded, slot, period = self.RECORDED, self.slot(api), self.SAMPLE
-        skip = [0]
+        skip = 0
 
+        # The fast path, all but about one call in SAMPLE: a test and a
+        # decrement of a closure variable, then the call.
         def wrapper(*args, **kwargs):
-            if skip[0]:
-                skip[0] -= 1
+            nonlocal skip
+            if skip:
+                skip -= 1
                 return orig(*args, **kwargs)
             site = enter(kind, api, slot, 2)
             if site is None or site[11] >= recorded:
-                skip[0] = n = sample(period // 2, period * 3 // 2)
-                if site is not None:
-                    site[0] += n
-                return orig(*args, **kwargs)
+                skip = n = sample(period // 2, period * 3 // 2)
+                if site is None:
+                    return orig(*args, **kwargs)
+                site[0] += n
+                if not spread(site):
+                    return orig(*args, **kwargs)
             return timed(site, orig, args, kwargs)
 
         return self.dress(wrapper, orig)
@@ -436,6 +467,12 @@ if _os.environ.get('PFPROF_PYTHON_HOOKS', '1') == '1':
         pass
     try:
         _pfprof_wrap_exit(_pfprof_site_recorder)
+    except Exception:
+        pass
+if _os.environ.get('PFPROF_TRY_STEPS') or _os.environ.get('PFPROF_TRY_FIXES'):
+    try:  # `pfprof try`: its step timer and fixes (cli/pfprof_fixes.py)
+        import pfprof_fixes
+        pfprof_fixes.install(_pfprof_when_imported)
     except Exception:
         pass
 _pfprof_chain()

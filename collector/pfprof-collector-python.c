@@ -4,7 +4,8 @@
  * library among the loaded ones (ctypes, RTLD_NOLOAD) and calls the two
  * exported functions below: one per call site of the user's code (file,
  * line, function, and its caller), one per recorded call (its thread and
- * times, at most PFPROF_SITE_RECORDED_CALLS per site). They copy their
+ * times: a site's first PFPROF_SITE_RECORDED_CALLS and a sample of the
+ * later ones, 176 at most per site). They copy their
  * arguments into a queue under a short mutex and return; the writer
  * thread drains the queue at each round into `python_sites` and
  * `python_calls`. They never block longer than that mutex, never call

@@ -8,6 +8,7 @@
 #include <gtk/gtk.h>
 
 #include "pfprof-view-test-mode.h"
+#include "pfprof-temp-file.h"
 #include "pfprof-view-window.h"
 
 /* ---- Dark preference --------------------------------------------------- */
@@ -144,6 +145,18 @@ main (int argc, char **argv)
   g_autoptr (GtkApplication) app = NULL;
   int status;
 
+  /* Ctrl-C while a WAL trace loads removes the reader's copy. */
+  pfprof_temp_file_install_handlers ();
+  /* GTK's own failure is "cannot open display: " and exit 1 (pfprof's
+   * "a finding fired"): one clear line and 2 instead. */
+  if (!gtk_init_check ())
+    {
+      const char *display = g_getenv ("WAYLAND_DISPLAY") ? g_getenv ("WAYLAND_DISPLAY") : g_getenv ("DISPLAY");
+
+      fprintf (stderr, "pfprof-view: cannot open the display%s%s%s\n", display ? " '" : "",
+               display ? display : " (neither DISPLAY nor WAYLAND_DISPLAY is set)", display ? "'" : "");
+      return 2;
+    }
   g_set_prgname ("pfprof-view");
   g_set_application_name ("pfprof");
   /* NON_UNIQUE: each invocation is its own process, no session bus

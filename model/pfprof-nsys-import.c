@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "pfprof-sqlite-guard.h"
 #include "pfprof-trace-reader.h"
 
 /* Enumeration values above this are read as "unknown". */
@@ -30,6 +31,8 @@ typedef struct
   PfprofTrace *trace;
   GHashTable *nsys_strings; /* gint64 id -> char* (owned by the hash) */
   GHashTable *interned;     /* char* -> id + 1 */
+  GHashTable *by_nsys_id;   /* StringIds id (gint64*) -> our id + 1, as a name */
+  GHashTable *api_by_nsys_id; /* the same, as an API name (version suffix dropped) */
   gint64 pid;               /* the process read; -1 when unknown */
   guint8 mem_kind[ENUM_MAX];
   guint8 copy_kind[ENUM_MAX];
@@ -80,7 +83,25 @@ corrupt (Importer *im, GError **error, const char *fmt, ...)
 static gboolean
 sqlite_failed (Importer *im, GError **error, const char *what)
 {
-  return corrupt (im, error, "%s: %s", what, sqlite3_errmsg (im->db));
+  /* The only interrupter is the reader's pfprof_sqlite_guard_bound(). */
+  return corrupt (im, error, "%s: %s", what,
+                  sqlite3_errcode (im->db) == SQLITE_INTERRUPT ? PFPROF_SQLITE_GUARD_MESSAGE
+                                                               : sqlite3_errmsg (im->db));
+}
+
+/* Column names of @table into @names; an absent table gives none, a view
+ * or generated columns an error (pfprof-sqlite-guard.h). */
+static gboolean
+table_columns (Importer *im, const char *table, GHashTable *names, GError **error)
+{
+  g_autofree char *problem = NULL;
+  int rc = pfprof_sqlite_guard_table_columns (im->db, table, names, &problem);
+
+  if (problem != NULL)
+    return corrupt (im, error, "%s", problem);
+  if (rc != SQLITE_OK)
+    return sqlite_failed (im, error, "table_info");
+  return TRUE;
 }
 
 static gboolean
@@ -109,8 +130,8 @@ prepare_select (Importer *im, const char *table, const Col *cols, guint n, sqlit
   g_autoptr (GString) sql = g_string_new ("SELECT rowid");
 
   *out = NULL;
-  if (!pfprof_trace_database_columns (im->db, table, names))
-    return sqlite_failed (im, error, "table_info");
+  if (!table_columns (im, table, names, error))
+    return FALSE;
   if (g_hash_table_size (names) == 0)
     return TRUE;
   for (guint i = 0; i < n; i++)
@@ -424,6 +445,28 @@ load_enums (Importer *im, GError **error)
 
 /* ---- Version, strings, process --------------------------------------- */
 
+/* Whether @dot (NULL, or the first '.' of a version) starts ".N", ".N.N",
+ * ... with digits only. */
+static gboolean
+version_rest_ok (const char *dot)
+{
+  for (const char *p = dot; p != NULL && *p != '\0';)
+    {
+      if (*p != '.' || !g_ascii_isdigit (p[1]))
+        return FALSE;
+      for (p++; g_ascii_isdigit (*p); p++)
+        ;
+    }
+  return TRUE;
+}
+
+static gboolean
+corrupt_meta (Importer *im, sqlite3_stmt *st, GError **error, const char *problem)
+{
+  sqlite3_finalize (st);
+  return corrupt (im, error, "%s", problem);
+}
+
 static gboolean
 load_export_meta (Importer *im, GError **error)
 {
@@ -434,7 +477,14 @@ load_export_meta (Importer *im, GError **error)
 
   if (!prepare_select (im, "META_DATA_EXPORT", cols, G_N_ELEMENTS (cols), &st, error))
     return FALSE;
-  while (st != NULL && (rc = sqlite3_step (st)) == SQLITE_ROW)
+  /* Every nsys export has it; without it the file only looks like one. */
+  if (st == NULL)
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_A_TRACE,
+                   "%s: not an Nsight Systems export (no table META_DATA_EXPORT)", im->path);
+      return FALSE;
+    }
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {
       const char *name = (const char *) sqlite3_column_text (st, 1);
       const char *value = (const char *) sqlite3_column_text (st, 2);
@@ -442,44 +492,59 @@ load_export_meta (Importer *im, GError **error)
       if (name == NULL)
         continue;
       if (strcmp (name, "EXPORT_SCHEMA_VERSION") == 0)
-        set_meta (im, "nsys_schema_version", value);
+        {
+          if (value == NULL)
+            return corrupt_meta (im, st, error, "EXPORT_SCHEMA_VERSION is NULL");
+          set_meta (im, "nsys_schema_version", value);
+        }
       else if (strcmp (name, "EXPORT_PRODUCT_VERSION") == 0)
         set_meta (im, "nsys_product_version", value);
     }
-  if (st != NULL)
-    sqlite3_finalize (st);
+  sqlite3_finalize (st);
+  if (rc != SQLITE_DONE)
+    return sqlite_failed (im, error, "META_DATA_EXPORT");
 
   version = g_hash_table_lookup (im->trace->meta, "nsys_schema_version");
-  if (version != NULL)
-    {
-      guint64 major = g_ascii_strtoull (version, NULL, 10);
+  if (version == NULL)
+    return corrupt (im, error, "META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION");
+  {
+    guint64 major = 0;
+    const char *dot = strchr (version, '.');
+    g_autofree char *major_s = g_strndup (version, dot ? (gsize) (dot - version) : strlen (version));
 
-      if (major > NSYS_SCHEMA_MAJOR)
-        {
-          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NEWER,
-                       "%s: Nsight Systems SQLite schema %s is newer than pfprof reads (%d.x); "
-                       "update pfprof",
-                       im->path, version, NSYS_SCHEMA_MAJOR);
-          return FALSE;
-        }
-      if (major < NSYS_SCHEMA_MAJOR)
-        {
-          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_A_TRACE,
-                       "%s: Nsight Systems SQLite schema %s is older than pfprof reads (%d.x); "
-                       "export it again with a newer Nsight Systems",
-                       im->path, version, NSYS_SCHEMA_MAJOR);
-          return FALSE;
-        }
-    }
+    /* MAJOR[.MINOR[.PATCH]], digits only: "-3.1" is no version at all. */
+    if (!g_ascii_string_to_unsigned (major_s, 10, 0, G_MAXUINT32, &major, NULL)
+        || !version_rest_ok (dot))
+      return corrupt (im, error, "schema version '%s' is not MAJOR.MINOR", version);
+    if (major > NSYS_SCHEMA_MAJOR)
+      {
+        g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NEWER,
+                     "%s: Nsight Systems SQLite schema %s is newer than pfprof reads (%d.x); "
+                     "update pfprof",
+                     im->path, version, NSYS_SCHEMA_MAJOR);
+        return FALSE;
+      }
+    if (major < NSYS_SCHEMA_MAJOR)
+      {
+        g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_A_TRACE,
+                     "%s: Nsight Systems SQLite schema %s is older than pfprof reads (%d.x); "
+                     "export it again with a newer Nsight Systems",
+                     im->path, version, NSYS_SCHEMA_MAJOR);
+        return FALSE;
+      }
+  }
   return TRUE;
 }
 
 static gboolean
 load_strings (Importer *im, GError **error)
 {
+  g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   sqlite3_stmt *st = NULL;
   int rc;
 
+  if (!table_columns (im, "StringIds", names, error))
+    return FALSE;
   if (sqlite3_prepare_v2 (im->db, "SELECT id, value FROM StringIds", -1, &st, NULL) != SQLITE_OK)
     return sqlite_failed (im, error, "StringIds");
   while ((rc = sqlite3_step (st)) == SQLITE_ROW)
@@ -580,19 +645,34 @@ intern_api_name (Importer *im, const char *name)
   return intern (im, name);
 }
 
+/* Our id of the StringIds string @nsys_id (an API name with @api), looked
+ * up by the id: interning by content hashes the whole string, so a
+ * 4 MB kernel name on every row made the import cost rows x length. */
+static guint32
+intern_nsys_id (Importer *im, gint64 nsys_id, gboolean api)
+{
+  GHashTable *cache = api ? im->api_by_nsys_id : im->by_nsys_id;
+  gpointer found;
+  guint32 id;
+
+  if (g_hash_table_lookup_extended (cache, &nsys_id, NULL, &found))
+    return GPOINTER_TO_UINT (found) - 1;
+  id = api ? intern_api_name (im, nsys_string (im, nsys_id)) : intern (im, nsys_string (im, nsys_id));
+  g_hash_table_insert (cache, g_memdup2 (&nsys_id, sizeof nsys_id), GUINT_TO_POINTER (id + 1));
+  return id;
+}
+
 static gboolean
 api_row (Row *r)
 {
   PfprofApiRecord c = { 0 };
   gint64 gtid = get (r, 2, -1);
-  const char *name;
 
   if (!get_interval (r, &c.start_ns, &c.end_ns) || !same_process (r->im, gtid))
     return TRUE;
   c.tid = gtid < 0 ? 0 : (guint32) GLOBAL_TID (gtid);
   c.correlation_id = get_u32 (r, 3, 0);
-  name = nsys_string (r->im, get (r, 4, -1));
-  c.name_id = intern_api_name (r->im, name);
+  c.name_id = intern_nsys_id (r->im, get (r, 4, -1), TRUE);
   c.return_value = get_i32 (r, 5, 0);
   c.domain = PFPROF_API_RUNTIME;
   if (c.correlation_id != 0)
@@ -607,6 +687,7 @@ kernel_row (Row *r)
 {
   PfprofKernelRecord k = { 0 };
   const char *name;
+  gint64 name_id;
 
   if (!get_interval (r, &k.start_ns, &k.end_ns) || !same_process (r->im, get (r, 5, -1)))
     return TRUE;
@@ -614,10 +695,11 @@ kernel_row (Row *r)
   k.context_id = get_u32 (r, 3, 0);
   k.stream_id = get_id (r, 4, 0);
   k.correlation_id = get_u32 (r, 6, 0);
-  name = nsys_string (r->im, get (r, 7, -1));
+  name_id = get (r, 7, -1);
+  name = nsys_string (r->im, name_id);
   if (name == NULL || *name == '\0')
-    name = nsys_string (r->im, get (r, 8, -1));
-  k.name_id = intern (r->im, name);
+    name_id = get (r, 8, -1);
+  k.name_id = intern_nsys_id (r->im, name_id, FALSE);
   k.grid_x = get_i32 (r, 9, 0);
   k.grid_y = get_i32 (r, 10, 0);
   k.grid_z = get_i32 (r, 11, 0);
@@ -1018,6 +1100,8 @@ pfprof_nsys_import_read (sqlite3 *db, const char *path, GError **error)
   im.trace->path = g_strdup (path);
   im.nsys_strings = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   im.interned = g_hash_table_new (g_str_hash, g_str_equal);
+  im.by_nsys_id = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  im.api_by_nsys_id = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   im.api_names = g_hash_table_new (NULL, NULL);
   im.context_device = g_hash_table_new (NULL, NULL);
   im.nvtx_domains = g_hash_table_new_full (NULL, NULL, NULL, g_free);
@@ -1033,6 +1117,8 @@ pfprof_nsys_import_read (sqlite3 *db, const char *path, GError **error)
   g_hash_table_unref (im.nvtx_domains);
   g_hash_table_unref (im.nsys_strings);
   g_hash_table_unref (im.interned);
+  g_hash_table_unref (im.by_nsys_id);
+  g_hash_table_unref (im.api_by_nsys_id);
   g_hash_table_unref (im.api_names);
   g_hash_table_unref (im.context_device);
   if (!ok)

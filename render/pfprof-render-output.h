@@ -25,7 +25,7 @@ typedef enum
 gboolean pfprof_render_format_from_path (const char *path, PfprofRenderFormat *format);
 
 /* Draws @timeline as @view says into @path in @format. Without
- * @overwrite an existing @path is an error (G_IO_ERROR_EXISTS); a symlink
+ * @overwrite an existing @path is an error (G_FILE_ERROR_EXIST); a symlink
  * or anything but a regular file at @path is always one. On failure
  * nothing is left behind. */
 gboolean pfprof_render_output_save (PfprofTimeline *timeline, const PfprofRenderView *view,

@@ -27,10 +27,13 @@ pfprof_render_sanitize (const char *s, guint max_chars)
           break;
         }
       /* Control and format characters could reorder or hide what is
-       * drawn (bidi overrides, newlines): show a replacement instead. */
+       * drawn (bidi overrides, newlines), and Pango refuses the whole
+       * string for a noncharacter (U+FDD0..U+FDEF, U+xFFFE, U+xFFFF),
+       * valid UTF-8 though they are: show a replacement instead. */
       if (g_unichar_iscntrl (c) || g_unichar_type (c) == G_UNICODE_FORMAT
           || g_unichar_type (c) == G_UNICODE_LINE_SEPARATOR
-          || g_unichar_type (c) == G_UNICODE_PARAGRAPH_SEPARATOR)
+          || g_unichar_type (c) == G_UNICODE_PARAGRAPH_SEPARATOR
+          || (c >= 0xFDD0 && c <= 0xFDEF) || (c & 0xFFFE) == 0xFFFE)
         c = 0xFFFD;
       g_string_append_unichar (out, c);
       n++;

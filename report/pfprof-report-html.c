@@ -83,6 +83,7 @@ timeline_svg (const PfprofAnalysis *a, GString *out, int *step_out)
   PfprofRenderView view;
   GString *svg = g_string_new (NULL);
   cairo_surface_t *surface;
+  cairo_status_t status;
   cairo_t *cr;
   int step = representative_step (a);
   const char *start;
@@ -101,9 +102,22 @@ timeline_svg (const PfprofAnalysis *a, GString *out, int *step_out)
   surface = cairo_svg_surface_create_for_stream (append_svg, svg, view.width, view.height);
   cr = cairo_create (surface);
   pfprof_renderer_draw (cr, tl, &view, NULL);
+  status = cairo_status (cr);
   cairo_destroy (cr);
   cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
   cairo_surface_destroy (surface);
+  /* A drawing that failed midway is a partial SVG: say so instead. */
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_string_append (out, "<p><strong>The timeline could not be drawn</strong> (");
+      pfprof_escape_xml (out, cairo_status_to_string (status));
+      g_string_append (out, ").</p>\n");
+      g_string_free (svg, TRUE);
+      *step_out = step;
+      return;
+    }
   /* Inline: drop the XML declaration, scale to the page's width. */
   start = strstr (svg->str, "<svg");
   if (start != NULL)
@@ -223,6 +237,16 @@ pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
       g_string_append (out, "</strong></p>\n");
     }
 
+  {
+    g_autoptr (GPtrArray) notes = pfprof_report_incomplete_notes (a);
+
+    for (guint i = 0; i < notes->len; i++)
+      {
+        g_string_append (out, "<p class=\"incomplete\"><strong>");
+        esc (out, g_ptr_array_index (notes, i));
+        g_string_append (out, "</strong></p>\n");
+      }
+  }
   /* Summary. */
   g_string_append (out, "<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th>Trace</th><th>Device</th>"
                         "<th>" PFPROF_REPORT_KERNEL_BUSY "</th><th>" PFPROF_REPORT_GPU_IDLE "</th><th>HtoD</th>"

@@ -89,6 +89,9 @@ write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
       pfprof_json_writer_member_uint (w, "main_tid", ts->main_tid);
       pfprof_json_writer_member_uint (w, "events_out_of_range", ts->n_out_of_range);
       pfprof_json_writer_member_uint (w, "sites_left_out", ts->n_bad_sites);
+      /* A trace cut short: its data ends at end_ns. */
+      pfprof_json_writer_key (w, "complete");
+      pfprof_json_writer_bool (w, !pfprof_trace_is_incomplete (t));
       pfprof_json_writer_member_string (w, "host", pfprof_trace_meta (t, "host"));
       pfprof_json_writer_member_string (w, "source", pfprof_trace_meta (t, "source"));
       pfprof_json_writer_key (w, "notes");
@@ -285,6 +288,8 @@ write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding
       pfprof_json_writer_member_uint (w, "count", s->count);
       pfprof_json_writer_member_int (w, "time_ns", s->time_ns);
       pfprof_json_writer_member_int (w, "per_step_ns", s->per_step_ns);
+      pfprof_json_writer_key (w, "startup");
+      pfprof_json_writer_bool (w, s->startup);
       pfprof_json_writer_end_object (w);
     }
   pfprof_json_writer_end_array (w);

@@ -84,6 +84,16 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
   PfprofStep m = pfprof_report_median_step (a);
 
   g_string_append (out, "## pfprof report\n\n");
+  {
+    g_autoptr (GPtrArray) notes = pfprof_report_incomplete_notes (a);
+
+    for (guint i = 0; i < notes->len; i++)
+      {
+        g_string_append (out, "> ");
+        md (out, g_ptr_array_index (notes, i));
+        g_string_append (out, "\n\n");
+      }
+  }
   if (headline)
     g_string_append_printf (out, "**%s**\n\n", headline);
   if (a->findings->len == 0)

@@ -5,9 +5,11 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <glib/gstdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "pfprof-kineto-import.h"
+#include "pfprof-output-check.h"
 #include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
 #include "pfprof-rules.h"
@@ -31,11 +33,14 @@ pfprof_report_merge_is_result (const char *path)
     }
   n = read (fd, buf, sizeof buf);
   close (fd);
-  for (ssize_t i = 0; i < n; i++)
+  /* Any JSON text is taken as meant to be a result, so that an array or
+   * a file starting with a byte-order mark is told what is wrong with it
+   * as a result, not called a damaged trace. */
+  for (ssize_t i = n >= 3 && memcmp (buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; i < n; i++)
     {
       if (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r')
         continue;
-      json = buf[i] == '{';
+      json = buf[i] == '{' || buf[i] == '[';
       break;
     }
   /* A torch.profiler trace is JSON too, but a trace. */
@@ -111,8 +116,8 @@ add_result (const char *name, const json_t *root, GArray *ranks, GError **error)
 
   if (!json_is_object (root) || format == NULL)
     {
-      g_set_error (error, PFPROF_REPORT_MERGE_ERROR, 0, "%s: JSON, but neither a pfprof report (no \"format\") nor a "
-                   "torch.profiler trace (no \"traceEvents\")",
+      g_set_error (error, PFPROF_REPORT_MERGE_ERROR, 0, "%s: JSON, but not a pfprof-report/1 result (no \"format\") nor "
+                   "torch.profiler output (no \"traceEvents\")",
                    name);
       return FALSE;
     }
@@ -214,6 +219,9 @@ add_buffer (const char *name, const char *data, gsize len, GArray *ranks, GError
 
   if (!size_ok (name, len, error))
     return FALSE;
+  /* RFC 8259 lets a parser ignore a byte-order mark; Windows tools add one. */
+  if (len >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    data += 3, len -= 3;
   /* One value and nothing after it; strings valid UTF-8 without NUL. */
   root = json_loadb (data, len, JSON_DECODE_ANY, &e);
   if (root == NULL)
@@ -330,6 +338,7 @@ pfprof_report_merge (const char *const *paths, guint n_paths, const PfprofAnalys
       /* Before reading it: a huge file is refused without loading it. */
       if (!size_ok (paths[i], (guint64) st.st_size, error))
         return NULL;
+      pfprof_output_check_add_input (paths[i]);
       if (!g_file_get_contents (paths[i], &data, &len, &e))
         {
           g_set_error (error, e->domain, e->code, "%s: %s", paths[i], e->message);

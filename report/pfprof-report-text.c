@@ -182,6 +182,16 @@ header (Text *t, const PfprofAnalysis *a)
 
           wrap_untrusted (t, note, 0);
         }
+      {
+        g_autofree char *cut = pfprof_report_describe_cut (tr);
+
+        if (cut != NULL)
+          {
+            style (t, BOLD);
+            wrap (t, cut, 6);
+            style (t, RESET);
+          }
+      }
       if (ts->n_out_of_range > 0)
         g_string_append_printf (t->out, "      %" G_GUINT64_FORMAT " events left out: their times "
                                 "are 39 hours or more away from the rest of the trace.\n",

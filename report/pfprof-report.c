@@ -205,6 +205,41 @@ pfprof_report_parts_phrase (const PfprofStep *step)
 }
 
 char *
+pfprof_report_describe_cut (const PfprofTrace *trace)
+{
+  g_autofree char *span = NULL;
+
+  if (!pfprof_trace_is_incomplete (trace))
+    return NULL;
+  if (pfprof_trace_n_events (trace) == 0)
+    return g_strdup ("Incomplete trace: the recording was cut short (the process was killed, or "
+                     "ended without running its exit handlers) before any event was committed.");
+  span = pfprof_format_ns (trace->end_ns - trace->start_ns);
+  return g_strdup_printf ("Incomplete trace: the recording was cut short (the process was killed, "
+                          "or ended without running its exit handlers); what was committed ends "
+                          "%s after its first event, and anything later is missing.", span);
+}
+
+GPtrArray *
+pfprof_report_incomplete_notes (const PfprofAnalysis *a)
+{
+  GPtrArray *notes = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; a->traces != NULL && i < a->traces->len; i++)
+    {
+      const PfprofTrace *t = g_ptr_array_index (a->traces, i);
+      g_autofree char *cut = pfprof_report_describe_cut (t);
+      g_autofree char *base = NULL;
+
+      if (cut == NULL)
+        continue;
+      base = g_path_get_basename (t->path ? t->path : "-");
+      g_ptr_array_add (notes, g_strdup_printf ("%s: %s", base, cut));
+    }
+  return notes;
+}
+
+char *
 pfprof_report_saving (const PfprofFinding *f)
 {
   g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);

@@ -62,6 +62,15 @@ char *pfprof_report_headline (const PfprofAnalysis *analysis);
 /* Largest GPU idle share (0..1) of any device's steady window. */
 double pfprof_report_max_idle_fraction (const PfprofAnalysis *analysis);
 
+/* One sentence saying that @trace was cut short (meta complete = 0) and
+ * where its data ends, or NULL for a finished trace. */
+char *pfprof_report_describe_cut (const PfprofTrace *trace);
+
+/* One "FILE: Incomplete trace: ..." note per trace that was cut short
+ * (pfprof_report_describe_cut()), FILE its base name; untrusted text to
+ * escape. Empty when every trace is finished. */
+GPtrArray *pfprof_report_incomplete_notes (const PfprofAnalysis *analysis);
+
 /* Per-format renderers, one file each. */
 void pfprof_report_text (const PfprofAnalysis *analysis, const PfprofReportOptions *options, GString *out);
 void pfprof_report_json (const PfprofAnalysis *analysis, const PfprofReportOptions *options, GString *out);

@@ -322,3 +322,33 @@ pfprof_trace_chunk_decode (const PfprofTraceTable *table, const uint8_t *data, s
     return fail (err, UINT64_MAX, "%zu bytes after the last column", (size_t) (data_end - p));
   return 0;
 }
+
+int
+pfprof_trace_chunk_check_header (const PfprofTraceTable *table, const uint8_t *head,
+                                 size_t head_len, uint64_t len, uint64_t n, int allow_missing,
+                                 PfprofTraceChunkError *err)
+{
+  const uint8_t *p = head;
+  const uint8_t *end = head + head_len;
+  uint64_t n_columns, first, used;
+  int rc;
+
+  err->record = UINT64_MAX;
+  err->message[0] = '\0';
+  if ((rc = get_varint (&p, end, &n_columns)) != 0)
+    return fail (err, UINT64_MAX, "column count %s", varint_problem[rc]);
+  if (n_columns == 0 || (n_columns < table->n_columns && !allow_missing))
+    return fail (err, UINT64_MAX, "%" PRIu64 " columns, table %s has %u", n_columns, table->name,
+                 table->n_columns);
+  if ((rc = get_varint (&p, end, &first)) != 0)
+    return fail (err, UINT64_MAX, "byte length of column 0 %s", varint_problem[rc]);
+  if (first < n || first > len)
+    return fail (err, UINT64_MAX, "column %s: %" PRIu64 " bytes cannot hold %" PRIu64 " values",
+                 table->columns[0].name, first, n);
+  used = n_columns < table->n_columns ? n_columns : table->n_columns;
+  /* Every value takes a byte at least. */
+  if (n > 0 && (n > len / used || n * used > len))
+    return fail (err, UINT64_MAX, "%" PRIu64 " records of %" PRIu64 " columns cannot fit in %" PRIu64
+                 " bytes", n, used, len);
+  return 0;
+}

@@ -68,6 +68,19 @@ int pfprof_trace_chunk_decode (const PfprofTraceTable *table, const uint8_t *dat
                                uint64_t n, int allow_missing, void *records,
                                PfprofTraceChunkError *err);
 
+/* Bytes of a chunk's start that pfprof_trace_chunk_check_header() reads. */
+#define PFPROF_TRACE_CHUNK_HEADER_BYTES 20
+
+/* Checks, before any memory is reserved for them, that a chunk of @len
+ * bytes can hold @n records of @table: @head holds its first @head_len
+ * bytes (PFPROF_TRACE_CHUNK_HEADER_BYTES, or all of a shorter chunk). The
+ * column count must be the table's (fewer with @allow_missing), every
+ * column takes a byte per value at least, and so does the first one.
+ * Returns 0, or -1 with @err set. */
+int pfprof_trace_chunk_check_header (const PfprofTraceTable *table, const uint8_t *head,
+                                     size_t head_len, uint64_t len, uint64_t n, int allow_missing,
+                                     PfprofTraceChunkError *err);
+
 #ifdef __cplusplus
 }
 #endif

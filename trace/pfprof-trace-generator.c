@@ -201,6 +201,7 @@ typedef struct
   int64_t end_ns;
   int64_t last_api_end;               /* host end of the last copy's API call */
   uint64_t batch_site_calls;          /* calls of the Python site of the batch copy */
+  uint64_t model_site_calls;          /* calls of the site of model.cuda() */
 } Gen;
 
 /* ---- Small helpers --------------------------------------------------- */
@@ -690,39 +691,44 @@ intern_names (Gen *g)
   g->str_epoch = pfprof_trace_writer_intern (g->w, "epoch_progress");
 }
 
-/* The user's line behind the batch copy, as the launcher's Python hook
- * records it: a python_calls row around each of its first
- * PFPROF_SITE_RECORDED_CALLS calls; the python_sites row comes at the end. */
+/* The user's lines behind the batch copy and behind moving the model to
+ * the GPU (both `Tensor.cuda`, both pageable host-to-device copies), as
+ * the launcher's Python hook records them: a python_calls row around each
+ * of a site's first PFPROF_SITE_RECORDED_CALLS calls and, standing for
+ * the hook's sample of the later ones, every eighth after; the
+ * python_sites rows come at the end. */
 #define BATCH_SITE_ID 1
+#define MODEL_SITE_ID 2
 static void
-batch_site_call (Gen *g, int64_t start, int64_t end)
+site_call (Gen *g, uint32_t site_id, uint64_t *calls, int64_t start, int64_t end)
 {
   PfprofPythonCallRecord c = { 0 };
 
-  if (++g->batch_site_calls > PFPROF_SITE_RECORDED_CALLS)
+  ++*calls;
+  if (*calls > PFPROF_SITE_RECORDED_CALLS && *calls % 8 != 0)
     return;
   c.start_ns = start;
   c.end_ns = end;
   c.tid = g->tid_main;
-  c.site_id = BATCH_SITE_ID;
+  c.site_id = site_id;
   emit (g, PFPROF_TABLE_PYTHON_CALLS, &c);
 }
 
 static void
-write_batch_site (Gen *g)
+write_site (Gen *g, uint32_t site_id, int32_t line, const char *function, uint64_t calls)
 {
   PfprofPythonSiteRecord r = { 0 };
 
-  r.site_id = BATCH_SITE_ID;
+  r.site_id = site_id;
   r.kind = PFPROF_SITE_COPY;
   r.api_id = pfprof_trace_writer_intern (g->w, "Tensor.cuda");
   r.file_id = pfprof_trace_writer_intern (g->w, PFPROF_TRACE_GENERATOR_SITE_FILE);
-  r.line = PFPROF_TRACE_GENERATOR_SITE_LINE;
-  r.function_id = pfprof_trace_writer_intern (g->w, "train_one_epoch");
+  r.line = line;
+  r.function_id = pfprof_trace_writer_intern (g->w, function);
   r.caller_file_id = r.file_id;
   r.caller_line = 120;
   r.caller_function_id = pfprof_trace_writer_intern (g->w, "main");
-  r.calls = g->batch_site_calls;
+  r.calls = calls;
   emit (g, PFPROF_TABLE_PYTHON_SITES, &r);
 }
 
@@ -735,7 +741,7 @@ prefetch (Gen *g, uint64_t bytes)
   int64_t site_start = g->h;
 
   copy (g, 1, PFPROF_COPY_KIND_HTOD, src, PFPROF_MEMORY_KIND_DEVICE, bytes, 1);
-  batch_site_call (g, site_start, g->last_api_end);
+  site_call (g, BATCH_SITE_ID, &g->batch_site_calls, site_start, g->last_api_end);
   copy (g, 1, PFPROF_COPY_KIND_HTOD, src, PFPROF_MEMORY_KIND_DEVICE, 2 * KIB, 1);
   if (planted (g, PFPROF_PLANT_SMALL_TRANSFERS))
     for (int i = 0; i < 48; i++)
@@ -774,15 +780,22 @@ warmup (Gen *g)
   for (int i = 0; i < N_EVENTS_POOL; i++)
     api_quick (g, API_EVENT_CREATE, 0, NULL, NULL);
 
-  /* model.to("cuda"): allocate and copy the weights from pageable memory
-   * with synchronous copies on the null stream. */
+  /* model.cuda(): allocate and copy the weights from pageable memory
+   * with synchronous copies on the null stream; the first (an embedding
+   * table) as large as a batch, so copies of the batch's kind come from
+   * a start-up site too. */
   for (int i = 0; i < 60; i++)
     {
       uint64_t bytes = (uint64_t) rand_range (g, 64 * (int64_t) KIB, 32 * (int64_t) MIB);
+      int64_t site_start = g->h;
+
+      if (i == 0)
+        bytes = 48 * MIB;
 
       device_alloc (g, bytes);
       copy (g, -1, PFPROF_COPY_KIND_HTOD, PFPROF_MEMORY_KIND_PAGEABLE, PFPROF_MEMORY_KIND_DEVICE,
             bytes, 0);
+      site_call (g, MODEL_SITE_ID, &g->model_site_calls, site_start, g->last_api_end);
     }
   device_synchronize (g);
 
@@ -1160,7 +1173,8 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
     }
   /* Training done: the script waits for the GPU before exiting. */
   device_synchronize (&g);
-  write_batch_site (&g);
+  write_site (&g, BATCH_SITE_ID, PFPROF_TRACE_GENERATOR_SITE_LINE, "train_one_epoch", g.batch_site_calls);
+  write_site (&g, MODEL_SITE_ID, PFPROF_TRACE_GENERATOR_MODEL_SITE_LINE, "build_model", g.model_site_calls);
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (g.w, "generator_steps", n);
   if (g.status == PFPROF_WRITER_OK)
@@ -1180,8 +1194,8 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
     {
       result->n_steps = n;
       /* Everything but the devices, contexts, streams, threads and
-       * python_sites rows. */
-      result->n_events = pfprof_trace_writer_n_records (g.w) - 4 - g.n_streams - 1 - 1;
+       * the two python_sites rows. */
+      result->n_events = pfprof_trace_writer_n_records (g.w) - 4 - g.n_streams - 1 - 2;
       result->end_ns = g.end_ns;
     }
   if (g.status != PFPROF_WRITER_OK)

@@ -139,6 +139,10 @@ typedef enum
  * `Tensor.cuda` called at this file and line in `train_one_epoch`. */
 #define PFPROF_TRACE_GENERATOR_SITE_FILE "train.py"
 #define PFPROF_TRACE_GENERATOR_SITE_LINE 57
+/* ...and of moving the model to the GPU before the first step (the same
+ * entry point, copies of the same kind): `model.cuda()` in `build_model`
+ * of the same file, a start-up site no finding should name. */
+#define PFPROF_TRACE_GENERATOR_MODEL_SITE_LINE 31
 
 /* Stream ids the generator uses. */
 #define PFPROF_TRACE_GENERATOR_NULL_STREAM 7

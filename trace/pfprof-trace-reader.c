@@ -8,7 +8,10 @@
  * -shm beside the database, so the reader copies the database and its -wal
  * into a private temporary folder and reads the copy. The same goes for a
  * file with a hot -journal beside it (a transaction was interrupted): the
- * copy is rolled back, the original left as it is.
+ * copy is rolled back, the original left as it is. Only a -wal that holds
+ * a frame, or a journal with its magic, makes a copy: anything less SQLite
+ * ignores too. The copy is registered with pfprof-temp-file, so a signal
+ * removes it.
  *
  * Format 2 (trace/pfprof-trace-chunk.h) keeps the event tables as column
  * chunks in the table `chunks`: a first pass over the chunks' small
@@ -28,6 +31,9 @@
  */
 #include "pfprof-trace-reader.h"
 #include "pfprof-trace-chunk.h"
+#include "pfprof-output-check.h"
+#include "pfprof-sqlite-guard.h"
+#include "pfprof-temp-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +61,7 @@ typedef struct
   const char *path;          /* as given, for messages */
   sqlite3 *db;
   char *tmp_dir;             /* private copy of a WAL-mode trace, or NULL */
+  int tmp_slots[2];          /* its pfprof-temp-file registrations: folder, copy */
   int file_major;
   int file_minor;
   guint64 rows_total;        /* estimate, for progress */
@@ -66,6 +73,7 @@ typedef struct
   GArray *chunks;            /* format 2: Chunk, in id order */
   char *open_name;           /* what r->db was opened with, for a second */
   int open_flags;            /* connection in another thread */
+  PfprofSqliteGuard guard;   /* bounds the work on r->db */
 } Reader;
 
 /* One row of the `chunks` table, from the first pass. */
@@ -91,7 +99,11 @@ be32 (const guchar *p)
 static void
 sqlite_error (GError **error, const char *path, sqlite3 *db, const char *what)
 {
-  g_autofree char *m = g_utf8_make_valid (db != NULL ? sqlite3_errmsg (db) : "cannot open", -1);
+  /* The only interrupter is pfprof_sqlite_guard_bound(). */
+  g_autofree char *m = g_utf8_make_valid (db == NULL ? "cannot open"
+                                          : sqlite3_errcode (db) == SQLITE_INTERRUPT
+                                            ? PFPROF_SQLITE_GUARD_MESSAGE
+                                            : sqlite3_errmsg (db), -1);
 
   for (char *p = m; *p != '\0'; p++)
     if ((guchar) *p < 0x20 || *p == 0x7f)
@@ -164,6 +176,8 @@ remove_tmp_dir (Reader *r)
       g_unlink (p);
     }
   g_rmdir (r->tmp_dir);
+  pfprof_temp_file_forget (r->tmp_slots[1]);
+  pfprof_temp_file_forget (r->tmp_slots[0]);
   g_clear_pointer (&r->tmp_dir, g_free);
 }
 
@@ -185,6 +199,62 @@ file_uri (const char *path, const char *query)
   return g_string_free (s, FALSE);
 }
 
+/* Reads up to @len bytes from the start of @path into @buf: how many, or
+ * -1 with errno set when it cannot be opened. */
+static ssize_t
+read_prefix (const char *path, guchar *buf, gsize len)
+{
+  ssize_t n = 0;
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return -1;
+  while (n < (ssize_t) len)
+    {
+      ssize_t m = read (fd, buf + n, len - (gsize) n);
+
+      if (m < 0 && errno == EINTR)
+        continue;
+      if (m <= 0)
+        break;
+      n += m;
+    }
+  close (fd);
+  return n;
+}
+
+/* Whether the -wal (@wal) or -journal at @path, of @size bytes, can hold
+ * data SQLite would use: a WAL holds a frame (its 32-byte header, then
+ * 24 bytes and a page) after a valid header; a hot journal starts with
+ * the journal magic. Anything less is ignored by SQLite too, so it must
+ * not make the reader copy the database (a stray 1-byte -wal beside a
+ * 2 GB trace). */
+static gboolean
+side_file_holds_data (const char *path, goffset size, gboolean wal)
+{
+  static const guchar journal_magic[8] = { 0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7 };
+  guchar h[32];
+  ssize_t n;
+
+  if (size < (wal ? 32 + 24 + 512 : 28))
+    return FALSE;
+  if ((n = read_prefix (path, h, sizeof h)) < 0)
+    return TRUE; /* cannot tell: let SQLite decide on a copy */
+  if (n < (ssize_t) sizeof h)
+    return FALSE;
+  if (!wal)
+    return memcmp (h, journal_magic, sizeof journal_magic) == 0;
+  {
+    guint32 magic = be32 (h), page_size = be32 (h + 8);
+
+    if (magic != 0x377f0682 && magic != 0x377f0683)
+      return FALSE;
+    if (page_size == 1)
+      page_size = 65536;
+    return page_size >= 512 && (guint64) size >= 32 + 24 + (guint64) page_size;
+  }
+}
+
 /* Checks the file itself before SQLite sees it, and opens it. */
 static gboolean
 open_file (Reader *r, GError **error)
@@ -195,9 +265,7 @@ open_file (Reader *r, GError **error)
   struct stat st, wal_st, journal_st;
   gboolean have_wal;
   gboolean have_journal;
-  gboolean wal_mode;
   ssize_t n = 0;
-  int fd;
   int rc;
 
   if (stat (r->path, &st) != 0)
@@ -212,12 +280,13 @@ open_file (Reader *r, GError **error)
                    "%s: not a regular file", r->path);
       return FALSE;
     }
-  have_wal = stat (wal_path, &wal_st) == 0 && S_ISREG (wal_st.st_mode) && wal_st.st_size > 0;
+  have_wal = stat (wal_path, &wal_st) == 0 && S_ISREG (wal_st.st_mode)
+             && side_file_holds_data (wal_path, wal_st.st_size, TRUE);
   r->file_bytes = (guint64) st.st_size + (have_wal ? (guint64) wal_st.st_size : 0);
   /* A hot rollback journal: a transaction on the file was interrupted and
    * must be rolled back before the file is consistent. */
   have_journal = stat (journal_path, &journal_st) == 0 && S_ISREG (journal_st.st_mode)
-                 && journal_st.st_size > 0;
+                 && side_file_holds_data (journal_path, journal_st.st_size, FALSE);
   if (st.st_size == 0 && !have_wal)
     {
       g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_EMPTY,
@@ -228,24 +297,13 @@ open_file (Reader *r, GError **error)
   memset (header, 0, sizeof header);
   if (st.st_size > 0)
     {
-      fd = open (r->path, O_RDONLY | O_CLOEXEC);
-      if (fd < 0)
+      n = read_prefix (r->path, header, HEADER_SIZE);
+      if (n < 0)
         {
           g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_FOUND, "%s: %s", r->path,
                        g_strerror (errno));
           return FALSE;
         }
-      while (n < HEADER_SIZE)
-        {
-          ssize_t m = read (fd, header + n, (size_t) (HEADER_SIZE - n));
-
-          if (m < 0 && errno == EINTR)
-            continue;
-          if (m <= 0)
-            break;
-          n += m;
-        }
-      close (fd);
       if (n < (ssize_t) sizeof SQLITE_MAGIC
           || memcmp (header, SQLITE_MAGIC, sizeof SQLITE_MAGIC) != 0)
         {
@@ -262,9 +320,10 @@ open_file (Reader *r, GError **error)
         }
     }
 
-  /* Header bytes 18 and 19 are the write/read format versions: 2 = WAL. */
-  wal_mode = st.st_size == 0 || header[18] == 2 || header[19] == 2;
-  if (!wal_mode && !have_wal && !have_journal)
+  /* A WAL-mode file (header bytes 18 and 19 = 2) without a WAL that
+   * holds a frame reads as it is: immutable=1 ignores the WAL, and there
+   * is nothing in it. */
+  if (!have_wal && !have_journal && st.st_size > 0)
     {
       guint32 page_size = ((guint32) header[16] << 8) | header[17];
       guint32 n_pages = be32 (header + 28);
@@ -297,7 +356,7 @@ open_file (Reader *r, GError **error)
       g_autofree char *copy_wal = NULL;
       g_autofree char *copy_journal = NULL;
 
-      r->tmp_dir = g_dir_make_tmp ("pfprof-read-XXXXXX", &tmp_error);
+      r->tmp_dir = pfprof_temp_file_dir_new ("pfprof-read-XXXXXX", &r->tmp_slots[0], &tmp_error);
       if (r->tmp_dir == NULL)
         {
           g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
@@ -306,6 +365,9 @@ open_file (Reader *r, GError **error)
           return FALSE;
         }
       copy = g_strconcat (r->tmp_dir, "/trace.pfprof", NULL);
+      /* Before the copy is made; the handler removes files before
+       * folders. */
+      r->tmp_slots[1] = pfprof_temp_file_register (copy);
       copy_wal = g_strconcat (copy, "-wal", NULL);
       copy_journal = g_strconcat (copy, "-journal", NULL);
       /* Database first: a concurrent checkpoint only moves pages from the
@@ -328,6 +390,7 @@ open_file (Reader *r, GError **error)
       set_sqlite_error (r, error, "open");
       return FALSE;
     }
+  pfprof_sqlite_guard_bound (r->db, r->file_bytes, &r->guard);
   return TRUE;
 }
 
@@ -354,38 +417,44 @@ query_int (Reader *r, const char *sql, gint64 *out, GError **error)
   return rc == SQLITE_ROW || rc == SQLITE_DONE;
 }
 
-gboolean
-pfprof_trace_database_columns (sqlite3 *db, const char *table, GHashTable *names)
-{
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
-  g_return_val_if_fail (db != NULL && table != NULL && names != NULL, FALSE);
-
-  if (sqlite3_prepare_v2 (db, "SELECT name FROM pragma_table_info(?1)", -1, &stmt, NULL)
-      != SQLITE_OK)
-    return FALSE;
-  sqlite3_bind_text (stmt, 1, table, -1, SQLITE_STATIC);
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      const char *name = (const char *) sqlite3_column_text (stmt, 0);
-
-      if (name != NULL)
-        g_hash_table_add (names, g_strdup (name));
-    }
-  sqlite3_finalize (stmt);
-  return rc == SQLITE_DONE;
-}
-
-/* Fills @names with @table's column names (none if it does not exist). */
+/* Whether @table exists, and fills @names with its column names; a view,
+ * a virtual table or generated columns are refused
+ * (pfprof-sqlite-guard.h). */
 static gboolean
 table_columns (Reader *r, const char *table, GHashTable *names, GError **error)
 {
-  if (!pfprof_trace_database_columns (r->db, table, names))
+  g_autofree char *problem = NULL;
+  int rc = pfprof_sqlite_guard_table_columns (r->db, table, names, &problem);
+
+  if (problem != NULL)
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT, "%s: corrupt trace: %s",
+                   r->path, problem);
+      return FALSE;
+    }
+  if (rc != SQLITE_OK)
     {
       set_sqlite_error (r, error, "table_info");
       return FALSE;
     }
+  return TRUE;
+}
+
+/* Whether @bytes can be had now: a size read from a file must end in an
+ * error, not in GLib's abort on a failed allocation. */
+static gboolean
+can_allocate (Reader *r, guint64 bytes, const char *what, GError **error)
+{
+  gpointer p = bytes < G_MAXSIZE / 2 ? g_try_malloc ((gsize) bytes) : NULL;
+
+  if (p == NULL && bytes > 0)
+    {
+      g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
+                   "%s: %s needs %" G_GUINT64_FORMAT " MB, more than can be had", r->path, what,
+                   bytes >> 20);
+      return FALSE;
+    }
+  g_free (p);
   return TRUE;
 }
 
@@ -521,10 +590,13 @@ report_progress (Reader *r, GError **error)
 static gboolean
 load_strings (Reader *r, PfprofTrace *trace, GError **error)
 {
+  g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   sqlite3_stmt *stmt = NULL;
   gint64 count = 0, max_id = -1;
   int rc;
 
+  if (!table_columns (r, "strings", names, error))
+    return FALSE;
   if (sqlite3_prepare_v2 (r->db, "SELECT count(*), max(id) FROM strings", -1, &stmt, NULL)
       != SQLITE_OK)
     {
@@ -551,6 +623,8 @@ load_strings (Reader *r, PfprofTrace *trace, GError **error)
                    r->path, max_id, count);
       return FALSE;
     }
+  if (!can_allocate (r, (guint64) (max_id + 1) * sizeof (gpointer), "table strings", error))
+    return FALSE;
   g_ptr_array_set_size (trace->strings, (guint) (max_id + 1));
 
   if (sqlite3_prepare_v2 (r->db, "SELECT id, value FROM strings", -1, &stmt, NULL) != SQLITE_OK)
@@ -824,6 +898,34 @@ size_array (GArray **array, guint n)
   *array = a;
 }
 
+/* Reads the first bytes of chunk @c (row @rowid) through incremental
+ * blob I/O, which touches only its first page, and checks that the
+ * chunk can hold the @n records it claims before the first pass reserves
+ * room for them: a row claiming 30 million records over a 30 MB blob of
+ * zeros is refused here, not after 2 GB are reserved. */
+static gboolean
+check_chunk_header (Reader *r, sqlite3_blob **blob, gint64 rowid, const Chunk *c, gint64 n, gint64 len,
+                    GError **error)
+{
+  const PfprofTraceTable *table = pfprof_trace_schema_table ((PfprofTableId) c->table);
+  guint8 head[PFPROF_TRACE_CHUNK_HEADER_BYTES];
+  int head_len = (int) MIN (len, (gint64) sizeof head);
+  PfprofTraceChunkError err;
+  int rc;
+
+  rc = *blob == NULL ? sqlite3_blob_open (r->db, "main", PFPROF_TRACE_CHUNKS_TABLE, "data", rowid, 0, blob)
+                     : sqlite3_blob_reopen (*blob, rowid);
+  if (rc != SQLITE_OK || sqlite3_blob_read (*blob, head, head_len, 0) != SQLITE_OK)
+    {
+      set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
+      return FALSE;
+    }
+  if (pfprof_trace_chunk_check_header (table, head, (size_t) head_len, (guint64) len, (guint64) n,
+                                       older_minor (r), &err) != 0)
+    return chunk_error (r, error, c->id, "table %s: %s", table->name, err.message);
+  return TRUE;
+}
+
 /* Format 2, first pass: reads every chunk's id, table and record count
  * (SQLite leaves the blobs on their overflow pages), checks them, and
  * sizes each event array to its exact final length. */
@@ -834,6 +936,7 @@ plan_chunks (Reader *r, PfprofTrace *trace, GError **error)
   g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   guint64 totals[PFPROF_N_TABLES] = { 0 };
   sqlite3_stmt *stmt = NULL;
+  sqlite3_blob *blob = NULL;
   int rc;
 
   if (!table_columns (r, PFPROF_TRACE_CHUNKS_TABLE, names, error))
@@ -852,7 +955,7 @@ plan_chunks (Reader *r, PfprofTrace *trace, GError **error)
       }
   if (sqlite3_prepare_v2 (r->db,
                           "SELECT id, table_name, n, length(data), typeof(data), typeof(table_name),"
-                          " typeof(n) FROM " PFPROF_TRACE_CHUNKS_TABLE " ORDER BY id",
+                          " typeof(n), rowid FROM " PFPROF_TRACE_CHUNKS_TABLE " ORDER BY id",
                           -1, &stmt, NULL)
       != SQLITE_OK)
     {
@@ -893,6 +996,8 @@ plan_chunks (Reader *r, PfprofTrace *trace, GError **error)
                           "table %s: %" G_GINT64_FORMAT " records cannot fit in %" G_GINT64_FORMAT
                           " bytes", name, n, len);
       if (ok && c.table >= 0)
+        ok = check_chunk_header (r, &blob, sqlite3_column_int64 (stmt, 7), &c, n, len, error);
+      if (ok && c.table >= 0)
         {
           c.n = (guint64) n;
           c.offset = totals[c.table];
@@ -903,16 +1008,23 @@ plan_chunks (Reader *r, PfprofTrace *trace, GError **error)
       if (!ok)
         {
           sqlite3_finalize (stmt);
+          sqlite3_blob_close (blob);
           return FALSE;
         }
       g_array_append_val (r->chunks, c);
     }
   sqlite3_finalize (stmt);
+  sqlite3_blob_close (blob);
   if (rc != SQLITE_DONE)
     {
       set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
       return FALSE;
     }
+  for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
+    if (pfprof_trace_schema_is_chunked ((PfprofTableId) t)
+        && !can_allocate (r, totals[t] * pfprof_trace_schema_table ((PfprofTableId) t)->record_size,
+                          pfprof_trace_schema_table ((PfprofTableId) t)->name, error))
+      return FALSE;
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     if (pfprof_trace_schema_is_chunked ((PfprofTableId) t))
       {
@@ -938,6 +1050,7 @@ typedef struct
   gint finished;             /* (atomic) */
   gint *cancel;              /* (atomic) set by the main thread: stop */
   GError *error;
+  PfprofSqliteGuard guard;   /* bounds the work on db, when it is the job's own */
 } DecodeJob;
 
 static gboolean
@@ -1053,7 +1166,10 @@ decode_thread (gpointer data)
   if (sqlite3_open_v2 (job->r->open_name, &job->db, job->r->open_flags, NULL) != SQLITE_OK)
     job_sqlite_error (job);
   else
-    decode_range (job, NULL, 0);
+    {
+      pfprof_sqlite_guard_bound (job->db, job->r->file_bytes, &job->guard);
+      decode_range (job, NULL, 0);
+    }
   if (job->db != NULL)
     sqlite3_close (job->db);
   job->db = NULL;
@@ -1081,8 +1197,8 @@ load_chunks (Reader *r, PfprofTrace *trace, GError **error)
   if (total >= THREAD_MIN_RECORDS && g_get_num_processors () > 1 && r->open_name != NULL)
     for (split = 0; split < r->chunks->len && half < total / 2; split++)
       half += g_array_index (r->chunks, Chunk, split).n;
-  jobs[0] = (DecodeJob) { r, trace, r->db, 0, split, 0, 0, &cancel, NULL };
-  jobs[1] = (DecodeJob) { r, trace, NULL, split, r->chunks->len, 0, 0, &cancel, NULL };
+  jobs[0] = (DecodeJob) { r, trace, r->db, 0, split, 0, 0, &cancel, NULL, { 0 } };
+  jobs[1] = (DecodeJob) { r, trace, NULL, split, r->chunks->len, 0, 0, &cancel, NULL, { 0 } };
   if (split < r->chunks->len)
     thread = g_thread_try_new ("pfprof-read", decode_thread, &jobs[1], NULL);
   ok = decode_range (&jobs[0], thread ? &jobs[1] : NULL, base);
@@ -1123,6 +1239,7 @@ load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data, GE
   gboolean ok;
 
   r.path = path;
+  r.tmp_slots[0] = r.tmp_slots[1] = -1;
   r.progress = progress;
   r.user_data = user_data;
   trace = pfprof_trace_new ();
@@ -1172,6 +1289,8 @@ pfprof_trace_reader_load (const char *path, PfprofTraceProgressFunc progress, gp
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  /* Noted before reading: no output of this process may replace it. */
+  pfprof_output_check_add_input (path);
   trace = load (path, progress, user_data, &local_error);
   if (local_error != NULL)
     {
@@ -1203,6 +1322,9 @@ pfprof_trace_database_open (const char *path, GError **error)
 
   db = g_new0 (PfprofTraceDatabase, 1);
   db->r.path = path;
+  db->r.tmp_slots[0] = db->r.tmp_slots[1] = -1;
+  /* An import's input too: no output may replace it. */
+  pfprof_output_check_add_input (path);
   if (!open_file (&db->r, &local_error))
     {
       pfprof_trace_database_close (db);
@@ -1232,4 +1354,37 @@ pfprof_trace_database_close (PfprofTraceDatabase *db)
   remove_tmp_dir (&db->r);
   g_free (db->r.open_name);
   g_free (db);
+}
+
+gboolean
+pfprof_trace_reader_count (const char *path, guint64 counts[PFPROF_N_TABLES], GError **error)
+{
+  g_autoptr (PfprofTrace) trace = pfprof_trace_new ();
+  Reader r = { 0 };
+  gboolean ok;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  memset (counts, 0, sizeof (guint64) * PFPROF_N_TABLES);
+  r.path = path;
+  r.tmp_slots[0] = r.tmp_slots[1] = -1;
+  ok = open_file (&r, error) && check_identity (&r, error) && load_meta (&r, trace, error);
+  for (unsigned t = 0; ok && t < PFPROF_N_TABLES; t++)
+    {
+      const char *name = pfprof_trace_schema_table ((PfprofTableId) t)->name;
+      g_autofree char *sql = NULL;
+      gint64 n = 0;
+
+      if (r.file_major >= 2 && pfprof_trace_schema_is_chunked ((PfprofTableId) t))
+        sql = g_strdup_printf ("SELECT coalesce(sum(n), 0) FROM " PFPROF_TRACE_CHUNKS_TABLE
+                               " WHERE table_name = '%s'", name);
+      else
+        sql = g_strdup_printf ("SELECT count(*) FROM \"%s\"", name);
+      ok = query_int (&r, sql, &n, error);
+      counts[t] = n > 0 ? (guint64) n : 0;
+    }
+  if (r.db != NULL)
+    sqlite3_close (r.db);
+  remove_tmp_dir (&r);
+  g_free (r.open_name);
+  return ok;
 }

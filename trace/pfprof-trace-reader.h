@@ -49,12 +49,13 @@ PfprofTraceDatabase *pfprof_trace_database_open (const char *path, GError **erro
 sqlite3 *pfprof_trace_database_get (PfprofTraceDatabase *db);
 void pfprof_trace_database_close (PfprofTraceDatabase *db);
 
-/* Adds the column names of @table in @db to @names, a set of strings that
- * owns its keys (g_free); a table that does not exist adds none. FALSE
- * when SQLite fails: sqlite3_errmsg (@db) says why. For the reader and
- * for importers that accept tables of several versions. */
-gboolean pfprof_trace_database_columns (sqlite3 *db, const char *table, GHashTable *names);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofTraceDatabase, pfprof_trace_database_close)
+
+/* Counts the records of each table of the trace at @path into @counts
+ * (indexed by PfprofTableId) without loading them: the chunk headers of
+ * format 2, count(*) of format 1. Opens the file as load() does (nothing
+ * written beside it, a private copy of an unfinished trace). FALSE with
+ * @error set when it is not a readable trace. */
+gboolean pfprof_trace_reader_count (const char *path, guint64 counts[PFPROF_N_TABLES], GError **error);
 
 G_END_DECLS

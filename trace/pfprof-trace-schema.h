@@ -133,8 +133,9 @@ typedef enum
   PFPROF_SITE_DATALOADER = 5,    /* DataLoader iterator __next__ */
 } PfprofSiteKind;
 
-/* How many calls of one site the hook records with their times; later
- * calls are only counted (python_sites.calls). */
+/* How many of a site's first calls the hook records with their times;
+ * of the later calls it times a thinning sample (at most 160) and counts
+ * the rest (python_sites.calls). */
 #define PFPROF_SITE_RECORDED_CALLS 16
 
 /* NVTX ranges of this domain are the program's own Python frames, named
@@ -315,7 +316,8 @@ typedef struct
   uint8_t kind;            /* PfprofSiteKind */
 } PfprofPythonSiteRecord;
 
-/* One recorded call of a site (its first PFPROF_SITE_RECORDED_CALLS):
+/* One recorded call of a site (its first PFPROF_SITE_RECORDED_CALLS, then
+ * a thinning sample of the later ones):
  * when the wrapped entry point ran, on which thread. */
 typedef struct
 {

@@ -56,6 +56,7 @@ struct _PfprofTraceWriter
   uint32_t by_id_cap;
   uint64_t n_records;
   int in_transaction;
+  char *path;              /* the database file, to check its side files at finish */
   char errmsg[256];
 };
 
@@ -97,6 +98,29 @@ exec (PfprofTraceWriter *w, const char *sql)
   return PFPROF_WRITER_OK;
 }
 
+/* Removes the SQLite side files of @path; -1 if one stays. */
+static int
+remove_side_files (const char *path)
+{
+  static const char *const suffixes[] = { "-wal", "-shm", "-journal" };
+  size_t len = strlen (path);
+  int status = 0;
+
+  for (unsigned i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
+    {
+      char *p = malloc (len + 9);
+
+      if (p == NULL)
+        return -1;
+      memcpy (p, path, len);
+      strcpy (p + len, suffixes[i]);
+      if (unlink (p) != 0 && errno != ENOENT)
+        status = -1;
+      free (p);
+    }
+  return status;
+}
+
 /* Creates the file ourselves so that O_NOFOLLOW and O_EXCL apply; SQLite
  * then opens the (empty) regular file. */
 static int
@@ -112,6 +136,10 @@ create_file (const char *path, unsigned flags)
       if (unlink (path) != 0)
         return PFPROF_WRITER_ERR_OPEN;
     }
+  /* A -wal or -journal left by an earlier file of this name would be
+   * replayed into the new one. */
+  if (remove_side_files (path) != 0)
+    return PFPROF_WRITER_ERR_OPEN;
   fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return errno == EEXIST ? PFPROF_WRITER_ERR_EXISTS : PFPROF_WRITER_ERR_OPEN;
@@ -177,6 +205,11 @@ pfprof_trace_writer_open (const char *path, unsigned flags, PfprofTraceWriter **
     {
       unlink (path);
       return PFPROF_WRITER_ERR_NOMEM;
+    }
+  if ((w->path = strdup (path)) == NULL)
+    {
+      status = PFPROF_WRITER_ERR_NOMEM;
+      goto fail;
     }
   if (sqlite3_open_v2 (path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
     {
@@ -514,6 +547,10 @@ pfprof_trace_writer_commit (PfprofTraceWriter *w)
   return status;
 }
 
+static int leave_wal (PfprofTraceWriter *w);
+static int close_db (PfprofTraceWriter *w);
+static int side_file_left (const char *path);
+
 int
 pfprof_trace_writer_finish (PfprofTraceWriter *w)
 {
@@ -536,10 +573,85 @@ pfprof_trace_writer_finish (PfprofTraceWriter *w)
       pfprof_trace_writer_close (w);
       return status;
     }
-  /* One self-contained file: fold the WAL back in. */
-  sqlite3_exec (w->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+  /* One self-contained file: fold the WAL back in. The checkpoint this
+   * runs is the first time the main file grows to hold everything, so on
+   * a nearly full disk it is what fails: SQLite then stays in WAL mode
+   * with the data only in the -wal. The pragma answers the mode it is in;
+   * anything but "delete" is a failure, and so is a side file left after
+   * closing. */
+  status = leave_wal (w);
+  if (close_db (w) != SQLITE_OK && status == PFPROF_WRITER_OK)
+    status = PFPROF_WRITER_ERR_IO;
+  if (status == PFPROF_WRITER_OK && side_file_left (w->path))
+    status = PFPROF_WRITER_ERR_IO;
   pfprof_trace_writer_close (w);
-  return PFPROF_WRITER_OK;
+  return status;
+}
+
+static int
+leave_wal (PfprofTraceWriter *w)
+{
+  sqlite3_stmt *stmt = NULL;
+  int status = PFPROF_WRITER_ERR_IO;
+  int rc;
+
+  if (sqlite3_prepare_v2 (w->db, "PRAGMA journal_mode = DELETE", -1, &stmt, NULL) != SQLITE_OK)
+    return set_error (w, PFPROF_WRITER_ERR_IO, "journal_mode");
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    {
+      const char *mode = (const char *) sqlite3_column_text (stmt, 0);
+
+      if (mode != NULL && strcmp (mode, "delete") == 0)
+        status = PFPROF_WRITER_OK;
+    }
+  if (status != PFPROF_WRITER_OK)
+    status = set_error (w, PFPROF_WRITER_ERR_IO, "checkpoint");
+  sqlite3_finalize (stmt);
+  return status;
+}
+
+static int
+side_file_left (const char *path)
+{
+  static const char *const suffixes[] = { "-wal", "-journal" };
+  size_t len = strlen (path);
+  int left = 0;
+
+  for (unsigned i = 0; i < sizeof suffixes / sizeof suffixes[0] && !left; i++)
+    {
+      char *p = malloc (len + 9);
+      struct stat st;
+
+      if (p == NULL)
+        return 1;
+      memcpy (p, path, len);
+      strcpy (p + len, suffixes[i]);
+      left = lstat (p, &st) == 0;
+      free (p);
+    }
+  return left;
+}
+
+/* Finalizes the statements (sqlite3_close() refuses a connection that
+ * has some) and closes the connection; its result. */
+static int
+close_db (PfprofTraceWriter *w)
+{
+  int rc;
+
+  for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
+    {
+      sqlite3_finalize (w->insert[t]);
+      w->insert[t] = NULL;
+    }
+  sqlite3_finalize (w->insert_chunk);
+  sqlite3_finalize (w->insert_string);
+  sqlite3_finalize (w->insert_meta);
+  w->insert_chunk = w->insert_string = w->insert_meta = NULL;
+  rc = w->db != NULL ? sqlite3_close (w->db) : SQLITE_OK;
+  w->db = NULL;
+  return rc;
 }
 
 void
@@ -551,22 +663,16 @@ pfprof_trace_writer_close (PfprofTraceWriter *w)
   if (w->db != NULL && w->in_transaction && flush_chunks (w) == PFPROF_WRITER_OK
       && flush_strings (w) == PFPROF_WRITER_OK)
     sqlite3_exec (w->db, "COMMIT", NULL, NULL, NULL);
+  close_db (w);
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
-    {
-      sqlite3_finalize (w->insert[t]);
-      free (w->chunks[t].records);
-    }
-  sqlite3_finalize (w->insert_chunk);
+    free (w->chunks[t].records);
   free (w->encoded);
   free (w->scratch);
-  sqlite3_finalize (w->insert_string);
-  sqlite3_finalize (w->insert_meta);
-  if (w->db != NULL)
-    sqlite3_close (w->db);
   for (uint32_t i = 0; i < w->n_strings; i++)
     free (w->by_id[i]);
   free (w->by_id);
   free (w->slots);
+  free (w->path);
   free (w);
 }
 

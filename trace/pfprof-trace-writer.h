@@ -85,8 +85,11 @@ int pfprof_trace_writer_append (PfprofTraceWriter *w, PfprofTableId table, const
 int pfprof_trace_writer_commit (PfprofTraceWriter *w);
 
 /* Commits what is open, builds the time indexes (format 1), marks the trace complete,
- * checkpoints the WAL into the main file and closes. Frees @w whatever
- * the outcome. */
+ * checkpoints the WAL into the main file and closes. PFPROF_WRITER_OK only
+ * when the file is whole on its own: the journal mode is back to DELETE,
+ * the connection closed cleanly and no -wal or -journal is left beside
+ * it (a full disk makes the checkpoint fail). Frees @w whatever the
+ * outcome. */
 int pfprof_trace_writer_finish (PfprofTraceWriter *w);
 
 /* Closes without finishing (what was committed stays readable). Frees @w. */

@@ -122,6 +122,15 @@ pfprof_trace_meta (const PfprofTrace *trace, const char *key)
   return g_hash_table_lookup (trace->meta, key);
 }
 
+gboolean
+pfprof_trace_is_incomplete (const PfprofTrace *trace)
+{
+  const char *complete = pfprof_trace_meta (trace, "complete");
+
+  /* Imports (nsys) have no such key: they are whole exports. */
+  return complete != NULL && strcmp (complete, "1") != 0;
+}
+
 /* Event tables come first in PfprofTableId; each record starts with its
  * int64 timestamp. */
 static gboolean

@@ -73,6 +73,10 @@ const char *pfprof_trace_string (const PfprofTrace *trace, guint32 id);
 /* The metadata value for @key, or NULL. */
 const char *pfprof_trace_meta (const PfprofTrace *trace, const char *key);
 
+/* Whether the writer never finished the trace (meta complete = 0: the
+ * process was killed, or ended without exit handlers). */
+gboolean pfprof_trace_is_incomplete (const PfprofTrace *trace);
+
 /* Total number of events (all event tables, not devices/streams/...). */
 guint64 pfprof_trace_n_events (const PfprofTrace *trace);
 

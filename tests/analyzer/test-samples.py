@@ -163,7 +163,10 @@ for path in traces:
                       dv["overlap_fraction"])
     if script in STILL_HOST_BOUND and not fix:
         unfixed_saving[script] = sum(f["est_savings_ns"] for f in d["findings"] if f["rule"] == want)
-    if script == "item_sync.py" and not fix:
+    # The fix's saving was measured against the runs of f_item.pfprof;
+    # other recordings of item_sync.py (other step counts, other
+    # collector) are not held to it.
+    if script == "item_sync.py" and not fix and base == "f_item.pfprof":
         est = next((f["est_savings_ns"] for f in d["findings"] if f["rule"] == "sync-in-loop"), 0)
         check(f"{base}: sync-in-loop estimate within {ITEM_SYNC_TOLERANCE:.0%} of the "
               f"{ITEM_SYNC_SAVED_NS / 1e6:.2f} ms/step its fix saved",

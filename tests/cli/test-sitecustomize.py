@@ -397,7 +397,9 @@ class HookTest(unittest.TestCase):
     def test_first_16_calls_timed_then_counted(self):
         info, log, sites = self.run_train()
         cuda = sites[(9, "Tensor.cuda")]
-        self.assertEqual(len(cuda["calls"]), 16)
+        # The first 16, and the first call looked at after them (the next
+        # comes 32 calls later at the earliest, after the 40th).
+        self.assertEqual(len(cuda["calls"]), 17)
         # Written once when first recorded, once more with the final count:
         # exact up to 16 calls, then estimated from one call in about 64,
         # the calls between counted for the site seen (at most one
@@ -412,10 +414,21 @@ class HookTest(unittest.TestCase):
         self.assertEqual(starts, sorted(starts))
         self.assertEqual(len(sites[(11, "Tensor.item")]["calls"]), 2)
 
+    def test_later_calls_timed_spread_over_the_run(self):
+        info, log, sites = self.run_train(env={"N": "20000"})
+        cuda = sites[(9, "Tensor.cuda")]
+        starts = [c[1] for c in cuda["calls"]]
+        # 40,000 calls, about 625 looked at: every one timed until 16 are,
+        # then every second, fourth...: bounded, and reaching the end.
+        self.assertGreater(len(starts), 16 + 16 + 8)
+        self.assertLessEqual(len(starts), 16 + 160)
+        self.assertGreater(starts[-1], (starts[0] + info["t"]) / 2, "no timed call late in the run")
+        self.assertTrue(39000 <= cuda["rows"][-1] <= 40000 + SAMPLE_MAX * 2, cuda["rows"])
+
     def test_collector_loaded_late_gets_everything(self):
         for mode in ("missing-then-ok", "later"):
             info, log, sites = self.run_train(env={"FAKE_COLLECTOR": mode})
-            self.assertEqual(len(sites[(9, "Tensor.cuda")]["calls"]), 16, mode)
+            self.assertEqual(len(sites[(9, "Tensor.cuda")]["calls"]), 17, mode)
             self.assertTrue(40 <= sites[(9, "Tensor.cuda")]["rows"][-1] <= 40 + SAMPLE_MAX, mode)
 
     def test_a_process_the_collector_refuses_stops_trying(self):
@@ -477,8 +490,10 @@ class HookTest(unittest.TestCase):
             ctypes.CDLL = Last
             os._exit(4)
             """, env={"CUDA_INJECTION64_PATH": "/x/libpfprof-collector.so"}, want_rc=4)
-        self.assertEqual([row[0] for row in r], ["site", "finish"])
-        self.assertTrue(30 <= r[0][-1] <= 30 + SAMPLE_MAX, r)
+        # The 17th call, timed as the first looked at, waits for a batch:
+        # it goes over before the final count and the finish.
+        self.assertEqual([row[0] for row in r], ["call", "site", "finish"])
+        self.assertTrue(30 <= r[1][-1] <= 30 + SAMPLE_MAX, r)
 
     @unittest.skipIf(PFPROF is None, "no pfprof binary given")
     def test_pfprof_record_writes_this_hook(self):

@@ -56,8 +56,9 @@ echo target >target.txt
 ln -s target.txt link.pfprof
 expect 2 "symbolic link" -- record --force -o link.pfprof -- true
 [ "$(cat target.txt)" = target ] || { echo "FAIL: symlink target changed"; fail=1; }
+# No trace was written: --force keeps the old file.
 expect 0 "" -- record --force -o existing.pfprof -- true
-[ -e existing.pfprof ] && { echo "FAIL: --force did not remove the old file"; fail=1; }
+[ "$(cat existing.pfprof)" = keep ] || { echo "FAIL: --force lost the old file though no trace was written"; fail=1; }
 
 # A missing collector is said plainly, before the program runs.
 PFPROF_COLLECTOR=$dir/missing.so "$pfprof" record -- sh -c 'echo ran' >out.txt 2>err.txt

@@ -15,9 +15,9 @@ check_includes() {
   hits=$(grep -rnE "#[[:space:]]*include[[:space:]]*<($pattern)" "$src/$folder" --include='*.c' --include='*.h' 2>/dev/null)
   [ -z "$hits" ] || bad "$folder/ must not include $why:"$'\n'"$hits"
 }
-# trace/'s reader library (PfprofTrace and the reader) is GLib; the rest
+# trace/'s reader library (PfprofTrace, the reader and its helpers) is GLib; the rest
 # of trace/ is what the collector links, and must not be.
-trace_glib='pfprof-trace\.[ch]|pfprof-trace-reader\.[ch]'
+trace_glib='pfprof-trace\.[ch]|pfprof-trace-reader\.[ch]|pfprof-temp-file\.[ch]|pfprof-sqlite-guard\.[ch]|pfprof-output-check\.[ch]'
 hits=$(grep -rnE "#[[:space:]]*include[[:space:]]*<(glib|gio|gtk|gdk|cairo)" "$src/trace" --include='*.c' --include='*.h' \
        | grep -vE "^$src/trace/($trace_glib):")
 [ -z "$hits" ] || bad "trace/ outside the reader must not include GLib, GTK or cairo:"$'\n'"$hits"

@@ -11,7 +11,10 @@
 #  2. The hook's cost, interleaved: hook_overhead.py (200 wrapped calls a
 #     step, half .to(), half .item()) under `pfprof record` with hooks on
 #     and with --no-python-hooks, ROUNDS times each, alternating; prints
-#     each run's median step and the overhead of the median of medians.
+#     each run's median step and the overhead of the median of medians;
+#     then twice hook_overhead.py --alternate (steps with and without the
+#     wrappers in one process), and bench/hook-cost.py: the hook's cost
+#     per call on this CPU.
 # Traces, reports and logs go to $OUT (default /tmp/pfprof-gpu-sites).
 # Exits 1 if a check failed.
 set -u
@@ -78,9 +81,23 @@ for line in open(sys.argv[1]):
     if ms.strip():
         runs[mode].append(float(ms))
 on, off = statistics.median(runs["on"]), statistics.median(runs["off"])
+# Runs of one process differ by more than the hook costs (GPU clocks,
+# where the scheduler puts the process): each round's on/off pair is
+# compared too, and the median of those differences printed.
+pairs = [100 * (a - b) / b for a, b in zip(runs["on"], runs["off"])]
 print(f"hook_overhead.py, 200 wrapped calls a step: hooks on {on:.3f} ms, off {off:.3f} ms "
       f"(medians of {len(runs['on'])} and {len(runs['off'])} interleaved runs): "
-      f"{100 * (on - off) / off:+.2f}%")
+      f"{100 * (on - off) / off:+.2f}%; per round " + ", ".join(f"{p:+.1f}%" for p in pairs)
+      + f"; median of the rounds {statistics.median(pairs):+.2f}%")
 PY
+# In one process, steps alternating with and without the wrappers: the
+# hook's cost without what differs between processes.
+for i in 1 2; do
+  "$pfprof" record --quiet --no-report --force -o "$out/overhead-alt.pfprof" -- \
+    python3 "$root/tests/gpu/hook_overhead.py" --alternate 2>&1 | grep 'alternating' | tee -a "$out/overhead.txt"
+done
+# The hook's cost per call on this machine's CPU and Python, against a
+# fake torch (no GPU): what the loop above pays per wrapped call.
+python3 "$root/bench/hook-cost.py" "$root/cli/pfprof_sitecustomize.py" | tee -a "$out/overhead.txt"
 [ $failed -eq 0 ] && echo "ok: sites.sh" || echo "FAIL: sites.sh"
 exit $failed

@@ -299,7 +299,7 @@ def main():
     bad("not-kineto.json", '{"foo": 1, "bar": [1, 2]}', 'no "traceEvents"')
     bad("foreign-events.json", '{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}]}',
         "not a torch.profiler trace")
-    bad("array.json", '[{"ph": "X", "cat": "kernel", "ts": 1, "dur": 1}]', "not a pfprof trace")
+    bad("array.json", '[{"ph": "X", "cat": "kernel", "ts": 1, "dur": 1}]', "not a pfprof-report/1 result")
     base = '{"traceEvents": [%s]}'
     kernel = '{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": %s, "dur": %s%s}'
     bad("huge-ts.json", base % (kernel % ("1e300", "1", "")), "out of range")
@@ -320,7 +320,7 @@ def main():
     bad("no-comma.json", '{"traceEvents": [{"ph": "M"} {"ph": "M"}]}', "expected ','")
     bad("empty-object.json", "{}", 'no "traceEvents"')
     bad("other-object.json", '{"schemaVersion": 1, "x": 2}', "without traceEvents")
-    bad("bom-only.json", b"\xef\xbb\xbf   {", "corrupt torch.profiler trace")
+    bad("bom-only.json", b"\xef\xbb\xbf   {", "not valid JSON")
     for name, path, expect in cases:
         p = env.run("report", "-q", path)
         tap.ok(one_line_exit_2(p) and expect in p.stderr and name in p.stderr,

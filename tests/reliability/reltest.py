@@ -179,3 +179,21 @@ def commands(pfprof, tmpdir):
                 continue
             names.append(m.group(1))
     return names
+
+
+def setup(*subdirs):
+    """PFPROF and WORK from the command line (absolute), and the emptied
+    folders WORK/@subdirs."""
+    pfprof, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    os.makedirs(work, exist_ok=True)
+    dirs = [os.path.join(work, d) for d in subdirs]
+    for d in dirs:
+        clear_dir(d)
+    return (pfprof, work, *dirs)
+
+
+def nsys_schema():
+    """tests/interop/nsys_schema.py, which writes Nsight Systems exports."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+    import nsys_schema as module
+    return module

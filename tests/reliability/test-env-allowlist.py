@@ -178,15 +178,17 @@ for path, src in sources.items():
         if callers == 0:
             note(f"{where}: helper {fn[0]} has no caller with a literal name")
 
-# The Python hook that `pfprof record` injects into the program.
-hook = os.path.join(ROOT, "cli", "pfprof_sitecustomize.py")
-if os.path.isfile(hook):
-    text = open(hook, encoding="utf-8").read()
-    for m in re.finditer(r"environ\.get\(\s*\\?['\"]([A-Za-z_0-9]+)", text):
-        reads.setdefault(m.group(1), set()).add("cli/pfprof_sitecustomize.py:python")
-    if re.search(r"environ\s*\.\s*(items|keys|values|copy)\b|dict\(\s*_?os\.environ|"
-                 r"for \w+ in _?os\.environ", text):
-        problems.append("cli/pfprof_sitecustomize.py: the Python hook walks os.environ")
+# The Python hook that `pfprof record` injects into the program, and the
+# fixes module `pfprof try` adds beside it.
+for name in ("pfprof_sitecustomize.py", "pfprof_fixes.py"):
+    hook = os.path.join(ROOT, "cli", name)
+    if os.path.isfile(hook):
+        text = open(hook, encoding="utf-8").read()
+        for m in re.finditer(r"environ\.get\(\s*\\?['\"]([A-Za-z_0-9]+)", text):
+            reads.setdefault(m.group(1), set()).add(f"cli/{name}:python")
+        if re.search(r"environ\s*\.\s*(items|keys|values|copy)\b|dict\(\s*_?os\.environ|"
+                     r"for \w+ in _?os\.environ", text):
+            problems.append(f"cli/{name}: the Python hook walks os.environ")
 
 check("sources scanned", len(sources) >= 3 and len(reads) >= 4,
       f"{len(sources)} files, {len(reads)} names")

@@ -1,0 +1,493 @@
+# pfprof_fixes.py: the step timer and the fixes of `pfprof try`.
+#
+# `pfprof try` writes this file next to the start-up hook
+# (cli/pfprof_sitecustomize.py, which imports it only when the launcher
+# sets PFPROF_TRY_STEPS or PFPROF_TRY_FIXES), compiled into the binary as
+# a GResource like the hook. docs/try.md says what each fix patches; its
+# tests are tests/cli/test-fixes.py (a fake torch).
+#
+# Environment (set by `pfprof try`):
+#   PFPROF_TRY_STEPS  a path; %p becomes the process id. One line per
+#                     optimizer.step() (monotonic ns) goes to PATH, one per
+#                     DataLoader batch to PATH.loader. No synchronisation
+#                     is added: the program's timing is its own.
+#   PFPROF_TRY_FIXES  comma-separated fixes (pin-memory, workers=N,
+#                     persistent-workers, prefetch-factor=N, non-blocking,
+#                     prefetch)
+#   PFPROF_TRY_NOTES  a file that gets one line per fact the launcher
+#                     reports: "STATE<TAB>FIX<TAB>TEXT", STATE one of
+#                     applied, error (the fix raised and is off from then
+#                     on), unpinnable (a batch type without pin_memory()),
+#                     off (the fix did not apply, and why).
+#
+# Like the hook, it never imports torch itself and never raises into the
+# program: a fix that fails is reported and the original call made.
+import os as _os
+import sys as _sys
+
+DATALOADER = 'torch.utils.data.dataloader'
+KNOWN = ('pin-memory', 'workers', 'persistent-workers', 'prefetch-factor', 'non-blocking', 'prefetch')
+
+
+def parse(text):
+    """{fix: value or None} from PFPROF_TRY_FIXES; unknown names are
+    left out (the launcher refuses them before it runs anything)."""
+    fixes = {}
+    for item in (text or '').split(','):
+        name, _, value = item.strip().partition('=')
+        if name in KNOWN:
+            fixes[name] = int(value) if value else None
+    return fixes
+
+
+class Notes:
+    def __init__(self, path):
+        self.path = path
+        self.seen = set()
+
+    def say(self, state, fix, text=''):
+        line = '%s\t%s\t%s\n' % (state, fix, ' '.join(str(text).split()))
+        if line in self.seen or not self.path:
+            return
+        self.seen.add(line)
+        try:
+            with open(self.path, 'a', encoding='utf-8') as f:
+                f.write(line)
+        except Exception:
+            pass
+
+    def error(self, fix, e):
+        self.say('error', fix, '%s: %s' % (type(e).__name__, e))
+
+
+class StepLog:
+    """Appends a monotonic time per event to a file of this process."""
+
+    def __init__(self, path):
+        import time
+        self.path = path
+        self.now = time.monotonic_ns
+        self.fd = None
+        self.pid = None
+
+    def mark(self):
+        try:
+            pid = _os.getpid()
+            if self.fd is None or self.pid != pid:  # a forked child has its own
+                self.pid = pid
+                name = self.path.replace('%p', str(pid))
+                self.fd = _os.open(name, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT | _os.O_CLOEXEC, 0o600)
+            _os.write(self.fd, b'%d\n' % self.now())
+        except Exception:
+            self.fd = None
+
+
+def leaves(batch, path=()):
+    """(path, tensor) of every tensor in a batch of tensors, lists, tuples
+    and dicts, or None when it holds anything else (a custom type: the
+    hook cannot tell what the loop does with it)."""
+    import torch
+    if isinstance(batch, torch.Tensor):
+        return [(path, batch)]
+    if isinstance(batch, (list, tuple)):
+        items = enumerate(batch)
+    elif isinstance(batch, dict):
+        items = batch.items()
+    elif isinstance(batch, (str, bytes, int, float, bool)) or batch is None:
+        return []
+    else:
+        return None
+    out = []
+    for k, v in items:
+        sub = leaves(v, path + (k,))
+        if sub is None:
+            return None
+        out.extend(sub)
+    return out
+
+
+def unpinnable(batch):
+    """The type names in a pinned batch that pin_memory() left as they
+    were: not a tensor, a container of them or a plain value, and without
+    a pin_memory() method."""
+    import torch
+    if isinstance(batch, torch.Tensor) or isinstance(batch, (str, bytes, int, float, bool)) or batch is None:
+        return set()
+    if isinstance(batch, (list, tuple)):
+        vals = batch
+    elif isinstance(batch, dict):
+        vals = batch.values()
+    elif hasattr(batch, 'pin_memory'):
+        return set()
+    else:
+        return {type(batch).__module__ + '.' + type(batch).__qualname__}
+    out = set()
+    for v in vals:
+        out |= unpinnable(v)
+    return out
+
+
+def target_device(torch, args, kwargs, cuda_call):
+    """The device a .to()/.cuda() call moves to, or None when it is not
+    one the hook can name (a dtype-only .to, something unknown)."""
+    if cuda_call:
+        d = kwargs.get('device', args[0] if args else None)
+        if d is None:
+            return torch.device('cuda', torch.cuda.current_device())
+        if isinstance(d, int):
+            return torch.device('cuda', d)
+        d = torch.device(d)
+    else:
+        d = kwargs.get('device', args[0] if args else None)
+        if isinstance(d, torch.Tensor):
+            d = d.device
+        elif isinstance(d, (str, int)) or isinstance(d, torch.device):
+            d = torch.device(d) if not isinstance(d, int) else torch.device('cuda', d)
+        else:
+            return None
+    if d.type == 'cuda' and d.index is None:
+        d = torch.device('cuda', torch.cuda.current_device())
+    return d
+
+
+class Fixes:
+    def __init__(self, fixes, notes, steps):
+        self.fixes = fixes
+        self.notes = notes
+        self.steps = steps
+        self.batch_leaves = None  # id(tensor) -> (weakref, batch number, path) of recent batches
+        self.batches = 0
+        self.prefetch = None
+
+    def off(self, fix, e):
+        """A fix that raised: reported, and never applied again."""
+        self.fixes.pop(fix, None)
+        self.notes.error(fix, e)
+
+    # -- DataLoader constructor arguments ---------------------------------
+    def patch_loader(self, module):
+        cls = getattr(module, 'DataLoader', None)
+        if cls is not None and not getattr(cls.__init__, '_pfprof_try', False) and \
+                any(f in self.fixes for f in ('pin-memory', 'workers', 'persistent-workers', 'prefetch-factor')):
+            import inspect
+            orig = cls.__init__
+            sig = inspect.signature(orig)
+            me = self
+
+            def __init__(self, *args, **kwargs):
+                try:
+                    bound = sig.bind(self, *args, **kwargs)
+                    me.loader_arguments(bound)
+                    args, kwargs = bound.args[1:], bound.kwargs
+                except Exception as e:
+                    for f in ('pin-memory', 'workers', 'persistent-workers', 'prefetch-factor'):
+                        if f in me.fixes:
+                            me.off(f, e)
+                return orig(self, *args, **kwargs)
+
+            __init__._pfprof_try = True
+            __init__.__wrapped__ = orig
+            cls.__init__ = __init__
+        it = getattr(module, '_BaseDataLoaderIter', None)
+        if it is not None and not getattr(it.__next__, '_pfprof_try', False):
+            self.patch_next(it)
+
+    def loader_arguments(self, bound):
+        a = bound.arguments
+        f = self.fixes
+        params = bound.signature.parameters
+
+        def get(name):
+            return a.get(name, params[name].default if name in params else None)
+
+        def put(fix, name, value):
+            if name not in params and not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+                self.notes.say('off', fix, 'this DataLoader has no %s argument' % name)
+                return
+            a[name] = value
+            self.notes.say('applied', fix, '%s=%r' % (name, value))
+
+        if 'pin-memory' in f:
+            put('pin-memory', 'pin_memory', True)
+        if 'workers' in f:
+            ds = get('dataset')
+            import torch.utils.data as tud
+            iterable = getattr(tud, 'IterableDataset', None)
+            if iterable is not None and isinstance(ds, iterable) and (get('num_workers') or 0) == 0:
+                # Every worker would replay the whole iterable dataset.
+                self.notes.say('off', 'workers', 'an IterableDataset read by one process: more workers would '
+                               'repeat its samples')
+            else:
+                put('workers', 'num_workers', f['workers'])
+        if (get('num_workers') or 0) == 0:
+            for fix in ('persistent-workers', 'prefetch-factor'):
+                if fix in f:
+                    self.notes.say('off', fix, 'the DataLoader has no worker processes (num_workers=0)')
+            return
+        if 'persistent-workers' in f:
+            put('persistent-workers', 'persistent_workers', True)
+        if 'prefetch-factor' in f:
+            put('prefetch-factor', 'prefetch_factor', f['prefetch-factor'])
+
+    def patch_pin(self, module):
+        """Wraps torch.utils.data._utils.pin_memory.pin_memory, which the
+        DataLoader (and its pin-memory thread) calls on each batch, to
+        report the batch types it leaves unpinned."""
+        orig = getattr(module, 'pin_memory', None)
+        if orig is None or getattr(orig, '_pfprof_try', False):
+            return
+        me = self
+
+        def pin_memory(data, *args, **kwargs):
+            out = orig(data, *args, **kwargs)
+            try:
+                for name in unpinnable(out):
+                    me.notes.say('unpinnable', 'pin-memory', '%s has no pin_memory() method: its tensors stay '
+                                 'pageable (give it one, as the DataLoader documentation says)' % name)
+            except Exception:
+                pass
+            return out
+
+        pin_memory._pfprof_try = True
+        pin_memory.__wrapped__ = orig
+        module.pin_memory = pin_memory
+
+    # -- the batches: step timer, non-blocking, prefetch ------------------
+    def patch_next(self, cls):
+        orig = cls.__next__
+        me = self
+
+        def __next__(self):
+            if me.steps is not None:
+                me.steps.mark()
+            if me.prefetch is not None and 'prefetch' in me.fixes:
+                try:
+                    return me.prefetch.next(self, orig)
+                except StopIteration:
+                    raise
+                except Exception as e:
+                    if getattr(e, '_pfprof_user', False):
+                        raise
+                    me.off('prefetch', e)
+                    me.prefetch.close()
+            batch = orig(self)
+            me.seen(batch)
+            return batch
+
+        __next__._pfprof_try = True
+        __next__.__wrapped__ = orig
+        cls.__next__ = __next__
+
+    def seen(self, batch):
+        """Remembers the tensors of the last batches, for non-blocking and
+        for prefetch's first look at what the loop moves."""
+        if self.batch_leaves is None:
+            return
+        try:
+            import weakref
+            found = leaves(batch)
+            self.batches += 1
+            if found is None:
+                if 'prefetch' in self.fixes:
+                    self.notes.say('off', 'prefetch', 'a batch holds a %s: the hook cannot tell what the loop '
+                                   'moves to the GPU' % type(batch).__name__)
+                    self.fixes.pop('prefetch', None)
+                return
+            keep = {k: v for k, v in self.batch_leaves.items() if v[1] >= self.batches - 1 and v[0]() is not None}
+            for path, t in found:
+                keep[id(t)] = (weakref.ref(t), self.batches, path)
+            self.batch_leaves = keep
+        except Exception as e:
+            for fix in ('non-blocking', 'prefetch'):
+                if fix in self.fixes:
+                    self.off(fix, e)
+
+    def batch_tensor(self, t):
+        e = self.batch_leaves.get(id(t)) if self.batch_leaves else None
+        if e is None or e[0]() is not t:
+            return None
+        return e
+
+    def patch_torch(self, torch):
+        if 'non-blocking' not in self.fixes and 'prefetch' not in self.fixes:
+            return
+        self.batch_leaves = {}
+        if 'prefetch' in self.fixes:
+            self.prefetch = Prefetch(self, torch)
+        tensor = torch.Tensor
+        for name in ('to', 'cuda'):
+            orig = getattr(tensor, name, None)
+            if orig is not None and not getattr(orig, '_pfprof_try', False):
+                setattr(tensor, name, self.wrap_move(torch, orig, name == 'cuda'))
+
+    def wrap_move(self, torch, orig, cuda_call):
+        me = self
+
+        def move(self, *args, **kwargs):
+            e = me.batch_tensor(self)
+            if e is None:
+                return orig(self, *args, **kwargs)
+            try:
+                dev = target_device(torch, args, kwargs, cuda_call)
+                ok = dev is not None and dev.type == 'cuda' and self.device.type == 'cpu'
+                if ok and me.prefetch is not None and 'prefetch' in me.fixes:
+                    out = me.prefetch.moved(self, e, dev, args, kwargs, cuda_call)
+                    if out is not None:
+                        return out
+                if ok and 'non-blocking' in me.fixes and not kwargs.get('non_blocking') and \
+                        not (len(args) >= 2 and isinstance(args[-1], bool)) and self.is_pinned():
+                    # Host to device from pinned memory only: the host
+                    # copy is a fresh batch the program does not rewrite.
+                    kwargs = dict(kwargs, non_blocking=True)
+                    me.notes.say('applied', 'non-blocking', 'host-to-device copies of pinned batches')
+            except Exception as err:
+                for fix in ('non-blocking', 'prefetch'):
+                    if fix in me.fixes:
+                        me.off(fix, err)
+            return orig(self, *args, **kwargs)
+
+        move.__name__ = getattr(orig, '__name__', 'to')
+        move.__wrapped__ = orig
+        move._pfprof_try = True
+        return move
+
+
+class Prefetch:
+    """The batches' tensors that the loop moves to a GPU, copied there on
+    a side stream one batch ahead. Looks at the first LOOK batches: the
+    paths of the tensors the loop moved (a path of keys into the batch)
+    must be the same in each, to one device, from pinned memory; then each
+    later batch's tensors at those paths are copied as soon as the batch
+    is fetched, into memory allocated on the consumer stream (so no
+    record_stream is needed), after the side stream waited for the
+    consumer (the memory may be a block the consumer freed), and the
+    program's own .to()/.cuda() of such a tensor returns the copy once
+    the consumer stream waited for the side stream, unless the tensor was
+    changed in place since (its _version moved)."""
+
+    LOOK = 2
+
+    def __init__(self, fixes, torch):
+        self.fixes = fixes
+        self.torch = torch
+        self.moves = {}      # batch number -> {path: device} the loop moved
+        self.plan = None     # {path: device} once decided
+        self.ahead = None    # [batch, {id(cpu tensor): (cpu, gpu, device, version)}], an exception or StopIteration
+        self.ready = {}      # id(cpu tensor) -> (cpu, gpu, device, version) of the batch handed out
+        self.streams = {}
+
+    def close(self):
+        self.plan = None
+        self.ahead = None
+        self.ready = {}
+
+    def moved(self, t, entry, dev, args, kwargs, cuda_call):
+        """The loop moves batch tensor T to DEV: the prefetched copy when
+        there is one and the call asks for nothing but the device."""
+        got = self.ready.pop(id(t), None)
+        if got is not None and got[0] is t:
+            extra = {k: v for k, v in kwargs.items() if k not in ('device', 'non_blocking')}
+            plain = not extra and len(args) <= 1 and (cuda_call or not args or not isinstance(args[0], self.torch.Tensor))
+            # A tensor the loop changed in place since the copy: moved anew.
+            if plain and got[2] == dev and getattr(t, '_version', None) == got[3]:
+                self.torch.cuda.current_stream(dev).wait_stream(self.stream(dev))
+                return got[1]
+            return None
+        if self.plan is None:
+            _, number, path = entry
+            if number <= self.LOOK:
+                if not t.is_pinned():
+                    self.fixes.notes.say('off', 'prefetch', 'the batches are not in pinned memory (add pin-memory)')
+                    self.fixes.fixes.pop('prefetch', None)
+                    return None
+                self.moves.setdefault(number, {})[path] = dev
+        return None
+
+    def stream(self, dev):
+        s = self.streams.get(dev)
+        if s is None:
+            s = self.streams[dev] = self.torch.cuda.Stream(device=dev)
+        return s
+
+    def decide(self):
+        seen = [self.moves.get(n) for n in range(1, self.LOOK + 1)]
+        if any(not s for s in seen) or any(s != seen[0] for s in seen):
+            self.fixes.notes.say('off', 'prefetch', 'the first batches were not moved to the GPU alike: the hook '
+                                 'cannot tell which tensors to prefetch')
+            self.fixes.fixes.pop('prefetch', None)
+            return False
+        self.plan = seen[0]
+        self.fixes.notes.say('applied', 'prefetch', '%d tensors a batch' % len(self.plan))
+        return True
+
+    def start(self, batch):
+        """Starts the copies of BATCH's planned tensors on the side stream."""
+        torch = self.torch
+        found = dict(leaves(batch) or [])
+        copies = {}
+        for path, dev in self.plan.items():
+            cpu = found.get(path)
+            if cpu is None or not cpu.is_pinned():
+                continue
+            consumer = torch.cuda.current_stream(dev)
+            gpu = torch.empty_like(cpu, device=dev)   # on the consumer stream
+            side = self.stream(dev)
+            side.wait_stream(consumer)
+            with torch.cuda.stream(side):
+                gpu.copy_(cpu, non_blocking=True)
+            copies[id(cpu)] = (cpu, gpu, dev, getattr(cpu, '_version', None))
+        return copies
+
+    def fetch(self, it, orig):
+        try:
+            batch = orig(it)
+        except StopIteration:
+            return StopIteration
+        except BaseException as e:
+            e._pfprof_user = True
+            return e
+        self.fixes.seen(batch)
+        return [batch, self.start(batch)]
+
+    def next(self, it, orig):
+        if self.plan is None:
+            if self.fixes.batches < self.LOOK or not self.decide():
+                batch = orig(it)
+                self.fixes.seen(batch)
+                return batch
+        # One batch ahead: what was fetched last time (nothing after the
+        # loader raised) is handed out, the next one fetched and copied.
+        current = self.ahead if self.ahead is not None else self.fetch(it, orig)
+        self.ahead = None
+        if current is StopIteration:
+            raise StopIteration
+        if isinstance(current, BaseException):
+            raise current
+        self.ahead = self.fetch(it, orig)
+        self.ready = current[1]
+        return current[0]
+
+
+def install(when_imported):
+    """Called by the start-up hook with its import watcher."""
+    path = _os.environ.get('PFPROF_TRY_STEPS')
+    notes = Notes(_os.environ.get('PFPROF_TRY_NOTES'))
+    fixes = Fixes(parse(_os.environ.get('PFPROF_TRY_FIXES')), notes, StepLog(path) if path else None)
+    _sys.modules[__name__].active = fixes
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    _sys.path[:] = [p for p in _sys.path if _os.path.abspath(p or '.') != here]
+
+    if fixes.steps is not None:
+        loader_steps = StepLog(path + '.loader')
+        fixes.steps, opt_steps = loader_steps, fixes.steps
+
+        def patch_optim(module):
+            register = getattr(module, 'register_optimizer_step_post_hook', None)
+            if register is not None:
+                register(lambda opt, args, kwargs: opt_steps.mark())
+
+        when_imported('torch.optim.optimizer', patch_optim)
+    when_imported('torch', fixes.patch_torch)
+    when_imported(DATALOADER, fixes.patch_loader)
+    if 'pin-memory' in fixes.fixes:
+        when_imported('torch.utils.data._utils.pin_memory', fixes.patch_pin)

@@ -1,0 +1,576 @@
+#!/usr/bin/env python3
+"""test-try.py HOOK FIXES PFPROF
+
+Tests of `pfprof try` without a GPU: the fixes of cli/pfprof_fixes.py
+against the fake torch of test-sitecustomize.py (extended here with the
+DataLoader's real constructor arguments, the optimizer step hook, pinned
+tensors and CUDA streams that log what they are asked to do), and the
+command itself, its alternation, statistics and errors, on fake training
+programs whose step time depends on the fix.
+"""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+HOOK, FIXES, PFPROF = (os.path.abspath(a) for a in sys.argv[1:4])
+HERE = os.path.dirname(os.path.abspath(__file__))
+_argv = sys.argv[:]
+sys.argv[1:] = [HOOK]
+_spec = importlib.util.spec_from_file_location("test_sitecustomize", os.path.join(HERE, "test-sitecustomize.py"))
+_base = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_base)
+sys.argv[:] = _argv[:1]
+
+FAKE_TORCH = dict(_base.FAKE_TORCH)
+# Tensors know their device and whether they are pinned; a move logs
+# its arguments in torch.LOG.
+FAKE_TORCH["torch/__init__.py"] = textwrap.dedent("""\
+    from . import cuda
+    LOG = []
+
+    class device:
+        def __init__(self, kind, index=None):
+            if isinstance(kind, device):
+                kind, index = kind.type, kind.index
+            if isinstance(kind, str) and ':' in kind:
+                kind, index = kind.split(':')[0], int(kind.split(':')[1])
+            self.type, self.index = kind, index
+        def __eq__(self, o):
+            return isinstance(o, device) and (self.type, self.index) == (o.type, o.index)
+        def __hash__(self):
+            return hash((self.type, self.index))
+        def __repr__(self):
+            return 'device(%s:%s)' % (self.type, self.index)
+
+    class dtype:
+        pass
+    float16 = dtype()
+
+    class Tensor:
+        def __init__(self, v=0, dev='cpu', pinned=False):
+            self.v, self.device, self.pinned, self._version = v, device(dev), pinned, 0
+        def add_(self, n):
+            self.v += n
+            self._version += 1
+            return self
+        def is_pinned(self):
+            return self.pinned
+        def to(self, *a, **k):
+            LOG.append(['to', self.v, [str(x) for x in a], sorted(k.items())])
+            d = k.get('device', a[0] if a else None)
+            if isinstance(d, dtype) or d is None:
+                return Tensor(self.v, self.device, self.pinned)
+            return Tensor(self.v, device(d) if not isinstance(d, Tensor) else d.device)
+        def cuda(self, *a, **k):
+            LOG.append(['cuda', self.v, [str(x) for x in a], sorted(k.items())])
+            return Tensor(self.v, 'cuda:0')
+        def cpu(self):
+            return Tensor(self.v)
+        def item(self):
+            return self.v
+        def pin_memory(self, *a):
+            return Tensor(self.v, pinned=True)
+        def copy_(self, src, non_blocking=False):
+            LOG.append(['copy_', src.v, str(cuda.CURRENT), non_blocking])
+            self.v = src.v
+            return self
+        def record_stream(self, s):
+            LOG.append(['record_stream'])
+
+    def empty(*size, pin_memory=False):
+        return Tensor(len(size))
+
+    def empty_like(t, device=None):
+        LOG.append(['empty_like', t.v, str(cuda.CURRENT)])
+        return Tensor(None, device)
+    """)
+FAKE_TORCH["torch/cuda/__init__.py"] = textwrap.dedent("""\
+    import torch
+    synced = 0
+    def synchronize(device=None):
+        global synced
+        synced += 1
+    def current_device():
+        return 0
+    class Stream:
+        def __init__(self, device=None, name='side'):
+            self.name = name
+        def wait_stream(self, other):
+            torch.LOG.append(['wait_stream', self.name, other.name])
+        def __str__(self):
+            return self.name
+    CURRENT = Stream(name='consumer')
+    def current_stream(device=None):
+        return CURRENT
+    class stream:
+        def __init__(self, s):
+            self.s = s
+        def __enter__(self):
+            global CURRENT
+            self.prev, CURRENT = CURRENT, self.s
+        def __exit__(self, *a):
+            global CURRENT
+            CURRENT = self.prev
+    """)
+FAKE_TORCH["torch/utils/data/__init__.py"] = textwrap.dedent("""\
+    from .dataloader import DataLoader
+    class IterableDataset:
+        pass
+    """)
+# The DataLoader's real arguments; batches go through
+# _utils.pin_memory.pin_memory when pin_memory=True, as in torch.
+FAKE_TORCH["torch/utils/data/dataloader.py"] = textwrap.dedent("""\
+    from . import _utils
+
+    class _BaseDataLoaderIter:
+        def __init__(self, loader):
+            self._loader = loader
+            self._items = list(loader.dataset)
+        def __iter__(self):
+            return self
+        def __next__(self):
+            if not self._items:
+                raise StopIteration
+            item = self._items.pop(0)
+            if isinstance(item, BaseException):
+                raise item
+            if self._loader.pin_memory:
+                item = _utils.pin_memory.pin_memory(item)
+            return item
+
+    class DataLoader:
+        def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
+                     num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
+                     worker_init_fn=None, multiprocessing_context=None, generator=None, *,
+                     prefetch_factor=None, persistent_workers=False, pin_memory_device=''):
+            if num_workers == 0 and (prefetch_factor is not None or persistent_workers):
+                raise ValueError('prefetch_factor and persistent_workers need num_workers > 0')
+            self.dataset, self.num_workers, self.pin_memory = dataset, num_workers, pin_memory
+            self.prefetch_factor, self.persistent_workers = prefetch_factor, persistent_workers
+        def __iter__(self):
+            return _BaseDataLoaderIter(self)
+    """)
+FAKE_TORCH["torch/utils/data/_utils/__init__.py"] = "from . import pin_memory\n"
+FAKE_TORCH["torch/utils/data/_utils/pin_memory.py"] = textwrap.dedent("""\
+    import torch
+    def pin_memory(data, device=None):
+        if isinstance(data, torch.Tensor):
+            return data.pin_memory()
+        if isinstance(data, (list, tuple)):
+            return type(data)(pin_memory(d) for d in data)
+        if isinstance(data, dict):
+            return {k: pin_memory(v) for k, v in data.items()}
+        if hasattr(data, 'pin_memory'):
+            return data.pin_memory()
+        return data
+    """)
+FAKE_TORCH["torch/optim/__init__.py"] = "from . import optimizer\nfrom .optimizer import SGD\n"
+FAKE_TORCH["torch/optim/optimizer.py"] = textwrap.dedent("""\
+    _hooks = []
+    def register_optimizer_step_post_hook(hook):
+        _hooks.append(hook)
+    class SGD:
+        def step(self):
+            for h in _hooks:
+                h(self, (), {})
+    """)
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="try-test.")
+        self.dir = self.tmp.name
+        self.hook_dir = os.path.join(self.dir, "hook")
+        self.fixes_dir = os.path.join(self.dir, "fixes")
+        os.mkdir(self.hook_dir)
+        os.mkdir(self.fixes_dir)
+        with open(HOOK) as f, open(os.path.join(self.hook_dir, "sitecustomize.py"), "w") as g:
+            g.write(f.read())
+        with open(FIXES) as f, open(os.path.join(self.fixes_dir, "pfprof_fixes.py"), "w") as g:
+            g.write(f.read())
+        self.torch_dir = os.path.join(self.dir, "site")
+        for path, text in FAKE_TORCH.items():
+            full = os.path.join(self.torch_dir, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w") as f:
+                f.write(text)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def clean_env(self):
+        e = {k: v for k, v in os.environ.items() if not k.startswith("PFPROF_")}
+        e.pop("CUDA_INJECTION64_PATH", None)
+        e["PYTHONDONTWRITEBYTECODE"] = "1"
+        return e
+
+
+class FixesTest(Base):
+    def run_py(self, code, fixes=None, steps=None):
+        """CODE under the hook with FIXES; returns (its last JSON line,
+        the notes)."""
+        e = self.clean_env()
+        notes = os.path.join(self.dir, "notes")
+        e.update(PYTHONPATH=os.pathsep.join([self.hook_dir, self.fixes_dir, self.torch_dir]),
+                 PFPROF_HOOK_DIR=self.hook_dir, PFPROF_PYTHON_HOOKS="0", PFPROF_TRY_NOTES=notes)
+        if fixes:
+            e["PFPROF_TRY_FIXES"] = fixes
+        if steps:
+            e["PFPROF_TRY_STEPS"] = steps
+        p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=e, cwd=self.dir,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = []
+        if os.path.exists(notes):
+            with open(notes) as f:
+                got = [line.rstrip("\n").split("\t") for line in f]
+        return json.loads(p.stdout.strip().splitlines()[-1]), got
+
+    LOADER = """
+        import json, sys, torch
+        from torch.utils.data import DataLoader
+        dl = DataLoader([torch.Tensor(1)], %s)
+        print(json.dumps({"pin": dl.pin_memory, "workers": dl.num_workers, "prefetch": dl.prefetch_factor,
+                          "persistent": dl.persistent_workers,
+                          "path": any("fixes" in p for p in sys.path)}))
+        """
+
+    def test_no_fix_changes_nothing(self):
+        r, notes = self.run_py(self.LOADER % "num_workers=2", steps=os.path.join(self.dir, "s-%p"))
+        self.assertEqual(r, {"pin": False, "workers": 2, "prefetch": None, "persistent": False, "path": False})
+        self.assertEqual(notes, [])
+
+    def test_loader_arguments(self):
+        r, notes = self.run_py(self.LOADER % "2, False, num_workers=2",
+                               fixes="pin-memory,workers=8,persistent-workers,prefetch-factor=4")
+        self.assertEqual(r, {"pin": True, "workers": 8, "prefetch": 4, "persistent": True, "path": False})
+        self.assertEqual(sorted(n[1] for n in notes if n[0] == "applied"),
+                         ["persistent-workers", "pin-memory", "prefetch-factor", "workers"])
+
+    def test_positional_arguments_are_replaced_not_doubled(self):
+        # num_workers is the sixth positional parameter, pin_memory the eighth.
+        r, notes = self.run_py(self.LOADER % "1, None, None, None, 0, None, False",
+                               fixes="pin-memory,workers=3")
+        self.assertEqual((r["pin"], r["workers"]), (True, 3))
+
+    def test_worker_options_need_workers(self):
+        r, notes = self.run_py(self.LOADER % "num_workers=0", fixes="persistent-workers,prefetch-factor=4")
+        self.assertEqual((r["persistent"], r["prefetch"], r["workers"]), (False, None, 0))
+        self.assertEqual(sorted((n[0], n[1]) for n in notes),
+                         [("off", "persistent-workers"), ("off", "prefetch-factor")])
+
+    def test_iterable_dataset_gets_no_workers(self):
+        r, notes = self.run_py("""
+            import json, torch
+            from torch.utils.data import DataLoader, IterableDataset
+            class Stream(IterableDataset, list):
+                pass
+            dl = DataLoader(Stream([1]))
+            print(json.dumps(dl.num_workers))
+            """, fixes="workers=4")
+        self.assertEqual(r, 0)
+        self.assertEqual(notes[0][:2], ["off", "workers"])
+
+    def test_unpinnable_batch_type_is_reported(self):
+        r, notes = self.run_py("""
+            import json, torch
+            from torch.utils.data import DataLoader
+            class Batch:
+                pass
+            class Pinnable:
+                def pin_memory(self):
+                    return self
+            out = [type(b).__name__ for b in DataLoader([Batch(), Pinnable(), [torch.Tensor(1)]])]
+            print(json.dumps(out))
+            """, fixes="pin-memory")
+        self.assertEqual(r, ["Batch", "Pinnable", "list"])
+        unpinnable = [n for n in notes if n[0] == "unpinnable"]
+        self.assertEqual(len(unpinnable), 1, notes)
+        self.assertIn("__main__.Batch has no pin_memory()", unpinnable[0][2])
+
+    def test_step_timer(self):
+        steps = os.path.join(self.dir, "steps-%p")
+        r, _ = self.run_py("""
+            import json, os, torch
+            from torch.optim import SGD
+            from torch.utils.data import DataLoader
+            opt = SGD()
+            for b in DataLoader([1, 2, 3]):
+                opt.step()
+            print(json.dumps(os.getpid()))
+            """, steps=steps)
+        base = steps.replace("%p", str(r))
+        with open(base) as f:
+            opt = [int(x) for x in f]
+        with open(base + ".loader") as f:
+            loader = [int(x) for x in f]
+        self.assertEqual(len(opt), 3)
+        self.assertEqual(len(loader), 4)   # three batches and the StopIteration
+        self.assertEqual(opt, sorted(opt))
+
+    NONBLOCKING = """
+        import json, torch
+        from torch.utils.data import DataLoader
+        for b in DataLoader([[torch.Tensor(1), torch.Tensor(2)]], pin_memory=%s):
+            b[0].to("cuda"); b[1].cuda(); b[0].to(torch.float16)
+        gpu = torch.Tensor(3, "cuda:0"); gpu.to("cpu")
+        mine = torch.Tensor(4, pinned=True); mine.to("cuda")
+        print(json.dumps(torch.LOG))
+        """
+
+    def test_non_blocking_only_for_pinned_batches_to_the_gpu(self):
+        r, notes = self.run_py(self.NONBLOCKING % "True", fixes="non-blocking")
+        self.assertEqual(r[:2], [["to", 1, ["cuda"], [["non_blocking", True]]],
+                                 ["cuda", 2, [], [["non_blocking", True]]]])
+        self.assertEqual(r[2][3], [], "a dtype-only .to() made non-blocking")
+        # Device to host, and a pinned tensor not from the DataLoader: as they were.
+        self.assertEqual(r[3:], [["to", 3, ["cpu"], []], ["to", 4, ["cuda"], []]])
+        self.assertEqual([n[:2] for n in notes], [["applied", "non-blocking"]])
+
+    def test_non_blocking_leaves_pageable_batches(self):
+        r, notes = self.run_py(self.NONBLOCKING % "False", fixes="non-blocking")
+        self.assertEqual([row[3] for row in r], [[]] * 5)
+
+    PREFETCH = """
+        import json, torch
+        from torch.utils.data import DataLoader
+        got = []
+        for x, y in DataLoader([[torch.Tensor(i), torch.Tensor(10 + i)] for i in range(5)], pin_memory=True):
+            torch.LOG.append(['step', x.v])
+            g = x.to("cuda", non_blocking=True)
+            got.append([g.v, g.device.type, y.v])
+        print(json.dumps({"got": got, "log": torch.LOG}))
+        """
+
+    def test_prefetch_copies_one_batch_ahead_on_a_side_stream(self):
+        r, notes = self.run_py(self.PREFETCH, fixes="prefetch")
+        # The program sees the same values on the same device.
+        self.assertEqual(r["got"], [[i, "cuda", 10 + i] for i in range(5)])
+        log = r["log"]
+        steps = [i for i, row in enumerate(log) if row[0] == "step"]
+        # The first two batches are watched, moved by the program itself.
+        self.assertEqual(log[steps[0] + 1][0], "to")
+        self.assertEqual(log[steps[1] + 1][0], "to")
+        # From the third on: batch 3 and 4 copied before step 3 is seen.
+        copies = [row for row in log if row[0] == "copy_"]
+        self.assertEqual([c[1] for c in copies], [2, 3, 4])
+        for c in copies:
+            self.assertEqual(c[2:], ["side", True])
+        first = log.index(copies[1])
+        self.assertLess(first, steps[2], "batch 3 was not copied ahead of step 3")
+        # Allocated on the consumer stream, side waits for consumer before
+        # the copy, consumer waits for side before use, no record_stream.
+        for i, row in enumerate(log):
+            if row[0] == "empty_like":
+                self.assertEqual(row[2], "consumer")
+                self.assertEqual(log[i + 1], ["wait_stream", "side", "consumer"])
+        for s in steps[2:]:
+            self.assertEqual(log[s + 1], ["wait_stream", "consumer", "side"])
+        self.assertNotIn(["record_stream"], log)
+        # y, never moved, is never copied.
+        self.assertFalse(any(row[0] == "copy_" and row[1] >= 10 for row in log))
+        self.assertIn(["applied", "prefetch", "1 tensors a batch"], notes)
+
+    def test_prefetch_of_a_tensor_changed_in_place_is_not_used(self):
+        r, notes = self.run_py(self.PREFETCH.replace('torch.LOG.append([\'step\', x.v])',
+                                                     'x.add_(100) if x.v == 3 else None'), fixes="prefetch")
+        self.assertEqual([g[0] for g in r["got"]], [0, 1, 2, 103, 4])
+
+    def test_prefetch_off_when_the_loop_moves_nothing_alike(self):
+        r, notes = self.run_py("""
+            import json, torch
+            from torch.utils.data import DataLoader
+            for i, (x,) in enumerate(DataLoader([[torch.Tensor(i)] for i in range(4)], pin_memory=True)):
+                if i == 1:
+                    x.to("cuda")
+            print(json.dumps(torch.LOG))
+            """, fixes="prefetch")
+        self.assertFalse(any(row[0] == "copy_" for row in r))
+        self.assertEqual([n[:2] for n in notes], [["off", "prefetch"]])
+
+    def test_prefetch_needs_pinned_batches(self):
+        r, notes = self.run_py(self.PREFETCH.replace("pin_memory=True", "pin_memory=False"), fixes="prefetch")
+        self.assertEqual(r["got"], [[i, "cuda", 10 + i] for i in range(5)])
+        self.assertFalse(any(row[0] == "copy_" for row in r["log"]))
+        self.assertIn("pinned", notes[0][2])
+
+    def test_prefetch_passes_the_loaders_errors_on_in_order(self):
+        r, notes = self.run_py("""
+            import json, torch
+            from torch.utils.data import DataLoader
+            items = [[torch.Tensor(i)] for i in range(3)] + [KeyError("bad"), [torch.Tensor(4)]]
+            got = []
+            it = iter(DataLoader(items, pin_memory=True))
+            while True:
+                try:
+                    (x,) = next(it)
+                except KeyError:
+                    got.append("KeyError")
+                    continue
+                except StopIteration:
+                    break
+                got.append(x.to("cuda").v)
+            print(json.dumps(got))
+            """, fixes="prefetch")
+        self.assertEqual(r, [0, 1, 2, "KeyError", 4])
+
+    def test_a_fix_that_raises_is_reported_and_abandoned(self):
+        r, notes = self.run_py("""
+            import json, torch
+            from torch.utils.data import DataLoader
+            torch.cuda.current_device = None   # breaks target_device
+            out = [b.to("cuda").v for b in DataLoader([torch.Tensor(1), torch.Tensor(2)], pin_memory=True)]
+            print(json.dumps(out))
+            """, fixes="non-blocking")
+        self.assertEqual(r, [1, 2])
+        self.assertEqual(notes[0][:2], ["error", "non-blocking"])
+        self.assertEqual(len(notes), 1)
+
+
+# Fake training programs: one step is one optimizer.step(), whose time
+# depends on the DataLoader's pin_memory (arm B of --fix pin-memory).
+TRAIN = textwrap.dedent("""\
+    import os, sys, time, torch
+    from torch.optim import SGD
+    from torch.utils.data import DataLoader
+    mode = sys.argv[1]
+    count = os.path.join(os.path.dirname(os.path.abspath(__file__)), "count")
+    n = len(open(count).read()) if os.path.exists(count) else 0
+    open(count, "a").write("x")
+    dl = DataLoader([torch.Tensor(i) for i in range(12)])
+    fast = dl.pin_memory
+    if mode == "crash-b" and fast:
+        raise SystemExit("the fix broke me")
+    if mode == "crash-a":
+        sys.exit(5)
+    if mode == "flip":
+        # B faster in the first round, slower in the second.
+        fast = fast == (n < 2)
+    opt = SGD()
+    for b in dl:
+        time.sleep(0.002 if fast else 0.012)
+        opt.step()
+    print("done", mode, flush=True)
+    open(os.path.join(os.path.dirname(count), "written"), "w").write(str(dl.pin_memory))
+    """)
+
+
+class TryTest(Base):
+    def pfprof_try(self, *args, mode="ok", want_rc=0):
+        with open(os.path.join(self.dir, "train.py"), "w") as f:
+            f.write(TRAIN)
+        e = self.clean_env()
+        e["PYTHONPATH"] = self.torch_dir
+        p = subprocess.run([PFPROF, "try", *args, "--", sys.executable, "train.py", mode], env=e, cwd=self.dir,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, want_rc, p.stdout + p.stderr)
+        return p
+
+    def test_faster_with_the_fix(self):
+        p = self.pfprof_try("--fix", "pin-memory", "--rounds", "2", "--format", "json")
+        r = json.loads(p.stdout[p.stdout.index("{"):])
+        self.assertEqual([(x["arm"], x["round"]) for x in r["runs"]], [("B", 1), ("A", 1), ("B", 2), ("A", 2)])
+        self.assertEqual(r["step_source"], "optimizer.step")
+        self.assertEqual(r["difference"]["verdict"], "faster")
+        self.assertTrue(8e6 < r["a"]["median_ns"] < 40e6, r["a"])
+        self.assertTrue(1e6 < r["b"]["median_ns"] < 8e6, r["b"])
+        # 12 steps, 11 intervals, the first quarter left out.
+        self.assertEqual({x["steps"] for x in r["runs"]}, {9})
+        self.assertIn({"state": "applied", "fix": "pin-memory", "text": "pin_memory=True"}, r["notes"])
+        # The user saw one run's output: the first unmodified one; the
+        # last run was the unmodified program, and left its files.
+        self.assertEqual(p.stdout.count("done ok"), 1)
+        with open(os.path.join(self.dir, "written")) as f:
+            self.assertEqual(f.read(), "False")
+        with open(r["runs"][0]["log"]) as f:
+            self.assertIn("done ok", f.read())
+        self.assertIsNone(r["runs"][1]["log"])
+
+    def test_text_and_markdown(self):
+        p = self.pfprof_try("--fix", "pin-memory", "--rounds", "2")
+        self.assertIn("Result: faster by", p.stdout)
+        self.assertIn("A: as it is", p.stdout)
+        p = self.pfprof_try("--fix", "pin-memory", "--rounds", "2", "--format", "markdown")
+        self.assertIn("| B: with the fix | 2 |", p.stdout)
+        self.assertIn("**Result:** faster", p.stdout)
+
+    def test_rounds_that_disagree_are_inconclusive(self):
+        p = self.pfprof_try("--fix", "pin-memory", "--rounds", "2", "--format", "json", mode="flip")
+        r = json.loads(p.stdout[p.stdout.index("{"):])
+        self.assertEqual(r["difference"]["verdict"], "inconclusive")
+        self.assertIn("disagree", r["difference"]["why"])
+
+    def test_one_round_is_inconclusive(self):
+        p = self.pfprof_try("--fix", "pin-memory", "--rounds", "1")
+        self.assertIn("inconclusive: one round", p.stdout)
+
+    def test_a_fix_that_crashes_the_program_is_abandoned(self):
+        p = self.pfprof_try("--fix", "pin-memory", "--format", "json", mode="crash-b")
+        r = json.loads(p.stdout[p.stdout.index("{"):])
+        self.assertEqual(r["difference"]["verdict"], "abandoned")
+        self.assertEqual([x["arm"] for x in r["runs"]], ["B", "A", "A", "A"])
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("failed (exit 1) with the fix", p.stderr)
+
+    def test_the_programs_failure_is_its_exit_code(self):
+        p = self.pfprof_try("--fix", "pin-memory", mode="crash-a", want_rc=5)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("failed (exit 5) as it is", p.stderr)
+
+    def test_without_fix_the_first_traced_run_picks_them(self):
+        # Under `pfprof record`, a stand-in for the collector's trace: the
+        # recorded pageable sample as it is, its --fix run with a fix.
+        traces = os.path.join(os.path.dirname(os.path.dirname(HERE)), "samples", "traces")
+        prog = os.path.join(self.dir, "fake.py")
+        with open(prog, "w") as f:
+            f.write(textwrap.dedent("""\
+                import os, shutil, sys
+                fixed = bool(os.environ.get("PFPROF_TRY_FIXES"))
+                shutil.copy(os.path.join(sys.argv[1], "a_pageable_fix.pfprof" if fixed else "a_pageable.pfprof"),
+                            os.environ["PFPROF_OUTPUT"].replace("%p", str(os.getpid())))
+                print("fixes", os.environ.get("PFPROF_TRY_FIXES"), flush=True)
+                """))
+        e = self.clean_env()
+        p = subprocess.run([PFPROF, "try", "--traced", "--rounds", "1", "--format", "json", "--",
+                            sys.executable, prog, traces], env=e, cwd=self.dir, capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.splitlines()[0], "fixes None")   # the first run, shown
+        r = json.loads(p.stdout[p.stdout.index("{"):])
+        self.assertEqual(r["fixes"], "pin-memory,non-blocking")
+        self.assertEqual([(x["arm"], x["round"]) for x in r["runs"]], [("A", 0), ("B", 1), ("A", 1)])
+        self.assertEqual(r["findings"], {"resolved": ["pageable-transfer"], "left": [], "new": ["serialized-copy"]})
+        # The prediction of the finding the fix addresses, from its report.
+        report = subprocess.run([PFPROF, "report", "--format", "json", os.path.join(traces, "a_pageable.pfprof")],
+                                capture_output=True, text=True, timeout=60)
+        want = [{"rule": f["rule"], "predicted_step_ns": f["predicted_step_ns"]}
+                for f in json.loads(report.stdout)["findings"] if f["rule"] == "pageable-transfer"]
+        self.assertEqual(len(want), 1)
+        self.assertEqual(r["predictions"], want)
+        with open(r["runs"][1]["log"]) as f:
+            self.assertIn("fixes pin-memory,non-blocking", f.read())
+
+    def test_bad_usage(self):
+        for args, words in ((["try"], "no program given"),
+                            (["try", "--fix", "turbo", "--", "true"], "unknown fix 'turbo'"),
+                            (["try", "--fix", "workers=0", "--", "true"], "workers needs a number"),
+                            (["try", "--fix", "prefetch=2", "--", "true"], "takes no value"),
+                            (["try", "--rounds", "0", "--", "true"], "--rounds"),
+                            (["try", "--format", "xml", "--", "true"], "--format"),
+                            (["try", "--fix", "pin-memory", "--", "/no/such/program"], "cannot run")):
+            p = subprocess.run([PFPROF, *args], capture_output=True, text=True, timeout=60)
+            self.assertIn(p.returncode, (2, 127), args)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn(words, p.stderr)
+        p = subprocess.run([PFPROF, "try", "--help"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("Exit status", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

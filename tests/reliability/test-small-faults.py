@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Smaller faults a hostile pass found (suite `reliability`).
+
+Usage: test-small-faults.py PFPROF WORKDIR
+
+- `report -o -` is standard output, not a file named '-';
+- `-o` naming an input of the command is refused even with --force;
+- a 250-byte output name works (the temporary name is cut to fit);
+- `view` without a display: exit 2 and one line;
+- `render --from/--to` outside the trace, `--step -1`: exit 2;
+- `--help`/`--version` into /dev/full: exit 2;
+- a JSON array, and a result behind a byte-order mark, are judged as
+  JSON results, not called damaged traces;
+- RANK=-1 is "not a rank", not "not set".
+Prints TAP.
+"""
+import json
+import os
+import shutil
+import sys
+
+from reltest import (check, clear_dir, connect, env_for, file_digest, finish, generate, listdir_all,
+                     run, setup)
+
+PFPROF, WORK, D, TMP = setup("d", "tmp")
+trace = generate(PFPROF, os.path.join(WORK, "t.pfprof"), "--steps", "6")
+
+
+def one_line(r, needle=b""):
+    return r.rc == 2 and len(r.err_lines) == 1 and r.err_lines[0].startswith(b"pfprof") \
+        and needle in r.err_lines[0]
+
+
+# -o -
+r = run(PFPROF, ["report", "--format", "json", trace, "-o", "-"], TMP)
+check("report -o -: the report on stdout", r.rc in (0, 1) and r.out.startswith(b"{"), r.describe())
+check("report -o -: no file named '-'", not os.path.exists(os.path.join(TMP, "-"))
+      and not os.path.exists("-"))
+
+# -o the input itself
+victim = os.path.join(D, "in.pfprof")
+for cmd in (["report", "--format", "json", victim, "-o", victim, "--force"],
+            ["render", victim, "-o", os.path.join(D, "link.png"), "--force"],
+            ["export", victim, "-o", victim, "--force"],
+            ["diff", "-b", victim, "-a", victim, "-o", victim, "--force"]):
+    clear_dir(D)
+    shutil.copyfile(trace, victim)
+    if cmd[0] == "render":  # a hard link to the input, named like an image
+        os.link(victim, os.path.join(D, "link.png"))
+    before = file_digest(victim)
+    r = run(PFPROF, cmd, TMP)
+    check(f"{cmd[0]} -o its own input --force: refused", one_line(r, b"is an input"), r.describe())
+    check(f"{cmd[0]} -o its own input --force: the trace unchanged", file_digest(victim) == before)
+
+# 250-byte names
+name = "n" * 245
+for cmd, ext in ((["report", "--format", "json", trace, "-o"], ".json"), (["render", trace, "-o"], ".png"),
+                 (["export", trace, "-o"], ".json"),
+                 (["export", "--format", "sqlite", trace, "-o"], ".pfprof")):
+    clear_dir(D)
+    out = os.path.join(D, name + ext)
+    r = run(PFPROF, cmd + [out], TMP)
+    check(f"{cmd[0]} {' '.join(cmd[1:3])}: a {len(name + ext)}-byte file name works",
+          r.rc in (0, 1) and listdir_all(D) == [name + ext], r.describe())
+
+# view without a display
+env = env_for(TMP)
+for k in ("DISPLAY", "WAYLAND_DISPLAY", "GDK_BACKEND"):
+    env.pop(k, None)
+import subprocess  # noqa: E402
+p = subprocess.run([PFPROF, "view", trace], capture_output=True, env=env, timeout=60)
+lines = [l for l in p.stderr.split(b"\n") if l]
+check("view without a display: exit 2, one line saying so", p.returncode == 2 and len(lines) == 1
+      and b"display" in lines[0], f"rc {p.returncode}; {p.stderr!r}")
+
+# render ranges
+for args, what in ((["--from", "100s", "--to", "200s"], "--from/--to outside the trace"),
+                   (["--step", "-1"], "--step -1")):
+    clear_dir(D)
+    r = run(PFPROF, ["render", trace, "-o", os.path.join(D, "x.png"), *args], TMP)
+    check(f"render {what}: exit 2, one line, no image", one_line(r) and listdir_all(D) == [],
+          r.describe())
+
+# stdout that cannot be written
+for args in (["--help"], ["--version"], ["report", "--help"], ["report", trace]):
+    with open("/dev/full", "wb") as full:
+        p = subprocess.run([PFPROF, *args], stdout=full, stderr=subprocess.PIPE, env=env_for(TMP),
+                           timeout=60)
+    lines = [l for l in p.stderr.split(b"\n") if l]
+    check(f"pfprof {' '.join(args[:2]).replace(trace, 'TRACE')} > /dev/full: exit 2, one line",
+          p.returncode == 2 and len(lines) == 1 and b"standard output" in lines[0],
+          f"rc {p.returncode}; {p.stderr!r}")
+
+# JSON that is not a result, and a result behind a BOM
+result = os.path.join(WORK, "r.json")
+run(PFPROF, ["report", "--format", "json", trace, "-o", result, "--force"], TMP)
+arr = os.path.join(WORK, "array.json")
+with open(arr, "w") as f:
+    f.write("[1, 2, 3]\n")
+bom = os.path.join(WORK, "bom.json")
+with open(result, "rb") as f, open(bom, "wb") as g:
+    g.write(b"\xef\xbb\xbf" + f.read())
+r = run(PFPROF, ["report", arr], TMP)
+check("report of a JSON array: refused as not a result, not as a trace",
+      one_line(r, b"not a pfprof-report/1 result") and b"damaged" not in r.err_lines[0]
+      and b"corrupt" not in r.err_lines[0], r.describe())
+r = run(PFPROF, ["report", bom], TMP)
+check("report of a result behind a byte-order mark: read", r.rc in (0, 1) and r.err_lines == [],
+      r.describe())
+
+# RANK=-1
+norank = os.path.join(WORK, "norank.pfprof")
+shutil.copyfile(trace, norank)
+c = connect(norank)
+c.execute("DELETE FROM meta WHERE key = 'rank'")
+c.close()
+env = env_for(TMP)
+for k in ("SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"):
+    env.pop(k, None)
+env["RANK"] = "-1"
+p = subprocess.run([PFPROF, "report", norank, "-o", os.path.join(D, "r-%r.txt")],
+                   capture_output=True, env=env, timeout=60)
+check("RANK=-1: said to be not a rank", p.returncode == 2 and b"RANK=-1 is not a rank" in p.stderr,
+      f"rc {p.returncode}; {p.stderr!r}")
+finish()
