@@ -7,7 +7,7 @@
  *      answer --help, and return the exit code (0 ok, 1 findings at the
  *      gate, 2 usage error or unreadable input). Never call exit().
  *   2. Declare it below and add one row to `commands` in cli/pfprof.c.
- *   3. Add the file to cli/meson.build and a test to tests/meson.build.
+ *   3. Add the file to cli/meson.build and a test to tests/cli/.
  */
 #pragma once
 
