@@ -63,7 +63,7 @@ typedef struct
                            * kept while the rules run; NULL afterwards */
   GArray *sites;          /* PfprofFindingSite (pfprof-call-sites.h): the user's Python
                            * lines behind the evidence, by time; NULL when none */
-  /* Added by the step ledger: */
+  /* The saving against the step ledger, and the step it predicts: */
   guint32 buckets;        /* the ledger buckets (PFPROF_LEDGER_BIT) the saving comes out
                            * of; est_savings_ns is at most their mean; 0: not capped */
   gint64 predicted_step_ns; /* mean GPU-side step with this fix alone; 0 without steps */
