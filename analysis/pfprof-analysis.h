@@ -60,13 +60,13 @@ typedef struct
   guint32 stream_id;      /* PFPROF_NONE if not stream-specific */
   GArray *evidence;       /* PfprofEvidence, the costliest examples, costliest first
                            * (pfprof_finding_add_evidence) */
-  /* Added for multi-rank runs: */
+  /* Which trace, and the evidence's identities while the rules run: */
   guint trace_index;      /* the trace it is about (into PfprofAnalysis.traces) */
   GArray *evidence_keys;  /* guint64 table << 32 | index of every piece of evidence,
                            * kept while the rules run; NULL afterwards */
   GArray *sites;          /* PfprofFindingSite (pfprof-call-sites.h): the user's Python
                            * lines behind the evidence, by time; NULL when none */
-  /* Added by the step ledger: */
+  /* The saving against the step ledger, and the step it predicts: */
   guint32 buckets;        /* the ledger buckets (PFPROF_LEDGER_BIT) the saving comes out
                            * of; est_savings_ns is at most their mean; 0: not capped */
   gint64 predicted_step_ns; /* mean GPU-side step with this fix alone; 0 without steps */
@@ -119,17 +119,17 @@ typedef struct
   gint64 idle_ns;
   gint64 sync_wait_ns;      /* host time in blocking synchronizing calls */
   gint64 data_wait_ns;      /* host time waiting for the DataLoader */
-  /* Added by the analyzer work: */
+  /* The steady-state window and what it holds: */
   gint64 steady_start_ns;   /* the window the figures above cover */
   gint64 steady_end_ns;
   guint64 htod_count;       /* HtoD copies starting in the window */
   gint64 idle_data_wait_ns; /* GPU idle while the host waited for the DataLoader */
   guint32 compute_stream;   /* stream with the most kernel time */
-  /* Added for multi-rank runs (issue 8): */
+  /* Communication, kept apart from compute: */
   gint64 comm_ns;           /* communication (NCCL) kernel busy time, not in kernel_ns */
 } PfprofDeviceSummary;
 
-/* How the steps of one trace were found (added by the analyzer work). */
+/* How the steps of one trace were found, and its steady state. */
 typedef struct
 {
   guint trace_index;
@@ -160,13 +160,13 @@ typedef struct
   GArray *steps;          /* PfprofStep, all traces, in time order */
   gint64 step_median_ns;  /* over non-warm-up steps, 0 if no steps */
   GPtrArray *findings;    /* PfprofFinding*, by est_savings_ns descending */
-  /* Added by the analyzer work: */
+  /* Per trace, the rules that ran, and the spread of the steps: */
   GArray *trace_summaries; /* PfprofTraceSummary, one per trace */
   GPtrArray *rules_run;    /* const char* ids of the rules that ran, table order */
   guint n_steady_steps;    /* steps the median is over */
   gint64 step_p10_ns;      /* spread of steady steps (nearest rank) */
   gint64 step_p90_ns;
-  /* Added for multi-rank runs (issue 8): */
+  /* Only for an analysis merged from per-rank JSON results: */
   GArray *ranks;           /* PfprofRankSummary, only for an analysis merged from
                             * per-rank JSON results (pfprof-report-merge.h); NULL
                             * when analyzing traces */

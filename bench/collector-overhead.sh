@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/collector-overhead.sh [-n] [ROUNDS [WORKLOADS]]: issue 6's
+# bench/collector-overhead.sh [-n] [ROUNDS [WORKLOADS]]: the
 # interleaved overhead benchmark. Run from the repository root on the GPU
 # machine with the build folder carried (PFPROF_BUILD, default
 # build-collector, made with the collector enabled and

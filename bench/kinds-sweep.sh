@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/kinds-sweep.sh [ROUNDS]: what each CUPTI activity kind costs the
-# collector on a launch-bound loop (issue 6), to choose the default set.
+# collector on a launch-bound loop, to choose the default set.
 #
 # Run on the GPU machine from the repository root with the build folder
 # carried (PFPROF_BUILD, default build-collector). Runs

@@ -11,7 +11,7 @@
       parses one run's log (and pfprof trace) and appends a row to F;
       prints the row in words.
   overhead_stats.py summary --tsv F --md OUT [--header TEXT]
-      the table of issue 6: per workload and variant, median of the run
+      the overhead table: per workload and variant, median of the run
       medians, spread, % over bare, bytes/event, drops; Markdown to OUT and
       plain text to stdout.
 

@@ -1,5 +1,5 @@
 /* pfprof-bench-trace.c: how fast traces are written and read, and how big
- * they are. Results go in bench/RESULTS-trace.md with the command used.
+ * they are. Method and figures: bench/RESULTS-trace.md.
  *
  *   pfprof-bench-trace EVENTS PATH [PLANTS]
  *

@@ -1,4 +1,4 @@
-/* pfprof-cupti-floor.c: the "CUPTI floor" of issue 6, a minimal CUDA
+/* pfprof-cupti-floor.c: the "CUPTI floor", a minimal CUDA
  * injection library that enables CUPTI activity kinds and throws every
  * record away. What a program loses under it is what CUPTI itself costs
  * for those kinds; whatever pfprof costs above it is ours (writer, trace,

@@ -3,7 +3,7 @@
 # (bench/pfprof-bench-report) and end to end (/usr/bin/time), against the
 # floor: reading the same events out of SQLite and nothing else (format 2,
 # what `pfprof generate` writes: every chunk's blob, nothing decoded).
-# Results: bench/RESULTS-report.md. The traces are kept in WORK-DIR and
+# Method and figures: bench/RESULTS-report.md. The traces are kept in WORK-DIR and
 # reused; delete them after a change of the trace format.
 #   bench/report-bench.sh [BUILD-DIR] [WORK-DIR]
 set -euo pipefail

@@ -2,7 +2,7 @@
  *
  * Why: with the RUNTIME and DRIVER activity kinds on, CUPTI intercepts
  * every runtime and driver call, kernel launches included, whatever the
- * per-cbid activity switches say (issue 6: --skip-launches cut the trace
+ * per-cbid activity switches say (leaving launches out cut the trace
  * in half and the time not at all). The rules only look at a few calls:
  * copies, memsets, synchronizations, events, allocations and host
  * allocations. So by default the collector enables the CUPTI callback of

@@ -47,14 +47,14 @@ static const struct
 #define KIND_DRIVER 5
 
 /* What is recorded unless PFPROF_KINDS says otherwise: what the rules,
- * the timeline and the GUI use, nothing more (issue 6, measured with
- * bench/kinds-sweep.sh, see bench/RESULTS-collector.md). Not RUNTIME and
+ * the timeline and the GUI use, nothing more (measured with
+ * bench/kinds-sweep.sh, see bench/RESULTS.md). Not RUNTIME and
  * DRIVER: they intercept every call, launches included; API records of
  * the calls the rules use come from callbacks instead. Not CUDA_EVENT,
  * STREAM, MEMORY2 or OVERHEAD: nothing reads their tables (on the H200,
  * kernels alone cost +19% on bench/tiny_kernels.py, every kind but
  * RUNTIME/DRIVER +40%, in the quietest round of the first sweep). Not
- * SYNCHRONIZATION: in the lead's fourth call it alone took the loop from
+ * SYNCHRONIZATION: on the H200 it alone took the loop from
  * +16% to +35%, and a host-bound DDP step was +1% with kernels alone but
  * +62% with copies, memsets and syncs; the synchronizing calls' callbacks
  * write the same sync records instead (pfprof-collector-api.c).

@@ -174,7 +174,7 @@ int pfprof_collector_api_wanted (const char *name);
  * (@runtime) and driver (@driver) domains. With @sync_records (when the
  * SYNCHRONIZATION kind is off: on the H200 that kind alone cost +17 points
  * on a launch-bound loop and most of a DDP step's overhead,
- * bench/RESULTS-collector.md) synchronizing calls also yield sync records.
+ * bench/RESULTS.md) synchronizing calls also yield sync records.
  * Returns how many callbacks were enabled. */
 unsigned pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int driver,
                                       int sync_records);

@@ -69,7 +69,7 @@ typedef struct
   PfprofIntervalSet *htod_kernels; /* C ∩ (K ∪ N): copy hidden behind compute or
                                     * communication (the step waits for both) */
   PfprofIntervalSet *busy;     /* B: kernels of both kinds, copies and memsets */
-  /* Added for multi-rank runs (issue 8): */
+  /* Communication kernels, apart from compute: */
   PfprofIntervalSet *comm;     /* N: communication (NCCL) kernels */
   PfprofIntervalSet *kernels_comm; /* K ∪ N: what can hide a copy */
   guint64 n_comm_kernels;

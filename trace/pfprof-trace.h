@@ -27,7 +27,7 @@ struct _PfprofTrace
   gint64 start_ns;      /* earliest timestamp of any event, 0 if none */
   gint64 end_ns;        /* latest end of any event */
   GArray *tables[PFPROF_N_TABLES]; /* element type: the table's record struct */
-  /* Added for multi-rank runs (issue 8), set by pfprof_clock_align(): */
+  /* Clock alignment of several hosts' traces, set by pfprof_clock_align(): */
   gint64 clock_offset_ns; /* added to every time of this trace to align it (with a
                            * drift, at the middle of the paired collectives) */
   int clock_alignment;    /* PfprofClockAlignment */

@@ -1,4 +1,4 @@
-/* test-multirank.c: what issue 8 adds below the report (suite analyzer).
+/* test-multirank.c: several ranks of one run, below the report (suite analyzer).
  *
  * - NCCL kernels are communication: which names count, and that they stay
  *   out of compute (kernel_ns, the compute stream) while a copy beside an

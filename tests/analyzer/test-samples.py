@@ -80,7 +80,7 @@ RESNET = {"pageable_copies.py", "serialized_copies.py", "side_stream_prefetch.py
 FILE_PREFIX = {"a_": "pageable_copies.py", "b_": "serialized_copies.py", "c_": "side_stream_prefetch.py",
                "d_": "record_stream_pressure.py", "e_": "slow_dataloader.py", "f_": "item_sync.py"}
 
-# samples/README.md: item_sync.py's mean step under pfprof, 30.11 ms, and
+# bench/results/2026-11-29-samples.md: item_sync.py's mean step under pfprof, 30.11 ms, and
 # with --fix, 28.99 ms: the fix saved 1.12 ms per step in the runs the
 # traces come from (bare runs: 29.41 -> 28.78 ms, 0.63 ms, the launches
 # that refill the GPU's queue after each sync being faster without the

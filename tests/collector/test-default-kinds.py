@@ -5,7 +5,7 @@ Usage: test-default-kinds.py PFPROF SOURCE-ROOT WORK-DIR
 
 The samples under samples/traces/ were recorded with every activity kind
 on (RUNTIME and DRIVER included: every host API call). The collector now
-records less by default (issue 6): the kinds in `default_kinds` of
+records less by default: the kinds in `default_kinds` of
 collector/pfprof-collector-cupti.c, and instead of the RUNTIME/DRIVER kinds
 only the API calls whose names start with an entry of
 `api_callback_names` in collector/pfprof-collector-api.c (made from CUPTI

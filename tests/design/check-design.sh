@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Enforces DESIGN.md's dependency rules on the sources and on the built
-# binaries, and checks that DESIGN.md describes exactly the folders in the
-# tree. Usage: check-design.sh SOURCE_ROOT BUILD_ROOT
+# binaries, checks that DESIGN.md describes exactly the folders in the
+# tree, and that every source file carries its licence line.
+# Usage: check-design.sh SOURCE_ROOT BUILD_ROOT
 set -u
 src=$1
 build=$2
@@ -100,6 +101,16 @@ done
 for d in $documented; do
   [ -d "$src/$d" ] || bad "DESIGN.md describes $d/, which does not exist"
 done
+
+# 4. Every source file carries the licence meson.build declares, in its
+#    first three lines (scripts/add-spdx.sh adds it).
+sources=$(cd "$src" && git ls-files -- '*.c' '*.h' '*.py' '*.sh' 'meson.build' '*/meson.build' 2>/dev/null)
+[ -n "$sources" ] || sources=$(cd "$src" && find . \( -name '.*' -o -name 'build*' \) -prune -o -type f \
+  \( -name '*.[ch]' -o -name '*.py' -o -name '*.sh' -o -name meson.build \) -printf '%P\n')
+unlicensed=$(cd "$src" && for f in $sources; do
+  [ -f "$f" ] && ! head -n 3 -- "$f" | grep -q 'SPDX-License-Identifier: MIT' && echo "$f"
+done)
+[ -z "$unlicensed" ] || bad "no 'SPDX-License-Identifier: MIT' line (run scripts/add-spdx.sh):"$'\n'"$unlicensed"
 
 [ "$fail" -eq 0 ] && echo "design rules hold"
 exit "$fail"

@@ -105,7 +105,7 @@ CHECKS = {
     "copy_on_compute": lambda m: m["big_htod"] > 0 and m["big_htod_on_compute"] >= 0.9 * m["big_htod"],
     "copy_on_side": lambda m: m["big_htod"] > 0 and m["big_htod_on_compute"] == 0 and m["sync_stream_wait"] > 0,
     # Releases: MEMORY2 records, or, since the default kinds leave MEMORY2
-    # out (issue 6), the cudaFree calls behind them.
+    # out by default, the cudaFree calls behind them.
     "event_syncs": lambda m: m["cudaEventSynchronize"] >= 10 and max(m["mem_release"], m["cudaFree"]) >= 10,
     "no_event_syncs": lambda m: m["cudaEventSynchronize"] == 0,
     "stream_syncs": lambda m: m["steady_stream_syncs"] >= 0.9 * m["steady_steps"] > 0,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/gpu/launchers.sh: the launch patterns of issue 8 besides torchrun
+# tests/gpu/launchers.sh: the launch patterns besides torchrun
 # (tests/gpu/ranks.sh has torchrun), on a machine with 2 or more GPUs.
 #
 # Run from the repository root with the build folder carried (default

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/gpu/ranks.sh: several processes and ranks on the GPU machine
-# (issue 8 on one GPU, issue 11 on two).
+# (on one GPU or two).
 #
 # Run from the repository root with the build folder carried (default
 # build-collector; PFPROF_BUILD to change), like run-all.sh:

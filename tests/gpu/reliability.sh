@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/gpu/reliability.sh: faults in the profiled program that
-# tests/gpu/run-all.sh does not try (issue 7), on the GPU machine.
+# tests/gpu/run-all.sh does not try, on the GPU machine.
 #
 # Run from the repository root with the build folder carried (default
 # build-collector; PFPROF_BUILD to change), like run-all.sh:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """reliability_probe.py MODE [options]: small programs for
-tests/gpu/reliability.sh (issue 7), run with and without pfprof. Lines
+tests/gpu/reliability.sh, run with and without pfprof. Lines
 starting "OUT:" are the program's output that must be the same either way
 (no pids, no times in them); the exit codes are chosen so that a changed
 one shows.

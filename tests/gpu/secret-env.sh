@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/gpu/secret-env.sh: a recorded trace holds no secret from the
-# environment, and --redact-args drops the command's arguments (issue 7).
+# environment, and --redact-args drops the command's arguments.
 #
 # Run from the repository root on the GPU machine, with the build folder
 # carried (default build-collector; PFPROF_BUILD to change), like

@@ -541,7 +541,7 @@ test_pfprof_view (void)
 }
 
 /* Two ranks of one run on two hosts whose CUPTI clocks differ by 5 s
- * (issue 8): the window stacks them, each its own top group "rank N
+ * from each other: the window stacks them, each its own top group "rank N
  * (host, GPU)", on one aligned axis (the whole run spans well under the
  * planted 5 s). */
 static void

@@ -3,7 +3,7 @@
 
 Usage: test-bad-input.py PFPROF WORKDIR [--huge]
 
-Builds each bad input of issue 7 in WORKDIR (from a `pfprof generate`
+Builds each bad input in WORKDIR (from a `pfprof generate`
 trace, edited with Python's sqlite3) and runs it through `pfprof report`
 (text, json, markdown, junit, and -o), `pfprof render -o` (PNG and SVG) and
 `pfprof export -o`, `pfprof import -o` and `pfprof diff` when the binary

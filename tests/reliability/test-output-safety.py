@@ -188,12 +188,12 @@ for cmd, argv, name, has_force in WRITERS:
               and sorted(listdir_all(D)) == sorted([name, "other-link"]), r.describe())
         r = run(PFPROF, argv(trace, out) + force, TMP)
     else:
-        # The issue asks that -o never overwrite without --force; this
+        # docs/reliability.md: -o never overwrites without --force; this
         # command's --help promises to replace FILE atomically instead.
-        check(f"{cmd}: existing file refused without --force (issue 7's rule)",
+        check(f"{cmd}: existing file refused without --force",
               one_line_error(r), r.describe(),
               todo=f"'{cmd} -o' has no --force and replaces an existing file (its --help "
-                   "says so); contradicts issue 7's rule; handed to the command's owner")
+                   "says so); contradicts the output rule of docs/reliability.md")
         with open(out, "wb") as f:
             f.write(b"old bytes")
         r = run(PFPROF, argv(trace, out), TMP)
