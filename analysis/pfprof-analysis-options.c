@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-analysis-options.c: thresholds, rule selection, step pattern. */
 #include "pfprof-analysis-options.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-analysis-options.h: what the user can change about an analysis.
  *
  * Options come from `pfprof report --config FILE` (a GKeyFile, keys listed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-analysis.c: pfprof_analysis_run() and the result's accessors.
  *
  * Order of work: index each trace (joins, interval sets), find its steps

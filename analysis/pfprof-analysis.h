@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-analysis.h: what the analyzer concludes from the traces of a run.
  *
  * pfprof_analysis_run() builds timelines, metrics, steps and findings over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-call-sites.c: the user's Python lines behind each finding.
  *
  * See pfprof-call-sites.h for the model. The work is proportional to the

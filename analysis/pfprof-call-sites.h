@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-call-sites.h: the user's Python lines behind each finding.
  *
  * The launcher's Python hook records call sites (python_sites: file, line,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rank-summary.c: per-rank steady-state figures of a multi-rank run. */
 #include "pfprof-rank-summary.h"
 

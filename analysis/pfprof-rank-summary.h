@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rank-summary.h: per-rank steady-state figures of a multi-rank run.
  *
  * When `pfprof report` is given the traces of several ranks of one run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rules.c: the rule table.
  *
  * How to add a rule: see the recipe at the top of pfprof-rules.h (one file

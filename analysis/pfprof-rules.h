@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rules.h: the detection rules and the table that registers them.
  *
  * How to add a rule:

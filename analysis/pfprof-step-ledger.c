@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-step-ledger.c: the per-step ledger (see the header for the
  * buckets and their order).
  *

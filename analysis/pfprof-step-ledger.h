@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-step-ledger.h: where every nanosecond of a step went.
  *
  * A step's ledger splits its GPU-side window (PfprofStep.gpu_start_ns to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-steps.c: step and warm-up detection, per-step breakdown. */
 #include "pfprof-steps.h"
 

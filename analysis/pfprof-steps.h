@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-steps.h: finding training steps and warm-up in one trace.
  *
  * Steps come from, in order of preference:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-display-name.c: demangled, suffix-free names for people. */
 #include "pfprof-display-name.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-display-name.h: the name shown for a kernel or an API call.
  *
  * CUPTI reports kernels by their mangled C++ symbol

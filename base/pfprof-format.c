@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-format.c: human-readable numbers and escapers. */
 #include "pfprof-format.h"
 

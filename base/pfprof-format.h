@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-format.h: numbers for people (durations, sizes, bandwidth) and
  * the escaping every output format needs for untrusted text.
  *

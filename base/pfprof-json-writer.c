@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-json-writer.c: see the header. */
 #include "pfprof-json-writer.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-json-writer.h: JSON written as a stream of tokens.
  *
  * The report (`pfprof-report/1`), the diff and the Chrome/Perfetto export

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-kind-names.c: see the header. */
 #include "pfprof-kind-names.h"
 

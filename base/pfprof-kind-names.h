@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-kind-names.h: the words for trace/'s enum values.
  *
  * Copy and memory kinds are stored as CUPTI numbers

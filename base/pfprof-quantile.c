@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-quantile.c: see the header. */
 #include "pfprof-quantile.h"
 

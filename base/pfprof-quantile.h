@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-quantile.h: medians and quantiles of integer samples.
  *
  * Step lengths, per-rank costs and clock offsets are nanosecond integers;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-safe-output.c: atomic, no-follow output files (see the header). */
 #include "pfprof-safe-output.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-safe-output.h: writing an output file whole or not at all.
  *
  * Every file a command writes (`pfprof report -o`, `export`, `diff`,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/collector-overhead.sh [-n] [ROUNDS [WORKLOADS]]: the
 # interleaved overhead benchmark. Run from the repository root on the GPU
 # machine with the build folder carried (PFPROF_BUILD, default

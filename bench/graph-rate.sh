@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/graph-rate.sh [RUNS]: the collector at kernel-record rates Python
 # cannot launch (bench/graph_kernels.py: a CUDA graph of 1,000 tiny kernels
 # replayed REPLAYS times, default 3000). Run from the repository root on the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Kernel-record rate beyond what Python can launch: a CUDA graph of
 --kernels tiny element-wise kernels, captured once and replayed --replays
 times, so the GPU runs kernels back to back at its own pace (a few

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """hook-cost.py HOOK [--calls N]: what the Python start-up hook of `pfprof
 record` costs per wrapped call, on the CPU, against a fake torch module.
 

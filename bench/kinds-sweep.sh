@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/kinds-sweep.sh [ROUNDS]: what each CUPTI activity kind costs the
 # collector on a launch-bound loop, to choose the default set.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Times `pfprof report` on a generated torch.profiler (Kineto) trace of 1M
 # events, plain and gzip (bench/kineto_trace.py), by phase
 # (bench/pfprof-bench-report: load = the Kineto importer) and end to end

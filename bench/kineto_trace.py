@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes a torch.profiler (Kineto) trace of about N events for the import
 benchmark, shaped like a real one (torch 2.x, with_stack=False): per step a
 ProfilerStep#N range, a DataLoader __next__ wait, two pageable HtoD copies

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers of bench/collector-overhead.sh (no torch needed):
 
   overhead_stats.py kinds TRACE

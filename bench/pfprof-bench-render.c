@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-bench-render.c: how fast the timeline draws, headless.
  *
  * Usage: pfprof-bench-render TRACE [WIDTH HEIGHT]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-bench-report.c: how long `pfprof report` takes, by phase, and
  * the floor a plain SQLite scan of the same tables sets.
  *

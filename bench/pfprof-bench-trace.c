@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-bench-trace.c: how fast traces are written and read, and how big
  * they are. Method and figures: bench/RESULTS-trace.md.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cupti-floor.c: the "CUPTI floor", a minimal CUDA
  * injection library that enables CUPTI activity kinds and throws every
  * record away. What a program loses under it is what CUPTI itself costs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`--profiler torch` for the bench workloads (resnet50_step.py,
 tiny_kernels.py): run the workload's loop inside
 torch.profiler.profile(activities=[CPU, CUDA]) with its defaults, export the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Times `pfprof report` on generated traces of 1M and 10M events, by phase
 # (bench/pfprof-bench-report) and end to end (/usr/bin/time), against the
 # floor: reading the same events out of SQLite and nothing else (format 2,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Training-step workload of the overhead benchmark: torchvision ResNet-50 on synthetic
 data, bf16 autocast, batch 256 at 224 px, SGD with momentum, and the next
 batch copied ahead from pinned memory on a side stream.

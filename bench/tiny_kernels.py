@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Launch-bound loop for collector overhead: each step launches --kernels
 tiny element-wise kernels and one small host-to-device copy, then reads
 nothing back. Prints the median host step time (no sync inside the loop;

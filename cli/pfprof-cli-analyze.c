@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cli-analyze.c: load traces into a run and analyze it, for every
  * subcommand. */
 #include "pfprof-cli-analyze.h"

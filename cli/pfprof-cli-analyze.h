@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cli-analyze.h: the load-then-analyze step the subcommands share. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cli-help.c: --help texts built from a command's PfprofCliHelp. */
 #include "pfprof-config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cli-help.h: the one source of a command's documentation.
  *
  * Each pfprof-cmd-NAME.c defines a PfprofCliHelp next to its options;

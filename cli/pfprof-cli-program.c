@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cli-program.c: options and folders of the commands that run a
  * program (pfprof-cli-program.h). */
 #include "pfprof-config.h"

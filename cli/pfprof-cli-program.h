@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cli-program.h: what the commands that run a program share
  * (`record`, `try`): options before "--", the program after it, and the
  * private folder they remove afterwards. */

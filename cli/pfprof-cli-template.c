@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cli-template.c: %r, %h, %p in report paths. */
 #include "pfprof-cli-template.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cli-template.h: %r, %h and %p in the paths `pfprof report` takes.
  *
  * Inside a launcher job every rank runs the same command line, so

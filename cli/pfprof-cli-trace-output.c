@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cli-trace-output.c: see the header. */
 #include "pfprof-cli-trace-output.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cli-trace-output.h: writing a trace file whole or not at all.
  *
  * `pfprof export --format sqlite` and `pfprof import` copy a loaded trace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cli.h: the pfprof command table.
  *
  * How to add a subcommand (as in git's builtin.h):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cmd-diff.c: `pfprof diff [OPTIONS] BEFORE AFTER`.
  *
  * Each side is one run: a trace, or the rank traces of one run. Both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cmd-export.c: `pfprof export --format chrome-json TRACE... -o OUT`
  * and `pfprof export --format sqlite TRACE -o ROWS.sqlite`.
  *

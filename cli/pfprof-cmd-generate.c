@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cmd-generate.c: `pfprof generate`, a hidden developer command
  * that writes a synthetic trace (trace/pfprof-trace-generator.h) for
  * tests, benchmarks and demos without a GPU. */

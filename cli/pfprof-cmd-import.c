@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cmd-import.c: `pfprof import NSYS.sqlite|TRACE.json[.gz] -o TRACE.pfprof`.
  *
  * Every command reads Nsight Systems SQLite exports and torch.profiler

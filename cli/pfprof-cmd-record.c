@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cmd-record.c: `pfprof record [OPTIONS] -- PROGRAM [ARGS...]`.
  *
  * Runs PROGRAM directly (fork + execvp, no shell) with the collector

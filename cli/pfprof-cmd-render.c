@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cmd-render.c: `pfprof render TRACE... -o OUT.(png|svg|pdf)`.
  *
  * The same drawing as the GUI (render/), without a display, for CI

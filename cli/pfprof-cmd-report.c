@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cmd-report.c: `pfprof report [OPTIONS] TRACE...`.
  *
  * Loads the traces, runs the analysis, renders the report and turns the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cmd-try.c: `pfprof try [--fix NAME,...] -- PROGRAM [ARGS...]`.
  *
  * Runs PROGRAM as it is (arm A) and with fixes the Python start-up hook

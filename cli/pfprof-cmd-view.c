@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-cmd-view.c: `pfprof view [TRACE...]` runs the pfprof-view app.
  *
  * The pfprof binary never links GTK (so `pfprof report` works on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-record-summary.c: what `pfprof record` says after the program
  * ends: which processes were traced, into which files, with how many
  * events of each kind, and how many records were dropped.

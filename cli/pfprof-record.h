@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-record.h: the parts of `pfprof record` (cli/pfprof-cmd-record.c)
  * that live in their own files. */
 #pragma once

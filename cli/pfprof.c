@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof.c: main(), the subcommand table, and what a word that is no
  * subcommand means: `pfprof help CMD`, a program to record
  * (`pfprof python3 train.py`), or a typo ("did you mean 'report'?"). */

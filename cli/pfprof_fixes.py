@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # pfprof_fixes.py: the step timer and the fixes of `pfprof try`.
 #
 # `pfprof try` writes this file next to the start-up hook

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # pfprof_sitecustomize.py: the Python start-up hook of `pfprof record`.
 #
 # `pfprof record` writes this file as sitecustomize.py into its private

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-collector-api.c: API records made from CUPTI callbacks.
  *
  * Why: with the RUNTIME and DRIVER activity kinds on, CUPTI intercepts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-collector-cupti.c: CUPTI subscription, activity buffers, and the
  * conversion of CUPTI records into trace records.
  *

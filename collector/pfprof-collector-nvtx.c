@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-collector-nvtx.c: the collector as the program's NVTX injection.
  *
  * Why not CUPTI's MARKER activity: routing NVTX through libcupti crashes in

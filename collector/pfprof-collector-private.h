@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-collector-private.h: what the collector's files share.
  *
  * The collector is loaded into the profiled program twice over: by the

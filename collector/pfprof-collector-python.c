@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-collector-python.c: Python call sites from the launcher's hook.
  *
  * `pfprof record`'s Python hook (cli/pfprof_sitecustomize.py) finds this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-collector-writer.c: the writer thread, sole owner of the trace.
  *
  * Every PFPROF_COLLECTOR_FLUSH_MS it asks CUPTI for completed buffers,

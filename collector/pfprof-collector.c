@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-collector.c: the injection entry point, configuration, exit,
  * signals and fork.
  *

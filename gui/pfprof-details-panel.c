@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-details-panel.c: the details of the clicked event. */
 #include "pfprof-details-panel.h"
 

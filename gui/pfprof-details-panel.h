@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-details-panel.h: the side panel's "Details": what the event
  * clicked on the timeline is (name, GPU and stream, sizes, the call that
  * launched it), or a hint to click one. Names come from the traced

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-findings-panel.c: the list of findings. */
 #include "pfprof-findings-panel.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-findings-panel.h: the side panel's list of findings, by
  * severity, then estimated savings, each with its rule, savings per step
  * and number of occurrences; "No findings" when the analysis has none. */

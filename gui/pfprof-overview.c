@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-overview.c: the overview strip. */
 #include "pfprof-overview.h"
 

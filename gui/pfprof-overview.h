@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-overview.h: the strip above the timeline that shows the whole
  * trace, small, with the part the timeline shows framed; a click or a
  * drag on it moves the timeline there. */

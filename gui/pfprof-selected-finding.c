@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-selected-finding.c: the selected finding's message, occurrences
  * and fix. */
 #include "pfprof-selected-finding.h"

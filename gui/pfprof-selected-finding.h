@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-selected-finding.h: the side panel's part for the finding
  * selected in the list: its title and message, the occurrence navigator
  * (previous / "Occurrence N of M · cost" / next, costliest first, through the window's

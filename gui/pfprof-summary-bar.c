@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-summary-bar.c: the summary line above the timeline. */
 #include "pfprof-summary-bar.h"
 

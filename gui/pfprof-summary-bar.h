@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-summary-bar.h: the line above the timeline that sums the run
  * up: per GPU its copy/compute overlap and the median exposed copy and
  * idle time per step, then the median step; or what is going on while

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-timeline-widget.c: the timeline canvas and its navigation. */
 #include "pfprof-timeline-widget.h"
 

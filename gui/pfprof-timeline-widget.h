@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-timeline-widget.h: the GTK widget that shows a PfprofTimeline.
  *
  * Draws through render/ (the same code as `pfprof render`) and adds the

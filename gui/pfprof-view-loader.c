@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-view-loader.c: GTask that reads, analyses and lays out traces. */
 #include "pfprof-view-loader.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-view-loader.h: loads traces off the main thread.
  *
  * Reading, analysing and laying out a trace of millions of events takes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-view-test-mode.c: the scripted session of pfprof-view's test
  * mode and its --bench frame timing. */
 #include "pfprof-view-test-mode.h"

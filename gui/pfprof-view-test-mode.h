@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-view-test-mode.h: pfprof-view's test mode. Options (--report,
  * --screenshot, --select-finding, --select-rule, --next,
  * --select-evidence-event, --then-open, --error-screenshot, --bench)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-view-window.c: the main window. Its layout is the template
  * pfprof-view-window.ui; each panel is its own widget, and the window
  * ties them to the loads and to each other. */

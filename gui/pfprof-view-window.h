@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-view-window.h: the main window of pfprof-view.
  *
  * Header bar (open, recent files, fit all, menu), a summary bar, the

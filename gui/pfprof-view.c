@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-view.c: main() of the pfprof-view application.
  *
  * The application: its actions and accelerators, the desktop's dark

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-clock-align.c: several hosts' traces on one time axis. */
 #include "pfprof-clock-align.h"
 

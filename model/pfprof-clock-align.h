@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-clock-align.h: several traces on one time axis.
  *
  * Every event time of a trace is in the CUPTI clock of its process. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-clock-collectives-private.h: how far apart two hosts' clocks are,
  * measured on the collectives their ranks ran together.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-clock-collectives.c: clock offset and drift from paired collectives. */
 #include "pfprof-clock-collectives-private.h"
 

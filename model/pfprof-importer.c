@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-importer.c: the importer table; see pfprof-importer.h. */
 #include "pfprof-importer.h"
 #include "pfprof-kineto-import.h"

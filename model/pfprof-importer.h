@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-importer.h: every file format pfprof reads, behind one table.
  *
  * Commands, the GUI and tests load a file with pfprof_importer_load(),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-interval-set.c: sorted disjoint intervals with prefix sums. */
 #include "pfprof-interval-set.h"
 

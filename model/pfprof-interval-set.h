@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-interval-set.h: a set of disjoint time intervals with O(log n)
  * length queries over any window.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-kineto-import.h: reads a torch.profiler (Kineto) trace as a trace.
  *
  * torch.profiler writes Chrome-trace JSON (`export_chrome_trace`, or

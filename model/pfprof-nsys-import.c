@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-nsys-import.c: Nsight Systems SQLite exports as traces (see the
  * header for what is read and how it maps). */
 #include "pfprof-nsys-import.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-nsys-import.h: reads an Nsight Systems SQLite export as a trace.
  *
  * `nsys export --type sqlite report.nsys-rep` writes the same CUPTI

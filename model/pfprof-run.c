@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-run.c: align and trim the traces of a run once, then share them. */
 #include "pfprof-run.h"
 

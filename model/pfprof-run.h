@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-run.h: the traces of one run, on one time axis, read-only.
  *
  * A run is what `pfprof report a.pfprof b.pfprof` is given: one trace per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace-index.c: joins and interval sets built once per trace. */
 #include "pfprof-trace-index.h"
 

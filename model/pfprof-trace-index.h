@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace-index.h: what the analyzer derives from one loaded trace
  * before any rule runs.
  *

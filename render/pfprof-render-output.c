@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-render-output.c: PNG/SVG/PDF files, written through base/'s
  * safe output (whole or not at all, never through a link). */
 #include "pfprof-render-output.h"

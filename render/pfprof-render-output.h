@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-render-output.h: a timeline drawn to a PNG, SVG or PDF file.
  *
  * The file appears whole or not at all, through base/'s safe output

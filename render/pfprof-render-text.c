@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-render-text.c: safe labels and ruler ticks. */
 #include "pfprof-render-text.h"
 

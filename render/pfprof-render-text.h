@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-render-text.h: text the renderer draws: untrusted names made
  * safe to draw literally, and the time ruler's ticks. Durations and sizes
  * are base/'s (pfprof-format.h), the same the reports print, and like them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-renderer.c: timeline drawing with level of detail.
  *
  * Cost per frame is bounded by the number of pixel columns times the

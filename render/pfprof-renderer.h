@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-renderer.h: draws a PfprofTimeline with cairo.
  *
  * One function draws everything (ruler, rows with level-of-detail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-timeline.c: rows and lanes of the timeline. */
 #include "pfprof-timeline.h"
 

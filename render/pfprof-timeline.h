@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-timeline.h: the row layout of a timeline, built once per analysis.
  *
  * Rows are grouped process (one per trace) -> GPU -> stream, then the

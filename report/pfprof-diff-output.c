@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-diff-output.c: a PfprofDiff as text, JSON ("pfprof-diff/1") or
  * Markdown. */
 #include "pfprof-config.h"

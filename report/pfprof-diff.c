@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-diff.c: comparing two analyses (see the header). */
 #include "pfprof-diff.h"
 

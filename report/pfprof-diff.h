@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-diff.h: two analyses compared, "before" and "after" a change.
  *
  * `pfprof diff` analyzes each side (one trace, or the rank traces of one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-export-chrome.c: Trace Event Format JSON (see the header). */
 #include "pfprof-config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-export-chrome.h: an analysis as Trace Event Format JSON.
  *
  * The Trace Event Format ("Chrome trace JSON") is what chrome://tracing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-report-csv.c: the per-step table and the findings as CSV.
  *
  * One table per file, for scripts and spreadsheets (as `nsys stats

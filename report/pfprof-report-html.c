@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-report-html.c: the self-contained HTML report. */
 #include "pfprof-config.h"
 

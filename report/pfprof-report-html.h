@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-report-html.h: `pfprof report --format html`, one self-contained
  * page for CI artifacts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-report-json.c: the "pfprof-report/1" JSON contract.
  *
  * The layout is documented key by key in docs/report-format.md and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-report-junit.c: one JUnit test case per rule that ran.
  *
  * A case fails when its rule fired at or above the gate (--fail-on,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-report-markdown.c: a report for a pull-request comment.
  *
  * GitHub renders both Markdown and HTML in comments, so untrusted text is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-report-merge.c: per-rank JSON results into one run's ranks. */
 #include "pfprof-report-merge.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-report-merge.h: one run's ranks from per-rank JSON results.
  *
  * A 1,000-rank job's traces need not meet on one host: each rank runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-report-text.c: the terminal report.
  *
  * Wrapped to the terminal width; colour only when asked (the CLI asks on

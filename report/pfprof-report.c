@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-report.c: format dispatch and what every format shares. */
 #include "pfprof-report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-report.h: an analysis rendered as text, JSON, Markdown, JUnit or CSV.
  *
  * `pfprof report` writes these; `pfprof record` prints the short text

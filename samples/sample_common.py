@@ -116,3 +116,4 @@ class StepTimer:
         med = statistics.median(self.times) * 1e3 if self.times else float("nan")
         print(f"{name} {'--fix' if fix else '(no fix)'}: median step {med:.2f} ms, "
               f"mean {total / n * 1e3:.2f} ms over {n} timed steps{extra}", flush=True)
+# SPDX-License-Identifier: MIT

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs two pfprof binaries over every committed sample trace and diffs what
 # they write: reports in every format, the diff of each sample pair, the
 # Chrome/Perfetto export and an SVG render. A restructure must leave every

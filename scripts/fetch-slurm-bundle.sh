@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # scripts/fetch-slurm-bundle.sh [DEST]: builds a Slurm that runs from a
 # folder (default .carry/slurm), for tests/gpu/slurm-local.sh to start a
 # one-node cluster on a machine where nothing may be installed (the

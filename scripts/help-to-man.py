@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes a man page from `pfprof [COMMAND] --help`.
 
 The --help text is the one source of a command's documentation (each

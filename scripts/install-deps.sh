@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what pfprof needs to build and test on Debian 12 or Ubuntu 22.04+.
 # Run as root or with sudo. CUDA/CUPTI is not installed here: the collector
 # is built when /usr/local/cuda has CUPTI, and skipped otherwise.

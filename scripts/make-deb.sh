@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds Debian packages from the meson install:
 #   pfprof       the CLI, the collector (private folder), man pages,
 #                bash completion, mime type; CUPTI recommended

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # README's first command: install dependencies, build, and run pfprof's
 # main job. With an NVIDIA GPU and PyTorch, it profiles a bundled sample
 # training script; without, it reports on a trace recorded from that same

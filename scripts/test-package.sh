@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the Debian packages, unpacks them into a clean folder root (no
 # build tree on the path), and runs the installed tool there: --version,
 # report and render on a bundled sample trace, and `record`'s lookup of the

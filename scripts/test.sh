@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs dependencies, builds pfprof twice (plain, and with ASan+UBSan)
 # and runs the whole meson test suite in both. This is what CI runs
 # (.ci/run) and what README's second command runs.

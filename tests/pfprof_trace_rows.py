@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """pfprof_trace_rows: a pfprof trace of format 1 or 2 as plain SQL row tables.
 
     import pfprof_trace_rows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-output-check.c: see the header. */
 #include "pfprof-output-check.h"
 

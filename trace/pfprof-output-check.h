@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-output-check.h: where an output file may go.
  *
  * Every file a command writes goes through base/pfprof-safe-output,

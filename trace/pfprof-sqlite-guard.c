@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-sqlite-guard.c: see the header. */
 #include "pfprof-sqlite-guard.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-sqlite-guard.h: reading an SQLite file nobody vouches for.
  *
  * A trace or an Nsight Systems export is a database its sender wrote:

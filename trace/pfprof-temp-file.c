@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-temp-file.c: see the header. */
 #include "pfprof-temp-file.h"
 

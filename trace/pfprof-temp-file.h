@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-temp-file.h: temporary files that never outlive a failed or
  * interrupted command.
  *

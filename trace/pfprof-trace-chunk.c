@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace-chunk.c: encodes and decodes format 2's column chunks.
  *
  * Both directions are tight loops over one column at a time, specialized

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace-chunk.h: the column-chunk encoding of format 2.
  *
  * Format 2 stores up to a few thousand records of one event table as one

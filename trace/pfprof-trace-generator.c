@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace-generator.c: synthetic training-process traces.
  *
  * The simulation keeps one clock for the main thread (`h`) and, per

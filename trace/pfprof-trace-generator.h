@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace-generator.h: writes synthetic traces of any size.
  *
  * Tests and benchmarks need traces without a GPU: the generator simulates

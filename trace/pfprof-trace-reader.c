@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace-reader.c: loads a trace file into a PfprofTrace.
  *
  * The file is never modified and nothing is created beside it. A finished

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace-reader.h: loads and validates a trace file.
  *
  * Every way a file can be wrong ends in one GError in PFPROF_TRACE_ERROR

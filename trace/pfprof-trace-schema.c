@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace-schema.c: column arrays for every trace table.
  *
  * See pfprof-trace-schema.h for the rules. Column order here is the on-disk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace-schema.h: the one definition of the trace file format.
  *
  * A trace is one SQLite database. Every table holds integer columns only;

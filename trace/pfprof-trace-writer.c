@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace-writer.c: the trace writer (see the header for the contract).
  *
  * Speed matters: the collector hands it every CUPTI record. In format 2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace-writer.h: writes a trace file (format in pfprof-trace-schema.h).
  *
  * Plain C11 + SQLite, no GLib: the collector links it into the profiled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace.c: the in-memory trace. */
 #include "pfprof-trace.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-trace.h: one trace loaded into memory (one profiled process).
  *
  * The reader (pfprof-trace-reader.h) fills it; the analyzer, the renderer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rule-host-bound.c: the GPU waits for the host, not for input.
  *
  * The step ledger's host_bound bucket is GPU idle time with nothing queued

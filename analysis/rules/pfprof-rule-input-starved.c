@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rule-input-starved.c: the GPU waits for the DataLoader.
  *
  * CUPTI cannot see Python; the launcher's hook wraps the DataLoader's

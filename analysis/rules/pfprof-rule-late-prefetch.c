@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rule-late-prefetch.c: a side-stream copy the compute stream
  * waits for every step (zero prefetch depth).
  *

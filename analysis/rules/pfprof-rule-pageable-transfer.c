@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rule-pageable-transfer.c: copies from or to pageable memory.
  *
  * A host-to-device copy from pageable memory is staged by the driver

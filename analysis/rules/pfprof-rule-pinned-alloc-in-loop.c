@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rule-pinned-alloc-in-loop.c: page-locked allocations after
  * warm-up.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rule-rank-imbalance.c: one rank's input pipeline is slower than
  * the others'.
  *

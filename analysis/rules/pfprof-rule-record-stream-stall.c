@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rule-record-stream-stall.c: allocator stalls from cross-stream
  * tensor lifetimes (Tensor.record_stream).
  *

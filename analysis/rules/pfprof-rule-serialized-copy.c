@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rule-serialized-copy.c: input copies that no kernel ran beside.
  *
  * A host-to-device copy issued on the stream that runs the compute

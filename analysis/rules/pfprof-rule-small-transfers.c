@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rule-small-transfers.c: many tiny host-to-device copies a step.
  *
  * Each copy costs a launch on the host (a few microseconds) and a fixed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-rule-sync-in-loop.c: host synchronizations every step.
  *
  * `.item()` is a tiny device-to-host copy plus cudaStreamSynchronize;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyzer-sim.c: see analyzer-sim.h. */
 #include "analyzer-sim.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyzer-sim.h: builds traces in memory for the analyzer tests.
  *
  * A small simulator of one training process: set-up (pageable weight

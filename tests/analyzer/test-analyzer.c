@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-analyzer.c: metrics, steps and every rule on simulated traces.
  *
  * Each rule gets a positive case (its pattern planted), a negative one

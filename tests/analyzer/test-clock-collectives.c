@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-clock-collectives.c: hosts' clocks measured on the collectives
  * their ranks ran together (suite analyzer).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Issue 8 through `pfprof report` (suite `analyzer`).
 
 - NCCL kernels (`pfprof generate --plant nccl`: DDP's gradient all-reduce)

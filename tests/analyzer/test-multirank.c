@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-multirank.c: several ranks of one run, below the report (suite analyzer).
  *
  * - NCCL kernels are communication: which names count, and that they stay

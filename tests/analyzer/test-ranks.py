@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`pfprof report` on several ranks of one run (suite `analyzer`).
 
 Generates per-rank traces with `pfprof generate --rank N` (each rank its own

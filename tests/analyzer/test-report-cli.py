@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`pfprof report` as a user and a CI job run it (suite `analyzer`).
 
 Usage: test-report-cli.py PFPROF WORKDIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-report-merge.c: per-rank results merged, and the rows of the
  * per-rank table of a thousand ranks (suite analyzer).
  *

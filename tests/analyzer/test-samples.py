@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The rules judged on traces recorded on the H200 (suite `analyzer`).
 
 Usage: test-samples.py PFPROF SAMPLES-TRACES-DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Python call sites (python_sites, python_calls) through every command.
 
 Usage: test-sites-cli.py PFPROF WORKDIR SAMPLE-TRACE

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The conventions every pfprof command keeps (suite `cli`).
 
 Usage: test-cli-conventions.py PFPROF HELP_TO_MAN WORKDIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """test-sitecustomize.py HOOK [PFPROF]
 
 Unit tests of `pfprof record`'s Python start-up hook

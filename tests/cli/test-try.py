@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """test-try.py HOOK FIXES PFPROF
 
 Tests of `pfprof try` without a GPU: the fixes of cli/pfprof_fixes.py

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* collector-load-test.c: loading and initializing the collector on a
  * machine without a GPU is harmless.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* collector-nvtx-test.c: the collector installs itself as the NVTX
  * injection (no GPU needed).
  *

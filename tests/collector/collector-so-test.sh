@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # collector-so-test.sh LIBPFPROF-COLLECTOR.SO
 #
 # What a profiled program sees of the collector: it exports the two

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # launcher-test.sh PFPROF SCRATCH-DIR
 #
 # `pfprof record` on a machine without a GPU: usage errors are exit 2 with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Every rule still fires with the collector's default kinds (suite `collector`).
 
 Usage: test-default-kinds.py PFPROF SOURCE-ROOT WORK-DIR

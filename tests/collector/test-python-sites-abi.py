@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """test-python-sites-abi.py LIBPFPROF-COLLECTOR.SO
 
 The collector's call-site functions as the Python hook calls them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-fuzz-chunk.c: libFuzzer harness for the format 2 chunk codec.
  *
  * Fuzzing whole SQLite files reaches the chunk decoder rarely (most

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-fuzz-json.c: libFuzzer harness for the JSON reader and the merge
  * of per-rank results (`pfprof report rank-*.json`).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-fuzz-kineto.c: libFuzzer harness for the torch.profiler (Kineto)
  * importer and the analysis of what it reads.
  *

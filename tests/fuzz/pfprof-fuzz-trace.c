@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pfprof-fuzz-trace.c: libFuzzer harness over the trace reader and the
  * analyzer. Each input is written to a file and loaded as a trace; what
  * loads is analyzed; one with kernels also as two ranks on two hosts (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fuzzes the trace reader and the analyzer for a bounded time, then the
 # chunk codec, the JSON results' reader and merge, and the torch.profiler
 # importer for a third of it each.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """call_pack.py --out DIR [--max-files N] [--max-mib M] GROUP=FOLDER...
 
 Packs the files under each FOLDER (groups in priority order, files in name

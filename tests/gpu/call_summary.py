@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """call_summary.py MANIFEST: the table record-call.sh prints last.
 
 MANIFEST: one tab-separated line per run: name, group, kind (pfprof, bare,

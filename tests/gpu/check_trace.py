@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_trace.py TRACE [CHECK...] -- checks one pfprof trace, prints one
 JSON line of metrics and checks, exits 1 if a check failed.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockshift.c: an LD_PRELOAD library that makes a process's wall clock
  * read PFPROF_TEST_CLOCK_SHIFT_NS ahead, as on a host whose NTP is off by
  * that much, and, with PFPROF_TEST_CLOCK_DRIFT_PPM, run that many

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gpu/ddp-overhead-kinds.sh [ROUNDS]: where pfprof's cost goes in a
 # host-bound DDP step (ResNet-50, batch 32, NCCL, 2 GPUs), by switching
 # parts of the collector off one at a time. Run from the repository root

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/gpu/env.sh: sourced by the GPU scripts. The pfprof binary is built
 # on Debian 12 and carried; libraries it needs that the GPU machine lacks
 # (GLib, cairo, ...) travel in $build/gpu-libs (make them with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """gpu_checks.py COMMAND ...: the checks of tests/gpu/reliability.sh and
 tests/gpu/ranks.sh, each printing short lines and exiting 1 when a check
 failed (2 on bad usage).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """hook_overhead.py [--steps N] [--calls N]: the loop the Python hook costs
 most on: every step makes CALLS wrapped calls, half `.to("cuda")` of a
 small pinned tensor, half `.item()` of a reduction (a sync each), then

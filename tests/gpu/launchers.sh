@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gpu/launchers.sh: the launch patterns besides torchrun
 # (tests/gpu/ranks.sh has torchrun), on a machine with 2 or more GPUs.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/gpu/lib.sh: the shell helpers the GPU scripts share (ranks.sh,
 # reliability.sh, launchers.sh source it after setting these variables):
 #   work   folder for logs         table  the result table being built

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gpu/multi-gpu-call.sh: tests/gpu/ranks.sh, then tests/gpu/reliability.sh,
 # in one call of the GPU machine (from the repository root, build folder
 # carried, OUT set), within about TOTAL_S seconds (default 500): ranks.sh

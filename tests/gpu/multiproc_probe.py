@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A launcher process without CUDA that starts two CUDA processes: each
 must write its own trace."""
 import subprocess

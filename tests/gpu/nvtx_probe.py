@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """NVTX through the collector: nested push/pop, a mark, a context-manager
 range, from PyTorch's own binding."""
 import torch

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/gpu/pack-libs.sh [BUILD]: copies the shared libraries the pfprof
 # binary links (all but glibc's) into BUILD/gpu-libs, to carry to the GPU
 # machine with the build folder.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """torch.profiler inside a process the collector already traces: the
 program must run unchanged and exit 0."""
 import torch

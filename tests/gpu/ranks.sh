@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gpu/ranks.sh: several processes and ranks on the GPU machine
 # (on one GPU or two).
 #

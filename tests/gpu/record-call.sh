@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gpu/record-call.sh: the samples' traces, in one call of the 1-GPU
 # machine.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gpu/record-force.sh: `pfprof record --force` and the end-of-run
 # summary with a real CUDA program (the CI side, tests/reliability/
 # test-record.py, uses fake programs).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gpu/reliability.sh: faults in the profiled program that
 # tests/gpu/run-all.sh does not try, on the GPU machine.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """reliability_probe.py MODE [options]: small programs for
 tests/gpu/reliability.sh, run with and without pfprof. Lines
 starting "OUT:" are the program's output that must be the same either way

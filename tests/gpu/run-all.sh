@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gpu/run-all.sh [QUICK]: the collector on the real GPU.
 #
 # Run from the repository root on the borrowed H200, with the build folder

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gpu/secret-env.sh: a recorded trace holds no secret from the
 # environment, and --redact-args drops the command's arguments.
 #

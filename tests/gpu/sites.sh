@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gpu/sites.sh: the Python call sites on the GPU, and what they cost.
 #
 # Run from the repository root with the build folder carried (env.sh).

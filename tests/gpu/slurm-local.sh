@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gpu/slurm-local.sh [BUNDLE] -- COMMAND...: starts a one-node Slurm
 # cluster from a carried folder, runs COMMAND (srun ...) in it, stops the
 # cluster and exits with COMMAND's status.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tests/gpu/try.sh: `pfprof try` on the GPU, on two samples with an
 # automatic fix, 3 rounds each (at most 420 s: each try is cut at 170 s):
 #  1. samples/pageable_copies.py with --fix pin-memory (the sample's own

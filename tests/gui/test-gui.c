@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-gui.c: pfprof-view in a real window (under Xvfb, see
  * xvfb-run-test.sh), driven through its test mode: it opens traces,
  * selects findings, opens a corrupt file, and reports what it shows plus

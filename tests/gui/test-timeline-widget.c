@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-timeline-widget.c: the timeline widget's navigation, in a real
  * window under Xvfb. Input goes through the widget's own event
  * controllers (their signals emitted as GTK would on a key press or a

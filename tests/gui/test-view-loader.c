@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-view-loader.c: the app's loader shows a trace before its analysis
  * is done. On a trace recorded on the H200 (sample f, two findings), the
  * timeline-ready callback comes first, on the caller's main context, with

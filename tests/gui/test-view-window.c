@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-view-window.c: the main window in-process under Xvfb: a trace
  * dropped on it (through its drop target, as a file manager's drop would
  * arrive) is loaded off the main thread and shown, and remembered in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a command in a private X server (Xvfb) with GTK set for a headless
 # test: X11 backend, the cairo renderer, no accessibility bus, a private
 # data folder (recent files). Exit 77 (skip) only if Xvfb is not installed.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared helpers of the interop tests: TAP output, running pfprof,
 generating synthetic traces, reading a pfprof trace with sqlite3."""
 import json

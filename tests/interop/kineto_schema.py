@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Builds torch.profiler (Kineto) Chrome-trace JSON for the import tests.
 
 The events come from a pfprof trace (`pfprof generate --plant ...`),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Builds Nsight Systems SQLite exports for the import tests.
 
 nsys cannot run on our machines (no GPU, and it is not redistributable),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`pfprof diff BEFORE AFTER`: synthetic before/after pairs (a planted
 problem vs the clean baseline and the reverse), the figures checked
 against `pfprof report` of each side, findings resolved/new/unchanged,

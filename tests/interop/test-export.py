@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`pfprof export --format chrome-json`: the output checked against the
 Trace Event Format's rules (JSON object form, every event with ph/ts/pid/
 tid, complete events with dur >= 0, flow start/finish pairs with one id

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """torch.profiler (Kineto) Chrome-trace JSON read directly by pfprof.
 
 Each synthetic trace (`pfprof generate --plant P`) is rewritten as the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Nsight Systems SQLite exports read directly by pfprof.
 
 Each synthetic trace (`pfprof generate --plant P`) is rewritten as the

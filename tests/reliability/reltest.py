@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared helpers for the reliability suite (tests/reliability/*.py).
 
 Runs pfprof as a user would, with a private TMPDIR so that temporary files

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Bad input to every command that reads traces (suite `reliability`).
 
 Usage: test-bad-input.py PFPROF WORKDIR [--huge]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`--config FILE` given something that is not a config (suite
 `reliability`).
 

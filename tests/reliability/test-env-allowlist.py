@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The collector reads only allow-listed environment variables, and stores
 only those marked stored (suite `reliability`).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Every file pfprof writes, on a disk that fills up (suite `reliability`).
 
 Usage: test-full-disk.py PFPROF WORKDIR

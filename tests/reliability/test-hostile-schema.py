@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Traces and Nsight Systems exports whose schema is hostile, and chunks
 that claim more than they hold (suite `reliability`).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A trace cut short (meta.complete = 0) is said to be, in every report
 format, with where its data ends (suite `reliability`).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Valid Unicode that drawing libraries refuse (suite `reliability`).
 
 Usage: test-noncharacters.py PFPROF WORKDIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Nsight Systems exports made to hurt (suite `reliability`).
 
 Usage: test-nsys-hostile.py PFPROF WORKDIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """What `-o FILE` may and may not do, for every command that writes one
 (suite `reliability`).
 

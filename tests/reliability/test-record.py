@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`pfprof record` around programs that fail, with fake programs instead of
 CUDA ones (suite `reliability`).
 

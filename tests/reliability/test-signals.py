@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """SIGINT, SIGTERM and SIGHUP in the middle of a command leave no
 temporary file (suite `reliability`).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Smaller faults a hostile pass found (suite `reliability`).
 
 Usage: test-small-faults.py PFPROF WORKDIR

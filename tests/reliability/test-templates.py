@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`pfprof report -o TEMPLATE` with values from untrusted traces (suite
 `reliability`).
 

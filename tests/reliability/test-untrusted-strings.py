@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Strings from a trace are untrusted, in every output (suite `reliability`).
 
 Usage: test-untrusted-strings.py PFPROF WORKDIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* png-colour-count.c: how many pixels of a PNG have a colour, for shell
  * tests that check screenshots (headless Chromium's, here).
  * Usage: png-colour-count FILE RRGGBB [TOLERANCE(0..255, default 16)]

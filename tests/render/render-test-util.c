@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render-test-util.c: the planted trace of render-test-util.h. */
 #include "render-test-util.h"
 

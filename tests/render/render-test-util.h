@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render-test-util.h: a synthetic trace with planted patterns, shared by
  * the render and gui suites.
  *

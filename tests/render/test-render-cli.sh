@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `pfprof render` from the command line: formats, options, and what it
 # must never do (overwrite without --force, follow a symlink, leave a
 # half-written file, crash on bad input). Usage: test-render-cli.sh PFPROF

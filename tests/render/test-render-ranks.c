@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-render-ranks.c: several ranks stacked on one aligned time axis.
  *
  * Two ranks of the same simulated run (same seed: identical GPU work at

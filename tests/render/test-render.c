@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-render.c: the timeline model and the cairo renderer, checked on
  * images of the planted trace (render-test-util.h) for what a user must
  * see: rows, copies in their colour at their time, findings marked. */

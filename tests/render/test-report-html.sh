@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `pfprof report --format html`: one self-contained page, checked in a
 # real browser. Headless Chromium (Debian's `chromium`) loads it with the
 # network off, dumps the DOM and takes a screenshot; the test checks the

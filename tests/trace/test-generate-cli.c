@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-generate-cli.c: `pfprof generate` as a user runs it: exit codes,
  * one-line errors, never clobbering a file, and a loadable trace. The
  * binary is named by the PFPROF environment variable (set by meson). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-trace-chunks.c: format 2's column chunks (suite `trace`): the codec
  * round-trips every table at its extremes, and every way a chunk can be
  * damaged ends in one PFPROF_TRACE_ERROR_CORRUPT line naming the chunk and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-trace-format-doc.c: docs/trace-format.md documents every table and
  * column of the schema description, the current format version, and
  * every meta key the collector and the generator write or that the

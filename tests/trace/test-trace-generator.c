@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-trace-generator.c: the synthetic generator is deterministic, its
  * baseline is clean, and each planted pattern leaves exactly the records
  * its documentation (trace/pfprof-trace-generator.h) promises. */

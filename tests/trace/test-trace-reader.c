@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-trace-reader.c: writer -> reader round trips and every way the
  * reader must refuse a file (suite `trace`). Most tests run twice: on
  * format 2 (chunks, what the writer writes by default) under /trace/...

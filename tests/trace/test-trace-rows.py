@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """test-trace-rows.py PFPROF WORKDIR: cross-checks the C writer's format 2
 against an independent decoder.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trace-test-util.c: helpers shared by the trace suite's tests. */
 #include "trace-test-util.h"
 

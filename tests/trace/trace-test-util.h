@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* trace-test-util.h: helpers shared by the trace suite's tests. */
 #pragma once
 

@@ -28,3 +28,4 @@ def need(module):
     except Exception as e:  # ImportError, or a library that fails to load
         print(f"SKIP: {module} not usable here ({type(e).__name__}: {e})", flush=True)
         sys.exit(SKIP)
+# SPDX-License-Identifier: MIT
