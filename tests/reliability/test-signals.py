@@ -26,6 +26,11 @@ from reltest import nsys_schema as reltest_nsys_schema
 
 
 PFPROF, WORK, OUT, TMP, SRC = setup("out", "tmp", "src")
+# A signal ignored when a program starts stays ignored (nohup relies on
+# it), so under nohup the commands would rightly sit through SIGHUP: give
+# them the default dispositions a terminal's job gets.
+for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(_sig, signal.SIG_DFL)
 nsys_schema = reltest_nsys_schema()
 
 
