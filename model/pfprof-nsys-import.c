@@ -179,18 +179,23 @@ range_error (Row *r, guint i, gint64 v)
            " is out of range", r->table, r->rowid, r->cols[i].name, v);
 }
 
-/* An unsigned 32-bit value. */
+/* @v as an unsigned 32-bit value, or 0 with a range error. */
 static guint32
-get_u32 (Row *r, guint i, gint64 def)
+to_u32 (Row *r, guint i, gint64 v)
 {
-  gint64 v = get (r, i, def);
-
   if (v < 0 || v > G_MAXUINT32)
     {
       range_error (r, i, v);
       return 0;
     }
   return (guint32) v;
+}
+
+/* An unsigned 32-bit value. */
+static guint32
+get_u32 (Row *r, guint i, gint64 def)
+{
+  return to_u32 (r, i, get (r, i, def));
 }
 
 /* An id: CUPTI's "invalid" (0xFFFFFFFF, or -1 once stored signed) reads
@@ -200,14 +205,7 @@ get_id (Row *r, guint i, gint64 def)
 {
   gint64 v = get (r, i, def);
 
-  if (v == -1 || v == G_MAXUINT32)
-    return PFPROF_NONE;
-  if (v < 0 || v > G_MAXUINT32)
-    {
-      range_error (r, i, v);
-      return 0;
-    }
-  return (guint32) v;
+  return v == -1 || v == G_MAXUINT32 ? PFPROF_NONE : to_u32 (r, i, v);
 }
 
 static gint32
