@@ -146,6 +146,10 @@ uint64_t pfprof_collector_cupti_dropped (void);
 /* Kernels, copies and memsets recorded so far (writer thread). */
 uint64_t pfprof_collector_cupti_gpu_records (void);
 
+/* Frees a CUPTI activity buffer, or keeps it, zeroed, for CUPTI's next
+ * request. Any thread but a signal handler. */
+void pfprof_collector_cupti_buffer_free (uint8_t *buffer);
+
 /* Writes every record of @buffer (@valid bytes) through @w. Runs on the
  * writer thread, inside a transaction. */
 void pfprof_collector_cupti_convert (PfprofTraceWriter *w, uint8_t *buffer, size_t valid);
