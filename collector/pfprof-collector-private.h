@@ -11,7 +11,8 @@
  *     they only append to queues under short mutexes;
  *   - the writer thread (pfprof-collector-writer.c) owns the trace file,
  *     flushes CUPTI every PFPROF_COLLECTOR_FLUSH_MS, converts records and
- *     commits one transaction per round;
+ *     commits one transaction per round, below the program's threads
+ *     (nice +10, SCHED_BATCH);
  *   - a signal handler only sets a flag, posts a semaphore and waits
  *     (bounded) on a pipe; it never calls CUPTI or SQLite.
  *
