@@ -186,7 +186,7 @@ machine=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,n
 torchv=$(python3 -c "import torch, torchvision; print(f'torch {torch.__version__}, torchvision {torchvision.__version__}, CUDA {torch.version.cuda}')" 2>/dev/null)
 header="Machine: ${machine:-no nvidia-smi}; $(nproc) CPUs; ${torchv:-no torch}; $("$pfprof" --version 2>/dev/null | head -1); commit ${PFPROF_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown) (git HEAD of this tree; set PFPROF_COMMIT to name the build)}; $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "$header"
-echo "rounds $rounds; workloads: $workloads; variants: $variants; resnet50 $resnet_steps+$resnet_warmup steps; tiny $tiny_kernels kernels x $tiny_steps+$tiny_warmup steps; budget ${budget_s}s"
+echo "rounds $rounds; workloads: $workloads; variants: $variants; resnet50 $resnet_steps+$resnet_warmup steps; tiny $tiny_kernels kernels x $tiny_steps+$tiny_warmup steps; suite: $suite (floor: $suite_floor), steps x $suite_scale; budget ${budget_s}s"
 
 declare -A pfprof_kinds     # workload -> "round kinds source" of its latest pfprof trace
 # One run: round, workload, variant.

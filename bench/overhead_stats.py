@@ -382,7 +382,7 @@ def summarize(rows):
             off = by.get("nohooks" + suffix)
             l["pct"] = _pct(l["median"], bare["median"] if bare else None)
             l["hook_pct"] = (_pct(l["median"], off["median"] if off else None)
-                             if l["variant"].partition("@")[0] in ("pfprof", "base") else None)
+                             if l["variant"].partition("@")[0] == "pfprof" else None)
         out.append((w, lines))
     return out
 
