@@ -106,10 +106,14 @@ buffer_requested (uint8_t **buffer, size_t *size, size_t *max_records)
 {
   uint8_t *b = NULL;
 
-  pthread_mutex_lock (&pool_lock);
-  if (n_pool > 0)
-    b = buffer_pool[--n_pool];
-  pthread_mutex_unlock (&pool_lock);
+  /* A forked child may have been forked while the writer held the lock. */
+  if (!atomic_load (&pfprof_collector.child))
+    {
+      pthread_mutex_lock (&pool_lock);
+      if (n_pool > 0)
+        b = buffer_pool[--n_pool];
+      pthread_mutex_unlock (&pool_lock);
+    }
   /* CUPTI wants 8-byte alignment (calloc gives 16). A new allocation is
    * zero already. On failure CUPTI drops records and counts them, which
    * we report. */
