@@ -8,8 +8,8 @@
 #include "pfprof-collector-private.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +92,7 @@ static const char *const api_noise[] = {
 /* Buffers given back by the writer, zeroed, for the next request: a
  * fresh 4 MiB allocation is an mmap whose pages fault in on the program
  * thread CUPTI fills it from, and its free an munmap that interrupts
- * every core the process runs on. CUPTI is told the buffers it gets are
+ * the other cores running the process's threads (TLB shootdown). CUPTI is told the buffers it gets are
  * zero (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER), so it does not
  * clear 4 MiB on that thread itself; the writer clears them instead. */
 #define BUFFER_POOL_MAX 4
