@@ -11,7 +11,8 @@ Workloads (each runs its bench script in this process, with runpy):
   r50b32      bench/resnet50_step.py --batch 32 (host-bound)
   bert        bench/transformer_step.py (BERT-base shape, batch 32, 48
               tokens: host-bound)
-  bert-alt    the same with --alternate (the hook's cost in-process)
+  r50b256-alt, bert-alt  the same with --alternate (the hook's cost
+              in-process)
   tiny        bench/tiny_kernels.py --kernels 1000 (launch-bound)
   toitem      tests/gpu/hook_overhead.py --calls 200 (.to() and .item()
               100 times each a step)
@@ -43,6 +44,7 @@ REPO = os.path.dirname(HERE)
 # name -> (script, arguments, timed steps, warm-up steps)
 WORKLOADS = {
     "r50b256": ("bench/resnet50_step.py", ["--batch", "256"], 30, 8),
+    "r50b256-alt": ("bench/resnet50_step.py", ["--batch", "256", "--alternate"], 30, 8),
     "r50b32": ("bench/resnet50_step.py", ["--batch", "32"], 100, 20),
     "bert": ("bench/transformer_step.py", [], 100, 20),
     "bert-alt": ("bench/transformer_step.py", ["--alternate"], 100, 20),

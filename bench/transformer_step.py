@@ -27,6 +27,8 @@ import time
 import torch
 import torch.nn.functional as F
 
+from hook_switch import HookSwitch
+
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -87,23 +89,6 @@ def build(args):
         return m(**batch)
 
     return model, loss_of, "torch.nn.TransformerEncoder"
-
-
-class HookSwitch:
-    """The pfprof hook's wrappers (attributes marked _pfprof) and the
-    methods they wrap, to put one set or the other in place."""
-
-    def __init__(self):
-        self.slots = []
-        for owner in (torch.Tensor, torch.cuda, torch):
-            for name in ("to", "cuda", "cpu", "item", "pin_memory", "record_stream", "synchronize", "empty"):
-                m = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
-                if m is not None and getattr(m, "_pfprof", False):
-                    self.slots.append((owner, name, m, m.__wrapped__))
-
-    def set(self, on):
-        for owner, name, wrapped, bare in self.slots:
-            setattr(owner, name, wrapped if on else bare)
 
 
 def main():
