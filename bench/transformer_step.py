@@ -77,13 +77,16 @@ def build(args):
                                           num_hidden_layers=args.layers, num_attention_heads=heads,
                                           intermediate_size=4 * args.hidden, max_position_embeddings=512,
                                           num_labels=2)
-            model = transformers.BertForSequenceClassification(cfg)
+            # Built on the GPU: initializing BERT-base on the CPU takes seconds.
+            with torch.device("cuda"):
+                model = transformers.BertForSequenceClassification(cfg)
 
             def loss_of(m, batch):
                 return m(**batch).loss
 
             return model, loss_of, f"transformers {transformers.__version__} BERT"
-    model = TorchClassifier(30522, args.hidden, args.layers, heads, args.seq)
+    with torch.device("cuda"):
+        model = TorchClassifier(30522, args.hidden, args.layers, heads, args.seq)
 
     def loss_of(m, batch):
         return m(**batch)
@@ -98,9 +101,7 @@ def main():
         raise SystemExit("transformer_step: --alternate needs the pfprof hook "
                          "(pfprof record without --no-python-hooks)")
     torch.manual_seed(0)
-    # Built on the GPU: initializing BERT-base on the CPU takes seconds.
-    with torch.device("cuda"):
-        model, loss_of, what = build(args)
+    model, loss_of, what = build(args)
     model = model.cuda().train()
     opt = torch.optim.AdamW(model.parameters(), lr=5e-5)
     g = torch.Generator().manual_seed(0)
