@@ -22,7 +22,10 @@
 #     through `torchrun --standalone --nproc_per_node=1`, and as a script
 #     that calls os.chdir("/") before its loop (started from tests/gpu by
 #     a relative path); each report, made from the repository root, must
-#     name that file (the real path) at that line, with its source text.
+#     name that file (the real path) at that line, with its source text;
+#     and samples/custom_batch.py (its batches from DataLoader workers, of
+#     a type without pin_memory()): the pageable finding's fix must name
+#     DetectionBatch's own to() at its copy line.
 # PHASES picks the parts (default "samples overhead launch"; the steps
 # above are samples, overhead and launch). Traces, reports and logs go to
 # $OUT (default /tmp/pfprof-gpu-sites). Exits 1 if a check failed.
@@ -111,6 +114,21 @@ if has launch; then
   launch torchrun "$root/tests/gpu" "${torchrun[@]}" --standalone --nproc_per_node=1 \
     sitespkg/pageable_loop.py --steps 40
   launch chdir "$root/tests/gpu" python3 sitespkg/pageable_loop.py --steps 40 --chdir /
+  # A custom batch type, from DataLoader workers: the fix names the type.
+  run_sample custom python3 custom_batch.py --steps 20 --warmup 5
+  want=$(grep -n -F 'img.to(device, non_blocking=True)' "$root/samples/custom_batch.py" | head -1 | cut -d: -f1)
+  if python3 - "$out/custom.json" "$want" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+f = next((f for f in doc["findings"] if f["rule"] == "pageable-transfer"), None)
+fix = f["fix"] if f else ""
+print("custom_batch pageable-transfer sites: " + (", ".join(f"{s['file'].split('/')[-1]}:{s['line']} {s['function']}"
+                                                        for s in f["sites"]) if f else "no finding"))
+print("fix: " + fix[:200].replace("\n", " "))
+sys.exit(0 if fix.startswith(f"The copies at custom_batch.py:{sys.argv[2]} are made by `DetectionBatch`'s own to()")
+         else 1)
+PY
+  then echo "ok   custom"; else echo "FAIL custom"; failed=1; fi
 fi
 
 has overhead || { [ $failed -eq 0 ] && echo "ok: sites.sh" || echo "FAIL: sites.sh"; exit $failed; }
