@@ -84,7 +84,7 @@ fi
 launch() {
   local name=$1 dir=$2 traces
   shift 2
-  (cd "$dir" && "$pfprof" record --force --no-report -o "$out/$name-%p.pfprof" -- "$@") \
+  (cd "$dir" && timeout 90 "$pfprof" record --force --no-report -o "$out/$name-%p.pfprof" -- "$@") \
     >"$out/$name.log" 2>&1 || { echo "FAIL $name: record rc $?"; tail -5 "$out/$name.log"; failed=1; return; }
   traces=$(ls "$out/$name"-*.pfprof 2>/dev/null)
   [ -n "$traces" ] || { echo "FAIL $name: no trace"; failed=1; return; }
@@ -115,7 +115,9 @@ if has launch; then
     sitespkg/pageable_loop.py --steps 40
   launch chdir "$root/tests/gpu" python3 sitespkg/pageable_loop.py --steps 40 --chdir /
   # A custom batch type, from DataLoader workers: the fix names the type.
-  run_sample custom python3 custom_batch.py --steps 20 --warmup 5
+  (cd "$root/samples" && timeout 90 "$pfprof" record --force --no-report -o "$out/custom.pfprof" -- \
+     python3 custom_batch.py --steps 20 --warmup 5) >"$out/custom.log" 2>&1 || echo "FAIL custom: record rc $?"
+  (cd "$root/samples" && "$pfprof" report --format json "$out/custom.pfprof") >"$out/custom.json" 2>&1
   want=$(grep -n -F 'img.to(device, non_blocking=True)' "$root/samples/custom_batch.py" | head -1 | cut -d: -f1)
   if python3 - "$out/custom.json" "$want" <<'PY'
 import json, sys

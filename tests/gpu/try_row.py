@@ -53,7 +53,7 @@ def row(name, try_path, own_path):
     notes = "; ".join(f"{n['fix']} {n['state']}: {n['text']}" for n in doc.get("notes", []))
     if doc.get("needs_code_change"):
         notes += ("; " if notes else "") + "needs a code change: " + ", ".join(doc["needs_code_change"])
-    if doc.get("loss"):
+    if doc.get("loss") and doc["loss"].get("verdict") != "none":
         notes += ("; " if notes else "") + "loss: " + doc["loss"].get("verdict", "-")
     cells = [name, doc.get("fixes") or "-", ms(a.get("median_ns")), ms(b.get("median_ns")), verdict, preds,
              f"{own:.2f}" if own else "-", versus, notes or "-"]
