@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Pageable host-to-device copies from one known line (the one marked
 PAGEABLE COPY), for tests/gpu/sites.sh's launch checks: the report's
 pageable-transfer finding must name this file at that line however the
@@ -41,4 +42,3 @@ def main():
 
 if __name__ == "__main__":
     main()
-# SPDX-License-Identifier: MIT
