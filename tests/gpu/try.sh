@@ -33,7 +33,7 @@
 # results, logs and the bare runs' output go to $OUT (default
 # /tmp/pfprof-gpu-try). Exits 1 when a `pfprof try` failed, was
 # abandoned, or custom_batch's type was not reported. DRY=1: print the
-# commands, run nothing.
+# commands, run nothing. ONLY="NAME ...": only those programs.
 set -u
 root=$PWD
 out=${OUT:-/tmp/pfprof-gpu-try}
@@ -60,6 +60,8 @@ left() { echo $((budget - (SECONDS - start))); }
 one() {
   local name=$1 fix=$2 own=$3 rc fixarg=() cut
   shift 4
+  # ONLY="tv_detection custom_batch": just those programs.
+  [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $name "* ]] || return 0
   if [ "$(left)" -lt 50 ]; then
     echo "== $name: not run ($((SECONDS - start)) s spent of $budget)"
     printf '%s\tnot run (budget)\n' "$name" >>"$out/try.tsv"
