@@ -83,9 +83,10 @@ pfprof_cli_load (const char *const *paths, guint n_paths, gboolean show_progress
 }
 
 PfprofAnalysis *
-pfprof_cli_analyze (const char *const *paths, guint n_paths, const PfprofAnalysisOptions *options)
+pfprof_cli_analyze (const char *const *paths, guint n_paths, const PfprofAnalysisOptions *options,
+                    gboolean show_progress)
 {
-  g_autoptr (PfprofRun) run = pfprof_cli_load (paths, n_paths, FALSE);
+  g_autoptr (PfprofRun) run = pfprof_cli_load (paths, n_paths, show_progress);
 
   if (run == NULL)
     return NULL;

@@ -18,10 +18,10 @@ G_BEGIN_DECLS
  * problem", and returns NULL; the caller exits with PFPROF_EXIT_USAGE. */
 PfprofRun *pfprof_cli_load (const char *const *paths, guint n_paths, gboolean show_progress);
 
-/* pfprof_cli_load() without progress, then the analysis of the run with
- * @options (NULL for the defaults). NULL, with the line printed, when a
- * trace cannot be loaded. */
+/* pfprof_cli_load(), then the analysis of the run with @options (NULL
+ * for the defaults): what every analysing command calls. NULL, with the
+ * line printed, when a trace cannot be loaded. */
 PfprofAnalysis *pfprof_cli_analyze (const char *const *paths, guint n_paths,
-                                    const PfprofAnalysisOptions *options);
+                                    const PfprofAnalysisOptions *options, gboolean show_progress);
 
 G_END_DECLS

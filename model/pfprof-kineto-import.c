@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-kineto-import.c: torch.profiler (Kineto) Chrome-trace JSON as a
  * trace (see the header for what is read and how it maps). */
-#include "pfprof-kineto-import.h"
+#include "pfprof-kineto-import-private.h"
 
 #include <errno.h>
 #include <jansson.h>

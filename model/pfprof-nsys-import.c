@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-nsys-import.c: Nsight Systems SQLite exports as traces (see the
  * header for what is read and how it maps). */
-#include "pfprof-nsys-import.h"
+#include "pfprof-nsys-import-private.h"
 
 #include <string.h>
 
