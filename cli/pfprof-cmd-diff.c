@@ -197,16 +197,8 @@ pfprof_cmd_diff (int argc, char **argv)
         }
       gate.has_gate = TRUE;
     }
-  if (color == NULL || strcmp (color, "auto") == 0)
-    use_color = output == NULL && isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL
-                && g_strcmp0 (g_getenv ("TERM"), "dumb") != 0;
-  else if (strcmp (color, "always") == 0 || strcmp (color, "never") == 0)
-    use_color = strcmp (color, "always") == 0;
-  else
-    {
-      pfprof_cli_error ("diff: --color takes auto, always or never, not '%s'", color);
-      return PFPROF_EXIT_USAGE;
-    }
+  if (!pfprof_cli_color ("diff", color, output != NULL, &use_color))
+    return PFPROF_EXIT_USAGE;
   if ((options = pfprof_cli_analysis_options_build (&analysis_opts, "diff")) == NULL)
     return PFPROF_EXIT_USAGE;
 

@@ -237,16 +237,8 @@ pfprof_cmd_report (int argc, char **argv)
   ro.summary = summary;
   ro.all_ranks = all_ranks;
   ro.width = width > 0 ? (guint) width : (output ? 100 : terminal_width ());
-  if (color == NULL || strcmp (color, "auto") == 0)
-    ro.color = output == NULL && isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL
-               && g_strcmp0 (g_getenv ("TERM"), "dumb") != 0;
-  else if (strcmp (color, "always") == 0 || strcmp (color, "never") == 0)
-    ro.color = strcmp (color, "always") == 0;
-  else
-    {
-      pfprof_cli_error ("report: --color takes auto, always or never, not '%s'", color);
-      return PFPROF_EXIT_USAGE;
-    }
+  if (!pfprof_cli_color ("report", color, output != NULL, &ro.color))
+    return PFPROF_EXIT_USAGE;
   if (ro.format != PFPROF_REPORT_TEXT)
     ro.color = FALSE;
   if ((options = pfprof_cli_analysis_options_build (&analysis_opts, "report")) == NULL)
