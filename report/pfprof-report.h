@@ -56,7 +56,9 @@ void pfprof_report_render (const PfprofAnalysis *analysis, const PfprofReportOpt
                            GString *out);
 
 /* The sentence the report opens with when the GPU idles most of the
- * steady state ("The GPU idled 72% of the steady state ..."), or NULL.
+ * steady state ("The GPU idled 72% of the steady state ..."; with several
+ * traces, the GPU it is about: "The GPU of rank 1 (the most idle of 2
+ * traces) idled ..."), or NULL.
  * Plain text with no untrusted content. */
 char *pfprof_report_headline (const PfprofAnalysis *analysis);
 
