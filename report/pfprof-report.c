@@ -273,7 +273,7 @@ pfprof_report_saving (const PfprofFinding *f)
     return g_strdup_printf ("saves ~%s over the steady window", s_save);
   s_after = pfprof_format_ns (f->predicted_step_ns);
   s_pct = pfprof_format_double (100.0 * (double) f->est_savings_ns / (double) before, 1);
-  return g_strdup_printf ("saves ~%s per mean step: fix \u2192 ~%s per step (\u2212%s%%)", s_save,
+  return g_strdup_printf ("saves ~%s per mean step: fix \u2192 ~%s per mean step (\u2212%s%%)", s_save,
                           s_after, s_pct);
 }
 

@@ -111,6 +111,9 @@ extern const PfprofReportPart pfprof_report_parts[];
 #define PFPROF_REPORT_COPY_EXPOSED "Copy exposed"
 #define PFPROF_REPORT_DATA_WAIT "Data wait"
 #define PFPROF_REPORT_SYNC_WAIT "Sync wait"
+/* What the parts after it are: each part's median over the steady steps,
+ * not the parts of the median step (the ledger's "median" column). */
+#define PFPROF_REPORT_MEDIAN_PARTS "Median of each part over the steady steps"
 
 /* "2.02 s (93.8%)": a time and its share of @window_ns; the time alone
  * when the window is empty. New string. */
