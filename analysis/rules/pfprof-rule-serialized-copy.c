@@ -175,7 +175,7 @@ run (PfprofRuleContext *ctx)
 
         f->message = g_strdup_printf ("%s %u of the copies were followed by their own "
                                       "cudaStreamSynchronize (a .to(device) without "
-                                      "non_blocking=True), after which the GPU idled %s per step "
+                                      "non_blocking=True), after which the GPU idled %s per mean step "
                                       "while the host refilled its queue.",
                                       msg, n_copy_syncs, s_refill);
       }
