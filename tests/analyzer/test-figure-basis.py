@@ -14,23 +14,17 @@ Usage: test-figure-basis.py PFPROF SAMPLES WORKDIR   (TAP on stdout)
 import json
 import os
 import re
-import subprocess
 import sys
+
+import analyzer_tap
+from analyzer_tap import check, finish
 
 PFPROF, SAMPLES, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(WORK, exist_ok=True)
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append((name, bool(ok), detail))
 
 
 def run(*args):
-    e = dict(os.environ)
-    e.pop("COLUMNS", None)
-    p = subprocess.run([PFPROF, *args], capture_output=True, text=True, env=e, timeout=300)
-    return p.returncode, p.stdout, p.stderr
+    return analyzer_tap.run(PFPROF, *args)
 
 
 def report(fmt, trace, *extra):
@@ -91,10 +85,4 @@ titles = [f["title"] for f in js["findings"] if f["rule"] == "pageable-transfer"
 check("min-bytes=0: no threshold said, every pageable copy counted",
       len(titles) == 1 and "\u2265" not in titles[0] and titles[0].startswith("148 copies from/to"), titles)
 
-print(f"1..{len(results)}")
-for i, (name, ok, detail) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} {name}")
-    if not ok and detail != "":
-        for line in str(detail).splitlines()[:20]:
-            print(f"# {line}")
-sys.exit(0)
+finish()

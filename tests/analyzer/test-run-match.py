@@ -16,23 +16,17 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
 import sys
+
+import analyzer_tap
+from analyzer_tap import check, finish
 
 PFPROF, SAMPLES, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(WORK, exist_ok=True)
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append((name, bool(ok), detail))
 
 
 def run(*args):
-    e = dict(os.environ)
-    e.pop("COLUMNS", None)
-    p = subprocess.run([PFPROF, *args], capture_output=True, text=True, env=e, timeout=300)
-    return p.returncode, p.stdout, p.stderr
+    return analyzer_tap.run(PFPROF, *args)
 
 
 def sample(name):
@@ -134,10 +128,4 @@ no_cmd = edited("g_ddp_slow_rank1", "no-cmd", command_line=None)
 rc, out, err = run("report", r0, no_cmd)
 check("a key one trace lacks decides nothing", rc == 0, err)
 
-print(f"1..{len(results)}")
-for i, (name, ok, detail) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} {name}")
-    if not ok and detail != "":
-        for line in str(detail).splitlines()[:20]:
-            print(f"# {line}")
-sys.exit(0)
+finish()
