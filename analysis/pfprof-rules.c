@@ -9,6 +9,7 @@
 #include "pfprof-rules.h"
 
 #include <string.h>
+#include "pfprof-format.h"
 
 static const PfprofRule *const rule_table[] = {
   &pfprof_rule_input_starved,
@@ -230,6 +231,17 @@ gint64
 pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total)
 {
   return (gint64) ((double) total / pfprof_trace_index_per_step_divisor (ctx->ix));
+}
+
+char *
+pfprof_rule_min_bytes_phrase (guint64 min_bytes)
+{
+  g_autofree char *size = NULL;
+
+  if (min_bytes == 0)
+    return g_strdup ("");
+  size = pfprof_format_bytes (min_bytes);
+  return g_strconcat (" \u2265 ", size, NULL);
 }
 
 double

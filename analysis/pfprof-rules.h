@@ -144,6 +144,11 @@ gint64 pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total);
 /* @ns as a percentage of the steady window's length. */
 double pfprof_rule_share (const PfprofRuleContext *ctx, gint64 ns);
 
+/* " ≥ 64.0 KiB": what a count of copies the rule's min-bytes filtered
+ * says after its noun, so that it is not read as every copy the device
+ * summary counts; "" when @min_bytes is 0. Free with g_free(). */
+char *pfprof_rule_min_bytes_phrase (guint64 min_bytes);
+
 /* Evidence for row @index of @table in the context's trace; its cost is
  * its span, end - start (set cost_ns after for another measure). */
 PfprofEvidence pfprof_rule_evidence (const PfprofRuleContext *ctx, PfprofTableId table, guint index,

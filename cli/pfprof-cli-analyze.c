@@ -8,6 +8,7 @@
 #include "pfprof-cli.h"
 #include "pfprof-format.h"
 #include "pfprof-importer.h"
+#include "pfprof-run-match.h"
 
 typedef struct
 {
@@ -79,13 +80,23 @@ pfprof_cli_load (const char *const *paths, guint n_paths, gboolean show_progress
         }
       g_ptr_array_add (traces, t);
     }
+  {
+    g_autoptr (GError) error = NULL;
+
+    if (!pfprof_run_match_traces (traces, &error))
+      {
+        pfprof_cli_error ("%s", error->message);
+        return NULL;
+      }
+  }
   return pfprof_run_new (g_steal_pointer (&traces));
 }
 
 PfprofAnalysis *
-pfprof_cli_analyze (const char *const *paths, guint n_paths, const PfprofAnalysisOptions *options)
+pfprof_cli_analyze (const char *const *paths, guint n_paths, const PfprofAnalysisOptions *options,
+                    gboolean show_progress)
 {
-  g_autoptr (PfprofRun) run = pfprof_cli_load (paths, n_paths, FALSE);
+  g_autoptr (PfprofRun) run = pfprof_cli_load (paths, n_paths, show_progress);
 
   if (run == NULL)
     return NULL;

@@ -70,4 +70,11 @@ void pfprof_cli_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
  * else PFPROF_EXIT_USAGE. */
 int pfprof_cli_output_exit_code (const GError *error);
 
+/* Whether to colour what @command writes, from --color @when (NULL,
+ * "auto", "always" or "never"): auto colours standard output when it is a
+ * terminal (@to_file FALSE), NO_COLOR is unset and TERM is not dumb.
+ * FALSE after the one-line error for any other word. */
+gboolean pfprof_cli_color (const char *command, const char *when, gboolean to_file,
+                           gboolean *color);
+
 G_END_DECLS

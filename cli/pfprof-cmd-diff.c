@@ -17,6 +17,7 @@
 
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
+#include "pfprof-cli-analysis-options.h"
 #include "pfprof-cli-analyze.h"
 #include "pfprof-cli-help.h"
 #include "pfprof-safe-output.h"
@@ -58,7 +59,8 @@ const PfprofCliHelp pfprof_cmd_diff_help = {
   "Compares two runs, e.g. before and after a fix: the median step and its\n"
   "breakdown (data wait, copy exposed/hidden, compute, sync wait, GPU idle) side\n"
   "by side with the changes, the HtoD copy/compute overlap, and the findings\n"
-  "resolved, new and unchanged (matched by rule id).\n"
+  "resolved, new and unchanged (matched by rule id). --config, --rules and\n"
+  "--step-pattern apply to both sides.\n"
   "\n"
   "BEFORE and AFTER are each a trace, or the rank traces of one run separated by\n"
   "commas (r0.pfprof,r1.pfprof). For paths containing commas, give each trace\n"
@@ -93,9 +95,7 @@ pfprof_cmd_diff (int argc, char **argv)
   g_autofree char *output = NULL;
   gboolean force = FALSE;
   g_autofree char *fail_if_slower = NULL;
-  g_autofree char *rules = NULL;
-  g_autofree char *config = NULL;
-  g_autofree char *step_pattern = NULL;
+  g_auto (PfprofCliAnalysisOptions) analysis_opts = { 0 };
   g_autofree char *color = NULL;
   g_auto (GStrv) before_opt = NULL;
   g_auto (GStrv) after_opt = NULL;
@@ -111,16 +111,13 @@ pfprof_cmd_diff (int argc, char **argv)
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
     { "fail-if-slower", 0, 0, G_OPTION_ARG_STRING, &fail_if_slower,
       "Exit with 1 when the median step got more than PCT percent slower", "PCT" },
-    { "rules", 0, 0, G_OPTION_ARG_STRING, &rules, "Rules to run on both sides (as in report)", "LIST" },
-    { "config", 0, 0, G_OPTION_ARG_FILENAME, &config, "Analysis config for both sides (as in report)", "FILE" },
-    { "step-pattern", 0, 0, G_OPTION_ARG_STRING, &step_pattern, "NVTX step range regex (as in report)", "REGEX" },
     { "color", 0, 0, G_OPTION_ARG_STRING, &color, "auto (default), always or never", "WHEN" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &positional, NULL, NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
+  g_autoptr (PfprofAnalysisOptions) options = NULL;
   g_autoptr (PfprofAnalysis) before = NULL;
   g_autoptr (PfprofAnalysis) after = NULL;
   g_autoptr (PfprofDiff) diff = NULL;
@@ -136,6 +133,7 @@ pfprof_cmd_diff (int argc, char **argv)
     return PFPROF_EXIT_USAGE;
   ctx = pfprof_cli_help_context_new (&pfprof_cmd_diff_help);
   g_option_context_add_main_entries (ctx, entries, NULL);
+  pfprof_cli_analysis_options_add (&analysis_opts, ctx);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       pfprof_cli_error ("diff: %s", error->message);
@@ -199,36 +197,15 @@ pfprof_cmd_diff (int argc, char **argv)
         }
       gate.has_gate = TRUE;
     }
-  if (color == NULL || strcmp (color, "auto") == 0)
-    use_color = output == NULL && isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL
-                && g_strcmp0 (g_getenv ("TERM"), "dumb") != 0;
-  else if (strcmp (color, "always") == 0 || strcmp (color, "never") == 0)
-    use_color = strcmp (color, "always") == 0;
-  else
-    {
-      pfprof_cli_error ("diff: --color takes auto, always or never, not '%s'", color);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (config && !pfprof_analysis_options_load_file (options, config, &error))
-    {
-      pfprof_cli_error ("%s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (rules && !pfprof_analysis_options_select_rules (options, rules, &error))
-    {
-      pfprof_cli_error ("diff: --rules: %s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (step_pattern && !pfprof_analysis_options_set_step_pattern (options, step_pattern, &error))
-    {
-      pfprof_cli_error ("diff: --step-pattern: %s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
+  if (!pfprof_cli_color ("diff", color, output != NULL, &use_color))
+    return PFPROF_EXIT_USAGE;
+  if ((options = pfprof_cli_analysis_options_build (&analysis_opts, "diff")) == NULL)
+    return PFPROF_EXIT_USAGE;
 
   if ((before = pfprof_cli_analyze ((const char *const *) before_paths->pdata, before_paths->len,
-                                    options)) == NULL
+                                    options, FALSE)) == NULL
       || (after = pfprof_cli_analyze ((const char *const *) after_paths->pdata, after_paths->len,
-                                      options)) == NULL)
+                                      options, FALSE)) == NULL)
     return PFPROF_EXIT_USAGE;
   diff = pfprof_diff_new (before, after);
   if (gate.has_gate)

@@ -20,6 +20,7 @@
 
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
+#include "pfprof-cli-analysis-options.h"
 #include "pfprof-cli-analyze.h"
 #include "pfprof-cli-help.h"
 #include "pfprof-safe-output.h"
@@ -206,9 +207,7 @@ pfprof_cmd_export (int argc, char **argv)
 {
   g_autofree char *format = NULL;
   g_autofree char *output = NULL;
-  g_autofree char *rules = NULL;
-  g_autofree char *config = NULL;
-  g_autofree char *step_pattern = NULL;
+  g_auto (PfprofCliAnalysisOptions) analysis_opts = { 0 };
   g_auto (GStrv) inputs = NULL;
   gboolean force = FALSE;
   const GOptionEntry entries[] = {
@@ -217,15 +216,12 @@ pfprof_cmd_export (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "File to write (.json.gz: gzip-compressed; '-' or none: standard output)", "FILE" },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
-    { "rules", 0, 0, G_OPTION_ARG_STRING, &rules, "Rules whose findings to include (as in report)", "LIST" },
-    { "config", 0, 0, G_OPTION_ARG_FILENAME, &config, "Analysis config (as in report)", "FILE" },
-    { "step-pattern", 0, 0, G_OPTION_ARG_STRING, &step_pattern, "NVTX step range regex (as in report)", "REGEX" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
+  g_autoptr (PfprofAnalysisOptions) options = NULL;
   g_autoptr (PfprofAnalysis) analysis = NULL;
   Sink sink = { NULL, NULL, NULL };
   z_stream gz = { 0 };
@@ -235,6 +231,7 @@ pfprof_cmd_export (int argc, char **argv)
     return PFPROF_EXIT_USAGE;
   ctx = pfprof_cli_help_context_new (&pfprof_cmd_export_help);
   g_option_context_add_main_entries (ctx, entries, NULL);
+  pfprof_cli_analysis_options_add (&analysis_opts, ctx);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       pfprof_cli_error ("export: %s", error->message);
@@ -253,23 +250,10 @@ pfprof_cmd_export (int argc, char **argv)
     }
   if (format != NULL && strcmp (format, "sqlite") == 0)
     return export_sqlite (inputs, output, force);
-  if (config && !pfprof_analysis_options_load_file (options, config, &error))
-    {
-      pfprof_cli_error ("%s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (rules && !pfprof_analysis_options_select_rules (options, rules, &error))
-    {
-      pfprof_cli_error ("export: --rules: %s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (step_pattern && !pfprof_analysis_options_set_step_pattern (options, step_pattern, &error))
-    {
-      pfprof_cli_error ("export: --step-pattern: %s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
+  if ((options = pfprof_cli_analysis_options_build (&analysis_opts, "export")) == NULL)
+    return PFPROF_EXIT_USAGE;
 
-  analysis = pfprof_cli_analyze ((const char *const *) inputs, g_strv_length (inputs), options);
+  analysis = pfprof_cli_analyze ((const char *const *) inputs, g_strv_length (inputs), options, FALSE);
   if (analysis == NULL)
     return PFPROF_EXIT_USAGE;
 

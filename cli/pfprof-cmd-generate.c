@@ -47,6 +47,7 @@ pfprof_cmd_generate (int argc, char **argv)
   g_autofree char *events = NULL;
   g_autofree char *steps = NULL;
   g_autofree char *seed = NULL;
+  g_autofree char *world_size = NULL;
   g_autofree char *plants = NULL;
   g_autofree char *streams = NULL;
   g_autofree char *rank = NULL;
@@ -76,6 +77,8 @@ pfprof_cmd_generate (int argc, char **argv)
       "Comma-separated patterns to plant, 'all' or 'none' (default none)", "LIST" },
     { "streams", 0, 0, G_OPTION_ARG_STRING, &streams, "GPU streams, 2 to 64 (default 4)", "N" },
     { "rank", 0, 0, G_OPTION_ARG_STRING, &rank, "Rank recorded in the metadata (default 0)", "N" },
+    { "world-size", 0, 0, G_OPTION_ARG_STRING, &world_size,
+      "World size recorded in the metadata (default 1; with --rank, none)", "N" },
     { "host", 0, 0, G_OPTION_ARG_STRING, &host,
       "Host name recorded in the metadata (default synthetic-node-RANK)", "NAME" },
     { "clock-offset", 0, 0, G_OPTION_ARG_STRING, &clock_offset,
@@ -157,7 +160,14 @@ pfprof_cmd_generate (int argc, char **argv)
       if (!parse_number ("--rank", rank, 0, 65535, &n))
         return PFPROF_EXIT_USAGE;
       gen.rank = (gint32) n;
-      gen.world_size = gen.rank + 1;
+      /* Ranks generated one by one are of one run unless told its size. */
+      gen.world_size = 0;
+    }
+  if (world_size != NULL)
+    {
+      if (!parse_number ("--world-size", world_size, 1, 65536, &n))
+        return PFPROF_EXIT_USAGE;
+      gen.world_size = (gint32) n;
     }
   if (host != NULL)
     gen.host = host;

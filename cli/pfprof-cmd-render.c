@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pfprof-analysis.h"
+#include "pfprof-cli-analysis-options.h"
 #include "pfprof-cli-analyze.h"
 #include "pfprof-cli.h"
 #include "pfprof-render-output.h"
@@ -104,7 +105,8 @@ const PfprofCliHelp pfprof_cmd_render_help = {
   "Draws the timeline of traces, with the findings marked, to an image: the\n"
   "same drawing as pfprof view, without a display, for CI artifacts and\n"
   "reports. Rows are process, GPU and stream, then host threads; steps are\n"
-  "numbered on the ruler from 0. The format is the extension of -o.\n",
+  "numbered on the ruler from 0 (--step-pattern and --config choose how steps\n"
+  "are found, as in report). The format is the extension of -o.\n",
   "  0  the image was written\n"
   "  2  usage error, unreadable trace, unwritable output\n"
   "  3  -o FILE exists and --force was not given\n",
@@ -132,6 +134,8 @@ pfprof_cmd_render (int argc, char **argv)
   gint height = 0;
   gboolean force = FALSE;
   gboolean dark = FALSE;
+  g_auto (PfprofCliAnalysisOptions) analysis_opts = { 0 };
+  g_autoptr (PfprofAnalysisOptions) options = NULL;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Image to write (.png, .svg or .pdf)", "FILE" },
     { "from", 0, 0, G_OPTION_ARG_STRING, &from, "Start, from the trace start (e.g. 1.5s, 200ms, 30us; bare = ms)", "TIME" },
@@ -156,6 +160,7 @@ pfprof_cmd_render (int argc, char **argv)
   double content;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  pfprof_cli_analysis_options_add (&analysis_opts, ctx);
   g_option_context_set_help_enabled (ctx, TRUE);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
@@ -204,7 +209,9 @@ pfprof_cmd_render (int argc, char **argv)
       return PFPROF_EXIT_USAGE;
     }
 
-  analysis = pfprof_cli_analyze ((const char *const *) inputs, g_strv_length (inputs), NULL);
+  if ((options = pfprof_cli_analysis_options_build (&analysis_opts, "render")) == NULL)
+    return PFPROF_EXIT_USAGE;
+  analysis = pfprof_cli_analyze ((const char *const *) inputs, g_strv_length (inputs), options, FALSE);
   if (analysis == NULL)
     return PFPROF_EXIT_USAGE;
   tl = pfprof_timeline_new (analysis, NULL, NULL);

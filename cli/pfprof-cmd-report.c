@@ -20,6 +20,7 @@
 
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
+#include "pfprof-cli-analysis-options.h"
 #include "pfprof-cli-analyze.h"
 #include "pfprof-cli-help.h"
 #include "pfprof-safe-output.h"
@@ -122,14 +123,17 @@ const PfprofCliHelp pfprof_cmd_report_help = {
   "csv-findings the findings, one row each. The JSON layout, the CSV columns\n"
   "and the config keys are in docs/report-format.md.\n"
   "\n"
-  "Several ranks: give their traces together, or their JSON results\n"
+  "Several ranks: give their traces together (traces of different runs, told\n"
+  "apart by launcher job id, world size, rank, command line and recording time,\n"
+  "are refused: report each run on its own), or their JSON results\n"
   "(pfprof-report/1, one per rank, made with --format json where each trace\n"
   "lives) to merge into the per-rank table and rank-imbalance. In -o and TRACE,\n"
   "%r is the rank, %h the host name, %p the pid, %% a '%' (from the trace, else\n"
   "the environment below, this host and process).\n",
   "  0  the report was written, and no finding at or above --fail-on fired\n"
   "  1  a finding at or above --fail-on fired\n"
-  "  2  usage error, bad configuration, unreadable trace, unwritable output\n"
+  "  2  usage error, bad configuration, unreadable trace, traces of different\n"
+  "     runs, unwritable output\n"
   "  3  -o FILE exists and --force was not given\n",
   "  NO_COLOR  no colour in the text report (as --color never)\n"
   "  TERM  dumb: no colour\n"
@@ -159,16 +163,14 @@ pfprof_cmd_report (int argc, char **argv)
   g_autofree char *output = NULL;
   gboolean force = FALSE;
   g_autofree char *fail_on = NULL;
-  g_autofree char *rules = NULL;
-  g_autofree char *config = NULL;
-  g_autofree char *step_pattern = NULL;
+  g_auto (PfprofCliAnalysisOptions) analysis_opts = { 0 };
   g_autofree char *color = NULL;
   g_auto (GStrv) traces = NULL;
   gboolean do_list = FALSE, summary = FALSE, quiet = FALSE, all_ranks = FALSE;
   gint width = 0, top = 0;
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
+  g_autoptr (PfprofAnalysisOptions) options = NULL;
   g_autoptr (PfprofAnalysis) analysis = NULL;
   g_autoptr (GString) out = g_string_new (NULL);
   PfprofReportOptions ro;
@@ -180,10 +182,6 @@ pfprof_cmd_report (int argc, char **argv)
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING, &fail_on,
       "Exit with 1 when a finding at or above this severity fired (info, warning, error)", "LEVEL" },
-    { "rules", 0, 0, G_OPTION_ARG_STRING, &rules, "Rules to run: id,id,... or -id to leave one out", "LIST" },
-    { "config", 0, 0, G_OPTION_ARG_FILENAME, &config, "Thresholds and options (docs/report-format.md)", "FILE" },
-    { "step-pattern", 0, 0, G_OPTION_ARG_STRING, &step_pattern,
-      "Regular expression for NVTX step range names", "REGEX" },
     { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show at most N findings", "N" },
     { "summary", 0, 0, G_OPTION_ARG_NONE, &summary, "Short text: headline, steps, one line per finding", NULL },
     { "all-ranks", 0, 0, G_OPTION_ARG_NONE, &all_ranks,
@@ -201,6 +199,7 @@ pfprof_cmd_report (int argc, char **argv)
     return PFPROF_EXIT_USAGE;
   context = pfprof_cli_help_context_new (&pfprof_cmd_report_help);
   g_option_context_add_main_entries (context, entries, NULL);
+  pfprof_cli_analysis_options_add (&analysis_opts, context);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       pfprof_cli_error ("report: %s", error->message);
@@ -241,33 +240,12 @@ pfprof_cmd_report (int argc, char **argv)
   ro.summary = summary;
   ro.all_ranks = all_ranks;
   ro.width = width > 0 ? (guint) width : (output ? 100 : terminal_width ());
-  if (color == NULL || strcmp (color, "auto") == 0)
-    ro.color = output == NULL && isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL
-               && g_strcmp0 (g_getenv ("TERM"), "dumb") != 0;
-  else if (strcmp (color, "always") == 0 || strcmp (color, "never") == 0)
-    ro.color = strcmp (color, "always") == 0;
-  else
-    {
-      pfprof_cli_error ("report: --color takes auto, always or never, not '%s'", color);
-      return PFPROF_EXIT_USAGE;
-    }
+  if (!pfprof_cli_color ("report", color, output != NULL, &ro.color))
+    return PFPROF_EXIT_USAGE;
   if (ro.format != PFPROF_REPORT_TEXT)
     ro.color = FALSE;
-  if (config && !pfprof_analysis_options_load_file (options, config, &error))
-    {
-      pfprof_cli_error ("%s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (rules && !pfprof_analysis_options_select_rules (options, rules, &error))
-    {
-      pfprof_cli_error ("report: --rules: %s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
-  if (step_pattern && !pfprof_analysis_options_set_step_pattern (options, step_pattern, &error))
-    {
-      pfprof_cli_error ("report: --step-pattern: %s", error->message);
-      return PFPROF_EXIT_USAGE;
-    }
+  if ((options = pfprof_cli_analysis_options_build (&analysis_opts, "report")) == NULL)
+    return PFPROF_EXIT_USAGE;
   if (traces == NULL || traces[0] == NULL)
     {
       pfprof_cli_error ("report: no trace given; usage: pfprof report [OPTIONS] TRACE...");
@@ -318,14 +296,10 @@ pfprof_cmd_report (int argc, char **argv)
       }
   }
 
-  {
-    g_autoptr (PfprofRun) run = pfprof_cli_load ((const char *const *) traces, g_strv_length (traces),
-                                                 !quiet && isatty (STDERR_FILENO));
-
-    if (run == NULL)
-      return PFPROF_EXIT_USAGE;
-    analysis = pfprof_analysis_run (run, options);
-  }
+  analysis = pfprof_cli_analyze ((const char *const *) traces, g_strv_length (traces), options,
+                                 !quiet && isatty (STDERR_FILENO));
+  if (analysis == NULL)
+    return PFPROF_EXIT_USAGE;
 analyzed:
   /* '-': standard output, as export and diff take it. */
   if (output != NULL && strcmp (output, "-") == 0)

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 
@@ -80,6 +81,22 @@ int
 pfprof_cli_output_exit_code (const GError *error)
 {
   return g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_EXIST) ? PFPROF_EXIT_EXISTS : PFPROF_EXIT_USAGE;
+}
+
+gboolean
+pfprof_cli_color (const char *command, const char *when, gboolean to_file, gboolean *color)
+{
+  if (when == NULL || strcmp (when, "auto") == 0)
+    *color = !to_file && isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL
+             && g_strcmp0 (g_getenv ("TERM"), "dumb") != 0;
+  else if (strcmp (when, "always") == 0 || strcmp (when, "never") == 0)
+    *color = strcmp (when, "always") == 0;
+  else
+    {
+      pfprof_cli_error ("%s: --color takes auto, always or never, not '%s'", command, when);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* The layout of a command's --help (pfprof-cli-help.h), so help-to-man.py

@@ -102,6 +102,12 @@ const char *pfprof_collector_rank (void);
 const char *pfprof_collector_local_rank (void);
 const char *pfprof_collector_world_size (void);
 
+/* The launcher's id of this job, which every rank of one run shares and
+ * another run does not: "slurm:JOB.STEP" (SLURM_JOB_ID, SLURM_STEP_ID) or
+ * "torchrun:RUN_ID" (TORCHELASTIC_RUN_ID), written into @buf (@len
+ * bytes); NULL when no launcher says. */
+const char *pfprof_collector_job_id (char *buf, size_t len);
+
 /* Reads the PFPROF_* environment once; both entry points call it. */
 void pfprof_collector_configure (void);
 

@@ -150,6 +150,7 @@ write_start_meta (PfprofTraceWriter *w)
   env_meta (w, "rank", pfprof_collector_rank ());
   env_meta (w, "local_rank", pfprof_collector_local_rank ());
   env_meta (w, "world_size", pfprof_collector_world_size ());
+  env_meta (w, "launcher_job_id", pfprof_collector_job_id (buf, sizeof buf));
   env_meta (w, "cuda_visible_devices", getenv ("CUDA_VISIBLE_DEVICES"));
   if (pfprof_collector.delay_s > 0)
     {

@@ -156,6 +156,22 @@ pfprof_collector_world_size (void)
                     getenv ("PMI_SIZE"));
 }
 
+const char *
+pfprof_collector_job_id (char *buf, size_t len)
+{
+  const char *job = getenv ("SLURM_JOB_ID"), *step = getenv ("SLURM_STEP_ID");
+  const char *elastic = getenv ("TORCHELASTIC_RUN_ID");
+
+  if (job != NULL && *job != '\0')
+    snprintf (buf, len, "slurm:%s.%s", job, step != NULL && *step != '\0' ? step : "-");
+  /* torchrun without --rdzv-id (nor --standalone) names every run "none". */
+  else if (elastic != NULL && *elastic != '\0' && strcmp (elastic, "none") != 0)
+    snprintf (buf, len, "torchrun:%s", elastic);
+  else
+    return NULL;
+  return buf;
+}
+
 int
 pfprof_collector_expand_path (const char *tmpl, char *out, size_t len)
 {

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "pfprof-importer.h"
+#include "pfprof-run-match.h"
 
 typedef struct
 {
@@ -149,6 +150,13 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
           return;
         }
       g_ptr_array_add (traces, trace);
+    }
+  /* As the commands: traces of different runs are not one timeline. */
+  if (!pfprof_run_match_traces (traces, &error))
+    {
+      g_free (loaded);
+      g_task_return_error (task, error);
+      return;
     }
   loaded->load_us = g_get_monotonic_time () - t;
   loaded->load_cpu_us = thread_cpu_us () - c;

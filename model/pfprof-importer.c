@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-importer.c: the importer table; see pfprof-importer.h. */
 #include "pfprof-importer.h"
-#include "pfprof-kineto-import.h"
-#include "pfprof-nsys-import.h"
+#include "pfprof-kineto-import-private.h"
+#include "pfprof-nsys-import-private.h"
 #include "pfprof-trace-schema.h"
 
 #include <errno.h>
@@ -103,4 +103,11 @@ pfprof_importer_load (const char *path, PfprofTraceProgressFunc progress, gpoint
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   return pfprof_importer_for_file (path)->load (path, progress, user_data, error);
+}
+
+gboolean
+pfprof_importer_is_trace_json (const guint8 *head, gsize len)
+{
+  g_return_val_if_fail (head != NULL || len == 0, FALSE);
+  return pfprof_kineto_import_is_kineto (head, len);
 }

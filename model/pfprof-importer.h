@@ -47,4 +47,12 @@ const PfprofImporter *pfprof_importer_for_file (const char *path);
 PfprofTrace *pfprof_importer_load (const char *path, PfprofTraceProgressFunc progress,
                                    gpointer user_data, GError **error);
 
+/* TRUE when @head, a JSON file's first @len bytes, is a trace of a format
+ * an importer reads (a torch.profiler trace) rather than other JSON such
+ * as a pfprof-report/1 result: how `pfprof report` tells the traces it
+ * loads from the results it merges. Stricter than the importers' sniffs,
+ * which take any JSON object so that a damaged trace gets its importer's
+ * message. */
+gboolean pfprof_importer_is_trace_json (const guint8 *head, gsize len);
+
 G_END_DECLS

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-kineto-import.c: torch.profiler (Kineto) Chrome-trace JSON as a
  * trace (see the header for what is read and how it maps). */
-#include "pfprof-kineto-import.h"
+#include "pfprof-kineto-import-private.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -723,31 +723,34 @@ typedef struct
    (r).context_id = (w).context_id, (r).stream_id = (w).stream_id,                                 \
    (r).correlation_id = (w).correlation_id)
 
-/* The interval and ids of GPU work @ev; *@skip when it has no ts. */
+/* Adds the record of one kind of GPU work from @ev and @w. */
+typedef gboolean (*GpuWorkFunc) (Importer *im, const Event *ev, const GpuWork *w, GError **error);
+
+/* GPU work @ev: its interval and ids, then the record @add makes of it;
+ * an event without ts is left out. */
 static gboolean
-gpu_work (Importer *im, const Event *ev, GpuWork *w, gboolean *skip, GError **error)
+gpu_work (Importer *im, const Event *ev, GpuWorkFunc add, GError **error)
 {
-  if (!get_interval (im, ev, &w->start_ns, &w->end_ns, skip, error))
+  GpuWork w;
+  gboolean skip;
+
+  if (!get_interval (im, ev, &w.start_ns, &w.end_ns, &skip, error))
     return FALSE;
-  if (*skip)
+  if (skip)
     return TRUE;
-  if (!gpu_ids (im, ev, &w->device_id, &w->context_id, &w->stream_id, &w->correlation_id, error))
+  if (!gpu_ids (im, ev, &w.device_id, &w.context_id, &w.stream_id, &w.correlation_id, error))
     return FALSE;
-  note_stream (im, w->device_id, w->stream_id, w->context_id);
-  return TRUE;
+  note_stream (im, w.device_id, w.stream_id, w.context_id);
+  return add (im, ev, &w, error);
 }
 
 static gboolean
-kernel_event (Importer *im, const Event *ev, GError **error)
+kernel_event (Importer *im, const Event *ev, const GpuWork *w, GError **error)
 {
   PfprofKernelRecord k = { 0 };
-  GpuWork w;
-  gboolean skip;
   json_t *grid, *block;
 
-  if (!gpu_work (im, ev, &w, &skip, error) || skip)
-    return skip; /* no ts: left out; else the error */
-  SET_GPU_WORK (k, w);
+  SET_GPU_WORK (k, *w);
   k.name_id = intern (im, get_str (ev->obj, "name"));
   grid = json_object_get (ev->args, "grid");
   block = json_object_get (ev->args, "block");
@@ -849,17 +852,13 @@ get_bytes (Importer *im, const Event *ev, guint64 *bytes, GError **error)
 }
 
 static gboolean
-memcpy_event (Importer *im, const Event *ev, GError **error)
+memcpy_event (Importer *im, const Event *ev, const GpuWork *w, GError **error)
 {
   PfprofMemcpyRecord m = { 0 };
-  GpuWork w;
-  gboolean skip;
 
-  if (!gpu_work (im, ev, &w, &skip, error) || skip)
-    return skip; /* no ts: left out; else the error */
   if (!get_bytes (im, ev, &m.bytes, error))
     return FALSE;
-  SET_GPU_WORK (m, w);
+  SET_GPU_WORK (m, *w);
   m.runtime_correlation_id = m.correlation_id;
   parse_memcpy_name (get_str (ev->obj, "name"), &m.copy_kind, &m.src_kind, &m.dst_kind);
   if ((m.copy_kind == PFPROF_COPY_KIND_HTOD && m.src_kind == PFPROF_MEMORY_KIND_UNKNOWN)
@@ -870,20 +869,16 @@ memcpy_event (Importer *im, const Event *ev, GError **error)
 }
 
 static gboolean
-memset_event (Importer *im, const Event *ev, GError **error)
+memset_event (Importer *im, const Event *ev, const GpuWork *w, GError **error)
 {
   PfprofMemsetRecord m = { 0 };
   const char *name = get_str (ev->obj, "name");
   const char *open = name ? strchr (name, '(') : NULL;
   const char *close = open ? strchr (open, ')') : NULL;
-  GpuWork w;
-  gboolean skip;
 
-  if (!gpu_work (im, ev, &w, &skip, error) || skip)
-    return skip; /* no ts: left out; else the error */
   if (!get_bytes (im, ev, &m.bytes, error))
     return FALSE;
-  SET_GPU_WORK (m, w);
+  SET_GPU_WORK (m, *w);
   if (close != NULL)
     m.memory_kind = memory_kind (open + 1, (gsize) (close - open - 1));
   g_array_append_val (im->trace->tables[PFPROF_TABLE_MEMSETS], m);
@@ -1146,11 +1141,11 @@ event (Importer *im, json_t *obj, gsize at, gsize len, GError **error)
   switch (cat)
     {
     case CAT_KERNEL:
-      return kernel_event (im, &ev, error);
+      return gpu_work (im, &ev, kernel_event, error);
     case CAT_MEMCPY:
-      return memcpy_event (im, &ev, error);
+      return gpu_work (im, &ev, memcpy_event, error);
     case CAT_MEMSET:
-      return memset_event (im, &ev, error);
+      return gpu_work (im, &ev, memset_event, error);
     case CAT_RUNTIME:
       return api_event (im, &ev, PFPROF_API_RUNTIME, error);
     case CAT_DRIVER:

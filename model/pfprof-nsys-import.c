@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-nsys-import.c: Nsight Systems SQLite exports as traces (see the
  * header for what is read and how it maps). */
-#include "pfprof-nsys-import.h"
+#include "pfprof-nsys-import-private.h"
 
 #include <string.h>
 
@@ -681,6 +681,33 @@ api_row (Row *r)
   return TRUE;
 }
 
+/* The columns kernel, copy and memset queries share: the interval, then
+ * device (2), context (3), stream (4), process (5) and correlation (6).
+ * FALSE when the row is left out: no interval, or another process's. */
+static gboolean
+gpu_row (Row *r, gint64 *start, gint64 *end, guint32 *device, guint32 *context, guint32 *stream,
+         guint32 *correlation)
+{
+  if (!get_interval (r, start, end) || !same_process (r->im, get (r, 5, -1)))
+    return FALSE;
+  *device = get_u32 (r, 2, 0);
+  *context = get_u32 (r, 3, 0);
+  *stream = get_id (r, 4, 0);
+  *correlation = get_u32 (r, 6, 0);
+  return TRUE;
+}
+
+/* A byte count at column @col; a negative one is a range error. */
+static guint64
+get_bytes (Row *r, guint col)
+{
+  gint64 bytes = get (r, col, 0);
+
+  if (bytes < 0)
+    range_error (r, col, bytes);
+  return (guint64) MAX (bytes, 0);
+}
+
 static gboolean
 kernel_row (Row *r)
 {
@@ -688,12 +715,9 @@ kernel_row (Row *r)
   const char *name;
   gint64 name_id;
 
-  if (!get_interval (r, &k.start_ns, &k.end_ns) || !same_process (r->im, get (r, 5, -1)))
+  if (!gpu_row (r, &k.start_ns, &k.end_ns, &k.device_id, &k.context_id, &k.stream_id,
+                &k.correlation_id))
     return TRUE;
-  k.device_id = get_u32 (r, 2, 0);
-  k.context_id = get_u32 (r, 3, 0);
-  k.stream_id = get_id (r, 4, 0);
-  k.correlation_id = get_u32 (r, 6, 0);
   name_id = get (r, 7, -1);
   name = nsys_string (r->im, name_id);
   if (name == NULL || *name == '\0')
@@ -725,19 +749,12 @@ static gboolean
 memcpy_row (Row *r)
 {
   PfprofMemcpyRecord m = { 0 };
-  gint64 bytes;
 
-  if (!get_interval (r, &m.start_ns, &m.end_ns) || !same_process (r->im, get (r, 5, -1)))
+  if (!gpu_row (r, &m.start_ns, &m.end_ns, &m.device_id, &m.context_id, &m.stream_id,
+                &m.correlation_id))
     return TRUE;
-  m.device_id = get_u32 (r, 2, 0);
-  m.context_id = get_u32 (r, 3, 0);
-  m.stream_id = get_id (r, 4, 0);
-  m.correlation_id = get_u32 (r, 6, 0);
   m.runtime_correlation_id = m.correlation_id;
-  bytes = get (r, 7, 0);
-  if (bytes < 0)
-    range_error (r, 7, bytes);
-  m.bytes = (guint64) MAX (bytes, 0);
+  m.bytes = get_bytes (r, 7);
   m.copy_kind = get_enum (r, 8, r->im->copy_kind, 0);
   m.src_kind = get_enum (r, 9, r->im->mem_kind, -1);
   m.dst_kind = get_enum (r, 10, r->im->mem_kind, -1);
@@ -750,18 +767,11 @@ static gboolean
 memset_row (Row *r)
 {
   PfprofMemsetRecord m = { 0 };
-  gint64 bytes;
 
-  if (!get_interval (r, &m.start_ns, &m.end_ns) || !same_process (r->im, get (r, 5, -1)))
+  if (!gpu_row (r, &m.start_ns, &m.end_ns, &m.device_id, &m.context_id, &m.stream_id,
+                &m.correlation_id))
     return TRUE;
-  m.device_id = get_u32 (r, 2, 0);
-  m.context_id = get_u32 (r, 3, 0);
-  m.stream_id = get_id (r, 4, 0);
-  m.correlation_id = get_u32 (r, 6, 0);
-  bytes = get (r, 7, 0);
-  if (bytes < 0)
-    range_error (r, 7, bytes);
-  m.bytes = (guint64) MAX (bytes, 0);
+  m.bytes = get_bytes (r, 7);
   m.value = (guint32) get (r, 8, 0);
   m.memory_kind = get_enum (r, 9, r->im->mem_kind, -1);
   m.flags = async_flag (r->im, m.correlation_id);

@@ -131,6 +131,62 @@ gate_line (const PfprofDiffGate *gate)
   return g_strdup_printf ("--fail-if-slower %s%%: %s", num, gate->failed ? "FAILED" : "passed");
 }
 
+/* What text and Markdown both print, formatted once: they differ only in
+ * the lines around the cells. */
+typedef struct
+{
+  char *paths[2];           /* before, after (untrusted: raw paths) */
+  char *rows[N_ROWS][4];    /* breakdown row: before, after, change, % */
+  char *overlap[3];         /* copy/compute overlap: before, after, change */
+  char *idle[3];            /* GPU idle share: before, after, change */
+  char *verdict;
+  char *gate;               /* NULL without a gate */
+} Cells;
+
+static void
+cells_fill (Cells *c, const PfprofDiff *d, const PfprofDiffGate *gate)
+{
+  c->paths[0] = side_paths (&d->before);
+  c->paths[1] = side_paths (&d->after);
+  for (guint r = 0; r < N_ROWS; r++)
+    {
+      gint64 b = field (&d->before.median, r), a = field (&d->after.median, r);
+
+      c->rows[r][0] = pfprof_format_ns (b);
+      c->rows[r][1] = pfprof_format_ns (a);
+      c->rows[r][2] = signed_ns (a - b);
+      c->rows[r][3] = pct_change (b, a);
+    }
+  c->overlap[0] = fraction_pct (d->before.has_overlap, d->before.overlap_fraction);
+  c->overlap[1] = fraction_pct (d->after.has_overlap, d->after.overlap_fraction);
+  c->overlap[2] = points_change (d->before.has_overlap, d->before.overlap_fraction,
+                                 d->after.has_overlap, d->after.overlap_fraction);
+  c->idle[0] = fraction_pct (TRUE, d->before.idle_fraction);
+  c->idle[1] = fraction_pct (TRUE, d->after.idle_fraction);
+  c->idle[2] = points_change (TRUE, d->before.idle_fraction, TRUE, d->after.idle_fraction);
+  c->verdict = verdict (d);
+  c->gate = gate_line (gate);
+}
+
+static void
+cells_clear (Cells *c)
+{
+  for (guint i = 0; i < 2; i++)
+    g_free (c->paths[i]);
+  for (guint r = 0; r < N_ROWS; r++)
+    for (guint k = 0; k < 4; k++)
+      g_free (c->rows[r][k]);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_free (c->overlap[i]);
+      g_free (c->idle[i]);
+    }
+  g_free (c->verdict);
+  g_free (c->gate);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cells, cells_clear)
+
 /* Appends @s right-aligned in @width columns; printf's widths count
  * bytes, and "µs" is two bytes for one column. */
 static void
@@ -167,24 +223,16 @@ void
 pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboolean color,
                          GString *out)
 {
-  g_autofree char *pb = side_paths (&d->before);
-  g_autofree char *pa = side_paths (&d->after);
-  g_autofree char *ob = fraction_pct (d->before.has_overlap, d->before.overlap_fraction);
-  g_autofree char *oa = fraction_pct (d->after.has_overlap, d->after.overlap_fraction);
-  g_autofree char *od = points_change (d->before.has_overlap, d->before.overlap_fraction,
-                                       d->after.has_overlap, d->after.overlap_fraction);
-  g_autofree char *ib = fraction_pct (TRUE, d->before.idle_fraction);
-  g_autofree char *ia = fraction_pct (TRUE, d->after.idle_fraction);
-  g_autofree char *id = points_change (TRUE, d->before.idle_fraction, TRUE, d->after.idle_fraction);
-  g_autofree char *v = verdict (d);
-  g_autofree char *g = gate_line (gate);
+  g_auto (Cells) c = { 0 };
+
+  cells_fill (&c, d, gate);
 
   g_string_append (out, color ? ANSI_BOLD "pfprof diff" ANSI_RESET "\n" : "pfprof diff\n");
   g_string_append (out, "  before: ");
-  pfprof_escape_terminal (out, pb, FALSE);
+  pfprof_escape_terminal (out, c.paths[0], FALSE);
   g_string_append_printf (out, " (%u steps, %u after warm-up, steps from %s)\n  after:  ",
                           d->before.n_steps, d->before.n_steady_steps, d->before.step_source);
-  pfprof_escape_terminal (out, pa, FALSE);
+  pfprof_escape_terminal (out, c.paths[1], FALSE);
   g_string_append_printf (out, " (%u steps, %u after warm-up, steps from %s)\n", d->after.n_steps,
                           d->after.n_steady_steps, d->after.step_source);
   if (strcmp (d->before.step_source, d->after.step_source) != 0)
@@ -195,21 +243,17 @@ pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboole
                           "change");
   for (guint r = 0; r < N_ROWS; r++)
     {
-      gint64 b = field (&d->before.median, r), a = field (&d->after.median, r);
-      g_autofree char *sb = pfprof_format_ns (b);
-      g_autofree char *sa = pfprof_format_ns (a);
-      g_autofree char *sd = signed_ns (a - b);
-      g_autofree char *sp = pct_change (b, a);
-
       g_string_append_printf (out, "  %-20s", row_label (r));
-      pad_left (out, sb, 13);
-      pad_left (out, sa, 13);
-      pad_left (out, sd, 13);
-      pad_left (out, sp, 9);
+      pad_left (out, c.rows[r][0], 13);
+      pad_left (out, c.rows[r][1], 13);
+      pad_left (out, c.rows[r][2], 13);
+      pad_left (out, c.rows[r][3], 9);
       g_string_append_c (out, '\n');
     }
-  g_string_append_printf (out, "  %-20s %12s %12s %21s\n", "copy/compute overlap", ob, oa, od);
-  g_string_append_printf (out, "  %-20s %12s %12s %21s\n", "GPU idle share", ib, ia, id);
+  g_string_append_printf (out, "  %-20s %12s %12s %21s\n", "copy/compute overlap", c.overlap[0],
+                          c.overlap[1], c.overlap[2]);
+  g_string_append_printf (out, "  %-20s %12s %12s %21s\n", "GPU idle share", c.idle[0], c.idle[1],
+                          c.idle[2]);
 
   g_string_append_printf (out, "\nFindings: %u resolved, %u new, %u unchanged\n",
                           pfprof_diff_count (d, PFPROF_DIFF_RESOLVED),
@@ -217,9 +261,9 @@ pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboole
                           pfprof_diff_count (d, PFPROF_DIFF_UNCHANGED));
   for (guint i = 0; i < d->findings->len; i++)
     text_finding (out, g_ptr_array_index (d->findings, i), color);
-  g_string_append_printf (out, "\nVerdict: %s\n", v);
-  if (g)
-    g_string_append_printf (out, "Gate: %s\n", g);
+  g_string_append_printf (out, "\nVerdict: %s\n", c.verdict);
+  if (c.gate)
+    g_string_append_printf (out, "Gate: %s\n", c.gate);
 }
 
 /* ---- JSON ----------------------------------------------------------- */
@@ -346,37 +390,24 @@ pfprof_diff_output_json (const PfprofDiff *d, const PfprofDiffGate *gate, GStrin
 void
 pfprof_diff_output_markdown (const PfprofDiff *d, const PfprofDiffGate *gate, GString *out)
 {
-  g_autofree char *pb = side_paths (&d->before);
-  g_autofree char *pa = side_paths (&d->after);
-  g_autofree char *ob = fraction_pct (d->before.has_overlap, d->before.overlap_fraction);
-  g_autofree char *oa = fraction_pct (d->after.has_overlap, d->after.overlap_fraction);
-  g_autofree char *od = points_change (d->before.has_overlap, d->before.overlap_fraction,
-                                       d->after.has_overlap, d->after.overlap_fraction);
-  g_autofree char *ib = fraction_pct (TRUE, d->before.idle_fraction);
-  g_autofree char *ia = fraction_pct (TRUE, d->after.idle_fraction);
-  g_autofree char *id = points_change (TRUE, d->before.idle_fraction, TRUE, d->after.idle_fraction);
-  g_autofree char *v = verdict (d);
-  g_autofree char *g = gate_line (gate);
+  g_auto (Cells) c = { 0 };
+
+  cells_fill (&c, d, gate);
 
   g_string_append (out, "## pfprof diff\n\n- **Before:** ");
-  pfprof_escape_markdown (out, pb);
+  pfprof_escape_markdown (out, c.paths[0]);
   g_string_append_printf (out, " (%u steps, %u after warm-up)\n- **After:** ", d->before.n_steps,
                           d->before.n_steady_steps);
-  pfprof_escape_markdown (out, pa);
+  pfprof_escape_markdown (out, c.paths[1]);
   g_string_append_printf (out, " (%u steps, %u after warm-up)\n\n", d->after.n_steps, d->after.n_steady_steps);
   g_string_append (out, "| | before | after | change | % |\n|---|---:|---:|---:|---:|\n");
   for (guint r = 0; r < N_ROWS; r++)
-    {
-      gint64 b = field (&d->before.median, r), a = field (&d->after.median, r);
-      g_autofree char *sb = pfprof_format_ns (b);
-      g_autofree char *sa = pfprof_format_ns (a);
-      g_autofree char *sd = signed_ns (a - b);
-      g_autofree char *sp = pct_change (b, a);
-
-      g_string_append_printf (out, "| %s | %s | %s | %s | %s |\n", row_label (r), sb, sa, sd, sp);
-    }
-  g_string_append_printf (out, "| copy/compute overlap | %s | %s | %s | |\n", ob, oa, od);
-  g_string_append_printf (out, "| GPU idle share | %s | %s | %s | |\n\n", ib, ia, id);
+    g_string_append_printf (out, "| %s | %s | %s | %s | %s |\n", row_label (r), c.rows[r][0],
+                            c.rows[r][1], c.rows[r][2], c.rows[r][3]);
+  g_string_append_printf (out, "| copy/compute overlap | %s | %s | %s | |\n", c.overlap[0],
+                          c.overlap[1], c.overlap[2]);
+  g_string_append_printf (out, "| GPU idle share | %s | %s | %s | |\n\n", c.idle[0], c.idle[1],
+                          c.idle[2]);
   g_string_append_printf (out, "**Findings:** %u resolved, %u new, %u unchanged\n\n",
                           pfprof_diff_count (d, PFPROF_DIFF_RESOLVED),
                           pfprof_diff_count (d, PFPROF_DIFF_NEW),
@@ -402,7 +433,7 @@ pfprof_diff_output_markdown (const PfprofDiff *d, const PfprofDiffGate *gate, GS
         }
       g_string_append_c (out, '\n');
     }
-  g_string_append_printf (out, "**Verdict:** %s\n", v);
-  if (g)
-    g_string_append_printf (out, "\n**Gate:** %s\n", g);
+  g_string_append_printf (out, "**Verdict:** %s\n", c.verdict);
+  if (c.gate)
+    g_string_append_printf (out, "\n**Gate:** %s\n", c.gate);
 }

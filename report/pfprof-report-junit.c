@@ -23,9 +23,11 @@ xml (GString *out, const char *s)
 static void
 finding_text (GString *body, const PfprofAnalysis *a, const PfprofFinding *f)
 {
-  g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
+  g_autofree char *s_save = pfprof_report_saving (f);
 
-  g_string_append_printf (body, "[%s] %s\n%s\nEstimated saving per step: %s\n",
+  /* The saving in the words of the other formats, which say its basis. */
+  s_save[0] = g_ascii_toupper (s_save[0]);
+  g_string_append_printf (body, "[%s] %s\n%s\n%s\n",
                           pfprof_severity_to_string (f->severity), f->title, f->message, s_save);
   if (f->evidence && f->evidence->len > 0)
     g_string_append_printf (body, "%s:\n", PFPROF_EVIDENCE_HEADING);

@@ -44,8 +44,12 @@ ranks_table (GString *out, const PfprofAnalysis *a, const PfprofReportOptions *o
   if (ranks->len == 0)
     return;
   sel = pfprof_rank_summary_select (a, ranks, o->all_ranks);
+  /* The words of the text report's table. */
   if (sel->n_hidden > 0)
-    g_string_append_printf (out, "\n%u of %u ranks:\n", sel->rows->len, ranks->len);
+    g_string_append_printf (out, "\nPer rank (steady state; per step = mean over its steps), %u of %u ranks:\n",
+                            sel->rows->len, ranks->len);
+  else
+    g_string_append (out, "\nPer rank (steady state; per step = mean over its steps):\n");
   g_string_append (out, "\n| Rank | Host | Pid | Steps | Median step | " PFPROF_REPORT_DATA_WAIT " | " PFPROF_REPORT_COPY_EXPOSED
                         " | " PFPROF_REPORT_GPU_IDLE " | Findings |");
   g_string_append (out, sel->n_hidden > 0 ? " Shown as |\n" : "\n");
@@ -100,7 +104,7 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
   if (a->findings->len == 0)
     g_string_append (out, "No input-pipeline problem found: no rule fired on the steady state.\n\n");
   else
-    g_string_append_printf (out, "%u finding%s, by estimated time saved per step.\n\n",
+    g_string_append_printf (out, "%u finding%s, by estimated time saved per mean step.\n\n",
                             a->findings->len, a->findings->len == 1 ? "" : "s");
 
   /* Merged per-rank results have no devices of their own. */
@@ -133,7 +137,7 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
       g_autofree char *s_steps = pfprof_report_steps_phrase (a);
       g_autofree char *s_parts = pfprof_report_parts_phrase (&m);
 
-      g_string_append_printf (out, "\n%s. Median step: %s.\n", s_steps, s_parts);
+      g_string_append_printf (out, "\n%s. " PFPROF_REPORT_MEDIAN_PARTS ": %s.\n", s_steps, s_parts);
     }
 
   if (a->ledger.n_steps > 0 && a->ledger.mean_step_ns > 0)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pfprof-kineto-import.h"
+#include "pfprof-importer.h"
 #include "pfprof-output-check.h"
 #include "pfprof-rank-summary.h"
 #include "pfprof-report.h"
@@ -45,7 +45,7 @@ pfprof_report_merge_is_result (const char *path)
       break;
     }
   /* A torch.profiler trace is JSON too, but a trace. */
-  return json && !pfprof_kineto_import_is_kineto ((const guint8 *) buf, (gsize) MAX (n, 0));
+  return json && !pfprof_importer_is_trace_json ((const guint8 *) buf, (gsize) MAX (n, 0));
 }
 
 static int

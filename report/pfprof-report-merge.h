@@ -30,8 +30,10 @@ GQuark pfprof_report_merge_error_quark (void);
 
 /* TRUE when the file at @path holds JSON rather than a trace: its first
  * byte that is not white space is '{' (a trace starts with SQLite's
- * header) and it is not a torch.profiler trace (pfprof-kineto-import.h). Decided by content, never by the name; FALSE when the file
- * cannot be read (loading it as a trace then reports why). */
+ * header) and it is not a torch.profiler trace
+ * (pfprof_importer_is_trace_json). Decided by content, never by the name;
+ * FALSE when the file cannot be read (loading it as a trace then reports
+ * why). */
 gboolean pfprof_report_merge_is_result (const char *path);
 
 /* Reads the @n_paths pfprof-report/1 results at @paths and builds an

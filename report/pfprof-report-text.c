@@ -305,12 +305,12 @@ steps (Text *t, const PfprofAnalysis *a)
       return;
     }
   line = g_string_new (NULL);
-  g_string_append_printf (line, "%s. Median step: %s.", s_steps, s_parts);
+  g_string_append_printf (line, "%s. " PFPROF_REPORT_MEDIAN_PARTS ": %s.", s_steps, s_parts);
   if (m.comm_ns > 0)
     {
       g_autofree char *s_cm = pfprof_format_ns (m.comm_ns);
 
-      g_string_append_printf (line, " Communication (NCCL) %s per step, beside the above.", s_cm);
+      g_string_append_printf (line, " Communication (NCCL) %s in the median step, beside the above.", s_cm);
     }
   {
     /* When the host runs steps ahead of the GPU its steps say little of
@@ -391,7 +391,7 @@ ledger (Text *t, const PfprofAnalysis *a)
           g_autofree char *s_pct = pfprof_format_double (
             100.0 * (double) (l->mean_step_ns - ts->predicted_step_ns) / (double) l->mean_step_ns, 1);
           g_autofree char *line = g_strdup_printf (
-            "With every fix below: ~%s per step (\u2212%s%%), savings that draw on the same bucket "
+            "With every fix below: ~%s per mean step (\u2212%s%%), savings that draw on the same bucket "
             "counted once. Savings and predictions are per mean step (an epoch's time is the mean).",
             s_all, s_pct);
 
@@ -509,7 +509,7 @@ finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
   style (t, RESET);
   g_string_append_c (t->out, '\n');
   {
-    /* Its own line: "fix → ~X per step" is the figure to read first. */
+    /* Its own line: "fix → ~X per mean step" is the figure to read first. */
     g_autofree char *line = g_strdup_printf ("%c%s.", g_ascii_toupper (s_save[0]), s_save + 1);
 
     wrap (t, line, 3);
@@ -609,7 +609,7 @@ pfprof_report_text (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
     g_autoptr (GString) folded = g_string_new (NULL);
 
     if (material > 0)
-      g_string_append_printf (out, "\n%u finding%s, by estimated time saved per step:\n", material,
+      g_string_append_printf (out, "\n%u finding%s, by estimated time saved per mean step:\n", material,
                               material == 1 ? "" : "s");
     for (guint i = 0; i < shown; i++)
       {

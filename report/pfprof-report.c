@@ -73,6 +73,25 @@ pfprof_report_max_idle_fraction (const PfprofAnalysis *a)
   return best;
 }
 
+/* "The GPU", or with several traces the one the figure is for: "The GPU
+ * of rank 1 (the most idle of 2 traces)". */
+static char *
+idle_gpu_name (const PfprofAnalysis *a, const PfprofDeviceSummary *d)
+{
+  const PfprofTrace *t;
+  const char *rank;
+
+  if (a->traces == NULL || a->traces->len < 2 || d->trace_index >= a->traces->len)
+    return g_strdup ("The GPU");
+  t = g_ptr_array_index (a->traces, d->trace_index);
+  rank = pfprof_trace_meta (t, "rank");
+  /* The rank is untrusted text: only a number is quoted. */
+  if (rank != NULL && *rank != '\0' && strspn (rank, "0123456789") == strlen (rank) && strlen (rank) < 12)
+    return g_strdup_printf ("The GPU of rank %s (the most idle of %u traces)", rank, a->traces->len);
+  return g_strdup_printf ("The GPU of trace [%u] (the most idle of %u traces)", d->trace_index,
+                          a->traces->len);
+}
+
 char *
 pfprof_report_headline (const PfprofAnalysis *a)
 {
@@ -82,6 +101,7 @@ pfprof_report_headline (const PfprofAnalysis *a)
   g_autofree char *pct = NULL;
   g_autofree char *pct_wait = NULL;
   g_autofree char *pct_host = NULL;
+  g_autofree char *gpu = NULL;
 
   for (guint i = 0; i < a->devices->len; i++)
     {
@@ -101,19 +121,20 @@ pfprof_report_headline (const PfprofAnalysis *a)
   pct = pfprof_format_double (idle * 100.0, 0);
   pct_wait = pfprof_format_double (100.0 * (double) worst->idle_data_wait_ns / (double) len, 0);
   pct_host = pfprof_format_double (100.0 * (double) host / (double) len, 0);
+  gpu = idle_gpu_name (a, worst);
   if (worst->idle_data_wait_ns >= host)
-    return g_strdup_printf ("The GPU idled %s%% of the steady state, mostly (%s%% of the steady "
+    return g_strdup_printf ("%s idled %s%% of the steady state, mostly (%s%% of the steady "
                             "state) while the training loop waited for the DataLoader: the input "
                             "pipeline is what limits this run, and copy/compute overlap is "
                             "secondary until it keeps up.",
-                            pct, pct_wait);
-  return g_strdup_printf ("The GPU idled %s%% of the steady state: %s%% while the training loop "
+                            gpu, pct, pct_wait);
+  return g_strdup_printf ("%s idled %s%% of the steady state: %s%% while the training loop "
                           "waited for the DataLoader, and %s%% while the host was busy elsewhere "
                           "(Python, kernel launches, synchronization), so the GPU mostly waits for "
                           "the host rather than for input copies. Larger batches, fewer and "
                           "larger kernels (torch.compile, CUDA graphs) or mixed precision help "
                           "there; the findings below cover the input pipeline.",
-                          pct, pct_wait, pct_host);
+                          gpu, pct, pct_wait, pct_host);
 }
 
 static gint64
@@ -252,7 +273,7 @@ pfprof_report_saving (const PfprofFinding *f)
     return g_strdup_printf ("saves ~%s over the steady window", s_save);
   s_after = pfprof_format_ns (f->predicted_step_ns);
   s_pct = pfprof_format_double (100.0 * (double) f->est_savings_ns / (double) before, 1);
-  return g_strdup_printf ("saves ~%s per mean step: fix \u2192 ~%s per step (\u2212%s%%)", s_save,
+  return g_strdup_printf ("saves ~%s per mean step: fix \u2192 ~%s per mean step (\u2212%s%%)", s_save,
                           s_after, s_pct);
 }
 

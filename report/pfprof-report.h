@@ -56,7 +56,9 @@ void pfprof_report_render (const PfprofAnalysis *analysis, const PfprofReportOpt
                            GString *out);
 
 /* The sentence the report opens with when the GPU idles most of the
- * steady state ("The GPU idled 72% of the steady state ..."), or NULL.
+ * steady state ("The GPU idled 72% of the steady state ..."; with several
+ * traces, the GPU it is about: "The GPU of rank 1 (the most idle of 2
+ * traces) idled ..."), or NULL.
  * Plain text with no untrusted content. */
 char *pfprof_report_headline (const PfprofAnalysis *analysis);
 
@@ -109,6 +111,9 @@ extern const PfprofReportPart pfprof_report_parts[];
 #define PFPROF_REPORT_COPY_EXPOSED "Copy exposed"
 #define PFPROF_REPORT_DATA_WAIT "Data wait"
 #define PFPROF_REPORT_SYNC_WAIT "Sync wait"
+/* What the parts after it are: each part's median over the steady steps,
+ * not the parts of the median step (the ledger's "median" column). */
+#define PFPROF_REPORT_MEDIAN_PARTS "Median of each part over the steady steps"
 
 /* "2.02 s (93.8%)": a time and its share of @window_ns; the time alone
  * when the window is empty. New string. */

@@ -623,11 +623,13 @@ write_meta (Gen *g)
   snprintf (buf, sizeof buf, "synthetic-node-%" PRId32, o->rank);
   META ("host", o->host != NULL ? o->host : buf);
   META_INT ("pid", g->pid);
-  snprintf (buf, sizeof buf, "python train.py --synthetic --seed %" PRIu64, o->seed);
-  META ("command_line", buf);
+  /* One command for every seed, as the ranks of one run (which differ a
+   * little, as seeds do) share theirs; the seed is generator_seed. */
+  META ("command_line", "python train.py --synthetic");
   META_INT ("rank", o->rank);
   META_INT ("local_rank", o->rank);
-  META_INT ("world_size", o->world_size);
+  if (o->world_size > 0)
+    META_INT ("world_size", o->world_size);
   META ("gpu_names", "NVIDIA H200");
   snprintf (buf, sizeof buf, "GPU-%08" PRIx64 "-0000-4000-8000-%012" PRIx64,
             o->seed & 0xffffffffu, (uint64_t) o->rank);

@@ -160,7 +160,7 @@ typedef struct
   uint64_t seed;              /* varies durations, sizes and ids */
   unsigned plants;            /* PfprofTraceGeneratorPlant bits */
   int32_t rank;               /* meta rank; pid is 4242 + rank */
-  int32_t world_size;         /* meta world_size */
+  int32_t world_size;         /* meta world_size; 0 = not written (unknown) */
   const char *pfprof_version; /* meta pfprof_version, NULL = not written */
   const char *host;           /* meta host, NULL = "synthetic-node-RANK" */
   int64_t clock_offset_ns;    /* CUPTI clock minus REALTIME, added to every event time */

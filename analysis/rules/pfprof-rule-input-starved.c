@@ -87,8 +87,8 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
                                 s_share);
     f->message = g_strdup_printf (
       "Device %u had no work queued for %s per mean step (%s%% of the steady state) while the "
-      "launching thread waited in DataLoader.next(); the thread waited %s per step in all, "
-      "over %u waits. After each wait the GPU idled %s more per step while the host refilled its "
+      "launching thread waited in DataLoader.next(); the thread waited %s per mean step in all, "
+      "over %u waits. After each wait the GPU idled %s more per mean step while the host refilled its "
       "queue launch by launch. The GPU was busy %s%% of the steady state (mean step %s, median "
       "step %s).",
       dev->device_id, s_idle, s_share, s_wait, n_waits, s_refill, s_busy, s_mean, s_step);
@@ -161,7 +161,7 @@ judge_without_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
 
     f->title = g_strdup_printf ("GPU idle %s%% of the steady state while the host prepared work", s_idle);
     f->message = g_strdup_printf (
-      "Device %u was idle %s%% of the steady state; for %s per step (%s%% of it) the launching "
+      "Device %u was idle %s%% of the steady state; for %s per mean step (%s%% of it) the launching "
       "thread %u was in no CUDA call, so it was busy elsewhere: most often producing the next "
       "batch. The trace has no DataLoader ranges to confirm it (record with `pfprof record` to "
       "get them).",

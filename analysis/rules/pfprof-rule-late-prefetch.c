@@ -124,15 +124,16 @@ run (PfprofRuleContext *ctx)
     g_autofree char *s_wait = pfprof_format_ns (waited);
     g_autofree char *s_step = pfprof_format_ns (pfprof_rule_per_step (ctx, waited));
     g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, waited), 1);
+    g_autofree char *s_min = pfprof_rule_min_bytes_phrase (min_bytes);
 
-    f->title = g_strdup_printf ("Prefetch too late: compute waits for the side-stream copy (%s per step)",
+    f->title = g_strdup_printf ("Prefetch too late: compute waits for the side-stream copy (%s per mean step)",
                                 s_step);
     f->message = g_strdup_printf (
-      "%u of %u host-to-device copies on side stream %u were waited for by compute stream %u: "
+      "%u of %u host-to-device copies%s on side stream %u were waited for by compute stream %u: "
       "it had nothing to run while the copy was in flight and its next kernel started right "
-      "after the copy ended. The compute stream waited %s in all (%s per step, %s%% of the "
+      "after the copy ended. The compute stream waited %s in all (%s per mean step, %s%% of the "
       "steady state); %u cudaStreamWaitEvent waits on the compute stream were recorded.",
-      hits->len, n_side, copy_stream, dev->compute_stream, s_wait, s_step, s_share, n_stream_waits);
+      hits->len, n_side, s_min, copy_stream, dev->compute_stream, s_wait, s_step, s_share, n_stream_waits);
   }
   f->fix = g_strdup (fix);
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_SIDE)

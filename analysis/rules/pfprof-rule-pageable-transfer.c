@@ -222,16 +222,17 @@ run (PfprofRuleContext *ctx)
     g_autofree char *s_pin = pfprof_format_double (pinned, 1);
     g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, time), 1);
     g_autofree char *s_host = pfprof_format_ns (host_ns);
+    g_autofree char *s_min = pfprof_rule_min_bytes_phrase (min_bytes);
 
-    f->title = g_strdup_printf ("%" G_GUINT64_FORMAT " copies from/to pageable memory in the steady state",
-                                (guint64) hits->len);
+    f->title = g_strdup_printf ("%" G_GUINT64_FORMAT " copies%s from/to pageable memory in the steady state",
+                                (guint64) hits->len, s_min);
     f->message = g_strdup_printf (
-      "%" G_GUINT64_FORMAT " host-to-device and %" G_GUINT64_FORMAT " device-to-host copies used "
+      "%" G_GUINT64_FORMAT " host-to-device and %" G_GUINT64_FORMAT " device-to-host copies%s used "
       "pageable host memory on device %u: %s in all (%s each on average), %s of copy time "
-      "(%s per step, %s%% of the steady state) at %s, where pinned copies run at about %s GB/s "
+      "(%s per mean step, %s%% of the steady state) at %s, where pinned copies run at about %s GB/s "
       "(%s). The host thread was blocked %s in these copy calls, so it could not queue work "
       "ahead of the GPU.",
-      n_htod, n_dtoh, dev->device_id, s_bytes, s_avg, s_time, s_step, s_share, s_bw, s_pin,
+      n_htod, n_dtoh, s_min, dev->device_id, s_bytes, s_avg, s_time, s_step, s_share, s_bw, s_pin,
       measured ? "measured in this trace" : "assumed", s_host);
     if (n_compute > 0)
       {
@@ -242,7 +243,7 @@ run (PfprofRuleContext *ctx)
         /* Two problems: pageable, and on the compute stream. */
         f->message = g_strdup_printf (
           "%s %" G_GUINT64_FORMAT " of them ran on the compute stream %u as well, so once pinned they "
-          "still run with no kernel beside them (serialized-copy). Pinning alone saves ~%s per step; "
+          "still run with no kernel beside them (serialized-copy). Pinning alone saves ~%s per mean step; "
           "pinning and prefetching on a side stream together ~%s; a side stream alone, nothing: a "
           "pageable copy blocks the host and cannot overlap compute.",
           msg, n_compute, dev->compute_stream, s_alone, s_both);

@@ -157,14 +157,16 @@ run (PfprofRuleContext *ctx)
     gint64 ck = pfprof_interval_set_length_in (dev->htod_kernels, ix->steady_start, ix->steady_end);
     g_autofree char *s_max = pfprof_format_double (max_overlap * 100, 0);
     g_autofree char *s_ov = pfprof_format_double (c > 0 ? 100.0 * (double) ck / (double) c : 0.0, 1);
+    g_autofree char *s_min = pfprof_rule_min_bytes_phrase (min_bytes);
 
-    f->title = g_strdup_printf ("Input copies ran with no kernel beside them (%s exposed per step)", s_step);
+    f->title = g_strdup_printf ("Input copies ran with no kernel beside them (%s exposed per mean step)",
+                                s_step);
     f->message = g_strdup_printf (
-      "%u host-to-device copies (%s) on device %u ran with kernels beside them for less than "
+      "%u host-to-device copies%s (%s) on device %u ran with kernels beside them for less than "
       "%s%% of their time: %" G_GUINT64_FORMAT " were on the compute stream %u and %" G_GUINT64_FORMAT
-      " were blocking copies. That left %s of copy time exposed (%s per step, %s%% of the steady "
+      " were blocking copies. That left %s of copy time exposed (%s per mean step, %s%% of the steady "
       "state); overall only %s%% of the device's HtoD copy time overlapped kernels.",
-      hits->len, s_bytes, dev->device_id, s_max, n_same_stream,
+      hits->len, s_min, s_bytes, dev->device_id, s_max, n_same_stream,
       dev->compute_stream, n_blocking, s_exp, s_step, s_share, s_ov);
     if (n_copy_syncs > 0)
       {
@@ -173,7 +175,7 @@ run (PfprofRuleContext *ctx)
 
         f->message = g_strdup_printf ("%s %u of the copies were followed by their own "
                                       "cudaStreamSynchronize (a .to(device) without "
-                                      "non_blocking=True), after which the GPU idled %s per step "
+                                      "non_blocking=True), after which the GPU idled %s per mean step "
                                       "while the host refilled its queue.",
                                       msg, n_copy_syncs, s_refill);
       }

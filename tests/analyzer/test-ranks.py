@@ -7,8 +7,8 @@ seed, as real ranks differ a little), then checks what a user would look
 at: the rank-imbalance finding names the slow rank, its host and pid; ranks
 that are alike give no finding; a config threshold just above the measured
 excess silences it and one just below fires it (the borderline); the
-per-rank table is in the text and JSON reports; a single trace, or traces
-of the same rank, give no table and no rank-imbalance finding.
+per-rank table is in the text and JSON reports; a single trace gives no
+table and no rank-imbalance finding; traces of the same rank are refused.
 
 Usage: test-ranks.py PFPROF WORKDIR   (TAP on stdout)
 """
@@ -127,10 +127,13 @@ check("single trace: no ranks[], no rank-imbalance",
 rc, out, err = run("report", skewed[2])
 check("single trace: no text table", rc == 0 and "Per rank" not in out)
 
-# Two traces of the same rank are two runs, not ranks of one.
-rc, d, err = report_json(gen(0, "none", 7), gen(0, "input-starved", 8))
-check("same rank twice: no ranks[], no rank-imbalance",
-      rc == 0 and "ranks" not in d and imbalance(d) == [], d and d.get("ranks"))
+# Two traces of the same rank are two runs, not ranks of one: refused
+# with one line that names both, rather than pooled into one median.
+first, second = gen(0, "none", 7), gen(0, "input-starved", 8)
+rc, out, err = run("report", first, second)
+check("same rank twice: refused, exit 2, one line naming both",
+      rc == 2 and out == "" and err.count("\n") == 1 and first in err and second in err
+      and "same rank" in err, (rc, err))
 
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):

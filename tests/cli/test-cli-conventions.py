@@ -157,7 +157,7 @@ if os.path.exists(sample) and os.path.exists(fix):
     steps_phrase = re.search(r"\d+ steps, \d+ after warm-up, median [^(]+\([^)]*\)", outs["text"])
     busy = re.search(r"kernel busy ([^,;]+\(\d+\.\d%\))", outs["text"])
     idle = re.search(r"GPU idle ([^,;]+\(\d+\.\d%\))", outs["text"])
-    parts = re.search(r"Median step: (data wait .*?, GPU idle [0-9.]+ \S+)\.", outs["text"])
+    parts = re.search(r"Median of each part over the steady steps: (data wait .*?, GPU idle [0-9.]+ \S+)\.", outs["text"])
     same = steps_phrase and busy and idle and parts and all(
         steps_phrase.group(0) in o and busy.group(1) in o and idle.group(1) in o and parts.group(1) in o
         for o in outs.values())

@@ -22,7 +22,7 @@
 #include <zlib.h>
 
 #include "pfprof-analysis.h"
-#include "pfprof-kineto-import.h"
+#include "pfprof-kineto-import-private.h"
 #include "pfprof-report.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

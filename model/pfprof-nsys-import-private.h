@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* pfprof-nsys-import.h: reads an Nsight Systems SQLite export as a trace.
+/* pfprof-nsys-import-private.h: reads an Nsight Systems SQLite export as a trace.
  *
  * `nsys export --type sqlite report.nsys-rep` writes the same CUPTI
  * activity a pfprof trace holds, in Nsight Systems' own schema (its user

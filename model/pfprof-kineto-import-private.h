@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* pfprof-kineto-import.h: reads a torch.profiler (Kineto) trace as a trace.
+/* pfprof-kineto-import-private.h: reads a torch.profiler (Kineto) trace as a trace.
  *
  * torch.profiler writes Chrome-trace JSON (`export_chrome_trace`, or
  * `tensorboard_trace_handler`'s `*.pt.trace.json[.gz]`, one file per rank).

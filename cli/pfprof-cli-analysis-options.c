@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* pfprof-cli-analysis-options.c: --config, --rules and --step-pattern for
+ * every analysing command; see pfprof-cli-analysis-options.h. */
+#include "pfprof-cli-analysis-options.h"
+
+#include "pfprof-cli.h"
+
+void
+pfprof_cli_analysis_options_add (PfprofCliAnalysisOptions *opts, GOptionContext *context)
+{
+  const GOptionEntry entries[] = {
+    { "rules", 0, 0, G_OPTION_ARG_STRING, &opts->rules,
+      "Rules to run: id,id,... or -id to leave one out", "LIST" },
+    { "config", 0, 0, G_OPTION_ARG_FILENAME, &opts->config,
+      "Thresholds and options (docs/report-format.md)", "FILE" },
+    { "step-pattern", 0, 0, G_OPTION_ARG_STRING, &opts->step_pattern,
+      "Regular expression for NVTX step range names", "REGEX" },
+    { NULL }
+  };
+
+  g_return_if_fail (opts != NULL && context != NULL);
+  /* GLib copies the entries into the group. */
+  g_option_context_add_main_entries (context, entries, NULL);
+}
+
+PfprofAnalysisOptions *
+pfprof_cli_analysis_options_build (const PfprofCliAnalysisOptions *opts, const char *command)
+{
+  g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_return_val_if_fail (opts != NULL && command != NULL, NULL);
+  /* The config's message names its file. */
+  if (opts->config && !pfprof_analysis_options_load_file (options, opts->config, &error))
+    {
+      pfprof_cli_error ("%s", error->message);
+      return NULL;
+    }
+  if (opts->rules && !pfprof_analysis_options_select_rules (options, opts->rules, &error))
+    {
+      pfprof_cli_error ("%s: --rules: %s", command, error->message);
+      return NULL;
+    }
+  if (opts->step_pattern
+      && !pfprof_analysis_options_set_step_pattern (options, opts->step_pattern, &error))
+    {
+      pfprof_cli_error ("%s: --step-pattern: %s", command, error->message);
+      return NULL;
+    }
+  return g_steal_pointer (&options);
+}
+
+void
+pfprof_cli_analysis_options_clear (PfprofCliAnalysisOptions *opts)
+{
+  g_clear_pointer (&opts->config, g_free);
+  g_clear_pointer (&opts->rules, g_free);
+  g_clear_pointer (&opts->step_pattern, g_free);
+}

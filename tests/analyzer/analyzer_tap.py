@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: MIT
+"""Shared helpers of the analyzer suite's Python tests on the CLI.
+
+Runs pfprof as a user would (the caller's COLUMNS left out, so the text
+wraps as documented), records each check, and prints the results as TAP.
+"""
+import os
+import subprocess
+import sys
+
+_results = []
+
+
+def check(name, ok, detail=""):
+    """Records one result; @detail is shown when it fails."""
+    _results.append((name, bool(ok), detail))
+    return bool(ok)
+
+
+def run(pfprof, *args, timeout=300):
+    """(exit status, stdout, stderr) of `pfprof ARGS...`."""
+    env = dict(os.environ)
+    env.pop("COLUMNS", None)
+    p = subprocess.run([pfprof, *args], capture_output=True, text=True, env=env, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def finish():
+    """Prints the plan and the results, failures with their details."""
+    print(f"1..{len(_results)}")
+    for i, (name, ok, detail) in enumerate(_results, 1):
+        print(f"{'ok' if ok else 'not ok'} {i} {name}")
+        if not ok and detail != "":
+            for line in str(detail).splitlines()[:20]:
+                print(f"# {line}")
+    sys.exit(0)
