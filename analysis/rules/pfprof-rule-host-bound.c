@@ -45,10 +45,10 @@ static const char fix[] =
   "host synchronizations (.item(), .cpu(), torch.cuda.synchronize()) so the host can\n"
   "run ahead of the GPU.\n";
 
-/* Calls this close (10 ms) in one step form one burst: many copies a
- * step, issued one by one, hold the GPU up the whole time (the bursts of
- * pageable-transfer and small-transfers). */
-#define BURST_GAP_NS (10 * 1000 * 1000)
+/* Copy calls this close (50 µs, small-transfers' max-gap-us) with nothing
+ * launched between are issued back to back: the idle while the host
+ * issues them, and the refill after, is the copies'. */
+#define COPY_RUN_GAP_NS (50 * 1000)
 
 typedef struct
 {
@@ -132,12 +132,19 @@ run (PfprofRuleContext *ctx)
   step = l.n_steps > 0 ? l.mean_step_ns : hi - lo;
   total = pfprof_interval_set_length_in (hb, lo, hi);
   waits = host_waits (ctx);
+  /* What other findings name: the refill after each wait (at most the
+   * wait: the lead it took away), and the host issuing copies back to back. */
+  refill = pfprof_step_ledger_refill_after (ix->ledger, waits, lo, hi);
   {
     g_autofree gint64 *bounds = pfprof_rule_step_starts (ctx);
+    static const PfprofApiClass copy[] = { PFPROF_API_CLASS_MEMCPY };
+    g_autoptr (GArray) copies = g_array_new (FALSE, FALSE, sizeof (guint));
 
-    refill = pfprof_step_ledger_burst_idle (ix->ledger, waits, BURST_GAP_NS, bounds,
-                                            pfprof_trace_index_n_steady_steps (ix), lo, hi);
+    pfprof_rule_collect_calls (ctx, copy, 1, ix->main_tid, copies);
+    refill += pfprof_step_ledger_call_run_idle (ix->ledger, copies, COPY_RUN_GAP_NS, bounds,
+                                                pfprof_trace_index_n_steady_steps (ix), lo, hi, NULL);
   }
+  refill = MIN (refill, total);
   own = MAX (0, total - refill);
   if (step <= 0
       || (double) pfprof_rule_per_step (ctx, own)
