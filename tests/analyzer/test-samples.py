@@ -32,8 +32,8 @@ script in samples/), the sample is recognized from the trace's command line
     measured mean step are what the reports say, and within 10% of each
     other unless the row marks the miss (rows whose traces are not under
     samples/traces/ yet are listed, not checked);
-  - host_bound.py --fix, still waiting on a few launches in a 1.2 ms step,
-    saves a tenth or less of what host-bound saved before it.
+  - host_bound.py --fix, still waiting on a few launches, saves a tenth or
+    less of what host-bound saved before it.
 Prints TAP; skips when no trace has been recorded yet.
 """
 import glob
@@ -146,9 +146,10 @@ for path in traces:
     if want and not fix:
         check(f"{base}: {script} yields {want}", want in rules, summary or "no findings")
     elif want and fix and script in STILL_HOST_BOUND:
-        # host_bound.py --fix runs a handful of large kernels in a 1.2 ms
-        # step: the GPU still waits for their launches, but for a tenth
-        # of the time or less.
+        # host_bound.py --fix (a CUDA graph replay of the same step; the
+        # committed trace: the earlier batched fix, a handful of large
+        # kernels in a 1.2 ms step) still waits for a few launches, but
+        # for a tenth of the time or less.
         saving = sum(f["est_savings_ns"] for f in d["findings"] if f["rule"] == want)
         fixed_saving[script] = saving
     elif want and fix:
