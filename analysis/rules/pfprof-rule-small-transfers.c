@@ -119,6 +119,7 @@ run (PfprofRuleContext *ctx)
   f->count = hits->len;
   f->time_ns = copy_ns;
   f->est_savings_ns = host_save + gpu_save;
+  f->host_bound_ns = host_save;
   pfprof_rule_add_memcpy_evidence (ctx, f, hits);
   {
     g_autofree char *s_per = pfprof_format_double (per_step, 1);
