@@ -71,6 +71,9 @@ typedef struct
   guint32 buckets;        /* the ledger buckets (PFPROF_LEDGER_BIT) the saving comes out
                            * of; est_savings_ns is at most their mean; 0: not capped */
   gint64 predicted_step_ns; /* mean GPU-side step with this fix alone; 0 without steps */
+  gint64 host_bound_ns;   /* of est_savings_ns, the ledger's host-bound idle it names (the
+                           * refill after its waits, the host issuing its copies): the
+                           * host-bound finding leaves it to this one */
   gboolean immaterial;    /* saves less than the materiality threshold: made info */
 } PfprofFinding;
 

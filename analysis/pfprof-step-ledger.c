@@ -58,6 +58,7 @@ struct _PfprofStepLedger
   PfprofIntervalSet *set[PFPROF_LEDGER_N_BUCKETS]; /* OTHER_IDLE: NULL, the rest */
   guint8 *copy_sync;      /* per API index: 1 when the sync of a blocking copy */
   GArray *copy_sync_at;   /* gint64 starts of those syncs, time order */
+  GArray *work_corr;      /* guint32 correlation ids of all device work, ascending */
 };
 
 void
@@ -69,6 +70,7 @@ pfprof_step_ledger_free (PfprofStepLedger *l)
     pfprof_interval_set_free (l->set[b]);
   g_free (l->copy_sync);
   g_array_unref (l->copy_sync_at);
+  g_array_unref (l->work_corr);
   g_free (l);
 }
 
@@ -182,13 +184,39 @@ compare_work (gconstpointer a, gconstpointer b)
   return (x->start > y->start) - (x->start < y->start);
 }
 
+/* @first: correlation id -> the earliest start of work with that id. Work
+ * that one call launched (the kernels of a CUDA graph, all under the
+ * cudaGraphLaunch's id) was queued once its first piece had started, even
+ * where the trace has no record of the call. */
 static void
-add_work (GArray *w, const PfprofTraceIndex *ix, gint64 start, guint32 corr)
+add_work (GArray *w, const PfprofTraceIndex *ix, GHashTable *first, gint64 start, guint32 corr)
 {
   const PfprofApiRecord *api = pfprof_trace_index_api (ix, corr);
   Work x = { start, api != NULL ? api->end_ns : G_MAXINT64 };
+  gpointer v;
 
+  if (corr != 0 && corr != PFPROF_NONE && g_hash_table_lookup_extended (first, GUINT_TO_POINTER (corr), NULL, &v)
+      && *(const gint64 *) v < start)
+    x.launched = MIN (x.launched, *(const gint64 *) v);
   g_array_append_val (w, x);
+}
+
+static void
+note_first (GHashTable *first, guint32 corr, gint64 start)
+{
+  gint64 *v;
+
+  if (corr == 0 || corr == PFPROF_NONE)
+    return;
+  v = g_hash_table_lookup (first, GUINT_TO_POINTER (corr));
+  if (v == NULL)
+    {
+      v = g_new (gint64, 1);
+      *v = start;
+      g_hash_table_insert (first, GUINT_TO_POINTER (corr), v);
+    }
+  else
+    *v = MIN (*v, start);
 }
 
 /* The idle gaps of @idle whose ending work had been launched before the gap
@@ -201,18 +229,28 @@ queued_idle (const PfprofTraceIndex *ix, const PfprofDeviceTimeline *dev, const 
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
   const PfprofMemsetRecord *s = pfprof_trace_memsets (t);
   g_autoptr (GArray) w = g_array_new (FALSE, FALSE, sizeof (Work));
+  g_autoptr (GHashTable) first = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
   guint j = 0;
 
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
     if (k[i].device_id == dev->device_id)
-      add_work (w, ix, k[i].start_ns, k[i].correlation_id);
+      note_first (first, k[i].correlation_id, k[i].start_ns);
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
     if (m[i].device_id == dev->device_id)
-      add_work (w, ix, m[i].start_ns, m[i].correlation_id);
+      note_first (first, m[i].correlation_id, m[i].start_ns);
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
     if (s[i].device_id == dev->device_id)
-      add_work (w, ix, s[i].start_ns, s[i].correlation_id);
+      note_first (first, s[i].correlation_id, s[i].start_ns);
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
+    if (k[i].device_id == dev->device_id)
+      add_work (w, ix, first, k[i].start_ns, k[i].correlation_id);
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
+    if (m[i].device_id == dev->device_id)
+      add_work (w, ix, first, m[i].start_ns, m[i].correlation_id);
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
+    if (s[i].device_id == dev->device_id)
+      add_work (w, ix, first, s[i].start_ns, s[i].correlation_id);
   g_array_sort (w, compare_work);
   for (guint g = 0; g < pfprof_interval_set_n (idle); g++)
     {
@@ -257,6 +295,34 @@ calls_of (const PfprofStepLedger *l, const PfprofApiClass *classes, guint n, gui
   return pfprof_interval_set_build (b);
 }
 
+static int
+compare_u32 (gconstpointer a, gconstpointer b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The correlation ids of every kernel, copy and memset, sorted: a launch
+ * leaves its id on the work even when its API record was not kept. */
+static GArray *
+work_correlations (const PfprofTrace *t)
+{
+  const PfprofKernelRecord *k = pfprof_trace_kernels (t);
+  const PfprofMemcpyRecord *c = pfprof_trace_memcpys (t);
+  const PfprofMemsetRecord *s = pfprof_trace_memsets (t);
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
+    g_array_append_val (a, k[i].correlation_id);
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
+    g_array_append_val (a, c[i].correlation_id);
+  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
+    g_array_append_val (a, s[i].correlation_id);
+  g_array_sort (a, compare_u32);
+  return a;
+}
+
 PfprofStepLedger *
 pfprof_step_ledger_new (const PfprofTraceIndex *ix)
 {
@@ -282,6 +348,7 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix)
 
   l->ix = ix;
   find_copy_syncs (l);
+  l->work_corr = work_correlations (t);
   for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
     l->set[b] = NULL;
   if (dev == NULL)
@@ -521,4 +588,134 @@ pfprof_step_ledger_burst_idle (const PfprofStepLedger *l, const GArray *calls, g
       span_end = c.end;
     }
   return sum + pfprof_step_ledger_refill_after (l, bursts, lo, hi);
+}
+
+/* TRUE when some device work's correlation id lies strictly between @a
+ * and @b. */
+static gboolean
+work_between (const GArray *ids, guint32 a, guint32 b)
+{
+  guint lo = 0, hi = ids->len;
+
+  if (b <= a + 1)
+    return FALSE;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (ids, guint32, mid) <= a)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < ids->len && g_array_index (ids, guint32, lo) < b;
+}
+
+/* TRUE when calls @i and @j (API indices, @i before @j) follow each other
+ * on their thread with nothing else recorded in between. */
+static gboolean
+back_to_back (const PfprofStepLedger *l, guint i, guint j)
+{
+  const PfprofApiRecord *api = pfprof_trace_api_calls (l->ix->trace);
+
+  if (api[j].correlation_id <= api[i].correlation_id
+      || work_between (l->work_corr, api[i].correlation_id, api[j].correlation_id))
+    return FALSE;
+  /* Calls nested in @i (the driver call a runtime call makes) are its own. */
+  for (guint k = i + 1; k < j; k++)
+    if (api[k].tid == api[i].tid && api[k].start_ns >= api[i].end_ns)
+      return FALSE;
+  return TRUE;
+}
+
+gint64
+pfprof_step_ledger_call_run_idle (const PfprofStepLedger *l, const GArray *calls, gint64 max_gap,
+                                  const gint64 *bounds, guint n_bounds, gint64 lo, gint64 hi,
+                                  guint *n_chained)
+{
+  const PfprofIntervalSet *hb = l != NULL ? l->set[PFPROF_LEDGER_HOST_BOUND] : NULL;
+  const PfprofApiRecord *api;
+  g_autoptr (GArray) runs = NULL;
+  PfprofInterval run = { 0, G_MININT64 };
+  guint bound = 0, chained = 0;
+  gint64 sum = 0, covered = G_MININT64;
+
+  if (n_chained != NULL)
+    *n_chained = 0;
+  if (hb == NULL || calls->len == 0)
+    return 0;
+  api = pfprof_trace_api_calls (l->ix->trace);
+  runs = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  for (guint c = 0; c < calls->len; c++)
+    {
+      guint i = g_array_index (calls, guint, c);
+      gint64 start = MAX (api[i].start_ns, covered), end = api[i].end_ns;
+      gboolean next = FALSE;
+
+      if (api[i].start_ns < lo || api[i].start_ns >= hi)
+        continue;
+      if (c + 1 < calls->len)
+        {
+          guint j = g_array_index (calls, guint, c + 1);
+
+          while (bound < n_bounds && bounds[bound] <= api[i].start_ns)
+            bound++;
+          /* Unsigned: hostile times may span more than gint64 holds. */
+          next = api[j].tid == api[i].tid && api[j].start_ns >= api[i].end_ns && api[j].start_ns < hi
+                 && (guint64) api[j].start_ns - (guint64) api[i].end_ns <= (guint64) MAX (max_gap, 0)
+                 && (bound >= n_bounds || bounds[bound] > api[j].start_ns) && back_to_back (l, i, j);
+          if (next)
+            {
+              end = api[j].start_ns;
+              chained++;
+            }
+        }
+      end = MIN (end, hi);
+      if (end > start)
+        sum += pfprof_interval_set_length_in (hb, start, end);
+      covered = MAX (covered, end);
+      /* A run of back-to-back calls holds the host like a wait: the GPU's
+       * queue drains, and the idle while the host refills it after the run
+       * goes with the run (at most its length). One call alone is no run. */
+      if (run.end == G_MININT64)
+        run.start = api[i].start_ns;
+      run.end = MAX (run.end, MIN (api[i].end_ns, hi));
+      if (!next)
+        {
+          if (run.end > run.start && run.start != api[i].start_ns)
+            g_array_append_val (runs, run);
+          run.end = G_MININT64;
+        }
+    }
+  if (n_chained != NULL)
+    *n_chained = chained;
+  /* The runs of one step hold the host for their total length, whatever
+   * interrupted them (an allocation, a collection): the refill after the
+   * step's last run is at most that total. */
+  {
+    guint r = 0;
+
+    bound = 0;
+    while (r < runs->len)
+      {
+        PfprofInterval first = g_array_index (runs, PfprofInterval, r), last = first;
+        gint64 held = 0, to;
+
+        while (bound < n_bounds && bounds[bound] <= first.start)
+          bound++;
+        for (; r < runs->len; r++)
+          {
+            PfprofInterval x = g_array_index (runs, PfprofInterval, r);
+
+            if (bound < n_bounds && x.start >= bounds[bound])
+              break;
+            held += x.end - x.start;
+            last = x;
+          }
+        to = r < runs->len ? g_array_index (runs, PfprofInterval, r).start : hi;
+        if (to > last.end)
+          sum += MIN (held, pfprof_interval_set_length_in (hb, last.end, MIN (to, hi)));
+      }
+  }
+  return sum;
 }

@@ -19,7 +19,9 @@
  *       copies);
  *   GPU idle (nothing ran), by what held up the next piece of work:
  *    6. queued: the work that ended the idle gap had been launched
- *       before the gap began; the GPU waited on a dependency (an event of another
+ *       before the gap began (its launch call had returned, or work of the
+ *       same launch, under the same correlation id, had started: a CUDA
+ *       graph replay); the GPU waited on a dependency (an event of another
  *       stream, another process), not on the host (other_idle below);
  *    7. data_wait: the training loop waited for the DataLoader;
  *    8. sync, by call: the launching thread was blocked in a
@@ -119,6 +121,24 @@ gint64 pfprof_step_ledger_refill_after (const PfprofStepLedger *ledger, const GA
  * short calls with Python between them holds the GPU up the whole time. */
 gint64 pfprof_step_ledger_burst_idle (const PfprofStepLedger *ledger, const GArray *calls, gint64 gap,
                                       const gint64 *bounds, guint n_bounds, gint64 lo, gint64 hi);
+
+/* Host-bound idle while a thread issued @calls (guint indices into the
+ * trace's api_calls, time order, one thread) one after the other. Each call
+ * covers its own span, and, when the next call of @calls follows it within
+ * @max_gap with nothing else in between (no other API call of the thread,
+ * no kernel, copy or memset whose correlation id falls between the two
+ * calls'; never across one of the @n_bounds times, @bounds ascending: step
+ * starts), the time up to the next call too: the host dispatching the next
+ * one (in Python, for each tensor's .to()). Work the thread did between
+ * calls that are not back to back is not counted. Back-to-back calls hold
+ * the host like a wait: the host-bound idle after a step's last run of
+ * them, until the next run, is added, at most the total length of that
+ * step's runs (the refill, as in refill_after). Only calls starting in
+ * [@lo, @hi) count; *@n_chained (may be NULL) gets how many calls were
+ * followed back to back. */
+gint64 pfprof_step_ledger_call_run_idle (const PfprofStepLedger *ledger, const GArray *calls, gint64 max_gap,
+                                         const gint64 *bounds, guint n_bounds, gint64 lo, gint64 hi,
+                                         guint *n_chained);
 
 /* The sum of the buckets whose bits (1 << PfprofLedgerBucket) are in
  * @buckets, from @values. */

@@ -4,12 +4,12 @@
  * The step ledger's host_bound bucket is GPU idle time with nothing queued
  * while the launching thread was outside the DataLoader, synchronizations
  * and allocations: it was running Python or launching kernels one by one,
- * slower than the GPU ran them. Part of it is the refill after a wait the
- * other rules name (a DataLoader wait, a sync, a blocking copy empties the
- * GPU's queue, and the GPU then idles while the host refills it), or the
- * host issuing a burst of copies one by one; what is
- * left is the host's own pace, which no input-pipeline fix changes. This
- * rule names it, so that input-starved is not blamed for it and a clean
+ * slower than the GPU ran them. Part of it is the refill after a wait (a
+ * DataLoader wait, a sync, a blocking copy empties the GPU's queue, and
+ * the GPU then idles while the host refills it), or the host issuing many
+ * small copies back to back, which other findings name (each says how much
+ * in PfprofFinding.host_bound_ns); what is left is the host's own pace,
+ * which no input-pipeline fix changes. This rule names it, so that input-starved is not blamed for it and a clean
  * input pipeline is said to be clean.
  */
 #include "pfprof-rules.h"
@@ -45,11 +45,6 @@ static const char fix[] =
   "host synchronizations (.item(), .cpu(), torch.cuda.synchronize()) so the host can\n"
   "run ahead of the GPU.\n";
 
-/* Calls this close (10 ms) in one step form one burst: many copies a
- * step, issued one by one, hold the GPU up the whole time (the bursts of
- * pageable-transfer and small-transfers). */
-#define BURST_GAP_NS (10 * 1000 * 1000)
-
 typedef struct
 {
   gint64 start, end;
@@ -63,6 +58,10 @@ compare_gap_length (gconstpointer a, gconstpointer b)
 
   return (lx < ly) - (lx > ly);
 }
+
+/* Copy calls this close (50 µs, small-transfers' max-gap-us) with nothing
+ * launched between are issued back to back. */
+#define COPY_RUN_GAP_NS (50 * 1000)
 
 /* The launching thread's waits, as disjoint intervals in time order:
  * DataLoader waits, synchronizations and copy calls. */
@@ -108,7 +107,6 @@ run (PfprofRuleContext *ctx)
   const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
   const PfprofIntervalSet *hb = pfprof_step_ledger_bucket_set (ix->ledger, PFPROF_LEDGER_HOST_BOUND);
   gint64 lo = ix->steady_start, hi = ix->steady_end, total, refill, own, step, data_wait;
-  g_autoptr (GArray) waits = NULL;
   g_autoptr (GArray) gaps = g_array_new (FALSE, FALSE, sizeof (Gap));
   PfprofLedgerSummary l;
   gint64 window[PFPROF_LEDGER_N_BUCKETS];
@@ -131,12 +129,30 @@ run (PfprofRuleContext *ctx)
   pfprof_step_ledger_fill (ix->ledger, lo, hi, window);
   step = l.n_steps > 0 ? l.mean_step_ns : hi - lo;
   total = pfprof_interval_set_length_in (hb, lo, hi);
-  waits = host_waits (ctx);
+  /* What other findings name, or would: the refill after each of the
+   * launching thread's waits (at most the wait: the lead it took away) and
+   * the idle while it issued copies back to back; or, where more, what the
+   * findings of this GPU claimed of the bucket (their horizons differ: a
+   * pageable copy's refill runs to the next such copy). */
   {
+    g_autoptr (GArray) waits = host_waits (ctx);
     g_autofree gint64 *bounds = pfprof_rule_step_starts (ctx);
+    static const PfprofApiClass copy[] = { PFPROF_API_CLASS_MEMCPY };
+    g_autoptr (GArray) copies = g_array_new (FALSE, FALSE, sizeof (guint));
+    gint64 named = 0;
 
-    refill = pfprof_step_ledger_burst_idle (ix->ledger, waits, BURST_GAP_NS, bounds,
-                                            pfprof_trace_index_n_steady_steps (ix), lo, hi);
+    pfprof_rule_collect_calls (ctx, copy, 1, ix->main_tid, copies);
+    refill = pfprof_step_ledger_refill_after (ix->ledger, waits, lo, hi)
+             + pfprof_step_ledger_call_run_idle (ix->ledger, copies, COPY_RUN_GAP_NS, bounds,
+                                                 pfprof_trace_index_n_steady_steps (ix), lo, hi, NULL);
+    for (guint i = 0; i < ctx->analysis->findings->len; i++)
+      {
+        const PfprofFinding *o = g_ptr_array_index (ctx->analysis->findings, i);
+
+        if (o->trace_index == ix->trace_index && (o->device_id == dev->device_id || o->device_id == PFPROF_NONE))
+          named += MAX (0, MIN (o->host_bound_ns, o->est_savings_ns));
+      }
+    refill = MIN (total, MAX (refill, (gint64) ((double) named * pfprof_trace_index_per_step_divisor (ix))));
   }
   own = MAX (0, total - refill);
   if (step <= 0

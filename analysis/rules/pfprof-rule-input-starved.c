@@ -73,6 +73,7 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
    * while it refilled the GPU's queue after each wait goes too. */
   refill = pfprof_step_ledger_refill_after (ix->ledger, ix->data_waits, lo, hi);
   f->est_savings_ns = pfprof_rule_per_step (ctx, idle_wait + refill);
+  f->host_bound_ns = pfprof_rule_per_step (ctx, refill);
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_DATA_WAIT) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
   {
     g_autofree char *s_idle = pfprof_format_ns (pfprof_rule_per_step (ctx, idle_wait));

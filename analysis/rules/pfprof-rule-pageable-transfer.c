@@ -96,6 +96,25 @@ is_pageable (const PfprofMemcpyRecord *m)
          || (m->copy_kind == PFPROF_COPY_KIND_DTOH && m->dst_kind == PFPROF_MEMORY_KIND_PAGEABLE);
 }
 
+/* How long copy @m would still show once pinned. It would take its bytes at
+ * @pinned from where it starts now, and the host, no longer blocked in the
+ * call, would go on launching from where the call returned, at the pace
+ * this trace shows: the kernels beside it are those that ran during the
+ * call and in the window after it. Where the GPU waited for the host's
+ * launches there, the pinned copy runs alone. */
+static gint64
+pinned_exposed (const PfprofTraceIndex *ix, const PfprofDeviceTimeline *dev, const PfprofMemcpyRecord *m,
+                double pinned)
+{
+  const PfprofApiRecord *api = pfprof_trace_index_api (ix, m->correlation_id);
+  gint64 d = pinned > 0 ? (gint64) ((double) m->bytes / pinned) : 0;
+  gint64 ret = api != NULL ? MAX (api->end_ns, m->start_ns) : m->end_ns;
+  gint64 beside = pfprof_interval_set_length_in (dev->kernels_comm, m->start_ns, ret);
+
+  beside += pfprof_interval_set_length_in (dev->kernels_comm, ret, ret + MAX (0, d - beside));
+  return MAX (0, d - beside);
+}
+
 static void
 run (PfprofRuleContext *ctx)
 {
@@ -116,7 +135,7 @@ run (PfprofRuleContext *ctx)
   g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
   guint64 n_compute = 0, side_bytes = 0;
   gint64 side_time = 0;
-  gint64 refill, pin_alone, both, compute;
+  gint64 refill, pin_alone, both, side_exposed, all_exposed;
   guint n_copy_syncs, n_steady, min_count;
   PfprofFinding *f;
 
@@ -194,20 +213,30 @@ run (PfprofRuleContext *ctx)
                                             pfprof_trace_index_n_steady_steps (ix), ix->steady_start,
                                             ix->steady_end);
   }
-  /* Pinned, a copy on a side stream hides behind compute; one on the
-   * compute stream still runs alone, at pinned bandwidth. Pinned and
-   * prefetched on a side stream, every copy hides. */
-  compute = pfprof_interval_set_length_in (dev->kernels, ix->steady_start, ix->steady_end);
+  /* Pinned, a copy on a side stream hides behind the kernels that run
+   * beside it; one on the compute stream still runs alone, at pinned
+   * bandwidth. Pinned and prefetched on a side stream, every copy hides as
+   * far as kernels run beside it. */
   {
     gint64 side_ideal = pinned > 0 ? (gint64) ((double) side_bytes / pinned) : 0;
     gint64 on_compute = MAX (0, (time - side_time) - (ideal - side_ideal));
 
-    /* Pinned, a side-stream copy takes side_ideal and shows only where it
-     * outlasts the compute beside it. */
-    pin_alone = pfprof_rule_per_step (ctx, on_compute + side_time - MAX (0, side_ideal - compute) + refill);
+    side_exposed = 0;
+    all_exposed = 0;
+    for (guint h = 0; h < hits->len; h++)
+      {
+        const PfprofMemcpyRecord *c = &m[g_array_index (hits, guint, h)];
+        gint64 e = pinned_exposed (ix, dev, c, pinned);
+
+        all_exposed += e;
+        if (c->stream_id != dev->compute_stream)
+          side_exposed += e;
+      }
+    pin_alone = pfprof_rule_per_step (ctx, on_compute + side_time - side_exposed + refill);
   }
-  both = pfprof_rule_per_step (ctx, time - MAX (0, ideal - compute) + refill);
+  both = pfprof_rule_per_step (ctx, time - all_exposed + refill);
   f->est_savings_ns = pin_alone;
+  f->host_bound_ns = MIN (pin_alone, pfprof_rule_per_step (ctx, refill));
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_COMPUTE)
                | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_SIDE)
                | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_COPY) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);

@@ -144,6 +144,7 @@ run (PfprofRuleContext *ctx)
   f->count = hits->len;
   f->time_ns = exposed;
   f->est_savings_ns = saving;
+  f->host_bound_ns = MIN (saving, pfprof_rule_per_step (ctx, refill));
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_COMPUTE)
                | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_SIDE)
                | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_COPY) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);

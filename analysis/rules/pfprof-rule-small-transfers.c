@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-rule-small-transfers.c: many tiny host-to-device copies a step.
  *
- * Each copy costs a launch on the host (a few microseconds) and a fixed
- * setup on the copy engine, whatever its size; per-sample copies or a
- * dict of small tensors multiply that by the batch. One collated, pinned
- * batch costs it once.
+ * Each copy costs a launch on the host (a few microseconds, more with the
+ * Python that dispatches each .to()) and a fixed setup on the copy engine,
+ * whatever its size; per-sample copies or a dict of small tensors multiply
+ * that by the batch. One collated, pinned batch costs it once. Only the
+ * part of those costs on the step's critical path (the GPU idle, or
+ * copying with no kernel beside) is saved.
  */
 #include "pfprof-rules.h"
 
@@ -15,7 +17,7 @@ static const PfprofRuleParam params[] = {
   { "min-per-step", 16, "small HtoD copies per steady step needed to fire" },
   { "min-step-fraction", 0.5, "fire only when this fraction of steady steps has small copies" },
   { "pinned-gbps", 50, "pinned HtoD bandwidth (GB/s) of the one batched copy that replaces them" },
-  { "burst-gap-us", 10000, "copy calls this close (µs) in one step form one burst, whose host-bound idle (and the refill after it) batching saves" },
+  { "max-gap-us", 50, "a small copy call this soon (µs) after the previous one's end, with nothing launched between, follows it back to back: the time between is the host dispatching the next copy" },
 };
 
 static const char fix[] =
@@ -35,6 +37,14 @@ static const char fix[] =
   "\n"
   "(parts of different dtypes: one buffer per dtype.)\n";
 
+static int
+compare_index (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+
+  return (x > y) - (x < y);
+}
+
 static void
 run (PfprofRuleContext *ctx)
 {
@@ -45,8 +55,9 @@ run (PfprofRuleContext *ctx)
   guint64 max_bytes = (guint64) pfprof_rule_param (ctx, "max-bytes");
   g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
-  gint64 copy_ns = 0, host_ns = 0, exposed = 0, one, in_bursts = 0;
-  g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  gint64 copy_ns = 0, host_ns = 0, exposed = 0, min_dur = G_MAXINT64, host_idle, host_save, gpu_save, gpu_one;
+  g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint n_chained = 0;
   guint64 bytes = 0;
   double per_step, divisor = pfprof_trace_index_per_step_divisor (ix);
   PfprofFinding *f;
@@ -62,15 +73,17 @@ run (PfprofRuleContext *ctx)
       g_array_append_val (hits, i);
       g_array_append_val (times, m[i].start_ns);
       copy_ns += dur;
+      min_dur = MIN (min_dur, dur);
       bytes += m[i].bytes;
       exposed += dur - pfprof_interval_set_length_in (dev->kernels_comm, m[i].start_ns, m[i].end_ns);
       api = pfprof_trace_index_api (ix, m[i].correlation_id);
       if (api != NULL)
         {
-          PfprofInterval iv = { api->start_ns, api->end_ns };
+          guint k = (guint) (api - pfprof_trace_api_calls (ix->trace));
 
           host_ns += api->end_ns - api->start_ns;
-          g_array_append_val (calls, iv);
+          if (api->tid == ix->main_tid)
+            g_array_append_val (calls, k);
         }
     }
   per_step = (double) hits->len / divisor;
@@ -79,29 +92,34 @@ run (PfprofRuleContext *ctx)
            < pfprof_rule_param (ctx, "min-step-fraction"))
     return;
 
-  /* One batched copy per step would cost about one call and the step's
-   * bytes at pinned bandwidth. The
-   * host issues the copies one by one, with Python between them: the GPU's
-   * host-bound idle while it does (from a copy call to the next one of the
-   * same step, when they come within burst-gap-us) and the refill after
-   * each burst is what batching them saves, beside the copy time no kernel
-   * hid. */
-  one = (gint64) ((double) host_ns / (double) hits->len
-                  + (double) bytes / divisor / pfprof_rule_param (ctx, "pinned-gbps"));
+  /* Batching saves each copy's fixed cost but one, where it held the step
+   * up. On the host: the GPU's host-bound idle (nothing queued) while the
+   * launching thread was in a copy call, and, for copies issued back to
+   * back, up to the next one (Python dispatching each .to()); not what the
+   * host did between copies that are not back to back, which batching
+   * leaves. On the GPU: the copy time no kernel hid, less what the one
+   * batched copy (the step's bytes at pinned bandwidth, plus one copy's
+   * latency) would leave exposed in the same proportion. */
   {
     g_autofree gint64 *bounds = pfprof_rule_step_starts (ctx);
 
-    in_bursts = pfprof_step_ledger_burst_idle (ix->ledger, calls,
-                                               (gint64) (pfprof_rule_param (ctx, "burst-gap-us") * 1000.0),
-                                               bounds, pfprof_trace_index_n_steady_steps (ix),
-                                               ix->steady_start, ix->steady_end);
+    g_array_sort (calls, compare_index);
+    host_idle = pfprof_step_ledger_call_run_idle (ix->ledger, calls,
+                                                  (gint64) (pfprof_rule_param (ctx, "max-gap-us") * 1000.0),
+                                                  bounds, pfprof_trace_index_n_steady_steps (ix),
+                                                  ix->steady_start, ix->steady_end, &n_chained);
   }
+  host_save = (gint64) ((double) pfprof_rule_per_step (ctx, host_idle) * (1.0 - 1.0 / MAX (per_step, 1.0)));
+  gpu_one = (gint64) (((double) bytes / divisor / pfprof_rule_param (ctx, "pinned-gbps") + (double) min_dur)
+                      * (copy_ns > 0 ? (double) exposed / (double) copy_ns : 0.0));
+  gpu_save = MAX (0, pfprof_rule_per_step (ctx, exposed) - gpu_one);
   f = pfprof_rule_finding_new (ctx);
   f->device_id = dev->device_id;
   f->stream_id = m[g_array_index (hits, guint, 0)].stream_id;
   f->count = hits->len;
   f->time_ns = copy_ns;
-  f->est_savings_ns = MAX (0, pfprof_rule_per_step (ctx, MAX (host_ns, in_bursts) + exposed) - one);
+  f->est_savings_ns = host_save + gpu_save;
+  f->host_bound_ns = host_save;
   pfprof_rule_add_memcpy_evidence (ctx, f, hits);
   {
     g_autofree char *s_per = pfprof_format_double (per_step, 1);
@@ -109,13 +127,17 @@ run (PfprofRuleContext *ctx)
     g_autofree char *s_copy = pfprof_format_ns (pfprof_rule_per_step (ctx, copy_ns));
     g_autofree char *s_host = pfprof_format_ns (pfprof_rule_per_step (ctx, host_ns));
     g_autofree char *s_exp = pfprof_format_ns (pfprof_rule_per_step (ctx, exposed));
+    g_autofree char *s_idle = pfprof_format_ns (pfprof_rule_per_step (ctx, host_idle));
+    g_autofree char *s_chained = pfprof_format_double (100.0 * (double) n_chained / (double) hits->len, 0);
 
     f->title = g_strdup_printf ("%s small host-to-device copies per step", s_per);
     f->message = g_strdup_printf (
       "Device %u received %u host-to-device copies smaller than %" G_GUINT64_FORMAT " bytes after "
       "warm-up, %s per step, %s on average. Per step they took %s of copy-engine time (%s of it "
-      "with no kernel beside) and %s of host time in the copy calls.",
-      dev->device_id, hits->len, max_bytes, s_per, s_avg, s_copy, s_exp, s_host);
+      "with no kernel beside) and %s of host time in the copy calls; %s%% of the calls came back "
+      "to back, and the GPU sat idle with nothing queued for %s per step while the host issued "
+      "them, which is what batching them into one copy saves besides the exposed copy time.",
+      dev->device_id, hits->len, max_bytes, s_per, s_avg, s_copy, s_exp, s_host, s_chained, s_idle);
   }
   f->fix = g_strdup (fix);
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PINNED_COMPUTE)

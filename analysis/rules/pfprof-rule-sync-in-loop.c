@@ -88,7 +88,8 @@ run (PfprofRuleContext *ctx)
   g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
   gint64 min_gap = (gint64) (pfprof_rule_param (ctx, "min-gap-us") * 1000.0);
-  gint64 host = 0, refill = 0, starved = 0, lost = 0;
+  gint64 host = 0, refill = 0, starved = 0, lost = 0, lost_host_bound = 0;
+  const PfprofIntervalSet *hb = pfprof_step_ledger_bucket_set (ix->ledger, PFPROF_LEDGER_HOST_BOUND);
   guint n_stream = 0;
   PfprofFinding *f;
 
@@ -123,6 +124,10 @@ run (PfprofRuleContext *ctx)
       /* Without the sync the host would have stayed ahead by the time it
        * waited, and no more than that of idle could have been hidden. */
       lost += MIN (idle, r->end_ns - r->start_ns);
+      /* What of it lies after the wait, where the ledger has host-bound idle. */
+      if (hb != NULL && to > r->end_ns)
+        lost_host_bound += MIN (MIN (idle, r->end_ns - r->start_ns),
+                                pfprof_interval_set_length_in (hb, r->end_ns, to));
     }
   if ((double) calls->len < pfprof_rule_param (ctx, "min-per-step") * pfprof_trace_index_per_step_divisor (ix)
       || pfprof_rule_step_coverage (ctx, (gint64 *) (void *) times->data, times->len)
@@ -134,6 +139,7 @@ run (PfprofRuleContext *ctx)
   f->count = calls->len;
   f->time_ns = host;
   f->est_savings_ns = pfprof_rule_per_step (ctx, lost);
+  f->host_bound_ns = pfprof_rule_per_step (ctx, lost_host_bound);
   f->buckets = PFPROF_LEDGER_IDLE_HOST_BITS;
   for (guint i = 0; i < calls->len; i++)
     {

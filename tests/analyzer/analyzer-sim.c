@@ -19,6 +19,7 @@ sim_options_init (SimOptions *o)
   o->copy_ns = 2000000;
   o->late_gap_ns = 3000;
   o->small_bytes = 4096;
+  o->small_spacing_ns = 20000;
   o->step_name = "train_step";
   o->slow_steps = 1;
   o->pid = 4242;
@@ -241,11 +242,28 @@ sim_build (const SimOptions *o)
         default:
           break;
         }
-      for (guint j = 0; j < o->small_copies; j++)
+      for (guint j = 0; j < o->small_copies && !o->small_idle; j++)
         {
           gint64 st = k0 + 200000 + (gint64) j * 20000;
           memcpy_rec (&s, SIM_COPY_STREAM, st, st + 3000, o->small_bytes, PFPROF_COPY_KIND_HTOD,
                       PFPROF_MEMORY_KIND_PINNED, PFPROF_MEMORY_KIND_DEVICE, TRUE, FALSE);
+        }
+      if (o->small_idle && o->small_copies > 0)
+        {
+          /* Each call 10-5 µs before its copy; the GPU idles between the
+           * copies while the host gets to the next. Interleaved, a 1 µs
+           * kernel launched just before each copy but the first. */
+          for (guint j = 0; j < o->small_copies; j++)
+            {
+              gint64 st = k0 + 20000 + (gint64) j * o->small_spacing_ns;
+
+              if (o->small_interleaved && j > 0)
+                kernel (&s, SIM_COMPUTE_STREAM, st - o->small_spacing_ns / 2, st - o->small_spacing_ns / 2 + 1000,
+                        "index_select");
+              memcpy_rec (&s, SIM_COMPUTE_STREAM, st, st + 3000, o->small_bytes, PFPROF_COPY_KIND_HTOD,
+                          PFPROF_MEMORY_KIND_PINNED, PFPROF_MEMORY_KIND_DEVICE, TRUE, FALSE);
+            }
+          k0 += 20000 + (gint64) o->small_copies * o->small_spacing_ns + 20000;
         }
       kt = k0;
       for (guint j = 0; j < 8; j++)
@@ -258,6 +276,21 @@ sim_build (const SimOptions *o)
            * first kernels as soon as the host launches it. */
           if (synced && j >= 1 && j <= 4)
             kt += o->launch_gap_ns;
+          if (j >= 1 && o->kernel_gap_ns > 0)
+            {
+              if (o->sync_between_kernels)
+                {
+                  gint64 x = kt + 20000;
+                  guint32 c;
+
+                  memcpy_rec (&s, SIM_COMPUTE_STREAM, x, x + 2000, 4, PFPROF_COPY_KIND_DTOH,
+                              PFPROF_MEMORY_KIND_DEVICE, PFPROF_MEMORY_KIND_PINNED, TRUE, FALSE);
+                  c = api (&s, SIM_MAIN_TID, x - 4000, x + 3000, "cudaStreamSynchronize", 0);
+                  sync_rec (&s, c, x - 4000, x + 3000, PFPROF_SYNC_STREAM_SYNCHRONIZE, SIM_COMPUTE_STREAM);
+                  kt = x;
+                }
+              kt += o->kernel_gap_ns;
+            }
           kernel (&s, SIM_COMPUTE_STREAM, kt, kt + d, names[j]);
           kt += d;
         }

@@ -45,6 +45,19 @@ typedef struct
   guint sync_every;           /* or every Nth step (0: never) */
   guint small_copies;         /* tiny HtoD copies per step */
   guint64 small_bytes;        /* their size (4 KiB) */
+  gboolean small_idle;        /* the tiny copies come before the step's kernels, on the
+                               * compute stream, the GPU idle: one call every
+                               * small_spacing_ns, back to back (a dict of tensors, each
+                               * .to()'d in a loop) */
+  gint64 small_spacing_ns;    /* 20 µs */
+  gboolean small_interleaved; /* small_idle: a kernel launched before each copy, so no two
+                               * copy calls are back to back (copies scattered through a
+                               * model's code, Python between them) */
+  gint64 kernel_gap_ns;       /* the host spends this long in Python before launching
+                               * each of the step's kernels but the first, GPU idle (0) */
+  gboolean sync_between_kernels; /* kernel_gap_ns: each gap starts with a 4-byte DtoH copy
+                                  * and its cudaStreamSynchronize (a library reading a
+                                  * count back: int(index.max()), nonzero) */
   guint host_allocs;          /* cudaHostAlloc per step after warm-up... */
   guint host_allocs_every;    /* ...or one every Nth steady step */
   guint stall_episodes;       /* record_stream stall episodes after warm-up */

@@ -897,6 +897,51 @@ test_ledger (void)
   }
 }
 
+/* The kernels of a CUDA graph replay share the cudaGraphLaunch's
+ * correlation id, and the trace has no record of that call unless launches
+ * are recorded: the short gaps between them are the GPU working through
+ * what one call queued, not the host holding it up. */
+static void
+test_ledger_graph (void)
+{
+  SimOptions so;
+  gint64 loose;
+
+  sim_options_init (&so);
+  so.copy_mode = SIM_COPY_SERIALIZED;
+  so.no_launch_records = TRUE;
+  so.kernel_gap_ns = 5000;
+  {
+    g_autoptr (PfprofAnalysis) a = analyze (&so);
+
+    check_ledger (a);
+    loose = mean_bucket (a, PFPROF_LEDGER_HOST_BOUND);
+    g_assert_cmpint (loose, >=, 7 * 5000);
+  }
+  {
+    PfprofTrace *t = sim_build (&so);
+    GArray *k = t->tables[PFPROF_TABLE_KERNELS];
+    guint32 conv = sim_intern (t, "conv_fwd"), corr = 0;
+    g_autoptr (PfprofAnalysis) a = NULL;
+
+    /* Each step's 8 kernels as one graph: one launch's id. */
+    for (guint i = 0; i < k->len; i++)
+      {
+        PfprofKernelRecord *r = &g_array_index (k, PfprofKernelRecord, i);
+
+        if (r->name_id == conv)
+          corr = r->correlation_id;
+        if (corr != 0 && r->stream_id == SIM_COMPUTE_STREAM)
+          r->correlation_id = corr;
+      }
+    a = analyze_with (t, NULL);
+    check_ledger (a);
+    g_assert_cmpint (mean_bucket (a, PFPROF_LEDGER_HOST_BOUND), <=, loose - 7 * 5000 + 1000);
+    g_assert_cmpint (mean_bucket (a, PFPROF_LEDGER_OTHER_IDLE), >=, 7 * 5000);
+    g_assert_cmpuint (n_findings (a, "host-bound"), ==, 0);
+  }
+}
+
 /* A planted host gap (Python at each step's end, GPU idle, nothing
  * queued) is host-bound idle and the host-bound finding; the input
  * pipeline is not blamed. */
@@ -1067,6 +1112,110 @@ test_small_transfers (void)
   {
     g_autoptr (PfprofAnalysis) a = analyze (&so);
     g_assert_cmpuint (n_findings (a, "small-transfers"), ==, 1);
+  }
+}
+
+/* Small copies while the GPU idles. Issued back to back (a dict of
+ * tensors .to()'d in a loop), the host's time from one call to the next is
+ * each copy's cost, and batching saves it; scattered through a model's code
+ * with other work between them (torchvision's detection heads), only the
+ * calls themselves and their copy time are the copies': the rest is the
+ * host's pace, host-bound's. */
+static void
+test_small_transfers_idle (void)
+{
+  SimOptions so;
+  const gint64 n = 48, spacing = 40000, call = 5000, copy = 3000;
+
+  sim_options_init (&so);
+  so.copy_mode = SIM_COPY_NONE;
+  so.small_idle = TRUE;
+  so.small_copies = n;
+  so.small_spacing_ns = spacing;
+  {
+    g_autoptr (PfprofAnalysis) a = analyze (&so);
+    const PfprofFinding *f = finding (a, "small-transfers");
+
+    check_ledger (a);
+    check_finding_complete (f);
+    g_assert_cmpint (f->est_savings_ns, >=, (gint64) (0.8 * (double) ((n - 1) * (spacing - copy))));
+    /* At most the run, and the refill after it: the step's other ~100 µs
+     * of host-bound idle (after the DataLoader wait, before the kernels,
+     * at the step's end). */
+    g_assert_cmpint (f->est_savings_ns, <=, n * spacing + 150000);
+    g_assert_false (f->immaterial);
+    g_assert_nonnull (strstr (f->message, "98% of the calls came back to back"));
+    /* The idle while the host issued them is the copies', not host-bound's. */
+    g_assert_cmpuint (n_findings (a, "host-bound"), ==, 0);
+  }
+  so.small_interleaved = TRUE;
+  {
+    g_autoptr (PfprofAnalysis) a = analyze (&so);
+    const PfprofFinding *f = finding (a, "small-transfers");
+    const PfprofFinding *h = finding (a, "host-bound");
+
+    check_ledger (a);
+    g_assert_cmpint (f->est_savings_ns, >, 0);
+    g_assert_cmpint (f->est_savings_ns, <=, n * (call + copy));
+    g_assert_nonnull (strstr (f->message, "0% of the calls came back to back"));
+    /* The GPU waits for the host between the copies. */
+    g_assert_cmpint (h->est_savings_ns, >=, (n - 1) * (spacing - copy - 1000) / 2);
+    g_assert_cmpint (h->est_savings_ns, >, 3 * f->est_savings_ns);
+    g_assert_cmpuint (n_findings (a, "input-starved"), ==, 0);
+  }
+}
+
+/* A small model whose library reads values back between kernels (PyG's
+ * scatter without dim_size, nonzero): the host runs Python between every
+ * two kernels, with a tiny copy and a sync in each gap, all within a few
+ * milliseconds. The GPU mostly waits for the host: host-bound, though
+ * waits come every few hundred microseconds (each claims only the refill
+ * after it, at most its own length). */
+static void
+test_host_bound_between_syncs (void)
+{
+  SimOptions so;
+
+  sim_options_init (&so);
+  so.copy_mode = SIM_COPY_NONE;
+  so.compute_ns = 800000;
+  so.kernel_gap_ns = 600000;
+  so.sync_between_kernels = TRUE;
+  {
+    g_autoptr (PfprofAnalysis) a = analyze (&so);
+    const PfprofFinding *f = finding (a, "host-bound");
+
+    check_ledger (a);
+    check_finding_complete (f);
+    g_assert_cmpint (mean_bucket (a, PFPROF_LEDGER_HOST_BOUND), >=, 7 * 600000);
+    g_assert_cmpint (f->est_savings_ns, >=, (gint64) (0.9 * 7 * 600000));
+    g_assert_cmpint (f->severity, ==, PFPROF_SEVERITY_WARNING);
+    g_assert_cmpuint (n_findings (a, "input-starved"), ==, 0);
+    for (guint i = 0; i < a->findings->len; i++)
+      {
+        const PfprofFinding *o = g_ptr_array_index (a->findings, i);
+
+        if (o != f)
+          g_assert_true (o->immaterial);
+      }
+  }
+  /* Borderline, with 8 ms of kernels a step: 7 gaps of ~45 µs (20 µs to
+   * the sync, 25 µs of Python after it) are under min-share (5%) of the
+   * step; of ~80 µs, over it. */
+  so.compute_ns = 8000000;
+  so.kernel_gap_ns = 25000;
+  {
+    g_autoptr (PfprofAnalysis) a = analyze (&so);
+
+    check_ledger (a);
+    g_assert_cmpuint (n_findings (a, "host-bound"), ==, 0);
+  }
+  so.kernel_gap_ns = 60000;
+  {
+    g_autoptr (PfprofAnalysis) a = analyze (&so);
+
+    check_ledger (a);
+    g_assert_cmpuint (n_findings (a, "host-bound"), ==, 1);
   }
 }
 
@@ -1636,9 +1785,12 @@ main (int argc, char **argv)
   g_test_add_func ("/analyzer/steps/host-ahead", test_steps_host_ahead);
   g_test_add_func ("/analyzer/ledger", test_ledger);
   g_test_add_func ("/analyzer/ledger/host-bound", test_host_bound);
+  g_test_add_func ("/analyzer/ledger/graph", test_ledger_graph);
   g_test_add_func ("/analyzer/ledger/blocking-copy-sync", test_blocking_copy_sync);
   g_test_add_func ("/analyzer/ledger/materiality", test_materiality);
   g_test_add_func ("/analyzer/rule/small-transfers", test_small_transfers);
+  g_test_add_func ("/analyzer/rule/small-transfers-idle", test_small_transfers_idle);
+  g_test_add_func ("/analyzer/ledger/host-bound-between-syncs", test_host_bound_between_syncs);
   g_test_add_func ("/analyzer/rule/pinned-alloc-in-loop", test_pinned_alloc);
   g_test_add_func ("/analyzer/rule/record-stream-stall", test_record_stream);
   g_test_add_func ("/analyzer/rule/rank-imbalance", test_rank_imbalance);
