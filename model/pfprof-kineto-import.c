@@ -2,6 +2,7 @@
 /* pfprof-kineto-import.c: torch.profiler (Kineto) Chrome-trace JSON as a
  * trace (see the header for what is read and how it maps). */
 #include "pfprof-kineto-import.h"
+#include "pfprof-kineto-sites-private.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -1013,24 +1014,6 @@ range_event (Importer *im, const Event *ev, Category cat, GError **error)
   return TRUE;
 }
 
-/* A frame of the program itself, not of Python, PyTorch or a library:
- * "train.py(42): main", not "torch/nn/modules/module.py(1501): _call_impl"
- * nor "<built-in method ...>". */
-static gboolean
-is_program_frame (const char *name)
-{
-  static const char *const library[] = {
-    "site-packages/", "dist-packages/", "/lib/python", "<frozen", "torch/", "<string>",
-  };
-
-  if (name == NULL || name[0] == '<' || strstr (name, ".py(") == NULL)
-    return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (library); i++)
-    if (strstr (name, library[i]) != NULL)
-      return FALSE;
-  return TRUE;
-}
-
 static gboolean
 python_event (Importer *im, const Event *ev, GError **error)
 {
@@ -1038,13 +1021,23 @@ python_event (Importer *im, const Event *ev, GError **error)
   const char *name = get_str (ev->obj, "name");
   gboolean skip;
 
+  guint entry = pfprof_kineto_sites_entry (name);
+
   im->n_python++;
-  if (!is_program_frame (name))
+  if (entry == 0 && !pfprof_kineto_sites_is_program_frame (name))
     return TRUE;
   if (!get_interval (im, ev, &n.start_ns, &n.end_ns, &skip, error))
     return FALSE;
   if (skip)
     return TRUE;
+  if (entry > 0)
+    {
+      /* site_id holds the entry point until the sites are built. */
+      PfprofPythonCallRecord c = { n.start_ns, n.end_ns, host_tid (ev), entry };
+
+      g_array_append_val (im->trace->tables[PFPROF_TABLE_PYTHON_CALLS], c);
+      return TRUE;
+    }
   n.kind = PFPROF_NVTX_RANGE;
   n.tid = host_tid (ev);
   n.domain_id = im->dom_python;
@@ -1333,7 +1326,7 @@ skippable (Importer *im, const char *s, gsize n)
 
     if (python)
       {
-        if (is_program_frame (text))
+        if (pfprof_kineto_sites_is_program_frame (text) || pfprof_kineto_sites_entry (text) > 0)
           return FALSE;
         im->n_python++;
         return TRUE;
@@ -1695,6 +1688,7 @@ pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, g
   if (ok)
     {
       copy_flags (&im);
+      pfprof_kineto_sites_build (im.trace, im.interned, im.dom_python);
       objects (&im);
       notes (&im);
       pfprof_trace_nest_nvtx (im.trace);
