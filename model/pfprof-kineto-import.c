@@ -1633,6 +1633,10 @@ notes (Importer *im)
     pfprof_trace_add_note (t, "torch.profiler records no CUDA call return values: "
                               "record-stream-stall judges its stalls only, not pool growth "
                               "(not-ready event polls).");
+  if (pfprof_trace_n (t, PFPROF_TABLE_API_CALLS) > 0)
+    pfprof_trace_add_note (t, "torch.profiler's own cost per recorded operator is host time "
+                              "here: host-bound cannot tell it from the program's (a pfprof "
+                              "record of the same program can).");
   if (pfprof_trace_n (t, PFPROF_TABLE_SYNCS) == 0 && pfprof_trace_n (t, PFPROF_TABLE_API_CALLS) > 0)
     pfprof_trace_add_note (t, "no synchronization records (cuda_sync events): "
                               "synchronizations are known from the runtime calls only.");
@@ -1651,6 +1655,10 @@ notes (Importer *im)
   if (im->n_python == 0)
     pfprof_trace_add_note (t, "no Python stacks (profile with with_stack=True): findings cannot "
                               "name the source line.");
+  else if (pfprof_trace_n (t, PFPROF_TABLE_PYTHON_SITES) > 0)
+    pfprof_trace_add_note (t, "torch.profiler names a Python frame by its first line (or the "
+                              "line it was on when profiling began), not by the line of a call "
+                              "in it: a call site's line is its function's.");
   if (im->n_no_time > 0)
     pfprof_trace_add_note (t, "%" G_GUINT64_FORMAT " events without ts were left out.",
                            im->n_no_time);
