@@ -45,7 +45,7 @@ def _us(ns, whole):
 def convert(trace, out, schema="current", absolute=False, gz=None, steps="profiler",
             with_stack=False, display_unit="ms", distributed=None, memory=False, syncs=True,
             runtime=True, memcpy_kinds=True, extra_top=None, loader="_SingleProcessDataLoaderIter",
-            base_key_last=False, sites=False):
+            base_key_last=False, sites=False, calls=None):
     """Writes @trace as Kineto JSON to @out (gzip when @gz, or when @out
     ends in .gz). @steps: "profiler" (ProfilerStep#N), "keep" (the trace's
     own range names) or "none" (step ranges left out). @absolute: times
@@ -112,7 +112,12 @@ def convert(trace, out, schema="current", absolute=False, gz=None, steps="profil
         for (s, d, tid, corr, cbid, nid, ret, dom) in src.execute("SELECT * FROM api_calls"):
             x(cats["runtime"] if dom == 5 else cats["driver"], name(nid), pid, tid_of(tid), s, d,
               {"cbid": cbid, "correlation": corr})
-            if with_stack and not sites:
+            if with_stack and calls and name(nid) in calls:
+                entry, frame, caller = calls[name(nid)]
+                for k, nm in enumerate((caller, frame, entry)):
+                    x("python_function", nm, pid, tid_of(tid), s - 3000 + 1000 * k,
+                      d + 6000 - 2000 * k, {"Python id": 10 + k})
+            elif with_stack and not sites:
                 # The program's frame around each call, under a library one.
                 x("python_function", "train.py(57): train_step", pid, tid_of(tid), s - 2000,
                   d + 4000, {"Python id": 1})

@@ -222,6 +222,40 @@ def main():
         tap.ok(a is not None and len(a) > 1 and a == b,
                f"with_stack=True: the {fmt} report lists the sites as for the pfprof trace", f"{a}\n{b}")
 
+    # A sync: each cudaStreamSynchronize inside `loss.item()` in the loop.
+    item = ("<built-in method item of Tensor object at 0x7f0000002000>",
+            "train.py(88): train_one_epoch", "train.py(120): main")
+    sync = kineto_schema.convert(env.path("sync-in-loop.pfprof"), env.path("sync-stack.json"),
+                                 with_stack=True, calls={"cudaStreamSynchronize": item})
+    rep = report(env, sync)
+    f = next((f for f in rep.get("findings", []) if f["rule"] == "sync-in-loop"), None)
+    site = (f.get("sites") or [None])[0] if f else None
+    tap.ok(site is not None and (site["file"], site["line"], site["function"], site["api"], site["kind"])
+           == ("train.py", 88, "train_one_epoch", "Tensor.item", "sync")
+           and site["caller"] == {"file": "train.py", "line": 120, "function": "main"}
+           and site["count"] == f["count"] and not site["startup"],
+           "with_stack=True: sync-in-loop's syncs name loss.item()'s site, its caller, all of them",
+           site)
+    p = env.run("report", "-q", sync)
+    words = " ".join(p.stdout.split())
+    tap.ok(p.returncode == 0 and "train.py:88 in train_one_epoch: Tensor.item:" in words
+           and words.count("a call site's line is its function's") == 1,
+           "the text report names it, with the entry point for the source text, and notes the line once",
+           p.stdout[:1500])
+    # Frames whose names cannot be a site: a line of 0, no line, a 10 MB
+    # function name. The report goes on without their sites.
+    for what, frame in (("a line of 0", "train.py(0): train_one_epoch"),
+                        ("no line", "train.py(x): train_one_epoch"),
+                        ("a 10 MB function name", "train.py(88): " + "f" * (10 << 20))):
+        bad = kineto_schema.convert(env.path("sync-in-loop.pfprof"), env.path("sync-bad.json"),
+                                    with_stack=True, calls={"cudaStreamSynchronize": (item[0], frame, item[2])})
+        rep = report(env, bad)
+        f = next((f for f in rep.get("findings", []) if f["rule"] == "sync-in-loop"), None)
+        names = [(s["function"][:20], s["line"]) for s in (f.get("sites") or [])] if f else None
+        tap.ok(f is not None and names is not None and all(n[1] > 0 and len(n[0]) < 20 for n in names),
+               f"a python_function frame with {what}: the finding stands, no site from that frame",
+               names if names is not None else rep)
+
     # Frames outside the program: the standard library (torch.profiler
     # shortens its paths: "threading.py(1010): run") and torch name no site.
     lib = env.path("sites-lib.json")
