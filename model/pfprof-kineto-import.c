@@ -1019,9 +1019,8 @@ python_event (Importer *im, const Event *ev, GError **error)
 {
   PfprofNvtxRecord n = { 0 };
   const char *name = get_str (ev->obj, "name");
-  gboolean skip;
-
   guint entry = pfprof_kineto_sites_entry (name);
+  gboolean skip;
 
   im->n_python++;
   if (entry == 0 && !pfprof_kineto_sites_is_program_frame (name))
