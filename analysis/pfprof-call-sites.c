@@ -802,8 +802,11 @@ pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint
   Ctx c = { 0 };
   const char *cmd = pfprof_trace_meta (ix->trace, "command_line");
   /* A trace recorded with --redact-args says so at the end of its command
-   * line (docs/trace-format.md, meta); its source lines stay unread. */
-  gboolean redacted = cmd != NULL && g_str_has_suffix (cmd, "[arguments redacted]");
+   * line (docs/trace-format.md, meta); its source lines stay unread. So do
+   * those of a torch.profiler trace, whose sites' lines are their frames'
+   * (pfprof-kineto-sites-private.h), not the lines of the calls. */
+  gboolean redacted = (cmd != NULL && g_str_has_suffix (cmd, "[arguments redacted]"))
+                      || g_strcmp0 (pfprof_trace_meta (ix->trace, "source"), "kineto-json") == 0;
   g_autoptr (GHashTable) sources = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_lines);
 
   c.ix = ix;

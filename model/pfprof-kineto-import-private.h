@@ -27,7 +27,10 @@
  *   python_function (with_stack)     -> NVTX ranges in domain "python" for
  *                                        the program's own frames (not the
  *                                        library's), which name the source
- *                                        line of a finding's example
+ *                                        line of a finding's example; calls
+ *                                        of the hook's entry points
+ *                                        (Tensor.to, .item, ...) -> the call
+ *                                        sites (pfprof-kineto-sites-private.h)
  *   [memory] instants of CUDA memory -> memory (allocation / release)
  *   deviceProperties                 -> devices
  *   distributedInfo                  -> rank, meta world_size and backend

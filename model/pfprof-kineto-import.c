@@ -2,6 +2,7 @@
 /* pfprof-kineto-import.c: torch.profiler (Kineto) Chrome-trace JSON as a
  * trace (see the header for what is read and how it maps). */
 #include "pfprof-kineto-import-private.h"
+#include "pfprof-kineto-sites-private.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -1008,38 +1009,29 @@ range_event (Importer *im, const Event *ev, Category cat, GError **error)
   return TRUE;
 }
 
-/* A frame of the program itself, not of Python, PyTorch or a library:
- * "train.py(42): main", not "torch/nn/modules/module.py(1501): _call_impl"
- * nor "<built-in method ...>". */
-static gboolean
-is_program_frame (const char *name)
-{
-  static const char *const library[] = {
-    "site-packages/", "dist-packages/", "/lib/python", "<frozen", "torch/", "<string>",
-  };
-
-  if (name == NULL || name[0] == '<' || strstr (name, ".py(") == NULL)
-    return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (library); i++)
-    if (strstr (name, library[i]) != NULL)
-      return FALSE;
-  return TRUE;
-}
-
 static gboolean
 python_event (Importer *im, const Event *ev, GError **error)
 {
   PfprofNvtxRecord n = { 0 };
   const char *name = get_str (ev->obj, "name");
+  guint entry = pfprof_kineto_sites_entry (name);
   gboolean skip;
 
   im->n_python++;
-  if (!is_program_frame (name))
+  if (entry == 0 && !pfprof_kineto_sites_is_program_frame (name))
     return TRUE;
   if (!get_interval (im, ev, &n.start_ns, &n.end_ns, &skip, error))
     return FALSE;
   if (skip)
     return TRUE;
+  if (entry > 0)
+    {
+      /* site_id holds the entry point until the sites are built. */
+      PfprofPythonCallRecord c = { n.start_ns, n.end_ns, host_tid (ev), entry };
+
+      g_array_append_val (im->trace->tables[PFPROF_TABLE_PYTHON_CALLS], c);
+      return TRUE;
+    }
   n.kind = PFPROF_NVTX_RANGE;
   n.tid = host_tid (ev);
   n.domain_id = im->dom_python;
@@ -1328,7 +1320,7 @@ skippable (Importer *im, const char *s, gsize n)
 
     if (python)
       {
-        if (is_program_frame (text))
+        if (pfprof_kineto_sites_is_program_frame (text) || pfprof_kineto_sites_entry (text) > 0)
           return FALSE;
         im->n_python++;
         return TRUE;
@@ -1635,6 +1627,10 @@ notes (Importer *im)
     pfprof_trace_add_note (t, "torch.profiler records no CUDA call return values: "
                               "record-stream-stall judges its stalls only, not pool growth "
                               "(not-ready event polls).");
+  if (pfprof_trace_n (t, PFPROF_TABLE_API_CALLS) > 0)
+    pfprof_trace_add_note (t, "torch.profiler's own cost per recorded operator is host time "
+                              "here: host-bound cannot tell it from the program's (a pfprof "
+                              "record of the same program can).");
   if (pfprof_trace_n (t, PFPROF_TABLE_SYNCS) == 0 && pfprof_trace_n (t, PFPROF_TABLE_API_CALLS) > 0)
     pfprof_trace_add_note (t, "no synchronization records (cuda_sync events): "
                               "synchronizations are known from the runtime calls only.");
@@ -1653,6 +1649,10 @@ notes (Importer *im)
   if (im->n_python == 0)
     pfprof_trace_add_note (t, "no Python stacks (profile with with_stack=True): findings cannot "
                               "name the source line.");
+  else if (pfprof_trace_n (t, PFPROF_TABLE_PYTHON_SITES) > 0)
+    pfprof_trace_add_note (t, "torch.profiler names a Python frame by its first line (or the "
+                              "line it was on when profiling began), not by the line of a call "
+                              "in it: a call site's line is its function's.");
   if (im->n_no_time > 0)
     pfprof_trace_add_note (t, "%" G_GUINT64_FORMAT " events without ts were left out.",
                            im->n_no_time);
@@ -1690,6 +1690,7 @@ pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, g
   if (ok)
     {
       copy_flags (&im);
+      pfprof_kineto_sites_build (im.trace, im.interned, im.dom_python);
       objects (&im);
       notes (&im);
       pfprof_trace_nest_nvtx (im.trace);

@@ -136,7 +136,8 @@ import kineto_schema
 out, work = sys.argv[1], sys.argv[2]
 for i, (src, kw) in enumerate([("k", {}), ("k", {"schema": "old"}), ("k2", {"with_stack": True, "memory": True}),
                                ("k2", {"absolute": True, "steps": "none",
-                                       "distributed": {"rank": 1, "world_size": 2}})]):
+                                       "distributed": {"rank": 1, "world_size": 2}}),
+                               ("k2", {"with_stack": True, "sites": True})]):
     tmp = os.path.join(work, f"seed-{i}.json")
     kineto_schema.convert(os.path.join(work, src + ".pfprof"), tmp, **kw)
     data = open(tmp, "rb").read()

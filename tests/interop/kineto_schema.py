@@ -45,12 +45,17 @@ def _us(ns, whole):
 def convert(trace, out, schema="current", absolute=False, gz=None, steps="profiler",
             with_stack=False, display_unit="ms", distributed=None, memory=False, syncs=True,
             runtime=True, memcpy_kinds=True, extra_top=None, loader="_SingleProcessDataLoaderIter",
-            base_key_last=False):
+            base_key_last=False, sites=False, calls=None):
     """Writes @trace as Kineto JSON to @out (gzip when @gz, or when @out
     ends in .gz). @steps: "profiler" (ProfilerStep#N), "keep" (the trace's
     own range names) or "none" (step ranges left out). @absolute: times
     since the epoch instead of relative to baseTimeOffset. @distributed:
-    dict for distributedInfo (current schema)."""
+    dict for distributedInfo (current schema). @sites (with @with_stack):
+    the Python frames come from the trace's call sites instead: each
+    python_calls row as torch.profiler records the call, the entry point
+    (`<built-in method cuda of Tensor object at 0x...>`) inside a torch
+    frame inside the site's frame inside its caller's, each frame named
+    "file(line): function" with the site's line."""
     old = schema == "old"
     src = pfprof_trace_rows.connect(trace)
     meta = dict(src.execute("SELECT key, value FROM meta"))
@@ -107,12 +112,32 @@ def convert(trace, out, schema="current", absolute=False, gz=None, steps="profil
         for (s, d, tid, corr, cbid, nid, ret, dom) in src.execute("SELECT * FROM api_calls"):
             x(cats["runtime"] if dom == 5 else cats["driver"], name(nid), pid, tid_of(tid), s, d,
               {"cbid": cbid, "correlation": corr})
-            if with_stack:
+            if with_stack and calls and name(nid) in calls:
+                entry, frame, caller = calls[name(nid)]
+                for k, nm in enumerate((caller, frame, entry)):
+                    x("python_function", nm, pid, tid_of(tid), s - 3000 + 1000 * k,
+                      d + 6000 - 2000 * k, {"Python id": 10 + k})
+            elif with_stack and not sites:
                 # The program's frame around each call, under a library one.
                 x("python_function", "train.py(57): train_step", pid, tid_of(tid), s - 2000,
                   d + 4000, {"Python id": 1})
                 x("python_function", "torch/nn/modules/module.py(1501): _call_impl", pid,
                   tid_of(tid), s - 1000, d + 2000, {"Python id": 2})
+    if with_stack and sites:
+        rows = {r[0]: r for r in src.execute("SELECT * FROM python_sites")}
+        for (s, d, tid, site) in src.execute("SELECT * FROM python_calls"):
+            (_, kind, api, f, line, fn, cf, cl, cfn, _calls) = rows[site]
+            owner, method = name(api).split(".", 1)
+            entry = (f"<built-in method {method} of Tensor object at 0x7f0000001000>"
+                     if owner == "Tensor" else "<built-in function _cuda_synchronize>")
+            if cl > 0:
+                x("python_function", f"{name(cf)}({cl}): {name(cfn)}", pid, tid_of(tid), s - 4000,
+                  d + 8000, {"Python id": 1})
+            x("python_function", f"{name(f)}({line}): {name(fn)}", pid, tid_of(tid), s - 3000, d + 6000,
+              {"Python id": 2})
+            x("python_function", "torch/_tensor.py(1): _call_impl", pid, tid_of(tid), s - 1000,
+              d + 2000, {"Python id": 3})
+            x("python_function", entry, pid, tid_of(tid), s, d, {"Python id": 4})
     if syncs and not old:
         for (s, d, ctx, st, corr, ev, esid, ty) in src.execute("SELECT * FROM syncs"):
             x("cuda_sync", SYNC.get(ty, "Unknown"), 0, st if st < 2**32 - 1 else 0, s, d,
