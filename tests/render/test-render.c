@@ -535,14 +535,32 @@ test_units (void)
  * real reader and analysis, then the picture: its stream and thread rows,
  * a pageable copy in the pageable colour over exactly its time range, and
  * the analyzer's pageable-transfer finding marked on that copy's row. */
-static void
-test_recorded_sample (void)
+/* The analysis of samples/traces/a_pageable.pfprof, its trace in *@trace;
+ * NULL (the test skipped) when the sample is not there. */
+static PfprofAnalysis *
+analyse_sample (PfprofTrace **trace)
 {
   const char *dir = g_getenv ("PFPROF_SAMPLES");
   g_autofree char *path = dir ? g_build_filename (dir, "a_pageable.pfprof", NULL) : NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
   g_autoptr (PfprofRun) run = NULL;
+
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("samples/traces/a_pageable.pfprof is not there");
+      return NULL;
+    }
+  *trace = pfprof_importer_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_ptr_array_add (traces, *trace);
+  run = pfprof_run_new (g_steal_pointer (&traces));
+  return pfprof_analysis_run (run, NULL);
+}
+
+static void
+test_recorded_sample (void)
+{
   PfprofAnalysis *a;
   PfprofTimeline *tl;
   PfprofTrace *t;
@@ -554,16 +572,8 @@ test_recorded_sample (void)
   double orange[3], sev[3], p[3], y, h;
   int row, x0, x1;
 
-  if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    {
-      g_test_skip ("samples/traces/a_pageable.pfprof is not there");
-      return;
-    }
-  t = pfprof_importer_load (path, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_ptr_array_add (traces, t);
-  run = pfprof_run_new (g_steal_pointer (&traces));
-  a = pfprof_analysis_run (run, NULL);
+  if ((a = analyse_sample (&t)) == NULL)
+    return;
   tl = pfprof_timeline_new (a, NULL, NULL);
   g_assert_cmpuint (tl->n_gpu_events, >, 1000);
   g_assert_cmpint (find_row (tl, PFPROF_ROW_STREAM, 7, 0), >=, 0);
@@ -627,25 +637,12 @@ test_recorded_sample (void)
 static void
 test_steady_framing (void)
 {
-  const char *dir = g_getenv ("PFPROF_SAMPLES");
-  g_autofree char *path = dir ? g_build_filename (dir, "a_pageable.pfprof", NULL) : NULL;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
-  g_autoptr (PfprofRun) run = NULL;
   PfprofAnalysis *a;
   PfprofTrace *t;
   gint64 t0 = 0, t1 = 0;
 
-  if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    {
-      g_test_skip ("samples/traces/a_pageable.pfprof is not there");
-      return;
-    }
-  t = pfprof_importer_load (path, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_ptr_array_add (traces, t);
-  run = pfprof_run_new (g_steal_pointer (&traces));
-  a = pfprof_analysis_run (run, NULL);
+  if ((a = analyse_sample (&t)) == NULL)
+    return;
   g_assert_true (pfprof_framing_steady (a, &t0, &t1));
   g_assert_cmpint (t0, >, t->start_ns);
   g_assert_cmpint (t1, <=, t->end_ns + (t1 - t0) / 50);
