@@ -46,7 +46,8 @@ show_count (PfprofSearchBar *self)
   else if (self->matches->len == 0)
     text = g_strdup ("No matches");
   else if (self->current < 0)
-    text = g_strdup_printf ("%u%s matches", self->matches->len, self->truncated ? "+" : "");
+    text = g_strdup_printf ("%u%s %s", self->matches->len, self->truncated ? "+" : "",
+                            self->matches->len == 1 && !self->truncated ? "match" : "matches");
   else
     text = g_strdup_printf ("%d of %u%s", self->current + 1, self->matches->len, self->truncated ? "+" : "");
   gtk_label_set_text (self->count, text);
@@ -96,6 +97,17 @@ show_match (PfprofSearchBar *self, const PfprofSearchMatch *m)
 }
 
 void
+pfprof_search_bar_update (PfprofSearchBar *self)
+{
+  g_return_if_fail (PFPROF_IS_SEARCH_BAR (self));
+
+  if (!gtk_search_bar_get_search_mode (self->bar))
+    return;
+  refresh (self);
+  show_count (self);
+}
+
+void
 pfprof_search_bar_step (PfprofSearchBar *self, int delta)
 {
   int n;
@@ -126,6 +138,18 @@ pfprof_search_bar_step (PfprofSearchBar *self, int delta)
     self->current = ((self->current + delta) % n + n) % n;
   show_count (self);
   show_match (self, &g_array_index (self->matches, PfprofSearchMatch, self->current));
+}
+
+/* Matches point into the rows of the timeline they were found in. */
+static void
+on_timeline_changed (PfprofTimelineWidget *tw, PfprofSearchBar *self)
+{
+  g_clear_pointer (&self->matches, g_array_unref);
+  self->searched = NULL;
+  self->current = -1;
+  if (gtk_search_bar_get_search_mode (self->bar))
+    refresh (self);
+  show_count (self);
 }
 
 static void
@@ -223,6 +247,7 @@ pfprof_search_bar_set_timeline_widget (PfprofSearchBar *self, PfprofTimelineWidg
 
   g_return_if_fail (PFPROF_IS_SEARCH_BAR (self));
   g_set_weak_pointer (&self->timeline, timeline);
+  g_signal_connect_object (timeline, "timeline-changed", G_CALLBACK (on_timeline_changed), self, 0);
   /* `/` where the timeline has the keys (a letter key would be WASD). */
   c = gtk_shortcut_controller_new ();
   add_shortcut (GTK_SHORTCUT_CONTROLLER (c), "slash|KP_Divide", shortcut_open, self, NULL);
@@ -262,6 +287,8 @@ pfprof_search_bar_dispose (GObject *object)
 {
   PfprofSearchBar *self = PFPROF_SEARCH_BAR (object);
 
+  if (self->timeline != NULL)
+    g_signal_handlers_disconnect_by_data (self->timeline, self);
   g_clear_weak_pointer (&self->timeline);
   gtk_widget_dispose_template (GTK_WIDGET (self), PFPROF_TYPE_SEARCH_BAR);
   G_OBJECT_CLASS (pfprof_search_bar_parent_class)->dispose (object);

@@ -34,6 +34,10 @@ void pfprof_search_bar_open (PfprofSearchBar *self);
 
 gboolean pfprof_search_bar_is_open (PfprofSearchBar *self);
 
+/* Searches again, when the bar is open, if what the timeline shows
+ * changed: its analysis arrived (findings to match). */
+void pfprof_search_bar_update (PfprofSearchBar *self);
+
 /* Goes to the next (@delta 1) or previous (-1) match. */
 void pfprof_search_bar_step (PfprofSearchBar *self, int delta);
 

@@ -42,6 +42,7 @@ enum
   SIGNAL_FIRST_FRAME,
   SIGNAL_SELECTION_CHANGED,
   SIGNAL_MARKERS_CHANGED,
+  SIGNAL_TIMELINE_CHANGED,
   N_SIGNALS
 };
 
@@ -626,6 +627,8 @@ pfprof_timeline_widget_class_init (PfprofTimelineWidgetClass *klass)
                                                     G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_MARKERS_CHANGED] = g_signal_new ("markers-changed", G_TYPE_FROM_CLASS (klass),
                                                   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_TIMELINE_CHANGED] = g_signal_new ("timeline-changed", G_TYPE_FROM_CLASS (klass),
+                                                   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
   G_OBJECT_CLASS (klass)->finalize = pfprof_timeline_widget_finalize;
 }
 
@@ -698,6 +701,7 @@ pfprof_timeline_widget_set_timeline (PfprofTimelineWidget *self, PfprofTimeline 
       self->view.dark = dark;
     }
   changed (self);
+  g_signal_emit (self, signals[SIGNAL_TIMELINE_CHANGED], 0);
   g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
   g_signal_emit (self, signals[SIGNAL_MARKERS_CHANGED], 0);
 }

@@ -30,7 +30,8 @@ G_DECLARE_FINAL_TYPE (PfprofTimelineWidget, pfprof_timeline_widget, PFPROF, TIME
  *   "view-changed": the visible range or scroll changed.
  *   "first-frame": the first frame with a timeline was drawn.
  *   "selection-changed": the selected interval was set or cleared.
- *   "markers-changed": a marker was added, or the markers cleared. */
+ *   "markers-changed": a marker was added, or the markers cleared.
+ *   "timeline-changed": another timeline (or none) is shown. */
 
 GtkWidget *pfprof_timeline_widget_new (void);
 

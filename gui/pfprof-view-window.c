@@ -320,6 +320,7 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
       pfprof_timeline_widget_set_range (self->timeline, t0, t1);
   }
   pfprof_ledger_panel_set_analysis (self->ledger, loaded->analysis);
+  pfprof_search_bar_update (self->search);
   pfprof_summary_bar_set_analysis (self->summary, loaded->analysis);
   pfprof_findings_panel_set_analysis (self->findings, loaded->analysis);
   on_event_selected (self->timeline, -1, 0, self);

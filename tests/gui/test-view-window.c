@@ -407,6 +407,11 @@ test_search_finding (void)
   g_assert_cmpstr (pfprof_search_bar_get_count (bar), ==, "1 of 1");
   g_assert_cmpint (pfprof_timeline_widget_get_view (pfprof_view_window_get_timeline (win))->selected_finding, ==, 0);
   g_assert_cmpint (pfprof_view_window_get_occurrence (win), >=, 0);
+  /* Another load: the matches are found again in what it shows. */
+  g_assert_true (drop_and_wait (win, sample_path));
+  g_assert_cmpstr (pfprof_search_bar_get_count (bar), ==, "1 match");
+  pfprof_search_bar_step (bar, 1);
+  g_assert_cmpstr (pfprof_search_bar_get_count (bar), ==, "1 of 1");
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
