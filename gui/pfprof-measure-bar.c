@@ -10,6 +10,9 @@ struct _PfprofMeasureBar
 
   GtkLabel *label;
   PfprofTimelineWidget *timeline;
+  /* The last interval measured: a marker added leaves it as it was. */
+  const PfprofTimeline *measured;
+  PfprofMeasure measure;
 };
 
 G_DEFINE_FINAL_TYPE (PfprofMeasureBar, pfprof_measure_bar, GTK_TYPE_BOX)
@@ -24,11 +27,14 @@ update (PfprofMeasureBar *self)
 
   if (tl != NULL && pfprof_timeline_widget_get_selection (self->timeline, &t0, &t1))
     {
-      PfprofMeasure m;
       g_autofree char *line = NULL;
 
-      pfprof_measure_compute (tl, t0, t1, &m);
-      line = pfprof_measure_describe (&m, pfprof_timeline_widget_get_view (self->timeline)->origin_ns);
+      if (tl != self->measured || t0 != self->measure.t0 || t1 != self->measure.t1)
+        {
+          pfprof_measure_compute (tl, t0, t1, &self->measure);
+          self->measured = tl;
+        }
+      line = pfprof_measure_describe (&self->measure, pfprof_timeline_widget_get_view (self->timeline)->origin_ns);
       g_string_append (text, line);
       g_string_append (text, "  (F focuses, M marks, Escape clears)");
     }
@@ -45,12 +51,20 @@ on_changed (PfprofTimelineWidget *tw, gpointer data)
   update (data);
 }
 
+/* Another timeline may live where the last one did. */
+static void
+on_timeline_changed (PfprofTimelineWidget *tw, gpointer data)
+{
+  PFPROF_MEASURE_BAR (data)->measured = NULL;
+}
+
 void
 pfprof_measure_bar_set_timeline_widget (PfprofMeasureBar *self, PfprofTimelineWidget *timeline)
 {
   g_return_if_fail (PFPROF_IS_MEASURE_BAR (self));
 
   g_set_weak_pointer (&self->timeline, timeline);
+  g_signal_connect_object (timeline, "timeline-changed", G_CALLBACK (on_timeline_changed), self, 0);
   g_signal_connect_object (timeline, "selection-changed", G_CALLBACK (on_changed), self, 0);
   g_signal_connect_object (timeline, "markers-changed", G_CALLBACK (on_changed), self, 0);
   update (self);

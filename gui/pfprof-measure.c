@@ -7,38 +7,126 @@
 #include <string.h>
 
 #include "pfprof-format.h"
-#include "pfprof-interval-set.h"
+
+/* One lane's events inside the interval, walked in time order. */
+typedef struct
+{
+  const PfprofTimelineRow *row;
+  guint i, end;    /* next event, one past the last */
+  gint64 s, e;     /* the next event's times */
+} Cursor;
+
+static gboolean
+wanted (PfprofEventRef ref, gboolean copies_only)
+{
+  PfprofTableId t = PFPROF_EVENT_REF_TABLE (ref);
+
+  return copies_only ? t == PFPROF_TABLE_MEMCPYS
+                     : t == PFPROF_TABLE_KERNELS || t == PFPROF_TABLE_MEMCPYS || t == PFPROF_TABLE_MEMSETS;
+}
+
+/* Moves @c to its next wanted event; FALSE when there is none. */
+static gboolean
+cursor_next (Cursor *c, gboolean copies_only)
+{
+  for (; c->i < c->end; c->i++)
+    if (wanted (c->row->refs[c->i], copies_only))
+      {
+        pfprof_timeline_event_range (c->row->trace, c->row->refs[c->i], &c->s, &c->e);
+        c->i++;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static void
+sift_down (Cursor *heap, guint n, guint k)
+{
+  for (;;)
+    {
+      guint l = 2 * k + 1, r = l + 1, m = k;
+      Cursor tmp;
+
+      if (l < n && heap[l].s < heap[m].s)
+        m = l;
+      if (r < n && heap[r].s < heap[m].s)
+        m = r;
+      if (m == k)
+        return;
+      tmp = heap[k];
+      heap[k] = heap[m];
+      heap[m] = tmp;
+      k = m;
+    }
+}
+
+/* The length of the union of the lanes' wanted events, clipped to
+ * [@t0, @t1). Each lane is sorted and never overlaps itself, so a merge
+ * of the lanes (a heap by next start) gives the union in one pass, with
+ * nothing allocated per event. */
+static gint64
+union_length (const Cursor *lanes, guint n_lanes, gboolean copies_only, gint64 t0, gint64 t1)
+{
+  g_autofree Cursor *heap = g_new (Cursor, MAX (n_lanes, 1));
+  guint n = 0;
+  gint64 total = 0, cs = 0, ce = G_MININT64;
+
+  for (guint k = 0; k < n_lanes; k++)
+    {
+      heap[n] = lanes[k];
+      if (cursor_next (&heap[n], copies_only))
+        n++;
+    }
+  for (guint k = n / 2; k-- > 0;)
+    sift_down (heap, n, k);
+  while (n > 0)
+    {
+      gint64 s = MAX (heap[0].s, t0), e = MIN (heap[0].e, t1);
+
+      if (s > ce)
+        {
+          if (ce > cs)
+            total += ce - cs;
+          cs = s;
+          ce = e;
+        }
+      else if (e > ce)
+        ce = e;
+      if (!cursor_next (&heap[0], copies_only))
+        heap[0] = heap[--n];
+      sift_down (heap, n, 0);
+    }
+  if (ce > cs)
+    total += ce - cs;
+  return total;
+}
 
 void
 pfprof_measure_compute (const PfprofTimeline *timeline, gint64 t0, gint64 t1, PfprofMeasure *out)
 {
-  PfprofIntervalSetBuilder *busy, *copies;
-  g_autoptr (PfprofIntervalSet) busy_set = NULL;
-  g_autoptr (PfprofIntervalSet) copy_set = NULL;
+  g_autoptr (GArray) lanes = g_array_new (FALSE, FALSE, sizeof (Cursor));
 
   memset (out, 0, sizeof *out);
   out->t0 = t0;
   out->t1 = t1;
   if (timeline == NULL || t1 <= t0)
     return;
-  busy = pfprof_interval_set_builder_new ();
-  copies = pfprof_interval_set_builder_new ();
   for (guint r = 0; r < timeline->rows->len; r++)
     {
       const PfprofTimelineRow *row = pfprof_timeline_get_row (timeline, r);
+      Cursor c = { row, 0, 0, 0, 0 };
 
       if (row->type != PFPROF_ROW_STREAM || row->is_group)
         continue;
-      for (guint i = pfprof_timeline_row_first_after (row, t0); i < row->n_refs; i++)
+      c.i = pfprof_timeline_row_first_after (row, t0);
+      c.end = pfprof_timeline_row_lower_bound (row, c.i, t1);
+      if (c.end <= c.i)
+        continue;
+      g_array_append_val (lanes, c);
+      for (guint i = c.i; i < c.end; i++)
         {
           PfprofEventRef ref = row->refs[i];
-          gint64 s, e;
 
-          pfprof_timeline_event_range (row->trace, ref, &s, &e);
-          if (s >= t1)
-            break;
-          s = MAX (s, t0);
-          e = MIN (e, t1);
           switch (PFPROF_EVENT_REF_TABLE (ref))
             {
             case PFPROF_TABLE_KERNELS:
@@ -47,21 +135,17 @@ pfprof_measure_compute (const PfprofTimeline *timeline, gint64 t0, gint64 t1, Pf
             case PFPROF_TABLE_MEMCPYS:
               out->n_copies++;
               out->copy_bytes += pfprof_trace_memcpys (row->trace)[PFPROF_EVENT_REF_INDEX (ref)].bytes;
-              pfprof_interval_set_builder_add (copies, s, e);
               break;
             case PFPROF_TABLE_MEMSETS:
               out->n_memsets++;
               break;
             default:
-              continue;
+              break;
             }
-          pfprof_interval_set_builder_add (busy, s, e);
         }
     }
-  busy_set = pfprof_interval_set_build (busy);
-  copy_set = pfprof_interval_set_build (copies);
-  out->gpu_busy_ns = pfprof_interval_set_length (busy_set);
-  out->copy_ns = pfprof_interval_set_length (copy_set);
+  out->gpu_busy_ns = union_length ((const Cursor *) lanes->data, lanes->len, FALSE, t0, t1);
+  out->copy_ns = union_length ((const Cursor *) lanes->data, lanes->len, TRUE, t0, t1);
 }
 
 static const char *

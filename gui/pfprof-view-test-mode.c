@@ -394,8 +394,11 @@ test_advance (void)
           /* As typed in the bar Ctrl+F opens, then Enter N times. */
           g_action_group_activate_action (G_ACTION_GROUP (win), "search", NULL);
           gtk_editable_set_text (pfprof_search_bar_get_entry (bar), opt_search);
+          gint64 t = g_get_monotonic_time ();
+
           for (int i = 0; i < opt_search_next; i++)
             pfprof_search_bar_step (bar, 1);
+          report_kv ("search_ms", "%.1f", (g_get_monotonic_time () - t) / 1000.0);
         }
       if (opt_measure != NULL)
         {
@@ -405,10 +408,11 @@ test_advance (void)
 
           if (sscanf (opt_measure, "%lf:%lf", &a, &b) == 2)
             {
-              gint64 span = v->t1 - v->t0;
+              gint64 span = v->t1 - v->t0, t = g_get_monotonic_time ();
 
               pfprof_timeline_widget_set_selection (tw, v->t0 + (gint64) (a * (double) span),
                                                     v->t0 + (gint64) (b * (double) span));
+              report_kv ("measure_ms", "%.1f", (g_get_monotonic_time () - t) / 1000.0);
               pfprof_timeline_widget_add_marker (tw, v->t0 + (gint64) (b * (double) span),
                                                  v->t0 + (gint64) (b * (double) span));
             }
