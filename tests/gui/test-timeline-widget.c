@@ -219,6 +219,11 @@ test_click_selects (Fixture *fx, gconstpointer data)
   /* The link goes to the cudaMemcpyAsync call on the API row. */
   g_assert_cmpint (v->link_row, ==, api);
   g_assert_cmpint (v->link_ns, <, copy_start);
+  /* F with no interval selected focuses the event: it and half its
+   * length either side. */
+  g_assert_true (key (fx, GDK_KEY_f));
+  g_assert_cmpint (v->t0, ==, copy_start - 3 * RT_MS / 2);
+  g_assert_cmpint (v->t1, ==, copy_start + 3 * RT_MS + 3 * RT_MS / 2);
   /* Escape clears the selection. */
   key (fx, GDK_KEY_Escape);
   g_assert_cmpint (fx->selected_row, ==, -1);
