@@ -287,6 +287,19 @@ later (guint ms)
   g_timeout_add_once (ms, (GSourceOnceFunc) test_advance, NULL);
 }
 
+/* Whether the search bar has slid in all the way: its entry's top at the
+ * bar's (a revealer slides its child in from above). */
+static gboolean
+search_bar_shown (PfprofViewWindow *win)
+{
+  GtkWidget *bar = GTK_WIDGET (pfprof_view_window_get_search_bar (win));
+  GtkWidget *entry = GTK_WIDGET (pfprof_search_bar_get_entry (pfprof_view_window_get_search_bar (win)));
+  graphene_point_t p;
+
+  return gtk_widget_get_mapped (entry) && gtk_widget_get_height (bar) > 0
+         && gtk_widget_compute_point (entry, bar, &GRAPHENE_POINT_INIT (0, 0), &p) && p.y >= 0;
+}
+
 /* One step of the scripted session per call; each waits for frames to
  * be drawn before the next. */
 static void
@@ -434,10 +447,19 @@ test_advance (void)
           report_kv ("link_row", "%d", pfprof_timeline_widget_get_view (tw)->link_row);
           report_selected_finding (win);
         }
-      if (opt_search != NULL && test_run.screenshot_tries == 0)
+      if (opt_search != NULL && !search_bar_shown (win) && test_run.screenshot_tries++ < 50)
+        {
+          /* The bar slides in: the picture is taken once it is in. */
+          test_run.stage--;
+          later (100);
+          break;
+        }
+      if (opt_search != NULL)
         report_kv ("search_count", "%s", pfprof_search_bar_get_count (pfprof_view_window_get_search_bar (win)));
       if (opt_screenshot)
         {
+          /* Where the rows are in the picture. */
+          report_view ("shot");
           /* A relayout (new texts in the panel) can be pending, and then
            * the window has nothing to give: try again after a frame. */
           gboolean saved = save_screenshot (GTK_WIDGET (win), opt_screenshot);
