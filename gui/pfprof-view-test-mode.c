@@ -287,17 +287,19 @@ later (guint ms)
   g_timeout_add_once (ms, (GSourceOnceFunc) test_advance, NULL);
 }
 
-/* Whether the search bar has slid in all the way: its entry's top at the
- * bar's (a revealer slides its child in from above). */
+/* Whether the search bar has slid in all the way: shown, and as tall as
+ * it was at the last look (a revealer grows it frame by frame). */
 static gboolean
 search_bar_shown (PfprofViewWindow *win)
 {
+  static int last_height = -1;
   GtkWidget *bar = GTK_WIDGET (pfprof_view_window_get_search_bar (win));
   GtkWidget *entry = GTK_WIDGET (pfprof_search_bar_get_entry (pfprof_view_window_get_search_bar (win)));
-  graphene_point_t p;
+  int h = gtk_widget_get_height (bar);
+  gboolean steady = h == last_height;
 
-  return gtk_widget_get_mapped (entry) && gtk_widget_get_height (bar) > 0
-         && gtk_widget_compute_point (entry, bar, &GRAPHENE_POINT_INIT (0, 0), &p) && p.y >= 0;
+  last_height = h;
+  return gtk_widget_get_mapped (entry) && h > 0 && steady;
 }
 
 /* One step of the scripted session per call; each waits for frames to
