@@ -53,8 +53,9 @@ const PfprofCliHelp pfprof_cmd_view_help = {
   "Shift+Enter or Shift+F3: previous). A drag on the time ruler, or\n"
   "Shift+drag on the rows, selects an interval and says what it holds\n"
   "(GPU busy and idle time, kernels, copies); F focuses it, M marks it (or\n"
-  "the instant under the pointer), Escape or a click clears it. The side\n"
-  "panel shows the step ledger of pfprof report. Ctrl+? lists every key.\n",
+  "the instant under the pointer; Shift+M removes the marks), Escape or a\n"
+  "click clears it. The side panel shows the step ledger of pfprof\n"
+  "report. Ctrl+? lists every key.\n",
   "  0  the window was closed\n"
   "  2  a TRACE is not a readable file, or pfprof-view was not found\n",
   "  DISPLAY, WAYLAND_DISPLAY  the display the window opens on (GTK 4)\n",

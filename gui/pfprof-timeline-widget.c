@@ -346,6 +346,16 @@ pfprof_timeline_widget_add_marker (PfprofTimelineWidget *self, gint64 t0, gint64
   g_signal_emit (self, signals[SIGNAL_MARKERS_CHANGED], 0);
 }
 
+void
+pfprof_timeline_widget_clear_markers (PfprofTimelineWidget *self)
+{
+  if (self->markers->len == 0)
+    return;
+  g_array_set_size (self->markers, 0);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[SIGNAL_MARKERS_CHANGED], 0);
+}
+
 PfprofTimeline *
 pfprof_timeline_widget_get_timeline (PfprofTimelineWidget *self)
 {
@@ -578,8 +588,11 @@ on_key (GtkEventControllerKey *ctl, guint keyval, guint keycode, GdkModifierType
     case GDK_KEY_KP_0:
       pfprof_timeline_widget_fit_all (self);
       return TRUE;
-    case GDK_KEY_m:
     case GDK_KEY_M:
+      /* Shift+M: every marker away. */
+      pfprof_timeline_widget_clear_markers (self);
+      return TRUE;
+    case GDK_KEY_m:
       {
         gint64 a, b;
 

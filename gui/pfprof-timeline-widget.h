@@ -7,7 +7,8 @@
  * trace's start), W/S zoom, A/D pan; a drag on the time ruler or
  * Shift+drag on the rows selects an interval (measured: pfprof-measure.h),
  * F (or Z) focuses the selection or the selected event, 0 fits all, M
- * marks the selection or the instant under the pointer, Escape or a click
+ * marks the selection or the instant under the pointer (Shift+M removes
+ * the markers), Escape or a click
  * clears the selection; a click selects an event or toggles a group;
  * hovering an event shows its name, duration and row (stream or thread)
  * in a tooltip.
@@ -73,6 +74,9 @@ gboolean pfprof_timeline_widget_focus (PfprofTimelineWidget *self);
 /* Adds a marker over [@t0, @t1] (@t0 == @t1: an instant). Markers stay
  * until another timeline is shown. */
 void pfprof_timeline_widget_add_marker (PfprofTimelineWidget *self, gint64 t0, gint64 t1);
+
+/* Removes every marker (Shift+M). */
+void pfprof_timeline_widget_clear_markers (PfprofTimelineWidget *self);
 
 /* The markers (PfprofMarker, pfprof-measure.h), in the order they were set. */
 const GArray *pfprof_timeline_widget_get_markers (PfprofTimelineWidget *self);

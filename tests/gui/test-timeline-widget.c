@@ -686,6 +686,10 @@ test_markers (Fixture *fx, gconstpointer data)
     cairo_surface_destroy (img);
     g_object_unref (p);
   }
+  /* Shift+M (the key's upper case) removes them. */
+  g_assert_true (key (fx, GDK_KEY_M));
+  g_assert_cmpuint (markers->len, ==, 0);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (fx->measure)));
 }
 
 /* Presses @sym (with @mod held) through XTEST and lets the window take it
