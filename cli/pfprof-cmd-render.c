@@ -14,6 +14,7 @@
 #include "pfprof-cli-analysis-options.h"
 #include "pfprof-cli-analyze.h"
 #include "pfprof-cli.h"
+#include "pfprof-framing.h"
 #include "pfprof-render-output.h"
 #include "pfprof-render-text.h"
 #include "pfprof-renderer.h"
@@ -106,14 +107,22 @@ const PfprofCliHelp pfprof_cmd_render_help = {
   "same drawing as pfprof view, without a display, for CI artifacts and\n"
   "reports. Rows are process, GPU and stream, then host threads; steps are\n"
   "numbered on the ruler from 0 (--step-pattern and --config choose how steps\n"
-  "are found, as in report). The format is the extension of -o.\n",
+  "are found, as in report). The format is the extension of -o.\n"
+  "\n"
+  "The image shows the steady state (from the end of the warm-up steps to\n"
+  "the last step, where the findings are judged), not the start-up before\n"
+  "it; --whole-run shows everything from the first event to the last, as\n"
+  "does a trace with no steps. --step, --from and --to choose a range of\n"
+  "their own.\n",
   "  0  the image was written\n"
   "  2  usage error, unreadable trace, unwritable output\n"
   "  3  -o FILE exists and --force was not given\n",
   NULL,
   "  OUT.png, OUT.svg, OUT.pdf  the image written\n",
-  "  # The whole run\n"
+  "  # The steady state\n"
   "  pfprof render run.pfprof -o run.png\n"
+  "  # The whole run, start-up included\n"
+  "  pfprof render run.pfprof --whole-run -o run.png\n"
   "  # Step 12, dark, as SVG\n"
   "  pfprof render run.pfprof --step 12 --dark -o step12.svg\n"
   "  # Only the GPU rows, from 1.5 s to 1.8 s\n"
@@ -136,6 +145,7 @@ pfprof_cmd_render (int argc, char **argv)
   gboolean dark = FALSE;
   g_auto (PfprofCliAnalysisOptions) analysis_opts = { 0 };
   g_autoptr (PfprofAnalysisOptions) options = NULL;
+  gboolean whole_run = FALSE;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Image to write (.png, .svg or .pdf)", "FILE" },
     { "from", 0, 0, G_OPTION_ARG_STRING, &from, "Start, from the trace start (e.g. 1.5s, 200ms, 30us; bare = ms)", "TIME" },
@@ -144,6 +154,7 @@ pfprof_cmd_render (int argc, char **argv)
     { "width", 0, 0, G_OPTION_ARG_INT, &width, "Width in pixels (default 1600)", "PX" },
     { "height", 0, 0, G_OPTION_ARG_INT, &height, "Height in pixels (default: fit the rows)", "PX" },
     { "rows", 0, 0, G_OPTION_ARG_STRING, &rows, "Rows to include: gpu, host, stream:N, tid:N or a label glob, comma-separated", "LIST" },
+    { "whole-run", 0, 0, G_OPTION_ARG_NONE, &whole_run, "Show the whole run, start-up included (default: the steady state)", NULL },
     { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark colours", NULL },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &inputs, NULL, NULL },
@@ -219,6 +230,8 @@ pfprof_cmd_render (int argc, char **argv)
   view.dark = dark;
   /* The colour key wraps on narrow images. */
   view.legend_height = width >= 1500 ? 22 : width >= 800 ? 40 : 76;
+  if (step < 0 && !from && !to && !whole_run)
+    pfprof_framing_steady (analysis, &view.t0, &view.t1);
   if (step >= 0)
     {
       const PfprofStep *s;

@@ -45,7 +45,17 @@ const PfprofCliHelp pfprof_cmd_view_help = {
   "Opens traces in the timeline app (pfprof-view), with the findings listed\n"
   "and marked; selecting a finding shows its occurrences, costliest first.\n"
   "Without a trace, opens an empty window (Ctrl+O to open). pfprof-view is\n"
-  "looked up next to pfprof, then in PATH.\n",
+  "looked up next to pfprof, then in PATH.\n"
+  "\n"
+  "The timeline opens on the steady state (from the end of the warm-up\n"
+  "steps, as pfprof render draws it); 0 fits the whole run. Ctrl+F or /\n"
+  "searches kernel, API, NVTX and finding names (Enter or F3: next match,\n"
+  "Shift+Enter or Shift+F3: previous). A drag on the time ruler, or\n"
+  "Shift+drag on the rows, selects an interval and says what it holds\n"
+  "(GPU busy and idle time, kernels, copies); F focuses it, M marks it (or\n"
+  "the instant under the pointer; Shift+M removes the marks), Escape or a\n"
+  "click clears it. The side panel shows the step ledger of pfprof\n"
+  "report. Ctrl+? lists every key.\n",
   "  0  the window was closed\n"
   "  2  a TRACE is not a readable file, or pfprof-view was not found\n",
   "  DISPLAY, WAYLAND_DISPLAY  the display the window opens on (GTK 4)\n",

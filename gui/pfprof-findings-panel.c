@@ -140,6 +140,17 @@ pfprof_findings_panel_find_rule (PfprofFindingsPanel *self, const char *rule)
   return -1;
 }
 
+int
+pfprof_findings_panel_row_of (PfprofFindingsPanel *self, int index)
+{
+  g_return_val_if_fail (PFPROF_IS_FINDINGS_PANEL (self), -1);
+
+  for (guint i = 0; self->order != NULL && i < self->order->len; i++)
+    if (g_array_index (self->order, int, i) == index)
+      return (int) i;
+  return -1;
+}
+
 static void
 pfprof_findings_panel_finalize (GObject *object)
 {

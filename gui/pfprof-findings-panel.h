@@ -27,6 +27,9 @@ void pfprof_findings_panel_set_analysis (PfprofFindingsPanel *self, const Pfprof
  * is none. */
 gboolean pfprof_findings_panel_select (PfprofFindingsPanel *self, guint n);
 
+/* The row (panel order) of finding @index (in analysis->findings), or -1. */
+int pfprof_findings_panel_row_of (PfprofFindingsPanel *self, int index);
+
 /* The row (panel order) of the first finding of rule @rule, or -1. */
 int pfprof_findings_panel_find_rule (PfprofFindingsPanel *self, const char *rule);
 

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "pfprof-format.h"
+#include "pfprof-measure.h"
 
 /* Never zoom in further than this many ns across the whole width. */
 #define MIN_SPAN_NS 200
@@ -19,6 +20,7 @@ struct _PfprofTimelineWidget
   double pointer_x, pointer_y;
   /* Drag state. */
   gboolean range_drag;
+  gboolean dragged;       /* the button moved since it was pressed: no click */
   gint64 drag_t0, drag_t1;
   double drag_scroll_y;
   gint64 drag_anchor_ns;
@@ -28,6 +30,7 @@ struct _PfprofTimelineWidget
   gint64 last_draw_cpu_us;
   guint n_frames;
   gboolean first_frame_sent;
+  GArray *markers;        /* PfprofMarker, in the order they were set */
 };
 
 G_DEFINE_FINAL_TYPE (PfprofTimelineWidget, pfprof_timeline_widget, GTK_TYPE_WIDGET)
@@ -37,6 +40,9 @@ enum
   SIGNAL_EVENT_SELECTED,
   SIGNAL_VIEW_CHANGED,
   SIGNAL_FIRST_FRAME,
+  SIGNAL_SELECTION_CHANGED,
+  SIGNAL_MARKERS_CHANGED,
+  SIGNAL_TIMELINE_CHANGED,
   N_SIGNALS
 };
 
@@ -87,10 +93,11 @@ pfprof_timeline_widget_set_range (PfprofTimelineWidget *self, gint64 t0, gint64 
       t0 = c - MIN_SPAN_NS / 2;
       t1 = t0 + MIN_SPAN_NS;
     }
-  /* Allow a little room around the trace, not an endless void. */
+  /* Allow a little room after the trace, not an endless void, and none
+   * before its start: the ruler's 0. */
   span = self->timeline->end_ns - self->timeline->start_ns;
   pad = span / 20;
-  lo = self->timeline->start_ns - pad;
+  lo = self->timeline->start_ns;
   hi = self->timeline->end_ns + pad;
   if (t1 - t0 > hi - lo)
     t0 = lo, t1 = hi;
@@ -163,6 +170,7 @@ snapshot (GtkWidget *widget, GtkSnapshot *snap)
   t = g_get_monotonic_time ();
   self->last_draw_cpu_us = thread_cpu_us ();
   pfprof_renderer_draw (cr, self->timeline, &self->view, NULL);
+  pfprof_measure_draw (cr, &self->view, self->markers);
   self->last_draw_us = g_get_monotonic_time () - t;
   self->last_draw_cpu_us = thread_cpu_us () - self->last_draw_cpu_us;
   cairo_destroy (cr);
@@ -229,7 +237,9 @@ on_drag_begin (GtkGestureDrag *gesture, double x, double y, gpointer data)
 
   if (self->timeline == NULL)
     return;
-  self->range_drag = (mods & GDK_SHIFT_MASK) != 0 && x > self->view.label_width;
+  /* A drag on the time ruler, or with Shift on the rows, selects. */
+  self->range_drag = x > self->view.label_width && ((mods & GDK_SHIFT_MASK) != 0 || y < self->view.ruler_height);
+  self->dragged = FALSE;
   self->drag_t0 = self->view.t0;
   self->drag_t1 = self->view.t1;
   self->drag_scroll_y = self->view.scroll_y;
@@ -245,6 +255,8 @@ on_drag_update (GtkGestureDrag *gesture, double ox, double oy, gpointer data)
   if (self->timeline == NULL)
     return;
   gtk_gesture_drag_get_start_point (gesture, &sx, &sy);
+  if (fabs (ox) >= 4 || fabs (oy) >= 4)
+    self->dragged = TRUE;
   if (self->range_drag)
     {
       gint64 t = pfprof_renderer_time_at (&self->view, MAX (sx + ox, self->view.label_width));
@@ -264,16 +276,96 @@ on_drag_update (GtkGestureDrag *gesture, double ox, double oy, gpointer data)
   }
 }
 
+void
+pfprof_timeline_widget_set_selection (PfprofTimelineWidget *self, gint64 t0, gint64 t1)
+{
+  if (t1 < t0)
+    {
+      gint64 x = t0;
+
+      t0 = t1;
+      t1 = x;
+    }
+  self->view.range_start = t0;
+  self->view.range_end = t1;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
+}
+
+gboolean
+pfprof_timeline_widget_get_selection (PfprofTimelineWidget *self, gint64 *t0, gint64 *t1)
+{
+  if (self->view.range_end <= self->view.range_start)
+    return FALSE;
+  if (t0 != NULL)
+    *t0 = self->view.range_start;
+  if (t1 != NULL)
+    *t1 = self->view.range_end;
+  return TRUE;
+}
+
 static void
-zoom_to_selection (PfprofTimelineWidget *self)
+clear_selection (PfprofTimelineWidget *self)
 {
   if (self->view.range_end > self->view.range_start)
-    {
-      gint64 a = self->view.range_start, b = self->view.range_end;
+    pfprof_timeline_widget_set_selection (self, 0, 0);
+}
 
-      self->view.range_start = self->view.range_end = 0;
-      pfprof_timeline_widget_set_range (self, a, b);
+gboolean
+pfprof_timeline_widget_focus (PfprofTimelineWidget *self)
+{
+  gint64 a, b;
+
+  if (self->timeline == NULL)
+    return FALSE;
+  if (!pfprof_timeline_widget_get_selection (self, &a, &b))
+    {
+      const PfprofTimelineRow *r;
+      gint64 pad;
+
+      if (self->view.selected_row < 0
+          || (r = pfprof_timeline_get_row (self->timeline, (guint) self->view.selected_row)) == NULL)
+        return FALSE;
+      pfprof_timeline_event_range (r->trace, self->view.selected_event, &a, &b);
+      /* The event with as much again around it. */
+      pad = MAX ((b - a) / 2, MIN_SPAN_NS);
+      a -= pad;
+      b += pad;
     }
+  pfprof_timeline_widget_set_range (self, a, b);
+  return TRUE;
+}
+
+void
+pfprof_timeline_widget_add_marker (PfprofTimelineWidget *self, gint64 t0, gint64 t1)
+{
+  PfprofMarker m = { MIN (t0, t1), MAX (t0, t1) };
+
+  g_array_append_val (self->markers, m);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[SIGNAL_MARKERS_CHANGED], 0);
+}
+
+void
+pfprof_timeline_widget_clear_markers (PfprofTimelineWidget *self)
+{
+  if (self->markers->len == 0)
+    return;
+  g_array_set_size (self->markers, 0);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[SIGNAL_MARKERS_CHANGED], 0);
+}
+
+PfprofTimeline *
+pfprof_timeline_widget_get_timeline (PfprofTimelineWidget *self)
+{
+  return self->timeline;
+}
+
+const GArray *
+pfprof_timeline_widget_get_markers (PfprofTimelineWidget *self)
+{
+  return self->markers;
 }
 
 static void
@@ -284,12 +376,11 @@ on_drag_end (GtkGestureDrag *gesture, double ox, double oy, gpointer data)
   if (self->range_drag)
     {
       self->range_drag = FALSE;
-      /* A selection a few pixels wide is a slip, not a zoom request. */
+      /* A selection a few pixels wide is a slip, not a measurement. */
       if (fabs (ox) >= 4)
-        zoom_to_selection (self);
+        pfprof_timeline_widget_set_selection (self, self->view.range_start, self->view.range_end);
       else
-        self->view.range_start = self->view.range_end = 0;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
+        pfprof_timeline_widget_set_selection (self, 0, 0);
     }
 }
 
@@ -350,8 +441,11 @@ on_click (GtkGestureClick *gesture, int n_press, double x, double y, gpointer da
   int r;
 
   gtk_widget_grab_focus (GTK_WIDGET (self));
-  if (self->timeline == NULL)
+  if (self->timeline == NULL || self->dragged)
     return;
+  /* A click in the time area ends the measurement, as in Perfetto. */
+  if (x > self->view.label_width)
+    clear_selection (self);
   r = pfprof_renderer_row_at (self->timeline, &self->view, y);
   if (r < 0)
     return;
@@ -485,20 +579,47 @@ on_key (GtkEventControllerKey *ctl, guint keyval, guint keycode, GdkModifierType
       return TRUE;
     case GDK_KEY_f:
     case GDK_KEY_F:
-    case GDK_KEY_0:
-      pfprof_timeline_widget_fit_all (self);
-      return TRUE;
     case GDK_KEY_z:
     case GDK_KEY_Z:
-      zoom_to_selection (self);
+      /* Perfetto's F: focus the selection (or the selected event). */
+      pfprof_timeline_widget_focus (self);
       return TRUE;
+    case GDK_KEY_0:
+    case GDK_KEY_KP_0:
+      pfprof_timeline_widget_fit_all (self);
+      return TRUE;
+    case GDK_KEY_M:
+      /* Shift+M: every marker away. */
+      pfprof_timeline_widget_clear_markers (self);
+      return TRUE;
+    case GDK_KEY_m:
+      {
+        gint64 a, b;
+
+        /* The selection, else the instant under the pointer. */
+        if (!pfprof_timeline_widget_get_selection (self, &a, &b))
+          {
+            if (self->pointer_x <= self->view.label_width)
+              return TRUE;
+            a = b = pointer_time (self);
+          }
+        pfprof_timeline_widget_add_marker (self, a, b);
+        return TRUE;
+      }
     case GDK_KEY_Escape:
-      self->view.range_start = self->view.range_end = 0;
+      clear_selection (self);
       pfprof_timeline_widget_select_event (self, -1, PFPROF_EVENT_REF_NONE);
       return TRUE;
     default:
       return FALSE;
     }
+}
+
+static void
+pfprof_timeline_widget_finalize (GObject *object)
+{
+  g_clear_pointer (&PFPROF_TIMELINE_WIDGET (object)->markers, g_array_unref);
+  G_OBJECT_CLASS (pfprof_timeline_widget_parent_class)->finalize (object);
 }
 
 static void
@@ -515,6 +636,13 @@ pfprof_timeline_widget_class_init (PfprofTimelineWidgetClass *klass)
                                                G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_FIRST_FRAME] = g_signal_new ("first-frame", G_TYPE_FROM_CLASS (klass),
                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_SELECTION_CHANGED] = g_signal_new ("selection-changed", G_TYPE_FROM_CLASS (klass),
+                                                    G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_MARKERS_CHANGED] = g_signal_new ("markers-changed", G_TYPE_FROM_CLASS (klass),
+                                                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_TIMELINE_CHANGED] = g_signal_new ("timeline-changed", G_TYPE_FROM_CLASS (klass),
+                                                   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  G_OBJECT_CLASS (klass)->finalize = pfprof_timeline_widget_finalize;
 }
 
 static void
@@ -531,6 +659,7 @@ pfprof_timeline_widget_init (PfprofTimelineWidget *self)
   self->view.selected_row = -1;
   self->view.link_row = -1;
   self->view.selected_event = PFPROF_EVENT_REF_NONE;
+  self->markers = g_array_new (FALSE, FALSE, sizeof (PfprofMarker));
 
   ctl = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
   g_signal_connect (ctl, "scroll", G_CALLBACK (on_scroll), self);
@@ -576,6 +705,8 @@ pfprof_timeline_widget_set_timeline (PfprofTimelineWidget *self, PfprofTimeline 
 
   self->timeline = timeline;
   self->first_frame_sent = FALSE;
+  self->view.range_start = self->view.range_end = 0;
+  g_array_set_size (self->markers, 0);
   if (timeline != NULL)
     {
       pfprof_render_view_init (&self->view, timeline, MAX (gtk_widget_get_width (GTK_WIDGET (self)), 1),
@@ -583,6 +714,9 @@ pfprof_timeline_widget_set_timeline (PfprofTimelineWidget *self, PfprofTimeline 
       self->view.dark = dark;
     }
   changed (self);
+  g_signal_emit (self, signals[SIGNAL_TIMELINE_CHANGED], 0);
+  g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
+  g_signal_emit (self, signals[SIGNAL_MARKERS_CHANGED], 0);
 }
 
 const PfprofRenderView *

@@ -3,10 +3,15 @@
  *
  * Draws through render/ (the same code as `pfprof render`) and adds the
  * navigation people know from Perfetto and Nsight Systems: Ctrl+scroll or
- * pinch zooms around the pointer, drag or scroll pans, W/S zoom, A/D pan,
- * Shift+drag selects a range (Z or releasing zooms to it), F or 0 fits
- * all; a click selects an event or toggles a group; hovering an event
- * shows its name, duration and row (stream or thread) in a tooltip.
+ * pinch zooms around the pointer, drag or scroll pans (never before the
+ * trace's start), W/S zoom, A/D pan; a drag on the time ruler or
+ * Shift+drag on the rows selects an interval (measured: pfprof-measure.h),
+ * F (or Z) focuses the selection or the selected event, 0 fits all, M
+ * marks the selection or the instant under the pointer (Shift+M removes
+ * the markers), Escape or a click
+ * clears the selection; a click selects an event or toggles a group;
+ * hovering an event shows its name, duration and row (stream or thread)
+ * in a tooltip.
  */
 #pragma once
 
@@ -24,7 +29,10 @@ G_DECLARE_FINAL_TYPE (PfprofTimelineWidget, pfprof_timeline_widget, PFPROF, TIME
  *   "event-selected" (int row, guint ref): a click selected event @ref of
  *       row @row (row -1: the selection was cleared).
  *   "view-changed": the visible range or scroll changed.
- *   "first-frame": the first frame with a timeline was drawn. */
+ *   "first-frame": the first frame with a timeline was drawn.
+ *   "selection-changed": the selected interval was set or cleared.
+ *   "markers-changed": a marker was added, or the markers cleared.
+ *   "timeline-changed": another timeline (or none) is shown. */
 
 GtkWidget *pfprof_timeline_widget_new (void);
 
@@ -36,6 +44,9 @@ const PfprofRenderView *pfprof_timeline_widget_get_view (PfprofTimelineWidget *s
 
 /* Shows [@t0, @t1] (clamped to something sensible) and redraws. */
 void pfprof_timeline_widget_set_range (PfprofTimelineWidget *self, gint64 t0, gint64 t1);
+
+/* The timeline shown, or NULL. */
+PfprofTimeline *pfprof_timeline_widget_get_timeline (PfprofTimelineWidget *self);
 
 /* Shows the whole timeline. */
 void pfprof_timeline_widget_fit_all (PfprofTimelineWidget *self);
@@ -49,6 +60,26 @@ void pfprof_timeline_widget_select_finding (PfprofTimelineWidget *self, int find
 /* Selects event @ref on @row (-1 to clear), with the link from the call
  * that launched it; emits "event-selected". */
 void pfprof_timeline_widget_select_event (PfprofTimelineWidget *self, int row, PfprofEventRef ref);
+
+/* The selected interval: FALSE when there is none. */
+gboolean pfprof_timeline_widget_get_selection (PfprofTimelineWidget *self, gint64 *t0, gint64 *t1);
+
+/* Selects [@t0, @t1] (empty to clear); emits "selection-changed". */
+void pfprof_timeline_widget_set_selection (PfprofTimelineWidget *self, gint64 t0, gint64 t1);
+
+/* Zooms to the selected interval, else around the selected event; FALSE
+ * when neither is there. */
+gboolean pfprof_timeline_widget_focus (PfprofTimelineWidget *self);
+
+/* Adds a marker over [@t0, @t1] (@t0 == @t1: an instant). Markers stay
+ * until another timeline is shown. */
+void pfprof_timeline_widget_add_marker (PfprofTimelineWidget *self, gint64 t0, gint64 t1);
+
+/* Removes every marker (Shift+M). */
+void pfprof_timeline_widget_clear_markers (PfprofTimelineWidget *self);
+
+/* The markers (PfprofMarker, pfprof-measure.h), in the order they were set. */
+const GArray *pfprof_timeline_widget_get_markers (PfprofTimelineWidget *self);
 
 /* Scrolls so that @row is shown. */
 void pfprof_timeline_widget_scroll_to_row (PfprofTimelineWidget *self, int row);

@@ -14,6 +14,9 @@ static char *opt_select_rule;
 static int opt_next = 0;
 static gboolean opt_bench;
 static gboolean opt_select_evidence_event;
+static char *opt_search;
+static int opt_search_next = 0;
+static char *opt_measure;
 static gint64 app_start_us;
 
 typedef struct
@@ -284,6 +287,21 @@ later (guint ms)
   g_timeout_add_once (ms, (GSourceOnceFunc) test_advance, NULL);
 }
 
+/* Whether the search bar has slid in all the way: shown, and as tall as
+ * it was at the last look (a revealer grows it frame by frame). */
+static gboolean
+search_bar_shown (PfprofViewWindow *win)
+{
+  static int last_height = -1;
+  GtkWidget *bar = GTK_WIDGET (pfprof_view_window_get_search_bar (win));
+  GtkWidget *entry = GTK_WIDGET (pfprof_search_bar_get_entry (pfprof_view_window_get_search_bar (win)));
+  int h = gtk_widget_get_height (bar);
+  gboolean steady = h == last_height;
+
+  last_height = h;
+  return gtk_widget_get_mapped (entry) && h > 0 && steady;
+}
+
 /* One step of the scripted session per call; each waits for frames to
  * be drawn before the next. */
 static void
@@ -384,6 +402,43 @@ test_advance (void)
                 }
             }
         }
+      if (opt_search != NULL)
+        {
+          PfprofSearchBar *bar = pfprof_view_window_get_search_bar (win);
+
+          /* As typed in the bar Ctrl+F opens, then Enter N times. */
+          g_action_group_activate_action (G_ACTION_GROUP (win), "search", NULL);
+          gtk_editable_set_text (pfprof_search_bar_get_entry (bar), opt_search);
+          gint64 t = g_get_monotonic_time ();
+
+          for (int i = 0; i < opt_search_next; i++)
+            pfprof_search_bar_step (bar, 1);
+          report_kv ("search_ms", "%.1f", (g_get_monotonic_time () - t) / 1000.0);
+        }
+      if (opt_measure != NULL)
+        {
+          /* FROM:TO as fractions of the visible range: a drag on the ruler. */
+          const PfprofRenderView *v = pfprof_timeline_widget_get_view (tw);
+          double a = 0, b = 0;
+
+          if (sscanf (opt_measure, "%lf:%lf", &a, &b) == 2)
+            {
+              gint64 span = v->t1 - v->t0, t = g_get_monotonic_time ();
+
+              pfprof_timeline_widget_set_selection (tw, v->t0 + (gint64) (a * (double) span),
+                                                    v->t0 + (gint64) (b * (double) span));
+              report_kv ("measure_ms", "%.1f", (g_get_monotonic_time () - t) / 1000.0);
+              pfprof_timeline_widget_add_marker (tw, v->t0 + (gint64) (b * (double) span),
+                                                 v->t0 + (gint64) (b * (double) span));
+            }
+          report_kv ("measure", "%s", pfprof_measure_bar_get_text (pfprof_view_window_get_measure_bar (win)));
+        }
+      {
+        g_autofree char *ledger = pfprof_ledger_panel_get_text (pfprof_view_window_get_ledger_panel (win));
+
+        if (ledger[0] != '\0')
+          report_kv ("ledger", "%s", ledger);
+      }
       later (300);
       break;
     case 4:
@@ -394,8 +449,19 @@ test_advance (void)
           report_kv ("link_row", "%d", pfprof_timeline_widget_get_view (tw)->link_row);
           report_selected_finding (win);
         }
+      if (opt_search != NULL && !search_bar_shown (win) && test_run.screenshot_tries++ < 50)
+        {
+          /* The bar slides in: the picture is taken once it is in. */
+          test_run.stage--;
+          later (100);
+          break;
+        }
+      if (opt_search != NULL)
+        report_kv ("search_count", "%s", pfprof_search_bar_get_count (pfprof_view_window_get_search_bar (win)));
       if (opt_screenshot)
         {
+          /* Where the rows are in the picture. */
+          report_view ("shot");
           /* A relayout (new texts in the panel) can be pending, and then
            * the window has nothing to give: try again after a frame. */
           gboolean saved = save_screenshot (GTK_WIDGET (win), opt_screenshot);
@@ -518,6 +584,9 @@ static const GOptionEntry entries[] = {
   { "then-open", 0, 0, G_OPTION_ARG_FILENAME, &opt_then_open, "Test mode: then open FILE", "FILE" },
   { "error-screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_error_screenshot, "Test mode: save the error dialog as PNG", "FILE" },
   { "bench", 0, 0, G_OPTION_ARG_NONE, &opt_bench, "Test mode: measure frame times", NULL },
+  { "search", 0, 0, G_OPTION_ARG_STRING, &opt_search, "Test mode: search for TEXT", "TEXT" },
+  { "search-next", 0, 0, G_OPTION_ARG_INT, &opt_search_next, "Test mode: then go to the N-th match", "N" },
+  { "measure", 0, 0, G_OPTION_ARG_STRING, &opt_measure, "Test mode: select FROM:TO (fractions of the view) and mark TO", "FROM:TO" },
   { NULL },
 };
 
@@ -531,7 +600,8 @@ pfprof_view_test_mode_init (GApplication *app, gint64 start_us)
 gboolean
 pfprof_view_test_mode_requested (void)
 {
-  return opt_report || opt_screenshot || opt_then_open || opt_bench || opt_select_finding >= 0 || opt_select_rule;
+  return opt_report || opt_screenshot || opt_then_open || opt_bench || opt_select_finding >= 0 || opt_select_rule
+         || opt_search || opt_measure;
 }
 
 void

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-view-test-mode.h: pfprof-view's test mode. Options (--report,
  * --screenshot, --select-finding, --select-rule, --next,
- * --select-evidence-event, --then-open, --error-screenshot, --bench)
- * make the real app, in a real window, do what a user would (open,
- * select a finding and step through its occurrences, click the
- * occurrence's event, open a corrupt file, dismiss the error) and write
+ * --select-evidence-event, --search, --search-next, --measure,
+ * --then-open, --error-screenshot, --bench) make the real app, in a real
+ * window, do what a user would (open, select a finding and step through
+ * its occurrences, click the occurrence's event, search, measure an
+ * interval, open a corrupt file, dismiss the error) and write
  * what it shows to a report file (KEY=VALUE lines) and screenshots, or
  * time its frames, then quit. tests/gui and bench/ drive it that way. */
 #pragma once

@@ -6,8 +6,12 @@
 
 #include "pfprof-details-panel.h"
 #include "pfprof-findings-panel.h"
+#include "pfprof-framing.h"
+#include "pfprof-ledger-panel.h"
+#include "pfprof-measure-bar.h"
 #include "pfprof-overview.h"
 #include "pfprof-render-text.h"
+#include "pfprof-search-bar.h"
 #include "pfprof-selected-finding.h"
 #include "pfprof-summary-bar.h"
 
@@ -26,6 +30,9 @@ struct _PfprofViewWindow
   PfprofFindingsPanel *findings;
   PfprofSelectedFinding *selected;
   PfprofDetailsPanel *details;
+  PfprofSearchBar *search;
+  PfprofMeasureBar *measure;
+  PfprofLedgerPanel *ledger;
   GMenu *recent_menu;
 
   GtkWidget *error_dialog;
@@ -121,6 +128,7 @@ on_finding_selected (PfprofFindingsPanel *panel, int index, PfprofViewWindow *se
   if (f != NULL && f->evidence != NULL)
     g_array_sort_with_data (self->occurrences, compare_cost, f->evidence);
   pfprof_selected_finding_set_finding (self->selected, f);
+  pfprof_ledger_panel_set_finding (self->ledger, f);
   if (f == NULL)
     {
       pfprof_timeline_widget_select_finding (self->timeline, -1, -1);
@@ -166,6 +174,17 @@ clear_findings (PfprofViewWindow *self)
   pfprof_findings_panel_set_analysis (self->findings, NULL);
   self->finding = -1;
   pfprof_selected_finding_set_finding (self->selected, NULL);
+  pfprof_ledger_panel_set_analysis (self->ledger, NULL);
+}
+
+/* A finding matched the search: select it as a click in the list would. */
+static void
+on_search_finding (PfprofSearchBar *bar, int index, PfprofViewWindow *self)
+{
+  int row = pfprof_findings_panel_row_of (self->findings, index);
+
+  if (row >= 0)
+    pfprof_findings_panel_select (self->findings, (guint) row);
 }
 
 static void
@@ -290,6 +309,18 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
     gtk_widget_queue_draw (GTK_WIDGET (self->timeline));
   else
     pfprof_timeline_widget_set_timeline (self->timeline, loaded->timeline);
+  {
+    /* Open on the steady state, unless the view was moved while the
+     * analysis ran. */
+    const PfprofRenderView *v = pfprof_timeline_widget_get_view (self->timeline);
+    gint64 t0, t1;
+
+    if (v->t0 == loaded->timeline->start_ns && v->t1 == loaded->timeline->end_ns
+        && pfprof_framing_steady (loaded->analysis, &t0, &t1))
+      pfprof_timeline_widget_set_range (self->timeline, t0, t1);
+  }
+  pfprof_ledger_panel_set_analysis (self->ledger, loaded->analysis);
+  pfprof_search_bar_update (self->search);
   pfprof_summary_bar_set_analysis (self->summary, loaded->analysis);
   pfprof_findings_panel_set_analysis (self->findings, loaded->analysis);
   on_event_selected (self->timeline, -1, 0, self);
@@ -485,6 +516,14 @@ action_fit (GSimpleAction *action, GVariant *param, gpointer data)
 }
 
 static void
+action_search (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  PfprofViewWindow *self = data;
+
+  pfprof_search_bar_open (self->search);
+}
+
+static void
 action_zoom (GSimpleAction *action, GVariant *param, gpointer data)
 {
   PfprofViewWindow *self = data;
@@ -662,6 +701,9 @@ pfprof_view_window_class_init (PfprofViewWindowClass *klass)
   g_type_ensure (PFPROF_TYPE_FINDINGS_PANEL);
   g_type_ensure (PFPROF_TYPE_SELECTED_FINDING);
   g_type_ensure (PFPROF_TYPE_DETAILS_PANEL);
+  g_type_ensure (PFPROF_TYPE_SEARCH_BAR);
+  g_type_ensure (PFPROF_TYPE_MEASURE_BAR);
+  g_type_ensure (PFPROF_TYPE_LEDGER_PANEL);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/pfprof/View/pfprof-view-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, progress_bar);
@@ -673,15 +715,20 @@ pfprof_view_window_class_init (PfprofViewWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, findings);
   gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, selected);
   gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, details);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, search);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, measure);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, ledger);
   gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, recent_menu);
   gtk_widget_class_bind_template_callback (widget_class, on_event_selected);
   gtk_widget_class_bind_template_callback (widget_class, on_finding_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_finding);
 }
 
 static const GActionEntry win_actions[] = {
   { "open", action_open, NULL, NULL, NULL, { 0 } },
   { "open-recent", action_open_recent, "s", NULL, NULL, { 0 } },
   { "fit-all", action_fit, NULL, NULL, NULL, { 0 } },
+  { "search", action_search, NULL, NULL, NULL, { 0 } },
   { "zoom-in", action_zoom, NULL, NULL, NULL, { 0 } },
   { "zoom-out", action_zoom, NULL, NULL, NULL, { 0 } },
   { "next-occurrence", action_occurrence, NULL, NULL, NULL, { 0 } },
@@ -707,6 +754,8 @@ pfprof_view_window_init (PfprofViewWindow *self)
   g_object_unref (css);
 
   pfprof_overview_set_timeline_widget (self->overview, self->timeline);
+  pfprof_search_bar_set_timeline_widget (self->search, self->timeline);
+  pfprof_measure_bar_set_timeline_widget (self->measure, self->timeline);
   rebuild_recent (self);
   g_signal_connect (gtk_recent_manager_get_default (), "changed", G_CALLBACK (on_recent_changed), self);
 
@@ -777,4 +826,22 @@ pfprof_view_window_get_occurrence (PfprofViewWindow *self)
   if (f == NULL || f->evidence == NULL || f->evidence->len == 0)
     return -1;
   return g_array_index (self->occurrences, int, self->occurrence);
+}
+
+PfprofSearchBar *
+pfprof_view_window_get_search_bar (PfprofViewWindow *self)
+{
+  return self->search;
+}
+
+PfprofMeasureBar *
+pfprof_view_window_get_measure_bar (PfprofViewWindow *self)
+{
+  return self->measure;
+}
+
+PfprofLedgerPanel *
+pfprof_view_window_get_ledger_panel (PfprofViewWindow *self)
+{
+  return self->ledger;
 }

@@ -2,15 +2,20 @@
 /* pfprof-view-window.h: the main window of pfprof-view.
  *
  * Header bar (open, recent files, fit all, menu), a summary bar, the
- * overview strip, the timeline, and a side panel with the findings (by
- * severity, then estimated savings), the selected finding's occurrences
- * and fix, and the details of a clicked event. Loads off the main thread;
+ * overview strip, the search bar, the timeline (opened on the steady
+ * state: render/pfprof-framing.h) with the measurement of its selection
+ * under it, and a side panel with the findings (by severity, then
+ * estimated savings), the selected finding's occurrences and fix, the
+ * step ledger, and the details of a clicked event. Loads off the main thread;
  * a file that cannot be read gives an error dialog and leaves the window
  * as it was. */
 #pragma once
 
 #include <gtk/gtk.h>
 
+#include "pfprof-ledger-panel.h"
+#include "pfprof-measure-bar.h"
+#include "pfprof-search-bar.h"
 #include "pfprof-selected-finding.h"
 #include "pfprof-timeline-widget.h"
 #include "pfprof-view-loader.h"
@@ -68,6 +73,11 @@ int pfprof_view_window_get_occurrence (PfprofViewWindow *self);
 
 /* The panel of the selected finding. */
 PfprofSelectedFinding *pfprof_view_window_get_selected_finding (PfprofViewWindow *self);
+
+/* The search bar, the measurement line and the step ledger panel. */
+PfprofSearchBar *pfprof_view_window_get_search_bar (PfprofViewWindow *self);
+PfprofMeasureBar *pfprof_view_window_get_measure_bar (PfprofViewWindow *self);
+PfprofLedgerPanel *pfprof_view_window_get_ledger_panel (PfprofViewWindow *self);
 
 /* The details panel's text (event clicked). */
 const char *pfprof_view_window_get_details (PfprofViewWindow *self);

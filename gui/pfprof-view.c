@@ -129,6 +129,8 @@ on_startup (GApplication *app, gpointer data)
   static const char *help[] = { "<Primary>question", NULL };
   static const char *next[] = { "<Primary>bracketright", NULL };
   static const char *prev[] = { "<Primary>bracketleft", NULL };
+  static const char *search[] = { "<Primary>f", NULL };
+  static const char *fit[] = { "<Primary>0", NULL };
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit);
@@ -136,6 +138,8 @@ on_startup (GApplication *app, gpointer data)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.show-help-overlay", help);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.next-occurrence", next);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.previous-occurrence", prev);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.search", search);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.fit-all", fit);
   follow_color_scheme ();
 }
 

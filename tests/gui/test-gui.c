@@ -585,6 +585,53 @@ test_two_ranks (void)
   g_assert_true (seen[1]);
 }
 
+/* The app's search and measurement: the search bar counts the matches,
+ * the line under the timeline measures the interval selected, and the
+ * screenshot shows the interval on the time ruler, tinted where it is
+ * and not elsewhere. */
+static void
+test_search_measure (void)
+{
+  g_autofree char *shot = tmp_path ("measure.png");
+  g_autoptr (Report) r = run_view ("--screenshot", shot, "--search", "cudalaunch", "--measure", "0.25:0.5",
+                                   pageable_trace, NULL);
+  cairo_surface_t *s;
+  double ox, oy, lw, w, h, iy;
+  int x0, x1, y0, y1, inside, outside, a, b;
+
+  g_assert_cmpint (r->status, ==, 0);
+  g_test_message ("%s | %s", get (r, "search_count"), get (r, "measure"));
+  g_assert_true (g_str_has_suffix (get (r, "search_count"), " matches"));
+  g_assert_cmpint (g_ascii_strtoll (get (r, "search_count"), NULL, 10), >, 100);
+  g_assert_nonnull (strstr (get (r, "measure"), " selected (from +"));
+  g_assert_nonnull (strstr (get (r, "measure"), "GPU busy"));
+  g_assert_nonnull (strstr (get (r, "measure"), " kernels"));
+  /* Where the timeline is in the picture, the bar open above it. */
+  g_assert_true (sscanf (get (r, "shot_origin"), "%lf %lf %lf %lf %lf", &ox, &oy, &lw, &w, &h) == 5);
+  g_assert_true (sscanf (get (r, "initial_origin"), "%*f %lf", &iy) == 1);
+  g_assert_cmpfloat (oy, >, iy + 20);
+  g_assert_true (row_box (r, "shot", "Stream 13", &x0, &x1, &y0, &y1));
+  s = load_png (shot);
+  a = (int) (ox + lw + 0.25 * (w - lw));
+  b = (int) (ox + lw + 0.5 * (w - lw));
+  /* Tinted: bluer than it is red, by more than the ruler's grey is. */
+  inside = outside = 0;
+  for (int y = (int) oy + 2; y < (int) oy + 12; y++)
+    for (int x = a + 4; x < b - 4; x++)
+      {
+        double p[3], q[3];
+
+        pixel (s, x, y, p);
+        pixel (s, x + (b - a) + 20, y, q);
+        inside += p[2] - p[0] > 0.12;
+        outside += q[2] - q[0] > 0.12;
+      }
+  g_test_message ("ruler: %d tinted pixels inside the interval, %d beside it", inside, outside);
+  g_assert_cmpint (inside, >, (b - a - 8) * 10 * 8 / 10);
+  g_assert_cmpint (outside, <, inside / 10);
+  cairo_surface_destroy (s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -598,6 +645,7 @@ main (int argc, char **argv)
   generate (pageable_trace, "pageable");
   g_test_add_func ("/gui/first-frame", test_first_frame);
   g_test_add_func ("/gui/select-finding", test_select_finding);
+  g_test_add_func ("/gui/search-measure", test_search_measure);
   g_test_add_func ("/gui/corrupt-file-survives", test_corrupt_file_survives);
   g_test_add_func ("/gui/start-on-bad-file", test_start_on_bad_file);
   g_test_add_func ("/gui/no-gpu", test_no_gpu);

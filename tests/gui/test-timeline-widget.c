@@ -3,14 +3,18 @@
  * window under Xvfb. Input goes through the widget's own event
  * controllers (their signals emitted as GTK would on a key press or a
  * click), so what is tested is what the handlers do with them: W/S zoom,
- * A/D pan, F fits, Escape clears, a click selects the event under it, a
- * click on a group collapses it.
+ * A/D pan (never before the start), 0 fits, Escape clears, a click
+ * selects the event under it, a click on a group collapses it.
  *
  * Pointer navigation takes real input: the X server's XTEST extension
  * (libXtst, loaded at run time) moves the pointer, holds Ctrl or Shift and
  * presses buttons, so the events reach the widget as a user's would,
  * through GDK and the controllers: Ctrl+scroll zooms around the pointer,
- * Shift+scroll and drag pan, Shift+drag zooms to the selection. Xvfb has no
+ * Shift+scroll and drag pan; Shift+drag on the rows or a drag on the
+ * ruler selects an interval, which the measurement line under the
+ * timeline describes, F focuses, M marks, a click clears; `/` opens the
+ * search bar, typed text finds kernels, Enter, Shift+Enter and F3 step
+ * through the matches with the count shown. Xvfb has no
  * touch devices, so the pinch is the one gesture driven through its
  * controller's signals ("begin", "scale-changed"), with the pointer placed
  * by a real motion first. */
@@ -24,6 +28,9 @@
 #endif
 
 #include "pfprof-format.h"
+#include "pfprof-measure-bar.h"
+#include "pfprof-measure.h"
+#include "pfprof-search-bar.h"
 #include "pfprof-timeline-widget.h"
 #include "render-test-util.h"
 
@@ -33,6 +40,8 @@ typedef struct
   PfprofTimeline *tl;
   GtkWidget *window;
   PfprofTimelineWidget *w;
+  PfprofSearchBar *search;
+  PfprofMeasureBar *measure;
   int selected_row;
   guint selected_ref;
   int n_selected;
@@ -68,7 +77,18 @@ fixture_set_up (Fixture *fx, gconstpointer data)
   fx->window = gtk_window_new ();
   gtk_window_set_default_size (GTK_WINDOW (fx->window), 1200, 500);
   fx->w = PFPROF_TIMELINE_WIDGET (pfprof_timeline_widget_new ());
-  gtk_window_set_child (GTK_WINDOW (fx->window), GTK_WIDGET (fx->w));
+  fx->search = PFPROF_SEARCH_BAR (pfprof_search_bar_new ());
+  fx->measure = PFPROF_MEASURE_BAR (pfprof_measure_bar_new ());
+  {
+    GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+
+    gtk_box_append (GTK_BOX (box), GTK_WIDGET (fx->search));
+    gtk_box_append (GTK_BOX (box), GTK_WIDGET (fx->w));
+    gtk_box_append (GTK_BOX (box), GTK_WIDGET (fx->measure));
+    gtk_window_set_child (GTK_WINDOW (fx->window), box);
+  }
+  pfprof_search_bar_set_timeline_widget (fx->search, fx->w);
+  pfprof_measure_bar_set_timeline_widget (fx->measure, fx->w);
   pfprof_timeline_widget_set_timeline (fx->w, fx->tl);
   g_signal_connect (fx->w, "event-selected", G_CALLBACK (on_selected), fx);
   gtk_window_present (GTK_WINDOW (fx->window));
@@ -140,10 +160,19 @@ test_keys (Fixture *fx, gconstpointer data)
   /* S: zoom out. */
   g_assert_true (key (fx, GDK_KEY_s));
   g_assert_cmpint (v->t1 - v->t0, >, span);
-  /* F: fit all. */
+  /* F with nothing selected has nothing to focus; 0 fits all. */
+  span = v->t1 - v->t0;
   g_assert_true (key (fx, GDK_KEY_f));
+  g_assert_cmpint (v->t1 - v->t0, ==, span);
+  g_assert_true (key (fx, GDK_KEY_0));
   g_assert_cmpint (v->t0, ==, fx->tl->start_ns);
   g_assert_cmpint (v->t1, ==, fx->tl->end_ns);
+  /* A pans left no further than the start of the trace. */
+  g_assert_true (key (fx, GDK_KEY_w));
+  for (int i = 0; i < 20; i++)
+    key (fx, GDK_KEY_a);
+  g_assert_cmpint (v->t0, ==, fx->tl->start_ns);
+  g_assert_true (key (fx, GDK_KEY_0));
   /* Zooming never goes below a sane span, however long W is held. */
   for (int i = 0; i < 80; i++)
     key (fx, GDK_KEY_w);
@@ -190,6 +219,11 @@ test_click_selects (Fixture *fx, gconstpointer data)
   /* The link goes to the cudaMemcpyAsync call on the API row. */
   g_assert_cmpint (v->link_row, ==, api);
   g_assert_cmpint (v->link_ns, <, copy_start);
+  /* F with no interval selected focuses the event: it and half its
+   * length either side. */
+  g_assert_true (key (fx, GDK_KEY_f));
+  g_assert_cmpint (v->t0, ==, copy_start - 3 * RT_MS / 2);
+  g_assert_cmpint (v->t1, ==, copy_start + 3 * RT_MS + 3 * RT_MS / 2);
   /* Escape clears the selection. */
   key (fx, GDK_KEY_Escape);
   g_assert_cmpint (fx->selected_row, ==, -1);
@@ -499,39 +533,267 @@ test_drag_pan (Fixture *fx, gconstpointer data)
   g_assert_cmpfloat (fabs ((double) (v->t0 - t0)), <=, 3 * ns_per_px (v));
 }
 
+/* Drags from @xb to @xa (with @mod held) and checks the selection is
+ * [time at @xa, time at @xb] with the view left as it was. */
 static void
-test_zoom_to_selection (Fixture *fx, gconstpointer data)
+select_by_drag (Fixture *fx, Display *dpy, KeySym mod, double xb, double xa, double y)
+{
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (fx->w);
+  gint64 ta = pfprof_renderer_time_at (v, MIN (xa, xb)), tb = pfprof_renderer_time_at (v, MAX (xa, xb));
+  gint64 tol = (gint64) (2 * ns_per_px (v)), t0 = v->t0, t1 = v->t1, s0, s1;
+
+  drag (fx, dpy, mod, xb, xa, y);
+  g_assert_true (pfprof_timeline_widget_get_selection (fx->w, &s0, &s1));
+  g_test_message ("selection [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], wanted [%" G_GINT64_FORMAT
+                  ", %" G_GINT64_FORMAT "]", s0, s1, ta, tb);
+  g_assert_cmpint (ABS (s0 - ta), <=, tol);
+  g_assert_cmpint (ABS (s1 - tb), <=, tol);
+  /* Selecting measures; it does not move the view. */
+  g_assert_cmpint (v->t0, ==, t0);
+  g_assert_cmpint (v->t1, ==, t1);
+}
+
+static void
+test_measure (Fixture *fx, gconstpointer data)
 {
   const PfprofRenderView *v = pfprof_timeline_widget_get_view (fx->w);
   Display *dpy = xtest_display ();
   double xa, xb, y;
-  gint64 ta, tb, t0, t1, tol;
+  gint64 s0, s1, t0, t1;
+  const char *text;
 
   if (dpy == NULL)
     return;
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (fx->measure)));
+  /* Shift + drag from right to left over the rows selects. */
   y = v->height - 30.0;
   xa = v->label_width + 0.3 * (v->width - v->label_width);
   xb = v->label_width + 0.45 * (v->width - v->label_width);
-  ta = pfprof_renderer_time_at (v, xa);
-  tb = pfprof_renderer_time_at (v, xb);
-  tol = (gint64) (2 * ns_per_px (v));
-  /* Shift + drag from right to left selects [ta, tb]; releasing zooms to it. */
-  drag (fx, dpy, XK_Shift_L, xb, xa, y);
-  g_test_message ("view [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], selection [%" G_GINT64_FORMAT
-                  ", %" G_GINT64_FORMAT "]", v->t0, v->t1, ta, tb);
-  g_assert_cmpint (ABS (v->t0 - ta), <=, tol);
-  g_assert_cmpint (ABS (v->t1 - tb), <=, tol);
-  g_assert_cmpint (v->range_start, ==, v->range_end);
-  /* A slip of 2 px is not a zoom request. */
+  select_by_drag (fx, dpy, XK_Shift_L, xb, xa, y);
+  g_assert_true (pfprof_timeline_widget_get_selection (fx->w, &s0, &s1));
+  /* The line under the timeline says what the interval holds. */
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (fx->measure)));
+  text = pfprof_measure_bar_get_text (fx->measure);
+  g_test_message ("%s", text);
+  {
+    g_autofree char *len = pfprof_format_ns (s1 - s0);
+    g_autofree char *want = g_strdup_printf ("%s selected", len);
+
+    g_assert_true (g_str_has_prefix (text, want));
+  }
+  g_assert_nonnull (strstr (text, "GPU busy"));
+  g_assert_nonnull (strstr (text, " kernels"));
+  /* F focuses the selection. */
+  g_assert_true (key (fx, GDK_KEY_f));
+  g_assert_cmpint (v->t0, ==, s0);
+  g_assert_cmpint (v->t1, ==, s1);
+  /* A click on empty space clears it. */
+  pointer_to (fx, dpy, v->width - 5, v->height - 5.0);
+  xtest.button (dpy, 1, True, CurrentTime);
+  xtest.button (dpy, 1, False, CurrentTime);
+  settle (fx, dpy);
+  g_assert_false (pfprof_timeline_widget_get_selection (fx->w, NULL, NULL));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (fx->measure)));
+  /* A drag on the time ruler selects without Shift; Escape clears. */
+  g_assert_true (key (fx, GDK_KEY_0));
+  select_by_drag (fx, dpy, NoSymbol, xa, xb, v->ruler_height / 2);
+  g_assert_true (key (fx, GDK_KEY_Escape));
+  g_assert_false (pfprof_timeline_widget_get_selection (fx->w, NULL, NULL));
+  /* A slip of 2 px selects nothing and moves nothing. */
   t0 = v->t0;
   t1 = v->t1;
   drag (fx, dpy, XK_Shift_L, xa, xa + 2, y);
+  g_assert_false (pfprof_timeline_widget_get_selection (fx->w, NULL, NULL));
   g_assert_cmpint (v->t0, ==, t0);
   g_assert_cmpint (v->t1, ==, t1);
-  /* F goes back to the whole trace. */
-  g_assert_true (key (fx, GDK_KEY_f));
-  g_assert_cmpint (v->t0, ==, fx->tl->start_ns);
-  g_assert_cmpint (v->t1, ==, fx->tl->end_ns);
+}
+
+/* One step of the planted trace, measured: 5 kernels, 3 copies (the
+ * pinned one inside the pageable one's time), a memset; the GPU busy
+ * 8.7 of its 10 ms. */
+static void
+test_measure_figures (Fixture *fx, gconstpointer data)
+{
+  PfprofMeasure m;
+  g_autofree char *text = NULL;
+
+  pfprof_measure_compute (fx->tl, RT_ORIGIN + 20 * RT_MS, RT_ORIGIN + 30 * RT_MS, &m);
+  g_assert_cmpuint (m.n_kernels, ==, 5);
+  g_assert_cmpuint (m.n_copies, ==, 3);
+  g_assert_cmpuint (m.n_memsets, ==, 1);
+  g_assert_cmpint (m.gpu_busy_ns, ==, 8 * RT_MS + RT_MS / 2 + RT_MS / 5);
+  g_assert_cmpint (m.copy_ns, ==, 3 * RT_MS + RT_MS / 2);
+  text = pfprof_measure_describe (&m, RT_ORIGIN);
+  g_assert_cmpstr (text, ==, "10.0 ms selected (from +20.0 ms): GPU busy 8.70 ms (87.0%), idle 1.30 ms; "
+                             "5 kernels, 3 copies (192.0 MiB, 3.50 ms), 1 memset");
+}
+
+static void
+test_markers (Fixture *fx, gconstpointer data)
+{
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (fx->w);
+  const GArray *markers = pfprof_timeline_widget_get_markers (fx->w);
+  Display *dpy = xtest_display ();
+  double x, y;
+  gint64 s0, s1;
+
+  if (dpy == NULL)
+    return;
+  g_assert_cmpuint (markers->len, ==, 0);
+  /* M with the pointer over the rows marks the instant under it. */
+  x = v->label_width + 0.5 * (v->width - v->label_width);
+  y = v->height - 30.0;
+  pointer_to (fx, dpy, x, y);
+  g_assert_true (key (fx, GDK_KEY_m));
+  g_assert_cmpuint (markers->len, ==, 1);
+  g_assert_cmpint (ABS (g_array_index (markers, PfprofMarker, 0).t0 - pfprof_renderer_time_at (v, x)), <=,
+                   (gint64) ns_per_px (v) + 1);
+  g_assert_cmpint (g_array_index (markers, PfprofMarker, 0).t1, ==, g_array_index (markers, PfprofMarker, 0).t0);
+  /* With a selection, M marks the interval; the marker outlives it. */
+  select_by_drag (fx, dpy, XK_Shift_L, x + 100, x - 100, y);
+  g_assert_true (pfprof_timeline_widget_get_selection (fx->w, &s0, &s1));
+  g_assert_true (key (fx, GDK_KEY_m));
+  g_assert_cmpuint (markers->len, ==, 2);
+  g_assert_cmpint (g_array_index (markers, PfprofMarker, 1).t0, ==, s0);
+  g_assert_cmpint (g_array_index (markers, PfprofMarker, 1).t1, ==, s1);
+  g_assert_true (key (fx, GDK_KEY_Escape));
+  g_assert_cmpuint (markers->len, ==, 2);
+  g_assert_nonnull (strstr (pfprof_measure_bar_get_text (fx->measure), "2 markers"));
+  /* The marker is drawn: its flag's amber on the ruler, at its time. */
+  {
+    GdkPaintable *p = gtk_widget_paintable_new (GTK_WIDGET (fx->w));
+    GtkSnapshot *snap = gtk_snapshot_new ();
+    g_autoptr (GskRenderNode) node = NULL;
+    cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) v->width, (int) v->height);
+    cairo_t *cr = cairo_create (img);
+    double mx = floor (pfprof_renderer_x_of (v, g_array_index (markers, PfprofMarker, 0).t0));
+    int stride = cairo_image_surface_get_stride (img);
+    guint8 *px;
+
+    gdk_paintable_snapshot (p, snap, v->width, v->height);
+    node = gtk_snapshot_free_to_node (snap);
+    g_assert_nonnull (node);
+    gsk_render_node_draw (node, cr);
+    cairo_surface_flush (img);
+    /* Just right of the line, in the flag (BGRA in memory). */
+    px = cairo_image_surface_get_data (img) + (int) (v->ruler_height - 6) * stride + ((int) mx + 2) * 4;
+    g_test_message ("marker pixel %d %d %d", px[2], px[1], px[0]);
+    g_assert_cmpint (px[2], >, 200);
+    g_assert_cmpint (px[1], >, 110);
+    g_assert_cmpint (px[1], <, 190);
+    g_assert_cmpint (px[0], <, 80);
+    cairo_destroy (cr);
+    cairo_surface_destroy (img);
+    g_object_unref (p);
+  }
+  /* Shift+M (the key's upper case) removes them. */
+  g_assert_true (key (fx, GDK_KEY_M));
+  g_assert_cmpuint (markers->len, ==, 0);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (fx->measure)));
+}
+
+/* Presses @sym (with @mod held) through XTEST and lets the window take it
+ * in (the entry reports a change after a short delay). */
+static void
+press (Fixture *fx, Display *dpy, KeySym mod, KeySym sym)
+{
+  if (mod != NoSymbol)
+    modifier (dpy, mod, TRUE);
+  xtest.key (dpy, XKeysymToKeycode (dpy, sym), True, CurrentTime);
+  xtest.key (dpy, XKeysymToKeycode (dpy, sym), False, CurrentTime);
+  if (mod != NoSymbol)
+    modifier (dpy, mod, FALSE);
+  for (int i = 0; i < 3; i++)
+    settle (fx, dpy);
+}
+
+/* Types @text (lower-case letters) on the keyboard through XTEST. */
+static void
+type_text (Fixture *fx, Display *dpy, const char *text)
+{
+  for (const char *c = text; *c != '\0'; c++)
+    {
+      char name[2] = { *c, 0 };
+      KeySym sym = XStringToKeysym (name);
+
+      xtest.key (dpy, XKeysymToKeycode (dpy, sym), True, CurrentTime);
+      xtest.key (dpy, XKeysymToKeycode (dpy, sym), False, CurrentTime);
+    }
+  for (int i = 0; i < 3; i++)
+    settle (fx, dpy);
+}
+
+/* The selected event is kernel @n (from 1, in time order) of the trace,
+ * the count says so, and it is in view, wide enough to see. */
+static void
+assert_kernel_selected (Fixture *fx, guint n)
+{
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (fx->w);
+  const PfprofTimelineRow *row;
+  g_autofree char *count = g_strdup_printf ("%u of 50", n);
+  gint64 s, e;
+
+  g_assert_cmpstr (pfprof_search_bar_get_count (fx->search), ==, count);
+  g_assert_cmpint (fx->selected_row, >=, 0);
+  row = pfprof_timeline_get_row (fx->tl, (guint) fx->selected_row);
+  g_assert_cmpuint (PFPROF_EVENT_REF_TABLE (fx->selected_ref), ==, PFPROF_TABLE_KERNELS);
+  g_assert_cmpuint (PFPROF_EVENT_REF_INDEX (fx->selected_ref), ==, n - 1);
+  pfprof_timeline_event_range (row->trace, fx->selected_ref, &s, &e);
+  g_assert_cmpint (s, >=, v->t0);
+  g_assert_cmpint (e, <=, v->t1);
+  g_assert_cmpfloat (pfprof_renderer_x_of (v, e) - pfprof_renderer_x_of (v, s), >=, 10);
+  g_assert_cmpfloat (pfprof_renderer_row_y (fx->tl, v, (guint) fx->selected_row), >=, v->ruler_height);
+}
+
+static void
+test_search (Fixture *fx, gconstpointer data)
+{
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (fx->w);
+  Display *dpy = xtest_display ();
+  GtkRoot *root;
+
+  if (dpy == NULL)
+    return;
+  g_assert_false (pfprof_search_bar_is_open (fx->search));
+  /* `/` on the timeline opens the bar, with the keys in its entry. */
+  pointer_to (fx, dpy, v->label_width + 50, v->height - 30.0);
+  gtk_widget_grab_focus (GTK_WIDGET (fx->w));
+  press (fx, dpy, NoSymbol, XK_slash);
+  g_assert_true (pfprof_search_bar_is_open (fx->search));
+  root = gtk_widget_get_root (GTK_WIDGET (fx->w));
+  g_assert_true (gtk_widget_is_ancestor (gtk_root_get_focus (root), GTK_WIDGET (pfprof_search_bar_get_entry (fx->search))));
+  /* Typed, the query counts the kernels by name, case aside. */
+  type_text (fx, dpy, "sgemx");
+  press (fx, dpy, NoSymbol, XK_BackSpace);
+  type_text (fx, dpy, "m");
+  g_assert_cmpstr (gtk_editable_get_text (pfprof_search_bar_get_entry (fx->search)), ==, "sgemm");
+  g_assert_cmpstr (pfprof_search_bar_get_count (fx->search), ==, "50 matches");
+  /* Enter: the first match after the middle of the view, which shows the
+   * whole run: kernel 26 of 50. */
+  press (fx, dpy, NoSymbol, XK_Return);
+  assert_kernel_selected (fx, 26);
+  press (fx, dpy, NoSymbol, XK_Return);
+  assert_kernel_selected (fx, 27);
+  press (fx, dpy, XK_Shift_L, XK_Return);
+  assert_kernel_selected (fx, 26);
+  press (fx, dpy, NoSymbol, XK_F3);
+  press (fx, dpy, NoSymbol, XK_F3);
+  assert_kernel_selected (fx, 28);
+  press (fx, dpy, XK_Shift_L, XK_F3);
+  assert_kernel_selected (fx, 27);
+  /* API calls by their names too; nothing for a stray query. */
+  press (fx, dpy, XK_Control_L, XK_a);
+  type_text (fx, dpy, "streamsync");
+  g_assert_cmpstr (pfprof_search_bar_get_count (fx->search), ==, "10 matches");
+  type_text (fx, dpy, "x");
+  g_assert_cmpstr (pfprof_search_bar_get_count (fx->search), ==, "No matches");
+  /* Escape closes the bar and gives the keys back to the timeline. */
+  press (fx, dpy, NoSymbol, XK_Escape);
+  g_assert_false (pfprof_search_bar_is_open (fx->search));
+  g_assert_true (gtk_root_get_focus (root) == GTK_WIDGET (fx->w));
+  /* Ctrl+F opens it again. */
+  press (fx, dpy, XK_Control_L, XK_f);
+  g_assert_true (pfprof_search_bar_is_open (fx->search));
 }
 
 static void
@@ -589,7 +851,10 @@ main (int argc, char **argv)
   g_test_add ("/timeline-widget/ctrl-scroll", Fixture, NULL, fixture_set_up, test_ctrl_scroll, fixture_tear_down);
   g_test_add ("/timeline-widget/hover-tooltip", Fixture, NULL, fixture_set_up, test_hover_tooltip, fixture_tear_down);
   g_test_add ("/timeline-widget/drag-pan", Fixture, NULL, fixture_set_up, test_drag_pan, fixture_tear_down);
-  g_test_add ("/timeline-widget/zoom-to-selection", Fixture, NULL, fixture_set_up, test_zoom_to_selection, fixture_tear_down);
+  g_test_add ("/timeline-widget/measure", Fixture, NULL, fixture_set_up, test_measure, fixture_tear_down);
+  g_test_add ("/timeline-widget/measure-figures", Fixture, NULL, fixture_set_up, test_measure_figures, fixture_tear_down);
+  g_test_add ("/timeline-widget/markers", Fixture, NULL, fixture_set_up, test_markers, fixture_tear_down);
+  g_test_add ("/timeline-widget/search", Fixture, NULL, fixture_set_up, test_search, fixture_tear_down);
   g_test_add ("/timeline-widget/pinch", Fixture, NULL, fixture_set_up, test_pinch, fixture_tear_down);
   return g_test_run ();
 }

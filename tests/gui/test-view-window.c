@@ -5,16 +5,22 @@
  * the recent files; a dropped file that is not a trace gives the error
  * dialog and leaves the window usable; the recent traces menu shows names
  * as they are, and the folder of two that share a name; the open
- * dialog's filters take every format pfprof reads. */
+ * dialog's filters take every format pfprof reads; a recorded sample
+ * opens on its steady state, its step ledger panel shows the text
+ * report's rows, and a search for a finding's rule selects the finding. */
 #include <glib/gstdio.h>
 #include <string.h>
 #include <gtk/gtk.h>
 
+#include "pfprof-format.h"
+#include "pfprof-framing.h"
+#include "pfprof-report.h"
 #include "pfprof-view-window.h"
 #include "render-test-util.h"
 
 static char *tmp_dir;
 static char *trace_path;
+static char *sample_path;
 
 typedef struct
 {
@@ -239,6 +245,176 @@ test_open_filters (void)
     }
 }
 
+/* The timeline opens on the steady state the analysis found, not on the
+ * whole run; fit all (the header's button) shows the whole run. */
+static void
+test_steady_framing (void)
+{
+  PfprofViewWindow *win = pfprof_view_window_new (NULL);
+  const PfprofRenderView *v;
+  PfprofViewLoaded *loaded;
+  gint64 t0, t1;
+
+  gtk_window_present (GTK_WINDOW (win));
+  g_assert_true (drop_and_wait (win, sample_path));
+  loaded = pfprof_view_window_get_loaded (win);
+  v = pfprof_timeline_widget_get_view (pfprof_view_window_get_timeline (win));
+  g_assert_true (pfprof_framing_steady (loaded->analysis, &t0, &t1));
+  g_test_message ("steady [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], run [%" G_GINT64_FORMAT
+                  ", %" G_GINT64_FORMAT "]", t0, t1, loaded->timeline->start_ns, loaded->timeline->end_ns);
+  g_assert_cmpint (v->t0, ==, t0);
+  g_assert_cmpint (v->t1, ==, t1);
+  /* The sample's start-up is most of the run: the view shows less than
+   * half of it, and starts after the warm-up step. */
+  g_assert_cmpint (v->t1 - v->t0, <, (loaded->timeline->end_ns - loaded->timeline->start_ns) / 2);
+  g_assert_cmpint (v->t0, >, g_array_index (loaded->analysis->steps, PfprofStep, 0).start_ns);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.fit-all", NULL));
+  g_assert_cmpint (v->t0, ==, loaded->timeline->start_ns);
+  g_assert_cmpint (v->t1, ==, loaded->timeline->end_ns);
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+/* The line of @report that starts with "  LABEL " and holds @cells in
+ * order, or NULL. */
+static const char *
+report_row (char **lines, char **cells)
+{
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autofree char *head = g_strdup_printf ("  %s ", cells[0]);
+      const char *p = lines[i];
+
+      if (!g_str_has_prefix (p, head))
+        continue;
+      p += strlen (head);
+      for (guint c = 1; cells[c] != NULL && p != NULL; c++)
+        if (g_strcmp0 (cells[c], "*") != 0)
+          p = strstr (p, cells[c]) ? strstr (p, cells[c]) + strlen (cells[c]) : NULL;
+      if (p != NULL)
+        return lines[i];
+    }
+  return NULL;
+}
+
+/* The ledger panel shows the text report's ledger: every row with the
+ * same label, mean, share and median; a selected finding marks the
+ * buckets its saving comes from and says what its fix predicts. */
+static void
+test_ledger_panel (void)
+{
+  PfprofViewWindow *win = pfprof_view_window_new (NULL);
+  PfprofLedgerPanel *panel;
+  PfprofViewLoaded *loaded;
+  PfprofReportOptions opts;
+  g_autoptr (GString) report = g_string_new ("");
+  g_auto (GStrv) report_lines = NULL;
+  g_auto (GStrv) lines = NULL;
+  g_autofree char *text = NULL;
+  const PfprofFinding *f;
+  guint n_rows = 0, n_marked = 0;
+
+  gtk_window_present (GTK_WINDOW (win));
+  panel = pfprof_view_window_get_ledger_panel (win);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (panel)));
+  g_assert_true (drop_and_wait (win, sample_path));
+  loaded = pfprof_view_window_get_loaded (win);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (panel)));
+  pfprof_report_options_init (&opts);
+  opts.width = 1000; /* one line per paragraph */
+  pfprof_report_text (loaded->analysis, &opts, report);
+  report_lines = g_strsplit (report->str, "\n", -1);
+  text = pfprof_ledger_panel_get_text (panel);
+  g_test_message ("%s", text);
+  lines = g_strsplit (text, "\n", -1);
+  /* The headline: the report's words and figures. */
+  {
+    const PfprofLedgerSummary *l = &loaded->analysis->ledger;
+    g_autofree char *rate = pfprof_format_double (1e9 / (double) l->mean_step_ns, 1);
+    g_autofree char *mean = pfprof_format_ns (l->mean_step_ns);
+    g_autofree char *median = pfprof_format_ns (l->median_step_ns);
+    g_autofree char *steps = g_strdup_printf ("GPU side of %u steady steps", l->n_steps);
+    g_autofree char *figures = g_strdup_printf ("%s steps/s; mean step %s, median step %s", rate, mean, median);
+
+    g_assert_nonnull (strstr (lines[0], steps));
+    g_assert_nonnull (strstr (report->str, steps));
+    g_assert_nonnull (strstr (lines[0], figures));
+    g_assert_nonnull (strstr (report->str, figures));
+  }
+  for (guint i = 1; lines[i] != NULL && lines[i + 1] != NULL; i++)
+    {
+      g_auto (GStrv) cells = g_strsplit (lines[i], "\t", -1);
+
+      g_assert_cmpuint (g_strv_length (cells), >=, 4);
+      g_assert_nonnull (report_row (report_lines, cells));
+      n_rows++;
+    }
+  g_assert_cmpuint (n_rows, >=, 3);
+  /* The same rows as the report: no more, no fewer. */
+  {
+    guint n_report = 0;
+
+    for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+      {
+        g_autofree char *head = g_strdup_printf ("  %s ", pfprof_ledger_bucket_label ((PfprofLedgerBucket) b));
+
+        for (guint i = 0; report_lines[i] != NULL; i++)
+          if (g_str_has_prefix (report_lines[i], head))
+            {
+              n_report++;
+              break;
+            }
+      }
+    g_assert_cmpuint (n_rows, ==, n_report);
+  }
+  /* The selected finding's buckets, and its own prediction. */
+  g_assert_true (pfprof_view_window_select_finding (win, 0));
+  f = g_ptr_array_index (loaded->analysis->findings, 0);
+  g_clear_pointer (&text, g_free);
+  g_clear_pointer (&lines, g_strfreev);
+  text = pfprof_ledger_panel_get_text (panel);
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 1; lines[i] != NULL && lines[i + 1] != NULL; i++)
+    n_marked += g_str_has_suffix (lines[i], "\t*");
+  g_assert_cmpuint (f->buckets, !=, 0);
+  g_assert_cmpuint (n_marked, >=, 1);
+  {
+    g_autofree char *saving = pfprof_report_saving (f);
+
+    g_assert_nonnull (strstr (text, saving));
+  }
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+/* A search for a finding's rule selects that finding in the list. */
+static void
+test_search_finding (void)
+{
+  PfprofViewWindow *win = pfprof_view_window_new (NULL);
+  PfprofSearchBar *bar;
+  PfprofViewLoaded *loaded;
+  const PfprofFinding *f;
+
+  gtk_window_present (GTK_WINDOW (win));
+  g_assert_true (drop_and_wait (win, sample_path));
+  loaded = pfprof_view_window_get_loaded (win);
+  f = g_ptr_array_index (loaded->analysis->findings, 0);
+  bar = pfprof_view_window_get_search_bar (win);
+  g_assert_false (pfprof_search_bar_is_open (bar));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.search", NULL));
+  g_assert_true (pfprof_search_bar_is_open (bar));
+  gtk_editable_set_text (pfprof_search_bar_get_entry (bar), f->rule);
+  pfprof_search_bar_step (bar, 1);
+  g_assert_cmpstr (pfprof_search_bar_get_count (bar), ==, "1 of 1");
+  g_assert_cmpint (pfprof_timeline_widget_get_view (pfprof_view_window_get_timeline (win))->selected_finding, ==, 0);
+  g_assert_cmpint (pfprof_view_window_get_occurrence (win), >=, 0);
+  /* Another load: the matches are found again in what it shows. */
+  g_assert_true (drop_and_wait (win, sample_path));
+  g_assert_cmpstr (pfprof_search_bar_get_count (bar), ==, "1 match");
+  pfprof_search_bar_step (bar, 1);
+  g_assert_cmpstr (pfprof_search_bar_get_count (bar), ==, "1 of 1");
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -255,6 +431,10 @@ main (int argc, char **argv)
   g_test_add_func ("/view-window/drop-bad-file", test_drop_bad_file);
   g_test_add_func ("/view-window/recent-menu", test_recent_menu);
   g_test_add_func ("/view-window/open-filters", test_open_filters);
+  sample_path = g_build_filename (g_getenv ("PFPROF_SAMPLES"), "a_pageable.pfprof", NULL);
+  g_test_add_func ("/view-window/steady-framing", test_steady_framing);
+  g_test_add_func ("/view-window/ledger-panel", test_ledger_panel);
+  g_test_add_func ("/view-window/search-finding", test_search_finding);
   rc = g_test_run ();
   {
     g_autofree char *bad = g_build_filename (tmp_dir, "notes.txt", NULL);
@@ -264,6 +444,7 @@ main (int argc, char **argv)
     g_rmdir (tmp_dir);
   }
   g_free (trace_path);
+  g_free (sample_path);
   g_free (tmp_dir);
   return rc;
 }

@@ -36,6 +36,12 @@ run render "$trace" -o "$tmp/rows.png" --rows gpu
 run render "$trace" -o "$tmp/all.png"
 check "--rows gpu draws fewer rows" '[ "$rc" -eq 0 ] && [ "$(od -An -tu1 -j20 -N4 "$tmp/rows.png" | awk "{print \$4+256*\$3}")" -lt "$(od -An -tu1 -j20 -N4 "$tmp/all.png" | awk "{print \$4+256*\$3}")" ]'
 
+# The steady state by default; --whole-run draws what --from 0 does.
+run render "$trace" -o "$tmp/whole.png" --whole-run
+check "--whole-run" '[ "$rc" -eq 0 ] && ! cmp -s "$tmp/all.png" "$tmp/whole.png"'
+run render "$trace" -o "$tmp/from0.png" --from 0
+check "--whole-run is the run from its start" '[ "$rc" -eq 0 ] && cmp -s "$tmp/whole.png" "$tmp/from0.png"'
+
 # Refusals, each one line and exit 2 (3 for an existing output), nothing
 # written.
 cp "$tmp/a.png" "$tmp/keep.png"

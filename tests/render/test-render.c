@@ -10,6 +10,7 @@
 #include "pfprof-render-text.h"
 #include "pfprof-renderer.h"
 #include "pfprof-timeline.h"
+#include "pfprof-framing.h"
 #include "pfprof-importer.h"
 #include "render-test-util.h"
 
@@ -534,14 +535,32 @@ test_units (void)
  * real reader and analysis, then the picture: its stream and thread rows,
  * a pageable copy in the pageable colour over exactly its time range, and
  * the analyzer's pageable-transfer finding marked on that copy's row. */
-static void
-test_recorded_sample (void)
+/* The analysis of samples/traces/a_pageable.pfprof, its trace in *@trace;
+ * NULL (the test skipped) when the sample is not there. */
+static PfprofAnalysis *
+analyse_sample (PfprofTrace **trace)
 {
   const char *dir = g_getenv ("PFPROF_SAMPLES");
   g_autofree char *path = dir ? g_build_filename (dir, "a_pageable.pfprof", NULL) : NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
   g_autoptr (PfprofRun) run = NULL;
+
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("samples/traces/a_pageable.pfprof is not there");
+      return NULL;
+    }
+  *trace = pfprof_importer_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_ptr_array_add (traces, *trace);
+  run = pfprof_run_new (g_steal_pointer (&traces));
+  return pfprof_analysis_run (run, NULL);
+}
+
+static void
+test_recorded_sample (void)
+{
   PfprofAnalysis *a;
   PfprofTimeline *tl;
   PfprofTrace *t;
@@ -553,16 +572,8 @@ test_recorded_sample (void)
   double orange[3], sev[3], p[3], y, h;
   int row, x0, x1;
 
-  if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    {
-      g_test_skip ("samples/traces/a_pageable.pfprof is not there");
-      return;
-    }
-  t = pfprof_importer_load (path, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_ptr_array_add (traces, t);
-  run = pfprof_run_new (g_steal_pointer (&traces));
-  a = pfprof_analysis_run (run, NULL);
+  if ((a = analyse_sample (&t)) == NULL)
+    return;
   tl = pfprof_timeline_new (a, NULL, NULL);
   g_assert_cmpuint (tl->n_gpu_events, >, 1000);
   g_assert_cmpint (find_row (tl, PFPROF_ROW_STREAM, 7, 0), >=, 0);
@@ -619,6 +630,49 @@ test_recorded_sample (void)
   pfprof_analysis_free (a);
 }
 
+/* `pfprof render` and pfprof-view open on the steady state: on a
+ * recorded sample, from after the warm-up step to the last step, every
+ * steady step inside, the start-up left out; a run without steps has no
+ * steady view. */
+static void
+test_steady_framing (void)
+{
+  PfprofAnalysis *a;
+  PfprofTrace *t;
+  gint64 t0 = 0, t1 = 0;
+
+  if ((a = analyse_sample (&t)) == NULL)
+    return;
+  g_assert_true (pfprof_framing_steady (a, &t0, &t1));
+  g_assert_cmpint (t0, >, t->start_ns);
+  g_assert_cmpint (t1, <=, t->end_ns + (t1 - t0) / 50);
+  /* The start-up is most of this run. */
+  g_assert_cmpint (t1 - t0, <, (t->end_ns - t->start_ns) / 2);
+  for (guint i = 0; i < a->steps->len; i++)
+    {
+      const PfprofStep *st = &g_array_index (a->steps, PfprofStep, i);
+
+      if (st->warmup)
+        g_assert_cmpint (st->start_ns, <, t0);
+      else
+        {
+          g_assert_cmpint (st->start_ns, >=, t0);
+          g_assert_cmpint (st->end_ns, <=, t1);
+        }
+    }
+  pfprof_analysis_free (a);
+  /* No steps, no steady state: the caller shows the whole run. */
+  {
+    PfprofAnalysis *none = rt_analysis_new (rt_trace_new (FALSE, NULL));
+
+    t0 = t1 = 7;
+    g_assert_false (pfprof_framing_steady (none, &t0, &t1));
+    g_assert_cmpint (t0, ==, 7);
+    g_assert_cmpint (t1, ==, 7);
+    rt_analysis_free (none);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -636,5 +690,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/empty-trace", test_empty_trace);
   g_test_add_func ("/render/units", test_units);
   g_test_add_func ("/render/recorded-sample", test_recorded_sample);
+  g_test_add_func ("/render/steady-framing", test_steady_framing);
   return g_test_run ();
 }
