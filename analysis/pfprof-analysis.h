@@ -72,6 +72,9 @@ typedef struct
                            * of; est_savings_ns is at most their mean; 0: not capped */
   gint64 predicted_step_ns; /* mean GPU-side step with this fix alone; 0 without steps */
   gboolean immaterial;    /* saves less than the materiality threshold: made info */
+  GArray *occurrences;    /* PfprofEvidence: every occurrence, in the order the rule
+                           * found them; NULL unless the options keep them
+                           * (pfprof_analysis_options_set_keep_occurrences) */
 } PfprofFinding;
 
 void pfprof_finding_free (PfprofFinding *finding);

@@ -4,6 +4,7 @@
 
 #include <time.h>
 
+#include "pfprof-analysis-options.h"
 #include "pfprof-importer.h"
 
 typedef struct
@@ -159,7 +160,13 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   layout_worker = g_thread_new ("pfprof-layout", layout_thread, &layout);
   t = g_get_monotonic_time ();
   c = thread_cpu_us ();
-  loaded->analysis = pfprof_analysis_run (loaded->run, NULL);
+  {
+    g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
+
+    /* The occurrence navigator steps through all of them. */
+    pfprof_analysis_options_set_keep_occurrences (options, TRUE);
+    loaded->analysis = pfprof_analysis_run (loaded->run, options);
+  }
   loaded->analysis_us = g_get_monotonic_time () - t;
   loaded->analysis_cpu_us = thread_cpu_us () - c;
   g_thread_join (layout_worker);

@@ -6,6 +6,7 @@
 
 #include "pfprof-details-panel.h"
 #include "pfprof-findings-panel.h"
+#include "pfprof-occurrence-navigator.h"
 #include "pfprof-overview.h"
 #include "pfprof-render-text.h"
 #include "pfprof-selected-finding.h"
@@ -34,8 +35,7 @@ struct _PfprofViewWindow
   PfprofTimeline *early;
   guint load_serial;      /* the latest open's */
   int finding;            /* index in analysis->findings, -1 */
-  GArray *occurrences;    /* the finding's evidence indices, costliest first */
-  int occurrence;         /* position in occurrences */
+  PfprofOccurrenceNavigator *navigator; /* the finding's occurrence shown */
   int *progress;          /* g_atomic_rc_box */
   guint progress_source;
   GCancellable *cancellable;
@@ -63,46 +63,39 @@ current_finding (PfprofViewWindow *self)
   return g_ptr_array_index (self->loaded->analysis->findings, self->finding);
 }
 
-/* What the evidence cost (PfprofEvidence.cost_ns), what the analysis and
- * so the navigator order by. */
-static int
-compare_cost (gconstpointer a, gconstpointer b, gpointer data)
-{
-  GArray *evidence = data;
-  const PfprofEvidence *x = &g_array_index (evidence, PfprofEvidence, *(const int *) a);
-  const PfprofEvidence *y = &g_array_index (evidence, PfprofEvidence, *(const int *) b);
-  gint64 cx = x->cost_ns, cy = y->cost_ns;
-
-  if (cx != cy)
-    return cx > cy ? -1 : 1;
-  return *(const int *) a - *(const int *) b;
-}
-
 static void
 show_occurrence (PfprofViewWindow *self)
 {
   const PfprofFinding *f = current_finding (self);
-  const PfprofEvidence *ev;
+  const PfprofEvidence *ev = pfprof_occurrence_navigator_get_current (self->navigator);
+  gboolean by_time = pfprof_occurrence_navigator_get_order (self->navigator) == PFPROF_OCCURRENCE_BY_TIME;
   gint64 span, mid;
   int row, index;
 
-  if (f == NULL || f->evidence == NULL || f->evidence->len == 0)
+  if (f == NULL || ev == NULL)
     {
-      pfprof_selected_finding_set_occurrence (self->selected, -1, 0, 0, 0);
+      pfprof_selected_finding_set_occurrence (self->selected, -1, 0, by_time, 0, 0);
       pfprof_timeline_widget_select_finding (self->timeline, self->finding, -1);
+      pfprof_timeline_widget_set_focus (self->timeline, -1, 0, 0);
+      pfprof_overview_set_occurrences (self->overview, NULL, NULL, PFPROF_SEVERITY_INFO);
       return;
     }
-  self->occurrence = CLAMP (self->occurrence, 0, (int) f->evidence->len - 1);
-  index = g_array_index (self->occurrences, int, self->occurrence);
-  ev = &g_array_index (f->evidence, PfprofEvidence, index);
   /* Wide enough to see the occurrence with some of what surrounds it. */
   span = MAX (ev->end_ns - ev->start_ns, 1000) * 4;
   mid = ev->start_ns + (ev->end_ns - ev->start_ns) / 2;
+  /* One of the few the timeline marks is outlined as such; any other
+   * gets an outline of its own. */
+  index = pfprof_occurrence_navigator_get_evidence_index (self->navigator);
+  row = index >= 0 ? pfprof_timeline_finding_rows (self->loaded->timeline, (guint) self->finding)[index]
+                   : pfprof_timeline_evidence_row (self->loaded->timeline, ev);
   pfprof_timeline_widget_select_finding (self->timeline, self->finding, index);
+  pfprof_timeline_widget_set_focus (self->timeline, index >= 0 ? -1 : row, ev->start_ns, ev->end_ns);
   pfprof_timeline_widget_set_range (self->timeline, mid - span / 2, mid + span / 2);
-  row = pfprof_timeline_finding_rows (self->loaded->timeline, (guint) self->finding)[index];
   pfprof_timeline_widget_scroll_to_row (self->timeline, row);
-  pfprof_selected_finding_set_occurrence (self->selected, self->occurrence, f->evidence->len,
+  pfprof_overview_set_occurrences (self->overview, pfprof_occurrence_navigator_get_all (self->navigator), ev,
+                                   f->severity);
+  pfprof_selected_finding_set_occurrence (self->selected, pfprof_occurrence_navigator_get_position (self->navigator),
+                                          pfprof_occurrence_navigator_get_n (self->navigator), by_time,
                                           ev->cost_ns, f->time_ns);
 }
 
@@ -112,18 +105,16 @@ on_finding_selected (PfprofFindingsPanel *panel, int index, PfprofViewWindow *se
   const PfprofFinding *f;
 
   self->finding = self->loaded != NULL ? index : -1;
-  self->occurrence = 0;
   f = current_finding (self);
-  /* The worst first: that is the one to look at, not the first in time. */
-  g_array_set_size (self->occurrences, 0);
-  for (int i = 0; f != NULL && f->evidence != NULL && i < (int) f->evidence->len; i++)
-    g_array_append_val (self->occurrences, i);
-  if (f != NULL && f->evidence != NULL)
-    g_array_sort_with_data (self->occurrences, compare_cost, f->evidence);
+  /* Every occurrence, the worst first unless time order is asked for:
+   * that is the one to look at, not the first in time. */
+  pfprof_occurrence_navigator_set_finding (self->navigator, f);
   pfprof_selected_finding_set_finding (self->selected, f);
   if (f == NULL)
     {
       pfprof_timeline_widget_select_finding (self->timeline, -1, -1);
+      pfprof_timeline_widget_set_focus (self->timeline, -1, 0, 0);
+      pfprof_overview_set_occurrences (self->overview, NULL, NULL, PFPROF_SEVERITY_INFO);
       return;
     }
   show_occurrence (self);
@@ -150,13 +141,35 @@ pfprof_view_window_select_rule (PfprofViewWindow *self, const char *rule)
 void
 pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta)
 {
-  const PfprofFinding *f = current_finding (self);
-
-  if (f == NULL || f->evidence == NULL || f->evidence->len == 0)
+  if (current_finding (self) == NULL || pfprof_occurrence_navigator_get_n (self->navigator) == 0)
     return;
-  /* Wrap around, as "find next" does. */
-  self->occurrence = (self->occurrence + delta + (int) f->evidence->len) % (int) f->evidence->len;
+  /* Wraps around, as "find next" does. */
+  pfprof_occurrence_navigator_step (self->navigator, delta);
   show_occurrence (self);
+}
+
+void
+pfprof_view_window_set_occurrence_order (PfprofViewWindow *self, gboolean by_time)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "occurrence-by-time");
+
+  g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (by_time));
+  pfprof_occurrence_navigator_set_order (self->navigator,
+                                         by_time ? PFPROF_OCCURRENCE_BY_TIME : PFPROF_OCCURRENCE_BY_COST);
+  if (current_finding (self) != NULL)
+    show_occurrence (self);
+}
+
+PfprofOccurrenceNavigator *
+pfprof_view_window_get_navigator (PfprofViewWindow *self)
+{
+  return self->navigator;
+}
+
+PfprofOverview *
+pfprof_view_window_get_overview (PfprofViewWindow *self)
+{
+  return self->overview;
 }
 
 /* Empties the panels for a new load. */
@@ -165,6 +178,8 @@ clear_findings (PfprofViewWindow *self)
 {
   pfprof_findings_panel_set_analysis (self->findings, NULL);
   self->finding = -1;
+  pfprof_occurrence_navigator_set_finding (self->navigator, NULL);
+  pfprof_overview_set_occurrences (self->overview, NULL, NULL, PFPROF_SEVERITY_INFO);
   pfprof_selected_finding_set_finding (self->selected, NULL);
 }
 
@@ -500,6 +515,15 @@ action_occurrence (GSimpleAction *action, GVariant *param, gpointer data)
   pfprof_view_window_step_occurrence (data, g_str_equal (g_action_get_name (G_ACTION (action)), "next-occurrence") ? 1 : -1);
 }
 
+static void
+action_occurrence_by_time (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  GVariant *state = g_action_get_state (G_ACTION (action));
+
+  pfprof_view_window_set_occurrence_order (data, !g_variant_get_boolean (state));
+  g_variant_unref (state);
+}
+
 /* @text shown as itself in a menu, whose labels take '_' for a mnemonic:
  * "a_pageable" would read "apageable". */
 static char *
@@ -641,7 +665,7 @@ pfprof_view_window_finalize (GObject *object)
   PfprofViewWindow *self = PFPROF_VIEW_WINDOW (object);
 
   g_clear_pointer (&self->loaded, pfprof_view_loaded_free);
-  g_clear_pointer (&self->occurrences, g_array_unref);
+  g_clear_pointer (&self->navigator, pfprof_occurrence_navigator_free);
   g_atomic_rc_box_release (self->progress);
   G_OBJECT_CLASS (pfprof_view_window_parent_class)->finalize (object);
 }
@@ -686,6 +710,7 @@ static const GActionEntry win_actions[] = {
   { "zoom-out", action_zoom, NULL, NULL, NULL, { 0 } },
   { "next-occurrence", action_occurrence, NULL, NULL, NULL, { 0 } },
   { "previous-occurrence", action_occurrence, NULL, NULL, NULL, { 0 } },
+  { "occurrence-by-time", action_occurrence_by_time, NULL, "false", NULL, { 0 } },
 };
 
 static void
@@ -695,7 +720,7 @@ pfprof_view_window_init (PfprofViewWindow *self)
   GtkCssProvider *css;
 
   self->finding = -1;
-  self->occurrences = g_array_new (FALSE, FALSE, sizeof (int));
+  self->navigator = pfprof_occurrence_navigator_new ();
   self->progress = g_atomic_rc_box_new0 (int);
   gtk_widget_init_template (GTK_WIDGET (self));
   g_action_map_add_action_entries (G_ACTION_MAP (self), win_actions, G_N_ELEMENTS (win_actions), self);
@@ -772,9 +797,5 @@ pfprof_view_window_get_selected_finding (PfprofViewWindow *self)
 int
 pfprof_view_window_get_occurrence (PfprofViewWindow *self)
 {
-  const PfprofFinding *f = current_finding (self);
-
-  if (f == NULL || f->evidence == NULL || f->evidence->len == 0)
-    return -1;
-  return g_array_index (self->occurrences, int, self->occurrence);
+  return current_finding (self) != NULL ? pfprof_occurrence_navigator_get_index (self->navigator) : -1;
 }

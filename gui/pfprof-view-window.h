@@ -11,6 +11,8 @@
 
 #include <gtk/gtk.h>
 
+#include "pfprof-occurrence-navigator.h"
+#include "pfprof-overview.h"
 #include "pfprof-selected-finding.h"
 #include "pfprof-timeline-widget.h"
 #include "pfprof-view-loader.h"
@@ -42,8 +44,18 @@ gboolean pfprof_view_window_select_finding (PfprofViewWindow *self, guint n);
 gboolean pfprof_view_window_select_rule (PfprofViewWindow *self, const char *rule);
 
 /* Moves to the next (@delta 1) or previous (-1) occurrence, costliest
- * (longest) first, wrapping around. */
+ * (longest) first or in time order, wrapping around. */
 void pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta);
+
+/* Steps through the occurrences in time order (@by_time) or costliest
+ * first, as the "By time" toggle does, keeping the one shown. */
+void pfprof_view_window_set_occurrence_order (PfprofViewWindow *self, gboolean by_time);
+
+/* The selected finding's occurrences and the one shown. */
+PfprofOccurrenceNavigator *pfprof_view_window_get_navigator (PfprofViewWindow *self);
+
+/* The overview strip. */
+PfprofOverview *pfprof_view_window_get_overview (PfprofViewWindow *self);
 
 /* The error dialog currently shown, or NULL. */
 GtkWidget *pfprof_view_window_get_error_dialog (PfprofViewWindow *self);
@@ -63,7 +75,8 @@ GMenuModel *pfprof_view_window_get_recent_menu (PfprofViewWindow *self);
  * JSON (plain or gzipped). */
 GListModel *pfprof_view_window_new_file_filters (void);
 
-/* The evidence index of the occurrence shown, or -1. */
+/* The index of the occurrence shown in the finding's occurrences
+ * (pfprof_occurrence_navigator_get_all()), or -1. */
 int pfprof_view_window_get_occurrence (PfprofViewWindow *self);
 
 /* The panel of the selected finding. */

@@ -127,6 +127,7 @@ pfprof_render_view_init (PfprofRenderView *view, const PfprofTimeline *timeline,
   view->selected_row = -1;
   view->selected_event = PFPROF_EVENT_REF_NONE;
   view->link_row = -1;
+  view->focus_row = -1;
 }
 
 static double
@@ -671,6 +672,32 @@ draw_steps (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, const
   cairo_restore (cr);
 }
 
+/* The occurrence in focus that is none of the finding's evidence. */
+static void
+draw_focus (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, const double *row_top,
+            const double rgb[3])
+{
+  int r = view->focus_row;
+  double x0, x1, y, h;
+
+  if (r < 0 || (guint) r >= tl->rows->len || row_top[r] < 0 || view->focus_end < view->t0
+      || view->focus_start > view->t1)
+    return;
+  x0 = MAX (pfprof_renderer_x_of (view, view->focus_start), view->label_width);
+  x1 = MIN (pfprof_renderer_x_of (view, view->focus_end), view->width);
+  if (x1 - x0 < 3)
+    x1 = x0 + 3;
+  y = row_top[r];
+  h = pfprof_renderer_row_height (tl, view, (guint) r);
+  set_rgb (cr, rgb, 0.35);
+  cairo_rectangle (cr, x0, y, x1 - x0, h);
+  cairo_fill (cr);
+  set_rgb (cr, rgb, 1);
+  cairo_set_line_width (cr, 3);
+  cairo_rectangle (cr, x0 + 1, y + 1, MAX (x1 - x0 - 2, 1), h - 2);
+  cairo_stroke (cr);
+}
+
 static void
 draw_findings (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, double *row_top,
                double rows_top, double rows_bottom)
@@ -745,6 +772,8 @@ draw_findings (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, do
             cairo_set_line_width (cr, 0.75);
             cairo_stroke (cr);
           }
+        if (pass == 1)
+          draw_focus (cr, tl, view, row_top, rgb);
       }
   cairo_restore (cr);
 }
