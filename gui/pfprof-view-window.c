@@ -11,6 +11,7 @@
 #include "pfprof-render-text.h"
 #include "pfprof-selected-finding.h"
 #include "pfprof-summary-bar.h"
+#include "pfprof-view-follow.h"
 
 struct _PfprofViewWindow
 {
@@ -39,6 +40,7 @@ struct _PfprofViewWindow
   int *progress;          /* g_atomic_rc_box */
   guint progress_source;
   GCancellable *cancellable;
+  PfprofViewFollow *follow; /* while the traces shown are being recorded */
 };
 
 G_DEFINE_FINAL_TYPE (PfprofViewWindow, pfprof_view_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -46,6 +48,7 @@ G_DEFINE_FINAL_TYPE (PfprofViewWindow, pfprof_view_window, GTK_TYPE_APPLICATION_
 enum
 {
   SIGNAL_LOADED,
+  SIGNAL_FOLLOWED,
   N_SIGNALS
 };
 
@@ -232,6 +235,94 @@ show_error (PfprofViewWindow *self, const char *primary, const char *secondary)
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* The summary, saying when the traces are still being recorded. */
+static void
+show_summary (PfprofViewWindow *self)
+{
+  pfprof_summary_bar_set_analysis (self->summary, self->loaded->analysis);
+  if (pfprof_view_window_is_following (self))
+    {
+      g_autofree char *text = g_strdup_printf ("Recording \u2014 following the trace \u00b7 %s",
+                                               pfprof_summary_bar_get_text (self->summary));
+
+      pfprof_summary_bar_set_text (self->summary, text);
+    }
+}
+
+/* A reload of the traces being recorded: swapped in, keeping what is in
+ * view (the whole run, or the latest part of it, stay so as it grows),
+ * and the selected finding's rule. */
+static void
+on_follow_update (PfprofViewLoaded *loaded, gpointer data)
+{
+  PfprofViewWindow *self = data;
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (self->timeline);
+  gint64 t0 = v->t0, t1 = v->t1;
+  gint64 old_start = self->loaded->timeline->start_ns, old_end = self->loaded->timeline->end_ns;
+  const PfprofFinding *f = current_finding (self);
+  g_autofree char *rule = f != NULL ? g_strdup (f->rule) : NULL;
+  int n;
+
+  pfprof_timeline_widget_set_timeline (self->timeline, NULL);
+  pfprof_overview_set_timeline (self->overview, NULL);
+  clear_findings (self);
+  g_clear_pointer (&self->loaded, pfprof_view_loaded_free);
+  self->loaded = loaded;
+  pfprof_timeline_widget_set_timeline (self->timeline, loaded->timeline);
+  if (t0 <= old_start && t1 >= old_end)
+    pfprof_timeline_widget_fit_all (self->timeline);
+  else if (t1 >= old_end)
+    pfprof_timeline_widget_set_range (self->timeline, loaded->timeline->end_ns - (t1 - t0), loaded->timeline->end_ns);
+  else
+    pfprof_timeline_widget_set_range (self->timeline, t0, t1);
+  show_summary (self);
+  pfprof_findings_panel_set_analysis (self->findings, loaded->analysis);
+  pfprof_overview_set_timeline (self->overview, loaded->timeline);
+  gtk_stack_set_visible_child_name (self->stack, loaded->timeline->n_gpu_events == 0 ? "no-gpu" : "content");
+  /* The same finding stays selected, without moving the view. */
+  n = rule != NULL ? pfprof_findings_panel_find_rule (self->findings, rule) : -1;
+  if (n >= 0)
+    {
+      const PfprofFinding *nf = g_ptr_array_index (loaded->analysis->findings, n);
+
+      self->finding = n;
+      pfprof_occurrence_navigator_set_finding (self->navigator, nf);
+      pfprof_selected_finding_set_finding (self->selected, nf);
+      pfprof_timeline_widget_select_finding (self->timeline, n, -1);
+      pfprof_overview_set_occurrences (self->overview, pfprof_occurrence_navigator_get_all (self->navigator),
+                                       NULL, nf->severity);
+    }
+  g_signal_emit (self, signals[SIGNAL_FOLLOWED], 0);
+}
+
+/* Follows the traces of the load just shown while they are recorded. */
+static void
+follow_if_live (PfprofViewWindow *self)
+{
+  g_autoptr (GPtrArray) paths = g_ptr_array_new ();
+  GPtrArray *traces = self->loaded->analysis->traces;
+
+  g_clear_pointer (&self->follow, pfprof_view_follow_free);
+  if (!pfprof_view_follow_is_live (self->loaded))
+    return;
+  for (guint i = 0; i < traces->len; i++)
+    {
+      const PfprofTrace *t = g_ptr_array_index (traces, i);
+
+      if (t->path == NULL)
+        return;
+      g_ptr_array_add (paths, t->path);
+    }
+  g_ptr_array_add (paths, NULL);
+  self->follow = pfprof_view_follow_new ((const char *const *) paths->pdata, on_follow_update, self);
+}
+
+gboolean
+pfprof_view_window_is_following (PfprofViewWindow *self)
+{
+  return self->follow != NULL && self->loaded != NULL && pfprof_view_follow_is_live (self->loaded);
+}
+
 /* One open: its window (referenced) and which open it was. */
 typedef struct
 {
@@ -305,7 +396,8 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
     gtk_widget_queue_draw (GTK_WIDGET (self->timeline));
   else
     pfprof_timeline_widget_set_timeline (self->timeline, loaded->timeline);
-  pfprof_summary_bar_set_analysis (self->summary, loaded->analysis);
+  follow_if_live (self);
+  show_summary (self);
   pfprof_findings_panel_set_analysis (self->findings, loaded->analysis);
   on_event_selected (self->timeline, -1, 0, self);
   {
@@ -372,6 +464,7 @@ pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files)
   if (paths->len == 0)
     return;
   g_ptr_array_add (paths, NULL);
+  g_clear_pointer (&self->follow, pfprof_view_follow_free);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
@@ -648,6 +741,7 @@ pfprof_view_window_dispose (GObject *object)
   if (self->cancellable)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->follow, pfprof_view_follow_free);
   g_clear_handle_id (&self->progress_source, g_source_remove);
   g_signal_handlers_disconnect_matched (gtk_recent_manager_get_default (), G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
   if (self->timeline != NULL)
@@ -680,6 +774,8 @@ pfprof_view_window_class_init (PfprofViewWindowClass *klass)
   object_class->finalize = pfprof_view_window_finalize;
   signals[SIGNAL_LOADED] = g_signal_new ("loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                          NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+  signals[SIGNAL_FOLLOWED] = g_signal_new ("followed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                           NULL, NULL, NULL, G_TYPE_NONE, 0);
   g_type_ensure (PFPROF_TYPE_TIMELINE_WIDGET);
   g_type_ensure (PFPROF_TYPE_SUMMARY_BAR);
   g_type_ensure (PFPROF_TYPE_OVERVIEW);

@@ -24,7 +24,9 @@ G_DECLARE_FINAL_TYPE (PfprofViewWindow, pfprof_view_window, PFPROF, VIEW_WINDOW,
 
 /* Signals:
  *   "loaded" (gboolean ok): a load finished (FALSE: it failed and the
- *       error dialog is up). */
+ *       error dialog is up).
+ *   "followed": a trace being recorded grew, and its reload is shown
+ *       (pfprof-view-follow.h). */
 
 PfprofViewWindow *pfprof_view_window_new (GtkApplication *app);
 
@@ -50,6 +52,9 @@ void pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta);
 /* Steps through the occurrences in time order (@by_time) or costliest
  * first, as the "By time" toggle does, keeping the one shown. */
 void pfprof_view_window_set_occurrence_order (PfprofViewWindow *self, gboolean by_time);
+
+/* Whether the traces shown are being recorded and followed. */
+gboolean pfprof_view_window_is_following (PfprofViewWindow *self);
 
 /* The selected finding's occurrences and the one shown. */
 PfprofOccurrenceNavigator *pfprof_view_window_get_navigator (PfprofViewWindow *self);
