@@ -41,7 +41,33 @@ struct _PfprofViewWindow
   guint progress_source;
   GCancellable *cancellable;
   PfprofViewFollow *follow; /* while the traces shown are being recorded */
+  /* Tabs: one document per page of the tab strip; the shown one's slot is
+   * NULL (its load is self->loaded). */
+  GtkNotebook *tabs;
+  GPtrArray *docs;        /* Doc* or NULL */
+  guint active;
+  gboolean tab_guard;     /* the strip changes from here: not a switch */
 };
+
+/* A trace set aside in a tab that is not shown. */
+typedef struct
+{
+  PfprofViewLoaded *loaded;
+  gint64 t0, t1;
+  char *rule;             /* the selected finding's, or NULL */
+} Doc;
+
+static void
+doc_free (gpointer data)
+{
+  Doc *d = data;
+
+  if (d == NULL)
+    return;
+  pfprof_view_loaded_free (d->loaded);
+  g_free (d->rule);
+  g_free (d);
+}
 
 G_DEFINE_FINAL_TYPE (PfprofViewWindow, pfprof_view_window, GTK_TYPE_APPLICATION_WINDOW)
 
@@ -49,6 +75,7 @@ enum
 {
   SIGNAL_LOADED,
   SIGNAL_FOLLOWED,
+  SIGNAL_TAB_SWITCHED,
   N_SIGNALS
 };
 
@@ -249,18 +276,14 @@ show_summary (PfprofViewWindow *self)
     }
 }
 
-/* A reload of the traces being recorded: swapped in, keeping what is in
- * view (the whole run, or the latest part of it, stay so as it grows),
- * and the selected finding's rule. */
+static void follow_if_live (PfprofViewWindow *self);
+
+/* Shows @loaded (taken over) in the panels, over [@t0, @t1] (the whole
+ * run when @t0 >= @t1), with the finding of @rule selected without moving
+ * the view. */
 static void
-on_follow_update (PfprofViewLoaded *loaded, gpointer data)
+show_loaded (PfprofViewWindow *self, PfprofViewLoaded *loaded, gint64 t0, gint64 t1, const char *rule)
 {
-  PfprofViewWindow *self = data;
-  const PfprofRenderView *v = pfprof_timeline_widget_get_view (self->timeline);
-  gint64 t0 = v->t0, t1 = v->t1;
-  gint64 old_start = self->loaded->timeline->start_ns, old_end = self->loaded->timeline->end_ns;
-  const PfprofFinding *f = current_finding (self);
-  g_autofree char *rule = f != NULL ? g_strdup (f->rule) : NULL;
   int n;
 
   pfprof_timeline_widget_set_timeline (self->timeline, NULL);
@@ -269,17 +292,14 @@ on_follow_update (PfprofViewLoaded *loaded, gpointer data)
   g_clear_pointer (&self->loaded, pfprof_view_loaded_free);
   self->loaded = loaded;
   pfprof_timeline_widget_set_timeline (self->timeline, loaded->timeline);
-  if (t0 <= old_start && t1 >= old_end)
-    pfprof_timeline_widget_fit_all (self->timeline);
-  else if (t1 >= old_end)
-    pfprof_timeline_widget_set_range (self->timeline, loaded->timeline->end_ns - (t1 - t0), loaded->timeline->end_ns);
-  else
+  if (t0 < t1)
     pfprof_timeline_widget_set_range (self->timeline, t0, t1);
+  else
+    pfprof_timeline_widget_fit_all (self->timeline);
   show_summary (self);
   pfprof_findings_panel_set_analysis (self->findings, loaded->analysis);
   pfprof_overview_set_timeline (self->overview, loaded->timeline);
   gtk_stack_set_visible_child_name (self->stack, loaded->timeline->n_gpu_events == 0 ? "no-gpu" : "content");
-  /* The same finding stays selected, without moving the view. */
   n = rule != NULL ? pfprof_findings_panel_find_rule (self->findings, rule) : -1;
   if (n >= 0)
     {
@@ -292,7 +312,126 @@ on_follow_update (PfprofViewLoaded *loaded, gpointer data)
       pfprof_overview_set_occurrences (self->overview, pfprof_occurrence_navigator_get_all (self->navigator),
                                        NULL, nf->severity);
     }
+}
+
+/* A reload of the traces being recorded: swapped in, keeping what is in
+ * view (the whole run, or the latest part of it, stay so as it grows),
+ * and the selected finding's rule. */
+static void
+on_follow_update (PfprofViewLoaded *loaded, gpointer data)
+{
+  PfprofViewWindow *self = data;
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (self->timeline);
+  gint64 t0 = v->t0, t1 = v->t1;
+  gint64 old_start = self->loaded->timeline->start_ns, old_end = self->loaded->timeline->end_ns;
+  const PfprofFinding *f = current_finding (self);
+  g_autofree char *rule = f != NULL ? g_strdup (f->rule) : NULL;
+
+  if (t0 <= old_start && t1 >= old_end)
+    t0 = t1 = 0;
+  else if (t1 >= old_end)
+    {
+      t0 = loaded->timeline->end_ns - (t1 - t0);
+      t1 = loaded->timeline->end_ns;
+    }
+  show_loaded (self, loaded, t0, t1, rule);
   g_signal_emit (self, signals[SIGNAL_FOLLOWED], 0);
+}
+
+/* ---- Tabs ------------------------------------------------------------- */
+
+/* Takes the trace shown out of the panels, into a Doc. */
+static Doc *
+stash (PfprofViewWindow *self)
+{
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (self->timeline);
+  const PfprofFinding *f = current_finding (self);
+  Doc *d;
+
+  if (self->loaded == NULL)
+    return NULL;
+  d = g_new0 (Doc, 1);
+  d->t0 = v->t0;
+  d->t1 = v->t1;
+  d->rule = f != NULL ? g_strdup (f->rule) : NULL;
+  g_clear_pointer (&self->follow, pfprof_view_follow_free);
+  pfprof_timeline_widget_set_timeline (self->timeline, NULL);
+  pfprof_overview_set_timeline (self->overview, NULL);
+  clear_findings (self);
+  d->loaded = g_steal_pointer (&self->loaded);
+  return d;
+}
+
+static void
+update_tab_strip (PfprofViewWindow *self)
+{
+  GtkHeaderBar *bar = GTK_HEADER_BAR (gtk_window_get_titlebar (GTK_WINDOW (self)));
+
+  /* One trace: the window's title says which. */
+  gtk_header_bar_set_title_widget (bar, self->docs->len > 1 ? GTK_WIDGET (self->tabs) : NULL);
+}
+
+static void
+on_switch_tab (GtkNotebook *notebook, GtkWidget *page, guint n, PfprofViewWindow *self)
+{
+  Doc *d;
+
+  if (self->tab_guard || n == self->active || n >= self->docs->len)
+    return;
+  if (self->active < self->docs->len)
+    g_ptr_array_index (self->docs, self->active) = stash (self);
+  self->active = n;
+  d = g_ptr_array_index (self->docs, n);
+  g_ptr_array_index (self->docs, n) = NULL;
+  if (d != NULL)
+    {
+      show_loaded (self, g_steal_pointer (&d->loaded), d->t0, d->t1, d->rule);
+      follow_if_live (self);
+      show_summary (self);
+      doc_free (d);
+    }
+  else
+    gtk_stack_set_visible_child_name (self->stack, "empty");
+  g_signal_emit (self, signals[SIGNAL_TAB_SWITCHED], 0);
+}
+
+/* Names the shown tab after its traces. */
+static void
+label_tab (PfprofViewWindow *self, const char *title)
+{
+  GtkWidget *page = gtk_notebook_get_nth_page (self->tabs, (int) self->active);
+
+  gtk_notebook_set_tab_label_text (self->tabs, page, title);
+}
+
+void
+pfprof_view_window_open_in_new_tab (PfprofViewWindow *self, GFile **files, int n_files)
+{
+  GtkWidget *page;
+
+  if (self->loaded == NULL || n_files <= 0)
+    {
+      pfprof_view_window_open (self, files, n_files);
+      return;
+    }
+  page = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  g_ptr_array_index (self->docs, self->active) = stash (self);
+  g_ptr_array_add (self->docs, NULL);
+  self->active = self->docs->len - 1;
+  /* In the header bar first: a notebook out of any window has no focus
+   * to move. */
+  update_tab_strip (self);
+  self->tab_guard = TRUE;
+  gtk_notebook_append_page (self->tabs, page, gtk_label_new ("Loading\u2026"));
+  gtk_notebook_set_current_page (self->tabs, (int) self->active);
+  self->tab_guard = FALSE;
+  pfprof_view_window_open (self, files, n_files);
+}
+
+GtkNotebook *
+pfprof_view_window_get_tabs (PfprofViewWindow *self)
+{
+  return self->tabs;
 }
 
 /* Follows the traces of the load just shown while they are recorded. */
@@ -379,6 +518,20 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
                                         self->loaded == NULL ? "empty"
                                         : self->loaded->timeline->n_gpu_events == 0 ? "no-gpu"
                                                                                      : "content");
+      /* A new tab that got nothing goes, and the one before comes back. */
+      if (self->loaded == NULL && self->docs->len > 1 && g_ptr_array_index (self->docs, self->active) == NULL)
+        {
+          guint gone = self->active;
+
+          g_ptr_array_remove_index (self->docs, gone);
+          self->active = G_MAXUINT;
+          self->tab_guard = TRUE;
+          gtk_notebook_remove_page (self->tabs, (int) gone);
+          self->tab_guard = FALSE;
+          on_switch_tab (self->tabs, NULL, (guint) MAX (gtk_notebook_get_current_page (self->tabs), 0), self);
+          update_tab_strip (self);
+        }
+      gtk_widget_set_sensitive (GTK_WIDGET (self->tabs), TRUE);
       if (!cancelled)
         show_error (self, "Cannot open the trace", error->message);
       g_signal_emit (self, signals[SIGNAL_LOADED], 0, FALSE);
@@ -409,6 +562,8 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
                                : g_strdup_printf ("%s \u2014 pfprof", clean);
 
     gtk_window_set_title (GTK_WINDOW (self), title);
+    label_tab (self, loaded->analysis->traces->len > 1 ? title : clean);
+    gtk_widget_set_sensitive (GTK_WIDGET (self->tabs), TRUE);
     for (guint i = 0; i < loaded->analysis->traces->len; i++)
       {
         const PfprofTrace *ti = g_ptr_array_index (loaded->analysis->traces, i);
@@ -465,6 +620,8 @@ pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files)
     return;
   g_ptr_array_add (paths, NULL);
   g_clear_pointer (&self->follow, pfprof_view_follow_free);
+  /* No switching tabs while a load is on its way into this one. */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->tabs), FALSE);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
@@ -549,7 +706,10 @@ on_open_response (GtkNativeDialog *dialog, int response, gpointer data)
 
       for (guint i = 0; i < n; i++)
         arr[i] = g_list_model_get_item (files, i);
-      pfprof_view_window_open (self, arr, (int) n);
+      if (g_object_get_data (G_OBJECT (dialog), "pfprof-new-tab") != NULL)
+        pfprof_view_window_open_in_new_tab (self, arr, (int) n);
+      else
+        pfprof_view_window_open (self, arr, (int) n);
       for (guint i = 0; i < n; i++)
         g_object_unref (arr[i]);
       g_object_unref (files);
@@ -572,6 +732,8 @@ action_open (GSimpleAction *action, GVariant *param, gpointer data)
       gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
     }
   gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (dialog), TRUE);
+  if (g_str_equal (g_action_get_name (G_ACTION (action)), "open-tab"))
+    g_object_set_data (G_OBJECT (dialog), "pfprof-new-tab", GINT_TO_POINTER (1));
   g_signal_connect (dialog, "response", G_CALLBACK (on_open_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
@@ -742,6 +904,8 @@ pfprof_view_window_dispose (GObject *object)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->follow, pfprof_view_follow_free);
+  if (self->tabs != NULL)
+    g_signal_handlers_disconnect_matched (self->tabs, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
   g_clear_handle_id (&self->progress_source, g_source_remove);
   g_signal_handlers_disconnect_matched (gtk_recent_manager_get_default (), G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
   if (self->timeline != NULL)
@@ -760,6 +924,8 @@ pfprof_view_window_finalize (GObject *object)
 
   g_clear_pointer (&self->loaded, pfprof_view_loaded_free);
   g_clear_pointer (&self->navigator, pfprof_occurrence_navigator_free);
+  g_clear_pointer (&self->docs, g_ptr_array_unref);
+  g_clear_object (&self->tabs);
   g_atomic_rc_box_release (self->progress);
   G_OBJECT_CLASS (pfprof_view_window_parent_class)->finalize (object);
 }
@@ -776,6 +942,8 @@ pfprof_view_window_class_init (PfprofViewWindowClass *klass)
                                          NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
   signals[SIGNAL_FOLLOWED] = g_signal_new ("followed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                            NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_TAB_SWITCHED] = g_signal_new ("tab-switched", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                               NULL, NULL, NULL, G_TYPE_NONE, 0);
   g_type_ensure (PFPROF_TYPE_TIMELINE_WIDGET);
   g_type_ensure (PFPROF_TYPE_SUMMARY_BAR);
   g_type_ensure (PFPROF_TYPE_OVERVIEW);
@@ -800,6 +968,7 @@ pfprof_view_window_class_init (PfprofViewWindowClass *klass)
 
 static const GActionEntry win_actions[] = {
   { "open", action_open, NULL, NULL, NULL, { 0 } },
+  { "open-tab", action_open, NULL, NULL, NULL, { 0 } },
   { "open-recent", action_open_recent, "s", NULL, NULL, { 0 } },
   { "fit-all", action_fit, NULL, NULL, NULL, { 0 } },
   { "zoom-in", action_zoom, NULL, NULL, NULL, { 0 } },
@@ -817,6 +986,16 @@ pfprof_view_window_init (PfprofViewWindow *self)
 
   self->finding = -1;
   self->navigator = pfprof_occurrence_navigator_new ();
+  self->docs = g_ptr_array_new_with_free_func (doc_free);
+  g_ptr_array_add (self->docs, NULL);
+  /* The tab strip: a notebook whose pages are empty, shown in the header
+   * bar once there are two traces; the panels below show the tab's. */
+  self->tabs = GTK_NOTEBOOK (gtk_notebook_new ());
+  g_object_ref_sink (self->tabs);
+  gtk_notebook_set_show_border (self->tabs, FALSE);
+  gtk_notebook_set_scrollable (self->tabs, TRUE);
+  gtk_notebook_append_page (self->tabs, gtk_box_new (GTK_ORIENTATION_VERTICAL, 0), gtk_label_new ("pfprof"));
+  g_signal_connect (self->tabs, "switch-page", G_CALLBACK (on_switch_tab), self);
   self->progress = g_atomic_rc_box_new0 (int);
   gtk_widget_init_template (GTK_WIDGET (self));
   g_action_map_add_action_entries (G_ACTION_MAP (self), win_actions, G_N_ELEMENTS (win_actions), self);

@@ -53,6 +53,16 @@ void pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta);
  * first, as the "By time" toggle does, keeping the one shown. */
 void pfprof_view_window_set_occurrence_order (PfprofViewWindow *self, gboolean by_time);
 
+/* Opens @files in a new tab beside the traces shown (as
+ * pfprof_view_window_open() does when nothing is shown): the tab strip in
+ * the header bar switches the panels between them, each tab keeping its
+ * view and selected finding. A tab whose load fails goes again. */
+void pfprof_view_window_open_in_new_tab (PfprofViewWindow *self, GFile **files, int n_files);
+
+/* The tab strip (one page per trace set; shown from two on). Signal
+ * "tab-switched": another tab's traces are shown. */
+GtkNotebook *pfprof_view_window_get_tabs (PfprofViewWindow *self);
+
 /* Whether the traces shown are being recorded and followed. */
 gboolean pfprof_view_window_is_following (PfprofViewWindow *self);
 
