@@ -224,14 +224,7 @@ spawn (char **command, int *exec_errno)
     }
   if (pid == 0)
     {
-      struct sigaction dfl;
-
-      memset (&dfl, 0, sizeof dfl);
-      dfl.sa_handler = SIG_DFL;
-      sigemptyset (&dfl.sa_mask);
-      sigaction (SIGINT, &dfl, NULL);
-      sigaction (SIGTERM, &dfl, NULL);
-      sigaction (SIGHUP, &dfl, NULL);
+      pfprof_cli_program_default_signals ();
       close (fds[0]);
       execvp (command[0], command);
       err = errno;

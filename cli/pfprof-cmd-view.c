@@ -8,12 +8,12 @@
 #include "pfprof-config.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "pfprof-cli-program.h"
 #include "pfprof-cli.h"
 
 #define VIEW_NAME "pfprof-view"
@@ -81,18 +81,12 @@ pfprof_cli_view_start (const char *trace)
     {
       static const char *const drop[] = { "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "PFPROF_OUTPUT",
                                           "PFPROF_STATUS_DIR", "PFPROF_HOOK_DIR", "PFPROF_PYTHON_HOOKS" };
-      struct sigaction dfl;
       char *args[] = { (char *) VIEW_NAME, (char *) trace, NULL };
 
       /* A session of its own: the terminal's Ctrl-C for the program
        * leaves the window open; the recording's settings stay behind. */
       setsid ();
-      memset (&dfl, 0, sizeof dfl);
-      dfl.sa_handler = SIG_DFL;
-      sigemptyset (&dfl.sa_mask);
-      sigaction (SIGINT, &dfl, NULL);
-      sigaction (SIGTERM, &dfl, NULL);
-      sigaction (SIGHUP, &dfl, NULL);
+      pfprof_cli_program_default_signals ();
       for (guint i = 0; i < G_N_ELEMENTS (drop); i++)
         unsetenv (drop[i]);
       execv (view, args);
