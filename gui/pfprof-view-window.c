@@ -269,7 +269,7 @@ show_summary (PfprofViewWindow *self)
   pfprof_summary_bar_set_analysis (self->summary, self->loaded->analysis);
   if (pfprof_view_window_is_following (self))
     {
-      g_autofree char *text = g_strdup_printf ("Recording \u2014 following the trace \u00b7 %s",
+      g_autofree char *text = g_strdup_printf ("Unfinished trace \u2014 following it as it is written \u00b7 %s",
                                                pfprof_summary_bar_get_text (self->summary));
 
       pfprof_summary_bar_set_text (self->summary, text);
