@@ -18,20 +18,34 @@
 #              (with api-callbacks: empty CUPTI callbacks for the calls
 #              named in collector/pfprof-collector-api.c)
 #   floor-all  the floor with all ten kinds
-#   pfprof-launches  pfprof record --trace-launches (RUNTIME and DRIVER too);
-#              not in the default list: VARIANTS="... pfprof-launches"
+#   pfprof-launches  pfprof record --trace-launches (RUNTIME and DRIVER too)
+#   nohooks    pfprof record --no-python-hooks (the hook's cost: against pfprof)
+#   nice0      pfprof record with PFPROF_WRITER_NICE=0 (the writer thread at the
+#              program's priority, as before it ran at nice 10)
+#   kind-K     pfprof record with PFPROF_KINDS=K ('+' for ','): kind-kernel,
+#              kind-memcpy+memset, kind-api-callbacks (each record kind alone)
+#   base       pfprof record of another build (PFPROF_BASE, default
+#              .carry/gpu/base: the build this one is compared with)
+# The last six are not in the default list: VARIANTS="... nohooks".
+# Any variant may end in @N (bare@2, pfprof@4): the whole run, launcher and
+# all, restricted to CPUs 0..N-1 with taskset; it is compared with bare@N.
 # The order rotates by one variant each round (round 1: the order above),
 # so no variant always runs first or right after torch.profiler.
 #
 # Workloads: resnet50 (bench/resnet50_step.py) and tiny
-# (bench/tiny_kernels.py, 1,000 tiny kernels + one copy per step).
+# (bench/tiny_kernels.py, 1,000 tiny kernels + one copy per step), each a
+# process per run; and suite: bench/overhead_suite.py, the workloads named
+# by SUITE one after the other in one process (one process start for all
+# of them: more rounds fit), each reported as a workload of its own.
 #
 # -n  print the commands and exit (runs nothing, needs no GPU or build).
 #
 # Environment (defaults): ROUNDS (3), WORKLOADS ("resnet50 tiny"),
 # VARIANTS ("bare pfprof torch floor floor-all"), RESNET_STEPS (100),
 # RESNET_WARMUP (15), TINY_KERNELS (1000), TINY_STEPS (200), TINY_WARMUP
-# (20), ROTATE (1), BUDGET_S (540: no new round starts unless the last
+# (20), SUITE ("r50b32 bert tiny toitem r50b256 bert-alt toitem-alt"),
+# SUITE_FLOOR (the suite of the floor variants: "r50b32 bert tiny"),
+# SUITE_SCALE (1: the suite's timed steps multiplied by it), ROTATE (1), BUDGET_S (540: no new round starts unless the last
 # round's duration still fits), RUN_TIMEOUT_S (240, per process),
 # KEEP_TRACES (0: delete every trace once counted), PFPROF_COMMIT (the
 # commit the build was made from, for the header; default: git HEAD of the
@@ -63,21 +77,32 @@ if [ -n "${OUT:-}" ]; then out=${OVERHEAD_OUT:-$OUT/overhead}; else out=${OVERHE
 work=/tmp/pfprof-overhead
 build=${PFPROF_BUILD:-build-collector}
 floor_lib=$PWD/$build/bench/libpfprof-cupti-floor.so
+base_dir=${PFPROF_BASE:-$build/base}
+suite=${SUITE:-r50b32 bert tiny toitem r50b256 bert-alt toitem-alt}
+suite_floor=${SUITE_FLOOR:-r50b32 bert tiny}
+suite_scale=${SUITE_SCALE:-1}
 stats="python3 bench/overhead_stats.py"
 
 case $rounds in ''|*[!0-9]*) echo "collector-overhead: ROUNDS must be a number, not '$rounds'" >&2; exit 2;; esac
 for w in $workloads; do
-  case $w in resnet50|tiny) ;; *) echo "collector-overhead: unknown workload '$w' (resnet50, tiny)" >&2; exit 2;; esac
+  case $w in resnet50|tiny|suite) ;; *) echo "collector-overhead: unknown workload '$w' (resnet50, tiny, suite)" >&2; exit 2;; esac
 done
 for v in $variants; do
-  case $v in bare|pfprof|pfprof-launches|torch|floor|floor-all) ;; *) echo "collector-overhead: unknown variant '$v'" >&2; exit 2;; esac
+  case ${v%@*} in bare|pfprof|pfprof-launches|torch|floor|floor-all|nohooks|nice0|base|kind-?*) ;;
+    *) echo "collector-overhead: unknown variant '$v'" >&2; exit 2;; esac
+  case $v in *@*) case ${v#*@} in ''|*[!0-9]*|0) echo "collector-overhead: '$v': @ takes a number of CPUs" >&2; exit 2;; esac;; esac
+  case " $workloads " in *" suite "*) [ "${v%@*}" != torch ] || { echo "collector-overhead: no torch variant with the suite" >&2; exit 2; };; esac
 done
 read -r -a vlist <<<"$variants"
 nv=${#vlist[@]}
 [ "$nv" -gt 0 ] || { echo "collector-overhead: no variants" >&2; exit 2; }
 
+# The workload's command for variant $2 (the floor runs its own suite).
 workload_cmd() {
   case $1 in
+    suite)
+      case ${2:-} in floor*) echo "python3 bench/overhead_suite.py --steps-scale $suite_scale $suite_floor" ;;
+        *) echo "python3 bench/overhead_suite.py --steps-scale $suite_scale $suite" ;; esac ;;
     resnet50) echo "python3 bench/resnet50_step.py --steps $resnet_steps --warmup $resnet_warmup" ;;
     tiny) echo "python3 bench/tiny_kernels.py --kernels $tiny_kernels --steps $tiny_steps --warmup $tiny_warmup" ;;
   esac
@@ -93,11 +118,17 @@ round_variants() {
 # The command line of one run (for -n and for the log); FLOOR_KINDS stands
 # for the list read at run time.
 show_cmd() {
-  local r=$1 w=$2 v=$3 cmd
-  cmd=$(workload_cmd "$w")
-  case $v in
+  local r=$1 w=$2 v=$3 cmd pre=""
+  cmd=$(workload_cmd "$w" "$v")
+  case $v in *@*) pre="taskset -c 0-$((${v#*@} - 1)) " ;; esac
+  echo -n "$pre"
+  case ${v%@*} in
     bare) echo "$cmd" ;;
-    pfprof) echo "$pfprof record --quiet --no-report -o $work/pfprof-r$r-$w.pfprof -- $cmd" ;;
+    nohooks) echo "$pfprof record --quiet --no-report --no-python-hooks -o $work/$v-r$r-$w.pfprof -- $cmd" ;;
+    nice0) echo "PFPROF_WRITER_NICE=0 $pfprof record --quiet --no-report -o $work/$v-r$r-$w.pfprof -- $cmd" ;;
+    kind-*) echo "PFPROF_KINDS=$(echo "${v%@*}" | sed 's/^kind-//; s/+/,/g') $pfprof record --quiet --no-report -o $work/$v-r$r-$w.pfprof -- $cmd" ;;
+    base) echo "$base_dir/cli/pfprof record --quiet --no-report -o $work/$v-r$r-$w.pfprof -- $cmd" ;;
+    pfprof) echo "$pfprof record --quiet --no-report -o $work/$v-r$r-$w.pfprof -- $cmd" ;;
     pfprof-launches) echo "$pfprof record --quiet --no-report --trace-launches -o $work/pfprof-launches-r$r-$w.pfprof -- $cmd" ;;
     torch) echo "$cmd --profiler torch --trace-out $work/torch-r$r-$w.json" ;;
     floor) echo "CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=\${kinds from pfprof trace} PFPROF_FLOOR_CALLBACKS=$callbacks $cmd" ;;
@@ -136,9 +167,17 @@ t_start=$SECONDS
 if ! "$pfprof" --version >/dev/null 2>&1; then
   echo "collector-overhead: $pfprof does not run; pfprof variants will fail"
 fi
+if case " $variants " in *" base"[\ @]*) true;; *) false;; esac && ! "$base_dir/cli/pfprof" --version >/dev/null 2>&1; then
+  echo "collector-overhead: $base_dir/cli/pfprof does not run (PFPROF_BASE); base variants skipped"
+  variants=$(for v in $variants; do [ "${v%@*}" = base ] || echo "$v"; done | paste -sd' ')
+  read -r -a vlist <<<"$variants"; nv=${#vlist[@]}
+fi
+for v in $variants; do
+  case $v in *@*) [ "${v#*@}" -le "$(nproc)" ] || echo "collector-overhead: $v asks for more CPUs than the $(nproc) there are";; esac
+done
 if [ ! -f "$floor_lib" ]; then
   echo "collector-overhead: $floor_lib is missing (build with -Dcollector=enabled); floor variants skipped"
-  variants=$(echo " $variants " | sed 's/ floor-all / /; s/ floor / /; s/^ *//; s/ *$//')
+  variants=$(for v in $variants; do case $v in floor*) ;; *) echo "$v" ;; esac; done | paste -sd' ')
   read -r -a vlist <<<"$variants"; nv=${#vlist[@]}
   [ "$nv" -gt 0 ] || { echo "collector-overhead: no variant left to run"; exit 2; }
 fi
@@ -147,30 +186,37 @@ machine=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,n
 torchv=$(python3 -c "import torch, torchvision; print(f'torch {torch.__version__}, torchvision {torchvision.__version__}, CUDA {torch.version.cuda}')" 2>/dev/null)
 header="Machine: ${machine:-no nvidia-smi}; $(nproc) CPUs; ${torchv:-no torch}; $("$pfprof" --version 2>/dev/null | head -1); commit ${PFPROF_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown) (git HEAD of this tree; set PFPROF_COMMIT to name the build)}; $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "$header"
-echo "rounds $rounds; workloads: $workloads; variants: $variants; resnet50 $resnet_steps+$resnet_warmup steps; tiny $tiny_kernels kernels x $tiny_steps+$tiny_warmup steps; budget ${budget_s}s"
+echo "rounds $rounds; workloads: $workloads; variants: $variants; resnet50 $resnet_steps+$resnet_warmup steps; tiny $tiny_kernels kernels x $tiny_steps+$tiny_warmup steps; suite: $suite (floor: $suite_floor), steps x $suite_scale; budget ${budget_s}s"
 
 declare -A pfprof_kinds     # workload -> "round kinds source" of its latest pfprof trace
 # One run: round, workload, variant.
 run_one() {
-  local r=$1 w=$2 v=$3 cmd log t0 rc kinds="" src kr trace=""
-  cmd=$(workload_cmd "$w")
+  local r=$1 w=$2 v=$3 cmd log t0 rc kinds="" src kr trace="" bv=${3%@*} pin=()
+  cmd=$(workload_cmd "$w" "$v")
   log=$work/logs/r$r-$w-$v.log
+  case $v in *@*) pin=(taskset -c "0-$((${v#*@} - 1))") ;; esac
   t0=${EPOCHREALTIME/,/.}
-  case $v in
+  case $bv in
     bare)
-      env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" $cmd >"$log" 2>&1 ;;
-    pfprof|pfprof-launches)
-      local opts=""
+      env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" "${pin[@]}" $cmd >"$log" 2>&1 ;;
+    pfprof|pfprof-launches|nohooks|nice0|kind-*|base)
+      local opts=() envs=() bin=$pfprof
       trace=$work/$v-r$r-$w.pfprof
-      [ $v = pfprof ] || opts=--trace-launches
+      case $bv in
+        pfprof-launches) opts=(--trace-launches) ;;
+        nohooks) opts=(--no-python-hooks) ;;
+        nice0) envs=(PFPROF_WRITER_NICE=0) ;;
+        kind-*) envs=("PFPROF_KINDS=$(echo "${bv#kind-}" | tr + ,)") ;;
+        base) bin=$PWD/$base_dir/cli/pfprof ;;
+      esac
       rm -f "$trace"
-      env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" \
-        "$pfprof" record --quiet --no-report $opts -o "$trace" -- $cmd >"$log" 2>&1 ;;
+      env -u CUDA_INJECTION64_PATH "${envs[@]}" timeout "$run_timeout_s" "${pin[@]}" \
+        "$bin" record --quiet --no-report "${opts[@]}" -o "$trace" -- $cmd >"$log" 2>&1 ;;
     torch)
-      env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" \
+      env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" "${pin[@]}" \
         $cmd --profiler torch --trace-out "$work/torch-r$r-$w.json" >"$log" 2>&1 ;;
     floor|floor-all)
-      if [ $v = floor ]; then
+      if [ $bv = floor ]; then
         if [ -n "${pfprof_kinds[$w]:-}" ]; then
           read -r kr kinds src <<<"${pfprof_kinds[$w]}"
           [ "$kr" = "$r" ] || src="$src, round $kr: pfprof has not run yet in round $r"
@@ -182,11 +228,11 @@ run_one() {
         kinds=$all_kinds; : >"$log"
       fi
       CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=$kinds PFPROF_FLOOR_CALLBACKS=$callbacks \
-        timeout "$run_timeout_s" \
+        timeout "$run_timeout_s" "${pin[@]}" \
         $cmd >>"$log" 2>&1 ;;
   esac
   rc=$?
-  if [ $v = pfprof ]; then
+  if [ $bv = pfprof ]; then
     read -r kinds src < <($stats kinds "$trace")
     [ -n "$kinds" ] || { kinds=$all_kinds; src="all ten: overhead_stats.py kinds failed"; }
     pfprof_kinds[$w]="$r $kinds $src"
@@ -195,7 +241,7 @@ run_one() {
     --wall "$(awk "BEGIN {print ${EPOCHREALTIME/,/.} - $t0}")" --rc $rc ${trace:+--trace "$trace"} ${kinds:+--kinds "$kinds"}
   if [ "$keep_traces" != 1 ]; then
     [ -z "$trace" ] || rm -f "$trace" "$trace"-*
-    [ $v != torch ] || rm -f "$work/torch-r$r-$w.json"
+    [ $bv != torch ] || rm -f "$work/torch-r$r-$w.json"
   fi
 }
 

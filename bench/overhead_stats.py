@@ -13,8 +13,16 @@
       prints the row in words.
   overhead_stats.py summary --tsv F --md OUT [--header TEXT]
       the overhead table: per workload and variant, median of the run
-      medians, spread, % over bare, bytes/event, drops; Markdown to OUT and
-      plain text to stdout.
+      medians, spread, % over bare (bare@N for a variant run on N CPUs,
+      VARIANT@N), % over pfprof with the hook off (nohooks) when it ran,
+      bytes/event, drops; the in-process alternations of the hook; Markdown
+      to OUT and plain text to stdout.
+
+A log of bench/overhead_suite.py (several workloads in one process) gives
+one row per workload it ran ("overhead-suite: NAME median step X ms"); an
+alternating workload (NAME-alt) keeps the medians of its steps with and
+without the hook in the row's note (alt_on_ms=A alt_off_ms=B) for the
+in-process table.
 
 Events of a pfprof trace: rows of its event tables (kernels, memcpys,
 memsets, syncs, cuda_events, api_calls, nvtx, memory, overhead), counted
@@ -34,7 +42,7 @@ ALL_KINDS = ["kernel", "memcpy", "memset", "sync", "runtime", "driver", "cuda_ev
              "memory2", "overhead"]
 V1_EVENT_TABLES = ["kernels", "memcpys", "memsets", "syncs", "cuda_events", "api_calls", "nvtx",
                    "memory", "overhead"]
-VARIANTS = ["bare", "pfprof", "pfprof-launches", "torch", "floor", "floor-all"]
+VARIANTS = ["bare", "pfprof", "nohooks", "nice0", "base", "pfprof-launches", "torch", "floor", "floor-all"]
 VARIANT_WORDS = {
     "bare": "no profiler",
     "pfprof": "pfprof record (defaults)",
@@ -42,7 +50,26 @@ VARIANT_WORDS = {
     "torch": "torch.profiler (CPU+CUDA, chrome export)",
     "floor": "CUPTI floor, pfprof's default kinds",
     "floor-all": "CUPTI floor, all ten kinds",
+    "nohooks": "pfprof record --no-python-hooks",
+    "nice0": "pfprof record, writer at the program's priority (PFPROF_WRITER_NICE=0)",
+    "base": "pfprof record, the build compared with (PFPROF_BASE)",
 }
+
+
+def variant_words(v):
+    base, _, cpus = v.partition("@")
+    if base.startswith("kind-"):
+        words = f"pfprof record, PFPROF_KINDS={base[5:].replace('+', ',')}"
+    else:
+        words = VARIANT_WORDS.get(base, base)
+    return words + (f" on {cpus} CPUs" if cpus else "")
+
+
+def variant_key(v):
+    """Sort order: CPUs (all first), then VARIANTS order, then kinds."""
+    base, _, cpus = v.partition("@")
+    return (int(cpus) if cpus.isdigit() else 0,
+            VARIANTS.index(base) if base in VARIANTS else len(VARIANTS), base)
 COLUMNS = ["round", "workload", "variant", "step_ms", "wall_s", "trace_bytes", "events",
            "dropped", "kinds", "note"]
 
@@ -201,6 +228,8 @@ def kinds_of(path):
 
 STEP_RE = re.compile(r"median step ([0-9.]+) ms")
 TORCH_RE = re.compile(r"torch\.profiler trace: .* (\d+) bytes, (\d+) events")
+SUITE_RE = re.compile(r"^overhead-suite: (\S+) median step ([0-9.]+) ms", re.M)
+SUITE_ALT_RE = re.compile(r"^overhead-suite: (\S+) alternating with the hook ([0-9.]+) ms, without ([0-9.]+) ms", re.M)
 FLOOR_RE = re.compile(r"pfprof-cupti-floor: pid \d+: (\d+) records in \d+ buffers discarded, (\d+) dropped, kinds (\S+)")
 
 
@@ -252,11 +281,30 @@ def cmd_record(a):
            "events": "" if r["events"] is None else r["events"],
            "dropped": "" if r["dropped"] is None else r["dropped"],
            "kinds": r["kinds"] or "", "note": "; ".join(r["note"]) + (f"; exit {a.rc}" if a.rc else "")}
+    rows = [row]
+    suite = SUITE_RE.findall(text)
+    if suite:
+        # One row per workload of the suite; the trace is the whole run's,
+        # so its size stays in the log (.trace.json), its drops on each row.
+        alt = {n: (on, off) for n, on, off in SUITE_ALT_RE.findall(text)}
+        note = "; ".join(n for n in r["note"] if n != "no step time") + (f"; exit {a.rc}" if a.rc else "")
+        rows = []
+        for name, ms in suite:
+            extra = f"alt_on_ms={alt[name][0]} alt_off_ms={alt[name][1]}" if name in alt else ""
+            rows.append(dict(row, workload=name, step_ms=f"{float(ms):.3f}", trace_bytes="", events="",
+                             note="; ".join(x for x in (extra, note) if x)))
     new = not os.path.exists(a.tsv)
     with open(a.tsv, "a") as f:
         if new:
             f.write("\t".join(COLUMNS) + "\n")
-        f.write("\t".join(str(row[c]).replace("\t", " ") for c in COLUMNS) + "\n")
+        for x in rows:
+            f.write("\t".join(str(x[c]).replace("\t", " ") for c in COLUMNS) + "\n")
+    if suite:
+        for x in rows:
+            print(f"{x['workload']} round {a.round} {a.variant}: {x['step_ms']} ms/step"
+                  + (f", {x['dropped']} dropped" if x["dropped"] != "" else "")
+                  + (f" [{x['note']}]" if x["note"] else ""), flush=True)
+        return
     words = f"{a.workload} round {a.round} {a.variant}: {row['step_ms']} ms/step, {row['wall_s']} s"
     if row["trace_bytes"] != "":
         words += f", trace {row['trace_bytes']} B"
@@ -294,8 +342,13 @@ def _num(s):
     return None if math.isnan(v) else v
 
 
+def _pct(a, b):
+    return (a / b - 1) * 100 if a is not None and b else None
+
+
 def summarize(rows):
-    """[(workload, [(variant, n, median, lo, hi, pct, bpe, dropped)])]"""
+    """[(workload, [line dict per variant])]: a line's pct is against bare
+    with the same CPUs, its hook_pct against nohooks with the same CPUs."""
     out = []
     workloads = []
     for r in rows:
@@ -303,17 +356,14 @@ def summarize(rows):
             workloads.append(r["workload"])
     for w in workloads:
         lines = []
-        bare = None
-        for v in VARIANTS:
+        variants = sorted({r["variant"] for r in rows if r["workload"] == w}, key=variant_key)
+        for v in variants:
             rs = [r for r in rows if r["workload"] == w and r["variant"] == v]
-            if not rs:
-                continue
             ms = [x for x in (_num(r["step_ms"]) for r in rs) if x is not None]
             med = statistics.median(ms) if ms else None
-            if v == "bare":
-                bare = med
+            base = v.partition("@")[0]
             bpe = [float(r["trace_bytes"]) / float(r["events"]) for r in rs
-                   if _num(r["trace_bytes"]) and _num(r["events"]) and v != "bare" and not v.startswith("floor")]
+                   if _num(r["trace_bytes"]) and _num(r["events"]) and base != "bare" and not base.startswith("floor")]
             ev = [int(float(r["events"])) for r in rs if _num(r["events"])]
             dropped = [int(float(r["dropped"])) for r in rs if _num(r["dropped"]) is not None]
             lines.append({
@@ -324,10 +374,29 @@ def summarize(rows):
                 "dropped": sum(dropped) if dropped else None,
                 "kinds": sorted({r["kinds"] for r in rs if r["kinds"]}),
             })
+        by = {l["variant"]: l for l in lines}
         for l in lines:
-            l["pct"] = (l["median"] / bare - 1) * 100 if bare and l["median"] else None
+            cpus = l["variant"].partition("@")[2]
+            suffix = "@" + cpus if cpus else ""
+            bare = by.get("bare" + suffix)
+            off = by.get("nohooks" + suffix)
+            l["pct"] = _pct(l["median"], bare["median"] if bare else None)
+            l["hook_pct"] = (_pct(l["median"], off["median"] if off else None)
+                             if l["variant"].partition("@")[0] == "pfprof" else None)
         out.append((w, lines))
     return out
+
+
+def alternations(rows):
+    """[(workload, variant, [per-run % of the hook over no hook])] from the
+    rows of in-process alternations (note alt_on_ms=A alt_off_ms=B)."""
+    out = {}
+    for r in rows:
+        m = re.search(r"alt_on_ms=([0-9.]+) alt_off_ms=([0-9.]+)", r.get("note", ""))
+        if m and float(m.group(2)) > 0:
+            on, off = float(m.group(1)), float(m.group(2))
+            out.setdefault((r["workload"], r["variant"]), []).append((on / off - 1) * 100)
+    return [(w, v, p) for (w, v), p in out.items()]
 
 
 def _f(v, fmt):
@@ -341,22 +410,33 @@ def cmd_summary(a):
     if a.header:
         md += [a.header, ""]
     rounds = sorted({r["round"] for r in rows}, key=lambda x: int(x) if x.isdigit() else 0)
-    md.append(f"{len(rounds)} round(s), {len(rows)} runs. Step time: median over each run's timed "
-              "steps; table: median of those run medians, with the lowest and highest run.")
+    md.append(f"{len(rounds)} round(s), {len(rows)} rows. Step time: median over each run's timed "
+              "steps; table: median of those run medians, with the lowest and highest run. "
+              "vs bare: against bare on as many CPUs; vs hook off: against nohooks on as many CPUs.")
     md.append("")
     for w, lines in table:
         md += [f"### {w}", "",
-               "| variant | runs | median step | run range | vs bare | events/run | bytes/event | dropped |",
-               "|---|---|---|---|---|---|---|---|"]
+               "| variant | runs | median step | run range | vs bare | vs hook off | events/run | bytes/event | dropped |",
+               "|---|---|---|---|---|---|---|---|---|"]
         for l in lines:
-            name = VARIANT_WORDS.get(l["variant"], l["variant"])
+            name = variant_words(l["variant"])
             if l["variant"].startswith("floor") and l["kinds"]:
                 name += f" ({'; '.join(l['kinds'])})"
-            pct = "" if l["variant"] == "bare" else (f"{l['pct']:+.1f}%" if l["pct"] is not None else "n/a")
+            is_bare = l["variant"].partition("@")[0] == "bare"
+            pct = "" if is_bare else (f"{l['pct']:+.1f}%" if l["pct"] is not None else "n/a")
+            hook = f"{l['hook_pct']:+.1f}%" if l["hook_pct"] is not None else ""
             md.append(f"| {name} | {l['n']}/{l['runs']} | {_f(l['median'], '.3f')} ms | "
-                      f"{_f(l['lo'], '.3f')}-{_f(l['hi'], '.3f')} ms | {pct} | "
+                      f"{_f(l['lo'], '.3f')}-{_f(l['hi'], '.3f')} ms | {pct} | {hook} | "
                       f"{_f(l['events'], ',.0f')} | {_f(l['bpe'], '.1f')} | "
                       f"{'' if l['dropped'] is None else l['dropped']} |")
+        md.append("")
+    alts = alternations(rows)
+    if alts:
+        md += ["### the hook in-process (steps alternate with and without its wrappers)", "",
+               "| workload | variant | runs | median of the runs' hook cost | range |", "|---|---|---|---|---|"]
+        for w, v, p in alts:
+            md.append(f"| {w} | {variant_words(v)} | {len(p)} | {statistics.median(p):+.2f}% | "
+                      f"{min(p):+.2f}..{max(p):+.2f}% |")
         md.append("")
     md += ["### every run", "", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for r in rows:
@@ -369,11 +449,16 @@ def cmd_summary(a):
         os.replace(tmp, a.md)
     for w, lines in table:
         for l in lines:
-            pct = "" if l["variant"] == "bare" else (f" {l['pct']:+.1f}%" if l["pct"] is not None else " n/a")
+            is_bare = l["variant"].partition("@")[0] == "bare"
+            pct = "" if is_bare else (f" {l['pct']:+.1f}%" if l["pct"] is not None else " n/a")
             print(f"SUMMARY {w} {l['variant']}: {_f(l['median'], '.3f')} ms "
                   f"({l['n']} runs, {_f(l['lo'], '.3f')}-{_f(l['hi'], '.3f')}){pct}"
+                  + (f", vs hook off {l['hook_pct']:+.1f}%" if l["hook_pct"] is not None else "")
                   + (f", {_f(l['bpe'], '.1f')} B/event" if l["bpe"] is not None else "")
                   + (f", dropped {l['dropped']}" if l["dropped"] is not None else ""))
+    for w, v, p in alts:
+        print(f"SUMMARY in-process {w} {v}: hook {statistics.median(p):+.2f}% "
+              f"({len(p)} runs, {min(p):+.2f}..{max(p):+.2f}%)")
 
 
 def main():
@@ -387,7 +472,7 @@ def main():
     r.add_argument("--tsv", required=True)
     r.add_argument("--round", required=True)
     r.add_argument("--workload", required=True)
-    r.add_argument("--variant", required=True, choices=VARIANTS)
+    r.add_argument("--variant", required=True)
     r.add_argument("--log", required=True)
     r.add_argument("--wall", type=float, default=math.nan)
     r.add_argument("--rc", type=int, default=0)

@@ -16,7 +16,10 @@ Prints `resnet50_step: median step X ms ...` (and the spread) like the
 other bench scripts. --profiler torch runs the same loop (warm-up and timed
 steps) inside torch.profiler.profile(activities=[CPU, CUDA]), exports its
 default chrome trace to --trace-out and prints that file's size and its
-number of events (len(traceEvents)).
+number of events (len(traceEvents)). With --alternate, under `pfprof
+record`, steps alternate between the Python hook's wrappers and the
+methods they wrap, and it also prints `alternating steps: median step
+with the hook A ms, without B ms`.
 """
 import argparse
 import statistics
@@ -26,6 +29,7 @@ import torch
 import torch.nn.functional as F
 
 import profiler_torch
+from hook_switch import HookSwitch
 
 
 def parse_args():
@@ -34,6 +38,8 @@ def parse_args():
     p.add_argument("--warmup", type=int, default=20, help="untimed steps first")
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--res", type=int, default=224, help="image side in pixels")
+    p.add_argument("--alternate", action="store_true",
+                   help="alternate steps with and without the pfprof hook's wrappers")
     profiler_torch.add_arguments(p)
     args = p.parse_args()
     if args.steps < 1 or args.warmup < 0 or args.batch < 1 or args.res < 32:
@@ -81,6 +87,10 @@ class PinnedPrefetcher:
 
 def main():
     args = parse_args()
+    switch = HookSwitch() if args.alternate else None
+    if switch is not None and not switch.slots:
+        raise SystemExit("resnet50_step: --alternate needs the pfprof hook "
+                         "(pfprof record without --no-python-hooks)")
     import torchvision
 
     torch.backends.cudnn.benchmark = True
@@ -101,17 +111,26 @@ def main():
         opt.step()
         opt.zero_grad(set_to_none=True)
 
-    times = []
+    times, on, off = [], [], []
 
     def loop():
         for i in range(args.warmup + args.steps):
+            use_hook = switch is None or i % 2 == 0
+            if switch is not None:
+                switch.set(use_hook)
             t0 = time.perf_counter()
             step()
             torch.cuda.synchronize()
             if i >= args.warmup:
                 times.append(time.perf_counter() - t0)
+                (on if use_hook else off).append(times[-1])
 
     profiler_torch.run(loop, args)
+    if switch is not None:
+        switch.set(True)
+        a, b = statistics.median(on) * 1e3, statistics.median(off) * 1e3
+        print(f"resnet50_step: alternating steps: median step with the hook {a:.3f} ms, "
+              f"without {b:.3f} ms: {100 * (a - b) / b:+.2f}%", flush=True)
     ms = sorted(t * 1e3 for t in times)
     q = statistics.quantiles(ms, n=10) if len(ms) >= 2 else [ms[0]] * 9
     print(f"resnet50_step: median step {statistics.median(ms):.3f} ms, mean {statistics.fmean(ms):.3f}, "

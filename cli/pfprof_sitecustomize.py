@@ -352,12 +352,14 @@ class _PfprofSites:
         skip = 0
 
         # The fast path, all but about one call in SAMPLE: a test and a
-        # decrement of a closure variable, then the call.
+        # decrement of a closure variable, then the call. Without keyword
+        # arguments (.item(), .cpu()) the call passes no **kwargs: calling
+        # a C method with an empty dict costs more than the test itself.
         def wrapper(*args, **kwargs):
             nonlocal skip
             if skip:
                 skip -= 1
-                return orig(*args, **kwargs)
+                return orig(*args, **kwargs) if kwargs else orig(*args)
             site = enter(kind, api, slot, 2)
             if site is None or site[11] >= recorded:
                 skip = n = sample(period // 2, period * 3 // 2)

@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,14 +89,63 @@ static const char *const api_noise[] = {
   "cuStreamIsCapturing", "cuDeviceCanAccessPeer", "cuDeviceTotalMem", "cuDeviceComputeCapability",
 };
 
+/* Buffers given back by the writer, zeroed, for the next request: a
+ * fresh 4 MiB allocation is an mmap whose pages fault in on the program
+ * thread CUPTI fills it from, and its free an munmap that interrupts
+ * the other cores running the process's threads (TLB shootdown). CUPTI is told the buffers it gets are
+ * zero (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER), so it does not
+ * clear 4 MiB on that thread itself; the writer clears them instead. */
+#define BUFFER_POOL_MAX 4
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t *buffer_pool[BUFFER_POOL_MAX];
+static unsigned n_pool;
+static int buffers_zeroed; /* CUPTI took the attribute */
+
 static void CUPTIAPI
 buffer_requested (uint8_t **buffer, size_t *size, size_t *max_records)
 {
-  /* CUPTI wants 8-byte alignment. On failure CUPTI drops records and
-   * counts them, which we report. */
-  *buffer = aligned_alloc (8, PFPROF_COLLECTOR_BUFFER_SIZE);
-  *size = *buffer ? PFPROF_COLLECTOR_BUFFER_SIZE : 0;
+  uint8_t *b = NULL;
+
+  /* A forked child may have been forked while the writer held the lock. */
+  if (!atomic_load (&pfprof_collector.child))
+    {
+      pthread_mutex_lock (&pool_lock);
+      if (n_pool > 0)
+        b = buffer_pool[--n_pool];
+      pthread_mutex_unlock (&pool_lock);
+    }
+  /* CUPTI wants 8-byte alignment (calloc gives 16). A new allocation is
+   * zero already. On failure CUPTI drops records and counts them, which
+   * we report. */
+  if (b == NULL)
+    b = calloc (1, PFPROF_COLLECTOR_BUFFER_SIZE);
+  *buffer = b;
+  *size = b ? PFPROF_COLLECTOR_BUFFER_SIZE : 0;
   *max_records = 0;
+}
+
+void
+pfprof_collector_cupti_buffer_free (uint8_t *buffer)
+{
+  if (buffer == NULL)
+    return;
+  if (buffers_zeroed && !atomic_load (&pfprof_collector.child))
+    {
+      int kept = 0;
+
+      /* All of it: CUPTI may have written past the last complete record. */
+      memset (buffer, 0, PFPROF_COLLECTOR_BUFFER_SIZE);
+      pthread_mutex_lock (&pool_lock);
+      if (n_pool < BUFFER_POOL_MAX)
+        {
+          buffer_pool[n_pool++] = buffer;
+          kept = 1;
+        }
+      pthread_mutex_unlock (&pool_lock);
+      if (kept)
+        return;
+    }
+  free (buffer);
 }
 
 static void CUPTIAPI
@@ -109,7 +159,7 @@ buffer_completed (CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t siz
     return;
   if (valid == 0 || atomic_load (&pfprof_collector.child))
     {
-      free (buffer);
+      pfprof_collector_cupti_buffer_free (buffer);
       return;
     }
   pfprof_collector_writer_push_buffer (buffer, valid);
@@ -268,6 +318,15 @@ pfprof_collector_cupti_start (void)
     }
   /* gettid() ids, so host rows match `top` and our NVTX records. */
   cuptiSetThreadIdType (CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  {
+    uint8_t zeroed = 1;
+    size_t len = sizeof zeroed;
+
+    /* Before the callbacks are registered, so that it holds for every
+     * buffer; an older CUPTI without it clears each buffer itself. */
+    buffers_zeroed = cuptiActivitySetAttribute (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &len, &zeroed)
+                     == CUPTI_SUCCESS;
+  }
   r = cuptiActivityRegisterCallbacks (buffer_requested, buffer_completed);
   if (r != CUPTI_SUCCESS)
     {
@@ -469,6 +528,53 @@ pfprof_collector_cupti_api_name (PfprofTraceWriter *w, int runtime, uint32_t cbi
   return c->ids[cbid];
 }
 
+/* Kernel name -> strings id, by the address of CUPTI's name: CUPTI
+ * shares one name string among all the records of a kernel, so a hit
+ * costs a strcmp against our copy (which catches an address reused after
+ * a module was unloaded) instead of hashing a mangled name of a hundred
+ * bytes or more on every kernel record. Writer thread only. */
+#define KERNEL_NAME_SLOTS 1024
+static struct
+{
+  const char *name; /* CUPTI's pointer */
+  char *copy;
+  uint32_t id;
+} kernel_names[KERNEL_NAME_SLOTS];
+static PfprofTraceWriter *kernel_names_owner;
+
+static uint32_t
+kernel_name_id (PfprofTraceWriter *w, const char *name)
+{
+  size_t slot = ((uintptr_t) name >> 3) % KERNEL_NAME_SLOTS;
+  uint32_t id;
+
+  if (kernel_names_owner != w)
+    {
+      /* String ids belong to one writer. */
+      for (size_t i = 0; i < KERNEL_NAME_SLOTS; i++)
+        {
+          free (kernel_names[i].copy);
+          kernel_names[i].copy = NULL;
+          kernel_names[i].name = NULL;
+        }
+      kernel_names_owner = w;
+    }
+  if (kernel_names[slot].name == name && kernel_names[slot].copy != NULL
+      && strcmp (kernel_names[slot].copy, name) == 0)
+    return kernel_names[slot].id;
+  id = pfprof_trace_writer_intern (w, name);
+  if (id != PFPROF_NONE)
+    {
+      char *copy = strdup (name);
+
+      free (kernel_names[slot].copy);
+      kernel_names[slot].copy = copy;
+      kernel_names[slot].name = copy ? name : NULL;
+      kernel_names[slot].id = id;
+    }
+  return id;
+}
+
 static uint32_t
 device_of_context (uint32_t context_id)
 {
@@ -516,7 +622,7 @@ convert_one (PfprofTraceWriter *w, CUpti_Activity *a)
         r.context_id = k->contextId;
         r.stream_id = k->streamId;
         r.correlation_id = k->correlationId;
-        r.name_id = pfprof_trace_writer_intern (w, k->name ? k->name : "?");
+        r.name_id = k->name ? kernel_name_id (w, k->name) : pfprof_trace_writer_intern (w, "?");
         r.grid_x = k->gridX;
         r.grid_y = k->gridY;
         r.grid_z = k->gridZ;

@@ -11,7 +11,8 @@
  *     they only append to queues under short mutexes;
  *   - the writer thread (pfprof-collector-writer.c) owns the trace file,
  *     flushes CUPTI every PFPROF_COLLECTOR_FLUSH_MS, converts records and
- *     commits one transaction per round;
+ *     commits one transaction per round, below the program's threads
+ *     (nice +10, SCHED_BATCH);
  *   - a signal handler only sets a flag, posts a semaphore and waits
  *     (bounded) on a pipe; it never calls CUPTI or SQLite.
  *
@@ -145,6 +146,10 @@ uint64_t pfprof_collector_cupti_dropped (void);
 
 /* Kernels, copies and memsets recorded so far (writer thread). */
 uint64_t pfprof_collector_cupti_gpu_records (void);
+
+/* Frees a CUPTI activity buffer, or keeps it, zeroed, for CUPTI's next
+ * request. Any thread but a signal handler. */
+void pfprof_collector_cupti_buffer_free (uint8_t *buffer);
 
 /* Writes every record of @buffer (@valid bytes) through @w. Runs on the
  * writer thread, inside a transaction. */

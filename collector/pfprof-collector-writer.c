@@ -10,6 +10,10 @@
  *
  * It runs with every signal blocked, so a process-directed SIGTERM is
  * handled by a program thread, which then waits for this one.
+ *
+ * It runs below the program's threads (lower_priority): on a machine with
+ * few cores left for the training process, a round of conversion must not
+ * take a core from the thread that launches the GPU's work.
  */
 #include "pfprof-collector-private.h"
 #include "pfprof-config.h"
@@ -18,7 +22,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,7 +220,7 @@ pfprof_collector_writer_push_buffer (uint8_t *data, size_t valid)
       || (b = malloc (sizeof *b)) == NULL)
     {
       atomic_fetch_add (&pfprof_collector.buffers_lost, 1);
-      free (data);
+      pfprof_collector_cupti_buffer_free (data);
       return;
     }
   b->next = NULL;
@@ -243,7 +249,7 @@ free_queue (Buffer *b)
     {
       Buffer *next = b->next;
 
-      free (b->data);
+      pfprof_collector_cupti_buffer_free (b->data);
       free (b);
       b = next;
     }
@@ -332,9 +338,47 @@ signal_done (void)
     }
 }
 
+/* This thread alone (Linux keeps nice and policy per thread): nice +10
+ * (PFPROF_WRITER_NICE, hidden, for benchmarks: 0 leaves it as the
+ * program's threads) and SCHED_BATCH, so that its wake-ups do not preempt
+ * a training thread. It still gets about a tenth of a busy core, which
+ * keeps up with hundreds of thousands of records a second, and all of an
+ * idle one; not SCHED_IDLE, whose share is so small that a writer holding
+ * CUPTI's flush lock could hold up the program. Lowering is always
+ * allowed; failures leave the thread as it was. Called after the first
+ * flush, so that threads CUPTI starts from its flush do not inherit it. */
+static void
+lower_priority (void)
+{
+  const char *env = getenv ("PFPROF_WRITER_NICE");
+  struct sched_param param = { 0 };
+  long nice = 10;
+  pid_t tid = gettid ();
+  int now;
+
+  if (env != NULL && *env != '\0')
+    {
+      char *end = NULL;
+
+      nice = strtol (env, &end, 10);
+      if (end == env || *end != '\0' || nice < 0 || nice > 19)
+        nice = 10;
+    }
+  if (nice == 0)
+    return;
+  sched_setscheduler (0, SCHED_BATCH, &param);
+  errno = 0;
+  now = getpriority (PRIO_PROCESS, (id_t) tid);
+  if (errno == 0 && now + nice <= 19)
+    setpriority (PRIO_PROCESS, (id_t) tid, (int) (now + nice));
+  else if (errno == 0 && now < 19)
+    setpriority (PRIO_PROCESS, (id_t) tid, 19);
+}
+
 static void *
 writer_thread (void *data)
 {
+  int lowered = 0;
   int64_t last_flush = pfprof_collector_now_monotonic ();
   int ok = 1;
 
@@ -361,6 +405,11 @@ writer_thread (void *data)
            * or the driver's locks: take only what is already complete. */
           pfprof_collector_cupti_flush (stop && !atomic_load (&ended_by_signal));
           last_flush = pfprof_collector_now_monotonic ();
+          if (!lowered)
+            {
+              lower_priority ();
+              lowered = 1;
+            }
         }
       if (write_round () != 0)
         {
