@@ -395,6 +395,33 @@ on_switch_tab (GtkNotebook *notebook, GtkWidget *page, guint n, PfprofViewWindow
   g_signal_emit (self, signals[SIGNAL_TAB_SWITCHED], 0);
 }
 
+/* Removes the tab shown (its traces with it) and shows its neighbour. */
+static void
+drop_active_tab (PfprofViewWindow *self)
+{
+  guint gone = self->active;
+  Doc *d = stash (self);
+
+  doc_free (d);
+  g_ptr_array_remove_index (self->docs, gone);
+  self->active = G_MAXUINT;
+  self->tab_guard = TRUE;
+  gtk_notebook_remove_page (self->tabs, (int) gone);
+  self->tab_guard = FALSE;
+  on_switch_tab (self->tabs, NULL, (guint) MAX (gtk_notebook_get_current_page (self->tabs), 0), self);
+  update_tab_strip (self);
+}
+
+gboolean
+pfprof_view_window_close_tab (PfprofViewWindow *self)
+{
+  /* The last tab stays: closing it is closing the window. */
+  if (self->docs->len < 2 || !gtk_widget_get_sensitive (GTK_WIDGET (self->tabs)))
+    return FALSE;
+  drop_active_tab (self);
+  return TRUE;
+}
+
 /* Names the shown tab after its traces. */
 static void
 label_tab (PfprofViewWindow *self, const char *title)
@@ -520,17 +547,7 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
                                                                                      : "content");
       /* A new tab that got nothing goes, and the one before comes back. */
       if (self->loaded == NULL && self->docs->len > 1 && g_ptr_array_index (self->docs, self->active) == NULL)
-        {
-          guint gone = self->active;
-
-          g_ptr_array_remove_index (self->docs, gone);
-          self->active = G_MAXUINT;
-          self->tab_guard = TRUE;
-          gtk_notebook_remove_page (self->tabs, (int) gone);
-          self->tab_guard = FALSE;
-          on_switch_tab (self->tabs, NULL, (guint) MAX (gtk_notebook_get_current_page (self->tabs), 0), self);
-          update_tab_strip (self);
-        }
+        drop_active_tab (self);
       gtk_widget_set_sensitive (GTK_WIDGET (self->tabs), TRUE);
       if (!cancelled)
         show_error (self, "Cannot open the trace", error->message);
@@ -736,6 +753,12 @@ action_open (GSimpleAction *action, GVariant *param, gpointer data)
     g_object_set_data (G_OBJECT (dialog), "pfprof-new-tab", GINT_TO_POINTER (1));
   g_signal_connect (dialog, "response", G_CALLBACK (on_open_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+action_close_tab (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  pfprof_view_window_close_tab (data);
 }
 
 static void
@@ -969,6 +992,7 @@ pfprof_view_window_class_init (PfprofViewWindowClass *klass)
 static const GActionEntry win_actions[] = {
   { "open", action_open, NULL, NULL, NULL, { 0 } },
   { "open-tab", action_open, NULL, NULL, NULL, { 0 } },
+  { "close-tab", action_close_tab, NULL, NULL, NULL, { 0 } },
   { "open-recent", action_open_recent, "s", NULL, NULL, { 0 } },
   { "fit-all", action_fit, NULL, NULL, NULL, { 0 } },
   { "zoom-in", action_zoom, NULL, NULL, NULL, { 0 } },

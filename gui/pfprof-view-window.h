@@ -59,6 +59,11 @@ void pfprof_view_window_set_occurrence_order (PfprofViewWindow *self, gboolean b
  * view and selected finding. A tab whose load fails goes again. */
 void pfprof_view_window_open_in_new_tab (PfprofViewWindow *self, GFile **files, int n_files);
 
+/* Closes the tab shown, with its traces, and shows its neighbour, as
+ * win.close-tab (Ctrl+W) does; FALSE for the last tab, or while a load
+ * is on its way into a tab. */
+gboolean pfprof_view_window_close_tab (PfprofViewWindow *self);
+
 /* The tab strip (one page per trace set; shown from two on). Signal
  * "tab-switched": another tab's traces are shown. */
 GtkNotebook *pfprof_view_window_get_tabs (PfprofViewWindow *self);

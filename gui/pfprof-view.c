@@ -127,6 +127,7 @@ on_startup (GApplication *app, gpointer data)
   static const char *quit[] = { "<Primary>q", NULL };
   static const char *open[] = { "<Primary>o", NULL };
   static const char *open_tab[] = { "<Primary>t", NULL };
+  static const char *close_tab[] = { "<Primary>w", NULL };
   static const char *help[] = { "<Primary>question", NULL };
   static const char *next[] = { "<Primary>bracketright", NULL };
   static const char *prev[] = { "<Primary>bracketleft", NULL };
@@ -135,6 +136,7 @@ on_startup (GApplication *app, gpointer data)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open", open);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-tab", open_tab);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.close-tab", close_tab);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.show-help-overlay", help);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.next-occurrence", next);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.previous-occurrence", prev);

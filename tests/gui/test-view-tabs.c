@@ -3,7 +3,8 @@
  * real window under Xvfb: the tab strip appears in the header bar with
  * both names, each tab shows its own trace, findings, view and selected
  * finding when switched to (the first trace is not read again), and a
- * tab whose trace cannot be read goes again, back to the one before. */
+ * tab whose trace cannot be read goes again, back to the one before; a
+ * closed tab gives way to its neighbour. */
 #include <string.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
@@ -119,6 +120,13 @@ test_two_tabs (void)
     gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CLOSE);
     g_remove (bad);
   }
+  /* Closing the tab shown shows its neighbour; the last one stays. */
+  g_assert_true (pfprof_view_window_close_tab (win));
+  g_assert_cmpint (gtk_notebook_get_n_pages (tabs), ==, 1);
+  g_assert_cmpstr (trace_name (win), ==, "a_pageable.pfprof");
+  g_assert_null (gtk_header_bar_get_title_widget (bar));
+  g_assert_false (pfprof_view_window_close_tab (win));
+  g_assert_nonnull (pfprof_view_window_get_loaded (win));
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
