@@ -345,9 +345,9 @@ shorten (const char *s, glong max)
   }
 }
 
-/* Line @line of @path, stripped and shortened, or NULL. */
-static char *
-read_source (GHashTable *cache, const char *path, gint32 line)
+/* The lines of @path (NULL when it cannot be read), read once. */
+static char **
+lines_of (GHashTable *cache, const char *path)
 {
   char **lines;
 
@@ -363,6 +363,15 @@ read_source (GHashTable *cache, const char *path, gint32 line)
         lines = g_strsplit (text, "\n", -1);
       g_hash_table_insert (cache, g_strdup (path), lines);
     }
+  return lines;
+}
+
+/* Line @line of @path, stripped and shortened, or NULL. */
+static char *
+read_source (GHashTable *cache, const char *path, gint32 line)
+{
+  char **lines = lines_of (cache, path);
+
   if (lines == NULL || line < 1 || (guint) line > g_strv_length (lines))
     return NULL;
   {
@@ -493,37 +502,163 @@ where (const char *file, gint32 line)
   return g_strdup_printf ("%s:%d", name, line);
 }
 
+/* The class of a method the hook named ("DetectionBatch.to", or
+ * "DetectionBatch.to.<locals>.<listcomp>" where comprehensions are
+ * functions of their own) when the method moves the batch (to, cuda,
+ * to_device): the batch's own type, whose tensors pin_memory=True pins
+ * only through its pin_memory() method. NULL otherwise. */
+static char *
+batch_class (const char *function)
+{
+  g_auto (GStrv) parts = g_strsplit (function ? function : "", ".", -1);
+  guint n = g_strv_length (parts);
+
+  while (n > 0 && parts[n - 1][0] == '<')
+    n--;
+  if (n < 2 || parts[n - 2][0] == '<')
+    return NULL;
+  if (strcmp (parts[n - 1], "to") != 0 && strcmp (parts[n - 1], "cuda") != 0
+      && strcmp (parts[n - 1], "to_device") != 0)
+    return NULL;
+  return shorten (parts[n - 2], NAME_MAX_CHARS);
+}
+
+/* Whether @source is a comprehension over a list or dict, one copy per
+ * element ("[t.cuda() for t in batch]", "{k: v.to(d) for k, v in
+ * t.items()}"). */
+static gboolean
+per_element (const char *source)
+{
+  return source != NULL && g_regex_match_simple ("[\\[{(].*\\bfor\\b.+\\bin\\b", source, 0, 0);
+}
+
+static int
+indent_of (const char *line)
+{
+  int n = 0;
+
+  while (line[n] == ' ' || line[n] == '\t')
+    n++;
+  return line[n] == '\0' || line[n] == '#' ? -1 : n;
+}
+
+/* A copy at @line of @lines inside a `with torch.cuda.stream(...)` block
+ * that then converts or normalises on that stream: the `with` line and
+ * the first such line after the copy in the block (1-based), else FALSE. */
+static gboolean
+side_stream_work (char **lines, gint32 line, gint32 *with_line, gint32 *work_line)
+{
+  guint n = lines ? g_strv_length (lines) : 0;
+  int at, in = 0;
+
+  if (line < 1 || (guint) line > n || (at = indent_of (lines[line - 1])) < 0)
+    return FALSE;
+  *with_line = 0;
+  for (gint32 k = line - 1; k >= 1 && *with_line == 0; k--)
+    {
+      int i = indent_of (lines[k - 1]);
+
+      if (i < 0 || i >= at)
+        continue;
+      if (!g_regex_match_simple ("^\\s*with\\b.*\\bstream\\s*\\(", lines[k - 1], 0, 0))
+        return FALSE;
+      *with_line = k;
+      in = i;
+    }
+  if (*with_line == 0)
+    return FALSE;
+  for (guint k = (guint) line + 1; k <= n; k++)
+    {
+      int i = indent_of (lines[k - 1]);
+
+      if (i < 0)
+        continue;
+      if (i <= in)
+        return FALSE;
+      if (g_regex_match_simple ("\\.(float|half|bfloat16|double)\\s*\\(|\\.(sub|div|mul|add)_?\\s*\\(|normali[sz]e",
+                                lines[k - 1], 0, 0))
+        {
+          *work_line = (gint32) k;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* Puts in front of @f's fix what the sites reveal: where the DataLoader
  * whose batches arrive pageable is iterated (the hook knows the line that
- * iterates it, not the one that built it). */
+ * iterates it, not the one that built it), a batch of the program's own
+ * type (moved by its own to()), a list or dict moved one tensor at a time,
+ * and a copy on a side stream that then converts or normalises the batch
+ * there. */
 static void
-add_site_advice (Ctx *c, PfprofFinding *f)
+add_site_advice (Ctx *c, PfprofFinding *f, GHashTable *sources)
 {
   g_autoptr (GString) advice = g_string_new (NULL);
   const PfprofFindingSite *top = &g_array_index (f->sites, PfprofFindingSite, 0);
+  g_autofree char *copy_at = where (top->file, top->line);
+  g_autofree char *loader_at = NULL;
+  gint32 with_line, work_line;
 
-  if (strcmp (f->rule, "pageable-transfer") == 0 && top->kind == PFPROF_SITE_COPY && !top->startup)
+  if (top->kind != PFPROF_SITE_COPY || top->startup)
+    return;
+  {
+    const PfprofPythonSiteRecord *loader = NULL;
+
+    for (guint s = 0; s < c->sites->len; s++)
+      {
+        const Site *site = g_ptr_array_index (c->sites, s);
+
+        if (site->row->kind == PFPROF_SITE_DATALOADER && (loader == NULL || site->row->calls > loader->calls))
+          loader = site->row;
+      }
+    if (loader != NULL)
+      loader_at = where (pfprof_trace_string (c->t, loader->file_id), loader->line);
+  }
+  if (strcmp (f->rule, "pageable-transfer") == 0)
     {
-      const PfprofPythonSiteRecord *loader = NULL;
-      g_autofree char *copy_at = where (top->file, top->line);
+      g_autofree char *cls = batch_class (top->function);
+      g_autofree char *loader_text
+          = loader_at ? g_strdup_printf ("the DataLoader iterated at %s", loader_at) : g_strdup ("the DataLoader");
 
-      for (guint s = 0; s < c->sites->len; s++)
-        {
-          const Site *site = g_ptr_array_index (c->sites, s);
+      if (cls != NULL)
+        g_string_append_printf (advice,
+                                "The copies at %s are made by `%s`'s own to(): the batch is a `%s`, and "
+                                "`pin_memory=True` pins tensors, lists, tuples and dicts, but any other batch "
+                                "only through its own pin_memory() method; without one its tensors stay "
+                                "pageable (`pfprof try --fix pin-memory` reports such types). Give `%s` a "
+                                "`pin_memory(self)` method that pins every tensor it holds and returns self: "
+                                "%s calls it when built with `pin_memory=True`.\n\n",
+                                copy_at, cls, cls, cls, loader_text);
+      else if (per_element (top->source))
+        g_string_append_printf (advice,
+                                "The copies at %s move a list or dict one tensor at a time from pageable "
+                                "memory: `pin_memory=True` on %s pins a list, tuple or dict of tensors element "
+                                "by element (a custom collate_fn's own type needs a pin_memory() method); a "
+                                "list the loop builds itself after the DataLoader stays pageable: stack it into "
+                                "one tensor and pin that.\n\n",
+                                copy_at, loader_text);
+      else if (loader_at != NULL)
+        g_string_append_printf (advice,
+                                "The copies at %s read batches from pageable memory: pass "
+                                "`pin_memory=True` to the DataLoader iterated at %s (or give a "
+                                "custom batch type a pin_memory() method).\n\n",
+                                copy_at, loader_at);
+    }
+  if (top->source != NULL && side_stream_work (lines_of (sources, top->file), top->line, &with_line, &work_line))
+    {
+      g_autofree char *with_at = where (top->file, with_line);
+      g_autofree char *work_at = where (top->file, work_line);
 
-          if (site->row->kind == PFPROF_SITE_DATALOADER && (loader == NULL || site->row->calls > loader->calls))
-            loader = site->row;
-        }
-      if (loader != NULL)
-        {
-          g_autofree char *loader_at = where (pfprof_trace_string (c->t, loader->file_id), loader->line);
-
-          g_string_append_printf (advice,
-                                  "The copies at %s read batches from pageable memory: pass "
-                                  "`pin_memory=True` to the DataLoader iterated at %s (or give a "
-                                  "custom batch type a pin_memory() method).\n\n",
-                                  copy_at, loader_at);
-        }
+      g_string_append_printf (advice,
+                              "The copy at %s runs on the side stream of the `with` at %s, and %s then "
+                              "converts or normalises the batch on that stream too: those kernels delay the "
+                              "batch as much as the copy, and write memory the allocator gave the side "
+                              "stream, so the compute stream must `wait_stream` before it reads it and the "
+                              "result needs `record_stream` to be safe. Keep only the copy in the `with` "
+                              "block, and do the `.float()` and the normalisation on the compute stream "
+                              "after `torch.cuda.current_stream().wait_stream(side)`.\n\n",
+                              copy_at, with_at, work_at);
     }
   if (advice->len > 0)
     {
@@ -531,6 +666,50 @@ add_site_advice (Ctx *c, PfprofFinding *f)
 
       g_free (f->fix);
       f->fix = fix;
+    }
+}
+
+/* `x = t.record_stream(s)`: record_stream() returns None, so x is None
+ * after it. Said once per trace, in front of the fix of its
+ * record-stream-stall finding, else of its first finding about the
+ * batch's copies. */
+static void
+add_record_stream_advice (Ctx *c, GPtrArray *findings, guint first, GHashTable *sources)
+{
+  static const char *const rules[] = { "record-stream-stall", "late-prefetch", "serialized-copy", "pageable-transfer" };
+  g_autoptr (GRegex) re = g_regex_new ("^\\s*([A-Za-z_][\\w.]*(\\[[^]=]*\\])?)\\s*=(?!=)\\s*(.+?)\\.record_stream\\s*\\(", 0, 0, NULL);
+  PfprofFinding *target = NULL;
+
+  for (gsize r = 0; r < G_N_ELEMENTS (rules) && target == NULL; r++)
+    for (guint i = first; i < findings->len && target == NULL; i++)
+      if (strcmp (((PfprofFinding *) g_ptr_array_index (findings, i))->rule, rules[r]) == 0)
+        target = g_ptr_array_index (findings, i);
+  if (target == NULL || re == NULL)
+    return;
+  for (guint s = 0; s < c->sites->len; s++)
+    {
+      const PfprofPythonSiteRecord *row = ((const Site *) g_ptr_array_index (c->sites, s))->row;
+      const char *file = pfprof_trace_string (c->t, row->file_id);
+      g_autofree char *source = NULL;
+      g_autoptr (GMatchInfo) m = NULL;
+
+      if (row->kind != PFPROF_SITE_RECORD_STREAM || (source = read_source (sources, file, row->line)) == NULL
+          || !g_regex_match (re, source, 0, &m))
+        continue;
+      {
+        g_autofree char *lhs = g_match_info_fetch (m, 1);
+        g_autofree char *tensor = g_match_info_fetch (m, 3);
+        g_autofree char *at = where (file, row->line);
+        g_autofree char *fix = g_strdup_printf ("`%s` at %s assigns None: record_stream() marks `%s` in place "
+                                                "and returns nothing, so `%s` is None after that line. Call "
+                                                "`%s.record_stream(...)` on a line of its own, or allocate the "
+                                                "batch on the stream that uses it and drop record_stream.\n\n%s",
+                                                source, at, tensor, lhs, tensor, target->fix ? target->fix : "");
+
+        g_free (target->fix);
+        target->fix = g_steal_pointer (&fix);
+        return;
+      }
     }
 }
 
@@ -607,7 +786,7 @@ attach_one (Ctx *c, PfprofFinding *f, GHashTable *sources, gboolean redacted)
 
       fs->source = read_source (sources, fs->file, fs->line);
     }
-  add_site_advice (c, f);
+  add_site_advice (c, f, sources);
 }
 
 static void
@@ -640,6 +819,8 @@ pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint
         if (f->evidence_keys != NULL)
           attach_one (&c, f, sources, redacted);
       }
+  if (c.sites->len > 0 && !redacted)
+    add_record_stream_advice (&c, findings, first, sources);
   for (guint i = first; i < findings->len; i++)
     {
       PfprofFinding *f = g_ptr_array_index (findings, i);

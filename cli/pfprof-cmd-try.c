@@ -32,6 +32,7 @@
 #include "pfprof-json-writer.h"
 #include "pfprof-quantile.h"
 #include "pfprof-record.h"
+#include "pfprof-try-loss.h"
 
 #define PFPROF_TRY_FIXES_RESOURCE "/org/pfprof/cli/pfprof_fixes.py"
 
@@ -69,6 +70,7 @@ typedef struct
   GArray *steps;    /* gint64 step intervals measured */
   const char *step_source; /* "optimizer.step", "DataLoader" or NULL */
   gint64 median;    /* of steps, -1 without steps */
+  GArray *losses;   /* the losses its log shows (double); NULL when shown */
   json_t *report;   /* --traced: the JSON report of its traces */
 } TryRun;
 
@@ -90,6 +92,8 @@ try_run_free (TryRun *r)
 {
   g_free (r->log);
   g_array_unref (r->steps);
+  if (r->losses)
+    g_array_unref (r->losses);
   if (r->report)
     json_decref (r->report);
   g_free (r);
@@ -377,6 +381,13 @@ run_once (Try *t, TryRun *r, const char *fixes, gboolean traced, gboolean show)
 
     read_steps (t, r, steps_prefix);
   }
+  if (r->log != NULL)
+    {
+      g_autofree char *text = NULL;
+
+      if (g_file_get_contents (r->log, &text, NULL, NULL))
+        r->losses = pfprof_try_loss_parse (text);
+    }
   if (fixes != NULL)
     read_notes (t, notes);
   if (traced)
@@ -570,6 +581,25 @@ first_run (Try *t, char arm, gboolean traced)
   return NULL;
 }
 
+/* The loss check over the runs read so far (pfprof-try-loss.h): the
+ * measured rounds' unmodified runs with a log (the one shown on the
+ * terminal is not read) against the runs with the fix. */
+static void
+loss_check (Try *t, PfprofTryLoss *out)
+{
+  g_autoptr (GPtrArray) a = g_ptr_array_new ();
+  g_autoptr (GPtrArray) b = g_ptr_array_new ();
+
+  for (guint i = 0; i < t->runs->len; i++)
+    {
+      TryRun *r = g_ptr_array_index (t->runs, i);
+
+      if (r->round > 0 && r->losses != NULL && r->code == 0)
+        g_ptr_array_add (r->arm == 'A' ? a : b, r->losses);
+    }
+  pfprof_try_loss_compare (a, b, out);
+}
+
 typedef enum
 {
   TRY_TEXT,
@@ -589,6 +619,7 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
 {
   TryArm a = arm_stats (t, 'A'), b = arm_stats (t, 'B');
   TryDiff d = diff_stats (t);
+  PfprofTryLoss loss;
   TryRun *ta = first_run (t, 'A', TRUE), *tb = first_run (t, 'B', TRUE);
   g_autoptr (GPtrArray) predictions = g_ptr_array_new_with_free_func (g_free); /* "rule\tns" */
   g_autoptr (GPtrArray) rules_a = ta ? report_rules (ta->report) : NULL;
@@ -597,6 +628,7 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
   g_autofree char *verdict = NULL;
   const char *source = NULL;
 
+  loss_check (t, &loss);
   for (guint i = 0; i < t->runs->len && source == NULL; i++)
     source = ((TryRun *) g_ptr_array_index (t->runs, i))->step_source;
   if (ta != NULL)
@@ -680,6 +712,28 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
                                         failed ? "abandoned" : d.conclusive ? (d.mean < 0 ? "faster" : "slower")
                                                                             : "inconclusive");
       pfprof_json_writer_member_string (&w, "why", failed ? failed : d.why);
+      pfprof_json_writer_end_object (&w);
+      pfprof_json_writer_key (&w, "loss");
+      pfprof_json_writer_begin_object (&w);
+      pfprof_json_writer_member_string (&w, "verdict", pfprof_try_loss_verdict_name (loss.verdict));
+      pfprof_json_writer_member_string (&w, "why", loss.why);
+      pfprof_json_writer_member_int (&w, "a_runs", loss.a_runs);
+      pfprof_json_writer_member_int (&w, "b_runs", loss.b_runs);
+      pfprof_json_writer_member_int (&w, "values", loss.values);
+      if (loss.verdict == PFPROF_TRY_LOSS_SAME || (loss.verdict == PFPROF_TRY_LOSS_CHANGED && loss.values > 0))
+        for (int k = 0; k < 2; k++)
+          {
+            const PfprofTryLossWindow *lw = k == 0 ? &loss.all : &loss.end;
+
+            pfprof_json_writer_key (&w, k == 0 ? "all" : "last_quarter");
+            pfprof_json_writer_begin_object (&w);
+            pfprof_json_writer_member_double (&w, "a_min", lw->lo, 6);
+            pfprof_json_writer_member_double (&w, "a_max", lw->hi, 6);
+            pfprof_json_writer_member_double (&w, "b_min", lw->b_lo, 6);
+            pfprof_json_writer_member_double (&w, "b_max", lw->b_hi, 6);
+            pfprof_json_writer_member_double (&w, "tolerance", lw->tolerance, 6);
+            pfprof_json_writer_end_object (&w);
+          }
       pfprof_json_writer_end_object (&w);
       if (predictions->len > 0)
         {
@@ -778,6 +832,12 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
           g_string_append_printf (out, "  %-16s %6u  %12s  %12s  %12s\n\n", "B - A", d.n, dm, "", dsp);
         }
       g_string_append_printf (out, "%s%s\n", md ? "**Result:** " : "Result: ", verdict);
+      if (loss.verdict != PFPROF_TRY_LOSS_NONE)
+        g_string_append_printf (out, "%sLoss: %s: %s\n", md ? "- " : "  ",
+                                loss.verdict == PFPROF_TRY_LOSS_SAME      ? "within the noise"
+                                : loss.verdict == PFPROF_TRY_LOSS_CHANGED ? "changed with the fix"
+                                                                          : "not compared",
+                                loss.why);
       for (guint i = 0; i < predictions->len; i++)
         {
           g_auto (GStrv) p = g_strsplit (g_ptr_array_index (predictions, i), "\t", 2);
@@ -818,6 +878,7 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
         g_string_append_printf (out, "Logs, step times%s: %s\n", t->traced ? " and traces" : "", t->dir);
     }
   fputs (out->str, stdout);
+  pfprof_try_loss_clear (&loss);
 }
 
 const PfprofCliHelp pfprof_cmd_try_help = {
@@ -834,6 +895,9 @@ const PfprofCliHelp pfprof_cmd_try_help = {
   "quarters), and a run counts by its median step. The difference is\n"
   "conclusive only when every round agrees on its sign and the rounds'\n"
   "differences spread less than their mean; else it is \"inconclusive\".\n"
+  "When the program prints its loss (\"loss: 0.52\"), a fix whose losses leave\n"
+  "the spread of the unmodified runs' is abandoned: it changed what the\n"
+  "program computes.\n"
   "\n"
   "Fixes (docs/try.md says what each patches): pin-memory, workers=N,\n"
   "persistent-workers, prefetch-factor=N (DataLoader arguments),\n"
@@ -1015,6 +1079,22 @@ pfprof_cmd_try (int argc, char **argv)
           if (k == 0 && r->code != 0)
             {
               failed = g_strdup_printf ("the program failed (exit %d) with the fix; see %s", r->code, r->log);
+            }
+          /* Each round's unmodified run adds to the noise the losses
+           * with the fix are held against; once they leave it, no more
+           * runs with the fix. */
+          if (k == 1 && failed == NULL)
+            {
+              PfprofTryLoss loss;
+
+              loss_check (&t, &loss);
+              if (loss.verdict == PFPROF_TRY_LOSS_CHANGED)
+                {
+                  failed = g_strdup_printf ("the loss changed with the fix: %s", loss.why);
+                  pfprof_cli_error ("%s", failed);
+                  failed_said = TRUE;
+                }
+              pfprof_try_loss_clear (&loss);
             }
         }
     print_result (&t, format, fixes, manual, failed);

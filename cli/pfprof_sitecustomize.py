@@ -238,7 +238,10 @@ class _PfprofSites:
             caller = (None, 0, None)
             if back is not None:
                 bcode = back.f_code
-                caller = (bcode.co_filename, back.f_lineno, getattr(bcode, 'co_qualname', bcode.co_name))
+                bpath = bcode.co_filename
+                if not bpath.startswith('<') and not _os.path.isabs(bpath):
+                    bpath = _os.path.join(self.cwd, bpath)
+                caller = (bpath, back.f_lineno, getattr(bcode, 'co_qualname', bcode.co_name))
             # [calls, id, kind, api, file, line, function, caller file, line,
             #  function, calls handed over, calls timed, calls looked at
             #  after the first timed ones]

@@ -280,6 +280,85 @@ if os.path.exists(rows):
           len(labels) == 16 and lines == [57] and f["sites"][0]["count"] == f["count"],
           (len(labels), f and f["sites"], err))
 
+# What the site's own lines reveal, each with its own advice in front of
+# the fix: the generated trace's copy site (train.py:57) as a custom batch
+# type's to(), a comprehension over a list, a copy inside a side stream
+# that then normalises there; and `x = t.record_stream(s)` at a
+# record_stream site of line 60.
+def variant(name, lines, sql=()):
+    """The generated trace with SQL applied, in a folder of its own with a
+    train.py holding LINES ({line: text}); its pageable finding's fix."""
+    d = os.path.join(WORK, name)
+    os.makedirs(d)
+    path = os.path.join(d, "v.pfprof")
+    shutil.copy(gen, path)
+    db = sqlite3.connect(path)
+    for q in sql:
+        db.execute(*q) if isinstance(q, tuple) else db.execute(q)
+    db.commit()
+    db.close()
+    text = [""] * 70
+    for n, t in lines.items():
+        text[n - 1] = t
+    with open(os.path.join(d, "train.py"), "w") as fh:
+        fh.write("\n".join(text) + "\n")
+    rc, doc, err = report_json(path, cwd=d)
+    f = finding(doc, "pageable-transfer")
+    return f["fix"] if f else "", err
+
+
+def new_function(name):
+    return [("INSERT INTO strings VALUES ((SELECT max(id) + 1 FROM strings), ?)", (name,)),
+            "UPDATE python_sites SET function_id = (SELECT max(id) FROM strings) WHERE line = 57"]
+
+
+COPY = "        images = images.cuda(non_blocking=True)"
+for function in ("DetectionBatch.to", "DetectionBatch.to.<locals>.<listcomp>"):
+    fix, err = variant("custom-" + function.replace("<", "").replace(">", ""),
+                       {57: "        return [img.cuda(non_blocking=True) for img in self.images]"},
+                       new_function(function))
+    check(f"a copy in {function}: the batch's own type needs pin_memory()",
+          fix.startswith("The copies at train.py:57 are made by `DetectionBatch`'s own to(): the batch is a "
+                         "`DetectionBatch`") and "Give `DetectionBatch` a `pin_memory(self)` method" in fix,
+          fix[:400] or err)
+fix, err = variant("trainer-method", {57: COPY}, new_function("Trainer.train_step"))
+check("a copy in another method (Trainer.train_step): no batch-type advice",
+      "own to()" not in fix and fix.startswith("Copy from page-locked"), fix[:300] or err)
+fix, err = variant("list", {57: "        images = [img.cuda(non_blocking=True) for img in images]"})
+check("a comprehension over a list: pinned element by element",
+      fix.startswith("The copies at train.py:57 move a list or dict one tensor at a time from pageable memory: "
+                     "`pin_memory=True` on the DataLoader pins a list, tuple or dict"), fix[:300] or err)
+fix, err = variant("dict", {57: "        t = {k: v.cuda(non_blocking=True) for k, v in t.items()}"})
+check("a comprehension over a dict: the same", "one tensor at a time" in fix, fix[:300] or err)
+fix, err = variant("plain", {57: COPY})
+check("a plain copy: none of these", fix.startswith("Copy from page-locked"), fix[:300] or err)
+
+SIDE = {56: "    with torch.cuda.stream(side):", 57: COPY,
+        58: "        images = images.float().sub_(mean).div_(std)"}
+fix, err = variant("side-stream", SIDE)
+check("normalisation inside the side stream: said, with both lines",
+      "The copy at train.py:57 runs on the side stream of the `with` at train.py:56, and train.py:58 then "
+      "converts or normalises the batch on that stream too" in fix, fix[:500] or err)
+fix, err = variant("side-stream-after", {**SIDE, 58: "    images = images.float().sub_(mean).div_(std)"})
+check("normalisation after the side stream's block: not said", "side stream of the" not in fix, fix[:500] or err)
+fix, err = variant("side-stream-comment", {**SIDE, 58: "        # images.float() later", 59: "    x = 1"})
+check("a comment in the block: not said", "side stream of the" not in fix, fix[:500] or err)
+
+RS = ("INSERT INTO python_sites (site_id, kind, api_id, file_id, line, function_id, caller_file_id,"
+      " caller_line, caller_function_id, calls) SELECT 9, 3, api_id, file_id, 60, function_id, 4294967295, 0,"
+      " 4294967295, 100 FROM python_sites WHERE line = 57")
+ASSIGN = "        images = images.record_stream(torch.cuda.current_stream())"
+fix, err = variant("record-stream-assigned", {57: COPY, 60: ASSIGN}, [RS])
+check("`x = t.record_stream(s)`: assigns None, said first",
+      fix.startswith("`images = images.record_stream(torch.cuda.current_stream())` at train.py:60 assigns None: "
+                     "record_stream() marks `images` in place and returns nothing, so `images` is None"),
+      fix[:400] or err)
+fix, err = variant("record-stream-plain", {57: COPY, 60: "        images.record_stream(s)"}, [RS])
+check("`t.record_stream(s)` on its own: not said", "assigns None" not in fix, fix[:300] or err)
+fix, err = variant("record-stream-redacted", {57: COPY, 60: ASSIGN},
+                   [RS, "INSERT OR REPLACE INTO meta VALUES ('command_line', 'python3 train.py [arguments redacted]')"])
+check("--redact-args: the line is not read, nothing said", "assigns None" not in fix, fix[:300] or err)
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")

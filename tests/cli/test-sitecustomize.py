@@ -395,6 +395,57 @@ class HookTest(unittest.TestCase):
         self.assertEqual(sites[(16, "Tensor.to")]["rows"][-1], 4)
         self.assertEqual(sites[(13, "torch.empty")]["rows"][-1], 2)
 
+    def sites_of(self, args, files):
+        """Writes FILES ({path: text}) under the test folder and runs
+        python3 ARGS there with the fake collector; the sites by line and
+        entry point."""
+        with open(os.path.join(self.torch_dir, "fake_collector.py"), "w") as f:
+            f.write(FAKE_COLLECTOR)
+        for path, text in files.items():
+            full = os.path.join(self.dir, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w") as f:
+                f.write(textwrap.dedent(text))
+        log = self.run_py(None, args=args, env={"CUDA_INJECTION64_PATH": "/x/libpfprof-collector.so"},
+                          lines=True)[-1]
+        return {(r[5], r[3]): {"file": r[4], "function": r[6], "caller": r[7:10]} for r in log if r[0] == "site"}
+
+    def test_sites_of_a_module_run_with_dash_m(self):
+        sites = self.sites_of(["-m", "pkg.train"], {"pkg/__init__.py": "", "pkg/train.py": TRAIN})
+        train = os.path.join(self.dir, "pkg", "train.py")
+        self.assertIn((9, "Tensor.cuda"), sites)
+        for key, s in sites.items():
+            self.assertEqual(os.path.realpath(s["file"]), os.path.realpath(train), key)
+        self.assertEqual(sites[(9, "Tensor.cuda")]["function"], "train_one_epoch")
+
+    def test_sites_of_a_program_that_changes_directory(self):
+        # Code compiled under a relative file name (as exec(compile(...))
+        # launchers run scripts) keeps it in its frames; the program then
+        # leaves the folder it is relative to.
+        sites = self.sites_of(["main.py"], {
+            "lib/steps.py": """\
+                def copy(x):
+                    return x.cuda(non_blocking=True)
+
+                def run(x):
+                    return copy(x)
+                """,
+            "main.py": """\
+                import fake_collector
+                import os, torch
+                steps = {}
+                exec(compile(open("lib/steps.py").read(), "lib/steps.py", "exec"), steps)
+                os.chdir("/")
+                for _ in range(3):
+                    steps["run"](torch.Tensor(1))
+                """})
+        steps = os.path.join(self.dir, "lib", "steps.py")
+        s = sites[(2, "Tensor.cuda")]
+        self.assertEqual(os.path.realpath(s["file"]), os.path.realpath(steps))
+        self.assertEqual(s["function"], "copy")
+        self.assertEqual(os.path.realpath(s["caller"][0]), os.path.realpath(steps))
+        self.assertEqual(s["caller"][1:], [5, "run"])
+
     def test_first_16_calls_timed_then_counted(self):
         info, log, sites = self.run_train()
         cuda = sites[(9, "Tensor.cuda")]

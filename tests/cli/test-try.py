@@ -453,9 +453,25 @@ TRAIN = textwrap.dedent("""\
         # B faster in the first round, slower in the second.
         fast = fast == (n < 2)
     opt = SGD()
-    for b in dl:
+    import random
+    rng = random.Random(os.getpid())
+    for i, b in enumerate(dl):
         time.sleep(0.002 if fast else 0.012)
         opt.step()
+        # A loss that falls, with noise below the 2% floor.
+        loss = 2.0 / (1 + i) * (1 + rng.uniform(-0.003, 0.003))
+        if mode == "loss-bad" and fast:
+            loss = 2.3
+        if mode == "loss-nan" and fast and i > 6:
+            loss = float("nan")
+        if mode.startswith("loss") and not (mode == "loss-none" and fast):
+            print(f"step {i} loss: {loss:.5f} lr 0.1", flush=True)
+    if mode == "loss-formats":
+        # Each of these is read as one loss; the last three are not losses.
+        for line in ("{'loss': 0.5, 'learning_rate': 1e-05}", "train_loss=0.5", "Loss 5e-1",
+                     "loss tensor(0.5000, device='cuda:0', grad_fn=<NllLossBackward0>)",
+                     "epoch 3: val_loss = .5 acc 0.9", "lossy 3", "loss_scale: 65536", "loss: none"):
+            print(line, flush=True)
     print("done", mode, flush=True)
     open(os.path.join(os.path.dirname(count), "written"), "w").write(str(dl.pin_memory))
     """)
@@ -517,6 +533,62 @@ class TryTest(Base):
         self.assertEqual([x["arm"] for x in r["runs"]], ["B", "A", "A", "A"])
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
         self.assertIn("failed (exit 1) with the fix", p.stderr)
+
+    def try_json(self, *args, **kw):
+        p = self.pfprof_try(*args, "--format", "json", **kw)
+        return p, json.loads(p.stdout[p.stdout.index('{"format"'):])
+
+    def test_a_loss_within_the_noise_is_the_same(self):
+        p, r = self.try_json("--fix", "pin-memory", mode="loss-same")
+        self.assertEqual(r["difference"]["verdict"], "faster")
+        loss = r["loss"]
+        # The first unmodified run, shown on the terminal, is not read.
+        self.assertEqual((loss["verdict"], loss["a_runs"], loss["b_runs"], loss["values"]), ("same", 2, 3, 12))
+        self.assertTrue(loss["all"]["a_min"] <= loss["all"]["a_max"] < loss["all"]["a_min"] * 1.01, loss)
+        self.assertEqual(p.stderr, "")
+        p = self.pfprof_try("--fix", "pin-memory", mode="loss-same")
+        self.assertIn("Loss: within the noise: the last quarter's mean loss ", p.stdout)
+
+    def test_a_loss_that_changes_abandons_the_fix(self):
+        p, r = self.try_json("--fix", "pin-memory", "--rounds", "4", mode="loss-bad")
+        self.assertEqual(r["difference"]["verdict"], "abandoned")
+        self.assertIn("the loss changed with the fix", r["difference"]["why"])
+        self.assertEqual(r["loss"]["verdict"], "changed")
+        self.assertEqual(r["loss"]["last_quarter"]["b_min"], 2.3)
+        # Judged once two unmodified runs were read (round 3): no B after.
+        self.assertEqual([(x["arm"], x["round"]) for x in r["runs"]],
+                         [("B", 1), ("A", 1), ("B", 2), ("A", 2), ("B", 3), ("A", 3), ("A", 4)])
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("the loss changed with the fix: the last quarter's mean loss", p.stderr)
+        self.assertIn("2.3000 with it", p.stderr)
+        # The last run is still the unmodified program's.
+        with open(os.path.join(self.dir, "written")) as f:
+            self.assertEqual(f.read(), "False")
+
+    def test_a_loss_that_becomes_nan_or_stops_abandons_the_fix(self):
+        for mode, words in (("loss-nan", "NaN or infinite with the fix"),
+                            ("loss-none", "printed no loss")):
+            os.path.exists(os.path.join(self.dir, "count")) and os.unlink(os.path.join(self.dir, "count"))
+            p, r = self.try_json("--fix", "pin-memory", mode=mode)
+            self.assertEqual((r["difference"]["verdict"], r["loss"]["verdict"]), ("abandoned", "changed"), (mode, r))
+            self.assertIn(words, r["loss"]["why"], mode)
+
+    def test_losses_need_two_unmodified_runs(self):
+        p, r = self.try_json("--fix", "pin-memory", "--rounds", "2", mode="loss-bad")
+        self.assertEqual(r["loss"]["verdict"], "not compared")
+        self.assertIn("no measure of their noise", r["loss"]["why"])
+        self.assertEqual(r["difference"]["verdict"], "faster")
+        # A program that prints no loss: nothing said about it.
+        p, r = self.try_json("--fix", "pin-memory", "--rounds", "2")
+        self.assertEqual(r["loss"]["verdict"], "none")
+        p = self.pfprof_try("--fix", "pin-memory", "--rounds", "2")
+        self.assertNotIn("Loss:", p.stdout)
+
+    def test_the_forms_a_loss_is_printed_in(self):
+        p, r = self.try_json("--fix", "pin-memory", mode="loss-formats")
+        self.assertEqual(r["loss"]["values"], 12 + 5, r["loss"])
+        self.assertEqual(r["loss"]["verdict"], "same")
+        self.assertAlmostEqual(r["loss"]["last_quarter"]["a_min"], 0.5, places=6)
 
     def test_the_programs_failure_is_its_exit_code(self):
         p = self.pfprof_try("--fix", "pin-memory", mode="crash-a", want_rc=5)

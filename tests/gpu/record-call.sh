@@ -142,6 +142,9 @@ record() {
 kineto() {
   local group=$1 s=$2 fix=$3 stack=$4 kind=kineto opt=()
   [ "$stack" = 1 ] && kind=kineto-stack opt=(--with-stack)
+  # host_bound.py --fix steps its optimizer only inside the CUDA graph it
+  # captures (replays call no Python optimizer step): step on batches.
+  [ "$s" = host_bound ] && opt+=(--step-on next)
   local name=k-$s$(sfx "$fix")
   [ "$stack" = 1 ] && name=ks-$s$(sfx "$fix")
   local dir=$work/$group/$name
