@@ -21,6 +21,7 @@ struct _PfprofAnalysisOptions
   GHashTable *enabled;   /* rule id -> GINT(1 or 2): 1 off, 2 on; absent: default */
   gboolean select_only;  /* a selection was given: absent means off */
   GHashTable *severity;  /* rule id -> GINT(severity + 1) */
+  gboolean keep_occurrences;
 };
 
 G_DEFINE_QUARK (pfprof-analysis-error-quark, pfprof_analysis_error)
@@ -456,4 +457,18 @@ pfprof_analysis_options_load_file (PfprofAnalysisOptions *o, const char *path, G
       return FALSE;
     }
   return TRUE;
+}
+
+void
+pfprof_analysis_options_set_keep_occurrences (PfprofAnalysisOptions *options, gboolean keep)
+{
+  g_return_if_fail (options != NULL);
+
+  options->keep_occurrences = keep;
+}
+
+gboolean
+pfprof_analysis_options_get_keep_occurrences (const PfprofAnalysisOptions *options)
+{
+  return options != NULL && options->keep_occurrences;
 }

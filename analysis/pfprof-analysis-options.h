@@ -79,6 +79,14 @@ int pfprof_analysis_options_get_warmup_steps (const PfprofAnalysisOptions *optio
  * (default 0.01). */
 double pfprof_analysis_options_get_min_saving_share (const PfprofAnalysisOptions *options);
 
+/* Whether findings keep every occurrence (PfprofFinding.occurrences), not
+ * only the costliest few of PfprofFinding.evidence: what the GUI's
+ * occurrence navigator steps through. Off by default: the reports show
+ * the evidence alone, and a finding can have a million occurrences. */
+void pfprof_analysis_options_set_keep_occurrences (PfprofAnalysisOptions *options, gboolean keep);
+
+gboolean pfprof_analysis_options_get_keep_occurrences (const PfprofAnalysisOptions *options);
+
 /* Whether @rule runs. */
 gboolean pfprof_analysis_options_rule_enabled (const PfprofAnalysisOptions *options,
                                                const PfprofRule *rule);

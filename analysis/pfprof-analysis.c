@@ -58,6 +58,8 @@ pfprof_finding_free (PfprofFinding *f)
     g_array_unref (f->evidence_keys);
   if (f->sites)
     g_array_unref (f->sites);
+  if (f->occurrences)
+    g_array_unref (f->occurrences);
   g_free (f);
 }
 

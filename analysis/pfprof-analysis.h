@@ -75,6 +75,9 @@ typedef struct
                            * refill after its waits, the host issuing its copies): the
                            * host-bound finding leaves it to this one */
   gboolean immaterial;    /* saves less than the materiality threshold: made info */
+  GArray *occurrences;    /* PfprofEvidence: every occurrence, in the order the rule
+                           * found them; NULL unless the options keep them
+                           * (pfprof_analysis_options_set_keep_occurrences) */
 } PfprofFinding;
 
 void pfprof_finding_free (PfprofFinding *finding);

@@ -70,6 +70,8 @@ pfprof_rule_finding_new (const PfprofRuleContext *ctx)
   f->last_ns = G_MININT64;
   f->evidence = g_array_new (FALSE, TRUE, sizeof (PfprofEvidence));
   f->evidence_keys = g_array_new (FALSE, FALSE, sizeof (guint64));
+  if (pfprof_analysis_options_get_keep_occurrences (ctx->options))
+    f->occurrences = g_array_new (FALSE, FALSE, sizeof (PfprofEvidence));
   return f;
 }
 
@@ -118,12 +120,20 @@ evidence_before (const PfprofEvidence *a, const PfprofEvidence *b)
 }
 
 void
+pfprof_finding_add_occurrence (PfprofFinding *f, const PfprofEvidence *e)
+{
+  if (f->occurrences != NULL)
+    g_array_append_val (f->occurrences, *e);
+}
+
+void
 pfprof_finding_add_evidence (PfprofFinding *f, const PfprofEvidence *e, guint max)
 {
   guint pos;
 
   f->first_ns = MIN (f->first_ns, e->start_ns);
   f->last_ns = MAX (f->last_ns, e->end_ns);
+  pfprof_finding_add_occurrence (f, e);
   /* Every piece, for the call sites (pfprof-call-sites.h). */
   if (f->evidence_keys != NULL)
     {

@@ -121,6 +121,11 @@ void pfprof_rule_run (const PfprofRule *rule, PfprofAnalysis *analysis,
  * navigator show them in that order. The count is separate. */
 void pfprof_finding_add_evidence (PfprofFinding *finding, const PfprofEvidence *evidence, guint max);
 
+/* Records one occurrence in @finding's occurrences (when the options keep
+ * them) and nothing else: for the occurrences a rule offers no evidence
+ * for, once it has its costliest. pfprof_finding_add_evidence() calls it. */
+void pfprof_finding_add_occurrence (PfprofFinding *finding, const PfprofEvidence *evidence);
+
 /* Fraction of the trace's steady steps that contain at least one of the
  * @n times (sorted ascending); 1.0 when the trace has no steps and @n > 0,
  * 0.0 when @n is 0. Rules use it to tell a per-step pattern from a

@@ -4,6 +4,7 @@
 #include "pfprof-config.h"
 
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,4 +74,17 @@ pfprof_cli_program_remove_tree (const char *dir)
           g_unlink (path);
       }
   g_rmdir (dir);
+}
+
+void
+pfprof_cli_program_default_signals (void)
+{
+  struct sigaction dfl;
+
+  memset (&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset (&dfl.sa_mask);
+  sigaction (SIGINT, &dfl, NULL);
+  sigaction (SIGTERM, &dfl, NULL);
+  sigaction (SIGHUP, &dfl, NULL);
 }

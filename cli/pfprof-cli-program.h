@@ -20,4 +20,9 @@ int pfprof_cli_program_parse (GOptionContext *context, const gboolean *help, int
 /* Removes @dir and everything in it, never following a link. */
 void pfprof_cli_program_remove_tree (const char *dir);
 
+/* In a forked child before exec: SIGINT, SIGTERM and SIGHUP back to their
+ * default actions (the launcher forwards them; what it runs must not
+ * inherit its handlers). */
+void pfprof_cli_program_default_signals (void);
+
 G_END_DECLS

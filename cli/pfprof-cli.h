@@ -46,6 +46,11 @@ int pfprof_cmd_record (int argc, char **argv);
 int pfprof_cmd_report (int argc, char **argv);
 int pfprof_cmd_render (int argc, char **argv);
 int pfprof_cmd_view (int argc, char **argv);
+
+/* Starts pfprof-view on @trace and returns at once (the window lives on
+ * after pfprof exits); FALSE, with one line said, when it cannot (no
+ * display, no pfprof-view). */
+gboolean pfprof_cli_view_start (const char *trace);
 int pfprof_cmd_generate (int argc, char **argv);
 int pfprof_cmd_export (int argc, char **argv);
 int pfprof_cmd_diff (int argc, char **argv);

@@ -224,14 +224,7 @@ spawn (char **command, int *exec_errno)
     }
   if (pid == 0)
     {
-      struct sigaction dfl;
-
-      memset (&dfl, 0, sizeof dfl);
-      dfl.sa_handler = SIG_DFL;
-      sigemptyset (&dfl.sa_mask);
-      sigaction (SIGINT, &dfl, NULL);
-      sigaction (SIGTERM, &dfl, NULL);
-      sigaction (SIGHUP, &dfl, NULL);
+      pfprof_cli_program_default_signals ();
       close (fds[0]);
       execvp (command[0], command);
       err = errno;
@@ -281,6 +274,12 @@ const PfprofCliHelp pfprof_cmd_record_help = {
   "NAME.2.pfprof. A process that ran nothing on the GPU leaves no trace\n"
   "(PFPROF_KEEP_EMPTY=1 keeps it).\n"
   "\n"
+  "--view opens the timeline app (pfprof view) on the first trace as soon as\n"
+  "the collector has committed its first events, and the window follows the\n"
+  "trace as it grows (new events and findings every commit, about twice a\n"
+  "second); it reads a copy and never holds the recording up, and stays open\n"
+  "when PROGRAM ends.\n"
+  "\n"
   "The variables below are set by pfprof record for PROGRAM; they can be set\n"
   "by hand to use the collector without the launcher.\n",
   "  N  PROGRAM's exit code (128+N if it died of signal N)\n"
@@ -309,6 +308,8 @@ const PfprofCliHelp pfprof_cmd_record_help = {
   "  pfprof record -o run-%p.pfprof -- python train.py --epochs 1\n"
   "  # The same, shorter\n"
   "  pfprof python train.py --epochs 1\n"
+  "  # Watch the timeline and the findings while it trains\n"
+  "  pfprof record --view -- python train.py\n"
   "  # Every rank of a torchrun job, one trace each\n"
   "  pfprof record -o rank%r.pfprof -- torchrun --nproc-per-node 2 train.py\n",
   "pfprof(1), pfprof-report(1), pfprof-view(1), nsys(1)",
@@ -316,7 +317,7 @@ const PfprofCliHelp pfprof_cmd_record_help = {
 
 static int run (char **command, const char *template, gboolean force, gboolean quiet, gboolean no_hooks,
                 gboolean redact, gboolean no_report, gboolean skip_launches, gboolean trace_launches,
-                const char *delay, const char *duration);
+                const char *delay, const char *duration, gboolean view);
 
 int
 pfprof_cmd_record (int argc, char **argv)
@@ -325,7 +326,7 @@ pfprof_cmd_record (int argc, char **argv)
   g_autofree char *delay = NULL;
   g_autofree char *duration = NULL;
   gboolean force = FALSE, quiet = FALSE, no_hooks = FALSE, redact = FALSE, no_report = FALSE, help = FALSE;
-  gboolean skip_launches = FALSE, trace_launches = FALSE;
+  gboolean skip_launches = FALSE, trace_launches = FALSE, view = FALSE;
   GOptionEntry entries[] = {
     { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Trace path (%p %h %r expand)", "PATH" },
@@ -337,6 +338,7 @@ pfprof_cmd_record (int argc, char **argv)
       NULL },
     { "redact-args", 0, 0, G_OPTION_ARG_NONE, &redact, "Do not store PROGRAM's arguments in the trace", NULL },
     { "no-report", 0, 0, G_OPTION_ARG_NONE, &no_report, "Do not print the findings at the end", NULL },
+    { "view", 0, 0, G_OPTION_ARG_NONE, &view, "Open the timeline app on the trace while it is recorded", NULL },
     { "trace-launches", 0, 0, G_OPTION_ARG_NONE, &trace_launches,
       "Also record every host API call, kernel launches included, so each kernel links to its launching "
       "call (more overhead in launch-bound programs)", NULL },
@@ -380,17 +382,47 @@ pfprof_cmd_record (int argc, char **argv)
   if (!aside_ok)
     return PFPROF_EXIT_USAGE;
   code = run (command, template, force, quiet, no_hooks, redact, no_report, skip_launches, trace_launches,
-              delay, duration);
+              delay, duration, view);
   put_old_trace_back (template, aside);
   return code;
+}
+
+/* For --view: the first trace a process of the program writes, once it
+ * holds a commit (the file or its -wal has data, and has had it for a
+ * poll: the collector commits twice a second). NULL before. */
+static char *
+view_candidate (const char *status_dir, gint64 *since_us)
+{
+  g_autoptr (GPtrArray) statuses = pfprof_record_status_read_dir (status_dir);
+
+  for (guint i = 0; i < statuses->len; i++)
+    {
+      PfprofRecordStatus *s = g_ptr_array_index (statuses, i);
+      g_autofree char *wal = NULL;
+      struct stat st, wst;
+
+      if (s->trace == NULL || g_str_equal (s->state, "failed"))
+        continue;
+      wal = g_strconcat (s->trace, "-wal", NULL);
+      if ((stat (s->trace, &st) != 0 || st.st_size == 0) && (stat (wal, &wst) != 0 || wst.st_size == 0))
+        continue;
+      if (*since_us == 0)
+        *since_us = g_get_monotonic_time ();
+      if (g_str_equal (s->state, "tracing") && g_get_monotonic_time () - *since_us < G_USEC_PER_SEC)
+        return NULL;
+      return g_strdup (s->trace);
+    }
+  return NULL;
 }
 
 /* Runs @command traced and prints the summary; its exit code. */
 static int
 run (char **command, const char *template, gboolean force, gboolean quiet, gboolean no_hooks, gboolean redact,
      gboolean no_report, gboolean skip_launches, gboolean trace_launches, const char *delay,
-     const char *duration)
+     const char *duration, gboolean view)
 {
+  gboolean view_pending = view;
+  gint64 view_since = 0;
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) statuses = NULL;
   g_autofree char *collector = NULL;
@@ -490,13 +522,40 @@ run (char **command, const char *template, gboolean force, gboolean quiet, gbool
       return exec_errno == ENOENT ? 127 : 126;
     }
   child_pid = pid;
-  while (waitpid (pid, &status, 0) < 0)
-    if (errno != EINTR)
-      {
-        status = 0;
+  for (;;)
+    {
+      pid_t r = waitpid (pid, &status, view_pending ? WNOHANG : 0);
+
+      if (r == pid)
         break;
-      }
+      if (r < 0 && errno != EINTR)
+        {
+          status = 0;
+          break;
+        }
+      if (r == 0)
+        {
+          /* Still running: open the window on its trace once it has one. */
+          g_autofree char *trace = view_candidate (tmpdir, &view_since);
+
+          if (trace != NULL)
+            {
+              pfprof_cli_view_start (trace);
+              view_pending = FALSE;
+            }
+          else
+            g_usleep (G_USEC_PER_SEC / 5);
+        }
+    }
   child_pid = 0;
+  /* Too short to be watched: the window shows the finished trace. */
+  if (view_pending)
+    {
+      g_autofree char *trace = view_candidate (tmpdir, &view_since);
+
+      if (trace != NULL)
+        pfprof_cli_view_start (trace);
+    }
   if (WIFSIGNALED (status))
     code = 128 + WTERMSIG (status);
   else

@@ -9,9 +9,11 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "pfprof-cli-program.h"
 #include "pfprof-cli.h"
 
 #define VIEW_NAME "pfprof-view"
@@ -38,14 +40,72 @@ find_view (void)
   return g_find_program_in_path (VIEW_NAME);
 }
 
+/* GTK would say "cannot open display: " and exit 1, the code of a
+ * finding that fired: one clear line instead. */
+static gboolean
+have_display (void)
+{
+  if (g_getenv ("GDK_BACKEND") == NULL && (g_getenv ("DISPLAY") == NULL || *g_getenv ("DISPLAY") == '\0')
+      && (g_getenv ("WAYLAND_DISPLAY") == NULL || *g_getenv ("WAYLAND_DISPLAY") == '\0'))
+    {
+      pfprof_cli_error ("view: no display (neither DISPLAY nor WAYLAND_DISPLAY is set); "
+                        "'pfprof report' and 'pfprof render' work without one");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+pfprof_cli_view_start (const char *trace)
+{
+  g_autofree char *view = NULL;
+  pid_t pid;
+
+  g_return_val_if_fail (trace != NULL, FALSE);
+
+  if (!have_display ())
+    return FALSE;
+  view = find_view ();
+  if (view == NULL)
+    {
+      pfprof_cli_error ("view: %s was not found next to pfprof or in PATH", VIEW_NAME);
+      return FALSE;
+    }
+  pid = fork ();
+  if (pid < 0)
+    {
+      pfprof_cli_error ("view: cannot start %s: %s", view, g_strerror (errno));
+      return FALSE;
+    }
+  if (pid == 0)
+    {
+      static const char *const drop[] = { "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "PFPROF_OUTPUT",
+                                          "PFPROF_STATUS_DIR", "PFPROF_HOOK_DIR", "PFPROF_PYTHON_HOOKS" };
+      char *args[] = { (char *) VIEW_NAME, (char *) trace, NULL };
+
+      /* A session of its own: the terminal's Ctrl-C for the program
+       * leaves the window open; the recording's settings stay behind. */
+      setsid ();
+      pfprof_cli_program_default_signals ();
+      for (guint i = 0; i < G_N_ELEMENTS (drop); i++)
+        unsetenv (drop[i]);
+      execv (view, args);
+      _exit (127);
+    }
+  return TRUE;
+}
+
 const PfprofCliHelp pfprof_cmd_view_help = {
   "view",
   "Open traces in the timeline app",
   "[TRACE...]",
   "Opens traces in the timeline app (pfprof-view), with the findings listed\n"
-  "and marked; selecting a finding shows its occurrences, costliest first.\n"
-  "Without a trace, opens an empty window (Ctrl+O to open). pfprof-view is\n"
-  "looked up next to pfprof, then in PATH.\n"
+  "and marked; selecting a finding steps through all its occurrences,\n"
+  "costliest first or in time order (By time), marked on the overview strip.\n"
+  "A trace that is still being recorded is followed: its new events and\n"
+  "findings appear as the collector commits them, until the recording ends\n"
+  "(pfprof record --view opens it so). Without a trace, opens an empty window\n"
+  "(Ctrl+O to open). pfprof-view is looked up next to pfprof, then in PATH.\n"
   "\n"
   "The timeline opens on the steady state (from the end of the warm-up\n"
   "steps, as pfprof render draws it); 0 fits the whole run. Ctrl+F or /\n"
@@ -55,13 +115,15 @@ const PfprofCliHelp pfprof_cmd_view_help = {
   "(GPU busy and idle time, kernels, copies); F focuses it, M marks it (or\n"
   "the instant under the pointer; Shift+M removes the marks), Escape or a\n"
   "click clears it. The side panel shows the step ledger of pfprof\n"
-  "report. Ctrl+? lists every key.\n",
+  "report. Ctrl+T opens another trace in a tab. Ctrl+? lists every key.\n",
   "  0  the window was closed\n"
   "  2  a TRACE is not a readable file, or pfprof-view was not found\n",
   "  DISPLAY, WAYLAND_DISPLAY  the display the window opens on (GTK 4)\n",
   "  TRACE.pfprof  traces, Nsight Systems SQLite exports or torch.profiler traces\n",
   "  pfprof view run.pfprof\n"
-  "  pfprof view rank0.pfprof rank1.pfprof\n",
+  "  pfprof view rank0.pfprof rank1.pfprof\n"
+  "  # Watch a recording as it goes\n"
+  "  pfprof record --view -- python train.py\n",
   "pfprof(1), pfprof-render(1), pfprof-report(1)",
 };
 
@@ -112,15 +174,8 @@ pfprof_cmd_view (int argc, char **argv)
           return PFPROF_EXIT_USAGE;
         }
     }
-  /* GTK would say "cannot open display: " and exit 1, the code of a
-   * finding that fired. */
-  if (g_getenv ("GDK_BACKEND") == NULL && (g_getenv ("DISPLAY") == NULL || *g_getenv ("DISPLAY") == '\0')
-      && (g_getenv ("WAYLAND_DISPLAY") == NULL || *g_getenv ("WAYLAND_DISPLAY") == '\0'))
-    {
-      pfprof_cli_error ("view: no display (neither DISPLAY nor WAYLAND_DISPLAY is set); "
-                        "'pfprof report' and 'pfprof render' work without one");
-      return PFPROF_EXIT_USAGE;
-    }
+  if (!have_display ())
+    return PFPROF_EXIT_USAGE;
   view = find_view ();
   if (view == NULL)
     {

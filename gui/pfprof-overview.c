@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* pfprof-overview.c: the overview strip. */
+/* pfprof-overview.c: the overview strip, with the selected finding's
+ * occurrences marked along it. */
 #include "pfprof-overview.h"
+
+#include <math.h>
+#include <string.h>
 
 struct _PfprofOverview
 {
@@ -10,9 +14,86 @@ struct _PfprofOverview
   PfprofTimeline *timeline;
   cairo_surface_t *cache;
   int cache_w, cache_h;
+  /* The selected finding's occurrences, and the columns they mark at
+   * marks_w px (computed once per width: a finding can have a million). */
+  const GArray *occurrences;
+  PfprofEvidence current;
+  gboolean has_current;
+  PfprofSeverity severity;
+  guint8 *marks;
+  int marks_w;
 };
 
 G_DEFINE_FINAL_TYPE (PfprofOverview, pfprof_overview, GTK_TYPE_DRAWING_AREA)
+
+static void
+compute_marks (PfprofOverview *self, int w)
+{
+  PfprofRenderView view;
+
+  g_clear_pointer (&self->marks, g_free);
+  self->marks_w = w;
+  if (self->occurrences == NULL || self->timeline == NULL || w <= 0)
+    return;
+  self->marks = g_new0 (guint8, w);
+  pfprof_render_view_init (&view, self->timeline, w, 10);
+  view.label_width = 0;
+  for (guint i = 0; i < self->occurrences->len; i++)
+    {
+      const PfprofEvidence *e = &g_array_index (self->occurrences, PfprofEvidence, i);
+      int x0 = (int) floor (pfprof_renderer_x_of (&view, e->start_ns));
+      int x1 = (int) floor (pfprof_renderer_x_of (&view, e->end_ns));
+
+      x0 = CLAMP (x0, 0, w - 1);
+      x1 = CLAMP (x1, x0, w - 1);
+      memset (self->marks + x0, 1, (size_t) (x1 - x0 + 1));
+    }
+}
+
+/* The occurrences: a band along the bottom, one run of columns at a time,
+ * and the one in focus as a line across the strip. */
+static void
+draw_marks (PfprofOverview *self, cairo_t *cr, int w, int h)
+{
+  double rgb[3];
+  PfprofRenderView view;
+
+  if (self->occurrences == NULL)
+    return;
+  if (self->marks_w != w)
+    compute_marks (self, w);
+  if (self->marks == NULL)
+    return;
+  pfprof_renderer_severity_color (self->severity, rgb);
+  cairo_set_source_rgba (cr, rgb[0], rgb[1], rgb[2], 0.9);
+  for (int x = 0; x < w;)
+    {
+      int end = x;
+
+      if (!self->marks[x])
+        {
+          x++;
+          continue;
+        }
+      while (end < w && self->marks[end])
+        end++;
+      cairo_rectangle (cr, x, h - 8, end - x, 8);
+      x = end;
+    }
+  cairo_fill (cr);
+  if (!self->has_current)
+    return;
+  pfprof_render_view_init (&view, self->timeline, w, h);
+  view.label_width = 0;
+  {
+    double x0 = pfprof_renderer_x_of (&view, self->current.start_ns);
+    double x1 = pfprof_renderer_x_of (&view, self->current.end_ns);
+
+    cairo_set_source_rgba (cr, rgb[0], rgb[1], rgb[2], 1);
+    cairo_rectangle (cr, floor (x0) - 1, 0, MAX (x1 - x0, 1) + 2, h);
+    cairo_fill (cr);
+  }
+}
 
 static void
 draw (GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
@@ -47,6 +128,7 @@ draw (GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
     }
   cairo_set_source_surface (cr, self->cache, 0, 0);
   cairo_paint (cr);
+  draw_marks (self, cr, w, h);
   /* The part the timeline shows. */
   main_view = pfprof_timeline_widget_get_view (self->timeline_widget);
   pfprof_render_view_init (&view, self->timeline, w, h);
@@ -120,9 +202,45 @@ pfprof_overview_set_timeline (PfprofOverview *self, PfprofTimeline *timeline)
 {
   g_return_if_fail (PFPROF_IS_OVERVIEW (self));
 
+  if (self->timeline != timeline)
+    pfprof_overview_set_occurrences (self, NULL, NULL, PFPROF_SEVERITY_INFO);
   self->timeline = timeline;
   g_clear_pointer (&self->cache, cairo_surface_destroy);
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+pfprof_overview_set_occurrences (PfprofOverview *self, const GArray *occurrences,
+                                 const PfprofEvidence *current, PfprofSeverity severity)
+{
+  g_return_if_fail (PFPROF_IS_OVERVIEW (self));
+
+  if (self->occurrences != occurrences || self->severity != severity)
+    {
+      g_clear_pointer (&self->marks, g_free);
+      self->marks_w = -1;
+    }
+  self->occurrences = occurrences;
+  self->severity = severity;
+  self->has_current = current != NULL;
+  if (current != NULL)
+    self->current = *current;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+guint
+pfprof_overview_n_marked_columns (PfprofOverview *self)
+{
+  int w = gtk_widget_get_width (GTK_WIDGET (self));
+  guint n = 0;
+
+  g_return_val_if_fail (PFPROF_IS_OVERVIEW (self), 0);
+
+  if (self->marks_w != w)
+    compute_marks (self, w);
+  for (int x = 0; self->marks != NULL && x < w; x++)
+    n += self->marks[x];
+  return n;
 }
 
 static void
@@ -141,6 +259,7 @@ pfprof_overview_finalize (GObject *object)
   PfprofOverview *self = PFPROF_OVERVIEW (object);
 
   g_clear_pointer (&self->cache, cairo_surface_destroy);
+  g_clear_pointer (&self->marks, g_free);
   G_OBJECT_CLASS (pfprof_overview_parent_class)->finalize (object);
 }
 

@@ -23,4 +23,13 @@ void pfprof_overview_set_timeline_widget (PfprofOverview *self, PfprofTimelineWi
  * colours changed. */
 void pfprof_overview_set_timeline (PfprofOverview *self, PfprofTimeline *timeline);
 
+/* Marks every one of @occurrences (PfprofEvidence, borrowed; NULL for
+ * none) in @severity's colour along the strip, and @current (one of them,
+ * or NULL) strongest: where the selected finding strikes in the run. */
+void pfprof_overview_set_occurrences (PfprofOverview *self, const GArray *occurrences,
+                                      const PfprofEvidence *current, PfprofSeverity severity);
+
+/* How many pixel columns of the strip mark an occurrence (tests). */
+guint pfprof_overview_n_marked_columns (PfprofOverview *self);
+
 G_END_DECLS

@@ -63,8 +63,8 @@ pfprof_selected_finding_set_finding (PfprofSelectedFinding *self, const PfprofFi
 }
 
 void
-pfprof_selected_finding_set_occurrence (PfprofSelectedFinding *self, int n, guint total, gint64 cost_ns,
-                                        gint64 finding_ns)
+pfprof_selected_finding_set_occurrence (PfprofSelectedFinding *self, int n, guint total, gboolean by_time,
+                                        gint64 cost_ns, gint64 finding_ns)
 {
   g_autofree char *cost = NULL;
   g_autofree char *text = NULL;
@@ -77,7 +77,8 @@ pfprof_selected_finding_set_occurrence (PfprofSelectedFinding *self, int n, guin
       return;
     }
   cost = pfprof_report_figure_share (cost_ns, finding_ns);
-  text = g_strdup_printf ("Occurrence %d of %u, costliest first \u00b7 %s", n + 1, total, cost);
+  text = g_strdup_printf ("Occurrence %d of %u, %s \u00b7 %s", n + 1, total,
+                          by_time ? "in time order" : "costliest first", cost);
   gtk_label_set_text (self->occurrence, text);
 }
 

@@ -658,6 +658,7 @@ pfprof_timeline_widget_init (PfprofTimelineWidget *self)
   self->view.selected_evidence = -1;
   self->view.selected_row = -1;
   self->view.link_row = -1;
+  self->view.focus_row = -1;
   self->view.selected_event = PFPROF_EVENT_REF_NONE;
   self->markers = g_array_new (FALSE, FALSE, sizeof (PfprofMarker));
 
@@ -730,6 +731,15 @@ pfprof_timeline_widget_select_finding (PfprofTimelineWidget *self, int finding, 
 {
   self->view.selected_finding = finding;
   self->view.selected_evidence = evidence;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+pfprof_timeline_widget_set_focus (PfprofTimelineWidget *self, int row, gint64 start, gint64 end)
+{
+  self->view.focus_row = row;
+  self->view.focus_start = start;
+  self->view.focus_end = end;
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 

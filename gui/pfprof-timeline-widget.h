@@ -57,6 +57,10 @@ void pfprof_timeline_widget_zoom (PfprofTimelineWidget *self, double factor, gin
 /* Marks finding @finding (-1 for none) and its occurrence @evidence. */
 void pfprof_timeline_widget_select_finding (PfprofTimelineWidget *self, int finding, int evidence);
 
+/* Outlines @start..@end on row @row (-1: nothing) as the selected
+ * finding's occurrence in focus, for one that is none of its evidence. */
+void pfprof_timeline_widget_set_focus (PfprofTimelineWidget *self, int row, gint64 start, gint64 end);
+
 /* Selects event @ref on @row (-1 to clear), with the link from the call
  * that launched it; emits "event-selected". */
 void pfprof_timeline_widget_select_event (PfprofTimelineWidget *self, int row, PfprofEventRef ref);

@@ -4,6 +4,7 @@
 
 #include <time.h>
 
+#include "pfprof-analysis-options.h"
 #include "pfprof-importer.h"
 #include "pfprof-run-match.h"
 
@@ -60,18 +61,6 @@ on_read_progress (double fraction, gpointer user_data)
   return !g_cancellable_is_cancelled (d->cancellable);
 }
 
-/* The timeline layout only reads the run, as the analysis does: it runs
- * on a thread of its own meanwhile (the machines we aim at have two
- * cores). */
-typedef struct
-{
-  const PfprofRun *run;
-  PfprofTimeline *timeline;
-  gint64 us;
-  gint64 cpu_us;
-  LoadData *load;
-} Layout;
-
 static gint64
 thread_cpu_us (void)
 {
@@ -97,33 +86,28 @@ call_timeline_ready (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-static gpointer
-layout_thread (gpointer data)
+/* Hands the laid-out timeline to the main context: shown now, while the
+ * analysis goes on. At a higher priority than the task's result, so it
+ * is never handled after it. */
+static void
+post_timeline (LoadData *d, PfprofTimeline *timeline)
 {
-  Layout *l = data;
-  gint64 t = g_get_monotonic_time (), c = thread_cpu_us ();
+  Ready *r;
+  GSource *source;
 
-  l->timeline = pfprof_timeline_new_for_run (l->run, NULL, NULL);
-  l->us = g_get_monotonic_time () - t;
-  l->cpu_us = thread_cpu_us () - c;
-  /* Shown now; the analysis goes on. At a higher priority than the
-   * task's result, so it is never handled after it. */
-  if (l->load->timeline_ready != NULL)
-    {
-      Ready *r = g_new (Ready, 1);
-      GSource *source = g_idle_source_new ();
-
-      r->func = l->load->timeline_ready;
-      r->data = l->load->timeline_data;
-      r->timeline = l->timeline;
-      /* A source, not g_main_context_invoke(): that would run it on this
-       * thread when no one iterates the context at the moment. */
-      g_source_set_priority (source, G_PRIORITY_HIGH);
-      g_source_set_callback (source, call_timeline_ready, r, g_free);
-      g_source_attach (source, l->load->context);
-      g_source_unref (source);
-    }
-  return NULL;
+  if (d->timeline_ready == NULL)
+    return;
+  r = g_new (Ready, 1);
+  source = g_idle_source_new ();
+  r->func = d->timeline_ready;
+  r->data = d->timeline_data;
+  r->timeline = timeline;
+  /* A source, not g_main_context_invoke(): that would run it on this
+   * thread when no one iterates the context at the moment. */
+  g_source_set_priority (source, G_PRIORITY_HIGH);
+  g_source_set_callback (source, call_timeline_ready, r, g_free);
+  g_source_attach (source, d->context);
+  g_source_unref (source);
 }
 
 static void
@@ -134,9 +118,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   PfprofViewLoaded *loaded = g_new0 (PfprofViewLoaded, 1);
   GError *error = NULL;
   gint64 t = g_get_monotonic_time ();
-  Layout layout = { NULL, NULL, 0, 0, d };
   gint64 c = thread_cpu_us ();
-  GThread *layout_worker;
 
   d->cancellable = cancellable;
   for (d->current = 0; d->current < d->n_paths; d->current++)
@@ -161,19 +143,28 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   loaded->load_us = g_get_monotonic_time () - t;
   loaded->load_cpu_us = thread_cpu_us () - c;
   set_progress (d, 0.85);
-  /* Aligned and trimmed here, once; from now on both threads only read it. */
+  /* Aligned and trimmed here, once; from now on it is only read. */
   loaded->run = pfprof_run_new (g_steal_pointer (&traces));
-  layout.run = loaded->run;
-  layout_worker = g_thread_new ("pfprof-layout", layout_thread, &layout);
+  /* The timeline first, on every core (the layout spreads its passes over
+   * the lanes), and shown; then the analysis, whose steps and findings
+   * the window fills in when they come. */
   t = g_get_monotonic_time ();
   c = thread_cpu_us ();
-  loaded->analysis = pfprof_analysis_run (loaded->run, NULL);
+  loaded->timeline = pfprof_timeline_new_for_run (loaded->run, NULL, NULL);
+  loaded->layout_us = g_get_monotonic_time () - t;
+  loaded->layout_cpu_us = thread_cpu_us () - c;
+  post_timeline (d, loaded->timeline);
+  t = g_get_monotonic_time ();
+  c = thread_cpu_us ();
+  {
+    g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
+
+    /* The occurrence navigator steps through all of them. */
+    pfprof_analysis_options_set_keep_occurrences (options, TRUE);
+    loaded->analysis = pfprof_analysis_run (loaded->run, options);
+  }
   loaded->analysis_us = g_get_monotonic_time () - t;
   loaded->analysis_cpu_us = thread_cpu_us () - c;
-  g_thread_join (layout_worker);
-  loaded->layout_us = layout.us;
-  loaded->layout_cpu_us = layout.cpu_us;
-  loaded->timeline = layout.timeline;
   set_progress (d, 1.0);
   g_task_return_pointer (task, loaded, (GDestroyNotify) pfprof_view_loaded_free);
 }

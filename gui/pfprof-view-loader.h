@@ -21,9 +21,10 @@ typedef struct
   gint64 load_us;             /* reading the files */
   gint64 analysis_us;
   gint64 layout_us;
-  gint64 load_cpu_us;         /* the same in CPU time of the thread doing it (the */
+  gint64 load_cpu_us;         /* the same in CPU time of the loading thread (the */
   gint64 analysis_cpu_us;     /* wall times count what other processes took on a */
-  gint64 layout_cpu_us;       /* busy machine) */
+  gint64 layout_cpu_us;       /* busy machine; the layout's helper threads and the
+                               * reader's are not counted) */
 } PfprofViewLoaded;
 
 void pfprof_view_loaded_free (PfprofViewLoaded *loaded);
@@ -38,9 +39,9 @@ void pfprof_view_loader_load_async (const char *const *paths, int *progress_out,
                                     GCancellable *cancellable, GAsyncReadyCallback callback,
                                     gpointer user_data);
 
-/* Called on the main context as soon as the timeline is laid out, while
- * the analysis still runs, so that the trace is shown without waiting for
- * it: @timeline, of the run alone, has no steps and no findings yet; it is the timeline the
+/* Called on the main context as soon as the timeline is laid out (the
+ * layout runs first, on every core, then the analysis), so that the trace
+ * is shown without waiting for the analysis: @timeline, of the run alone, has no steps and no findings yet; it is the timeline the
  * load will return (owned by it: keep showing it only until the load's
  * callback frees or takes the result). */
 typedef void (*PfprofViewLoaderTimelineFunc) (PfprofTimeline *timeline, gpointer user_data);

@@ -139,19 +139,18 @@ report_selected_finding (PfprofViewWindow *win)
 static void
 report_occurrence_walk (PfprofViewWindow *win)
 {
-  PfprofViewLoaded *loaded = pfprof_view_window_get_loaded (win);
-  const PfprofRenderView *v = pfprof_timeline_widget_get_view (pfprof_view_window_get_timeline (win));
-  const PfprofFinding *f = g_ptr_array_index (loaded->analysis->findings, v->selected_finding);
+  PfprofOccurrenceNavigator *nav = pfprof_view_window_get_navigator (win);
+  const GArray *all = pfprof_occurrence_navigator_get_all (nav);
   g_autoptr (GString) index = g_string_new ("");
   g_autoptr (GString) cost = g_string_new ("");
-  guint n = f->evidence != NULL ? f->evidence->len : 0;
+  guint n = pfprof_occurrence_navigator_get_n (nav);
 
   report_kv ("occurrence_text", "%s",
              pfprof_selected_finding_get_occurrence_text (pfprof_view_window_get_selected_finding (win)));
   for (guint i = 0; i < n; i++)
     {
       int e = pfprof_view_window_get_occurrence (win);
-      const PfprofEvidence *ev = &g_array_index (f->evidence, PfprofEvidence, e);
+      const PfprofEvidence *ev = &g_array_index (all, PfprofEvidence, e);
 
       g_string_append_printf (index, "%s%d", i ? " " : "", e);
       g_string_append_printf (cost, "%s%" G_GINT64_FORMAT, i ? " " : "", ev->end_ns - ev->start_ns);

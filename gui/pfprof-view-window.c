@@ -9,11 +9,13 @@
 #include "pfprof-framing.h"
 #include "pfprof-ledger-panel.h"
 #include "pfprof-measure-bar.h"
+#include "pfprof-occurrence-navigator.h"
 #include "pfprof-overview.h"
 #include "pfprof-render-text.h"
 #include "pfprof-search-bar.h"
 #include "pfprof-selected-finding.h"
 #include "pfprof-summary-bar.h"
+#include "pfprof-view-follow.h"
 
 struct _PfprofViewWindow
 {
@@ -41,18 +43,46 @@ struct _PfprofViewWindow
   PfprofTimeline *early;
   guint load_serial;      /* the latest open's */
   int finding;            /* index in analysis->findings, -1 */
-  GArray *occurrences;    /* the finding's evidence indices, costliest first */
-  int occurrence;         /* position in occurrences */
+  PfprofOccurrenceNavigator *navigator; /* the finding's occurrence shown */
   int *progress;          /* g_atomic_rc_box */
   guint progress_source;
   GCancellable *cancellable;
+  PfprofViewFollow *follow; /* while the traces shown are being recorded */
+  /* Tabs: one document per page of the tab strip; the shown one's slot is
+   * NULL (its load is self->loaded). */
+  GtkNotebook *tabs;
+  GPtrArray *docs;        /* Doc* or NULL */
+  guint active;
+  gboolean tab_guard;     /* the strip changes from here: not a switch */
 };
+
+/* A trace set aside in a tab that is not shown. */
+typedef struct
+{
+  PfprofViewLoaded *loaded;
+  gint64 t0, t1;
+  char *rule;             /* the selected finding's, or NULL */
+} Doc;
+
+static void
+doc_free (gpointer data)
+{
+  Doc *d = data;
+
+  if (d == NULL)
+    return;
+  pfprof_view_loaded_free (d->loaded);
+  g_free (d->rule);
+  g_free (d);
+}
 
 G_DEFINE_FINAL_TYPE (PfprofViewWindow, pfprof_view_window, GTK_TYPE_APPLICATION_WINDOW)
 
 enum
 {
   SIGNAL_LOADED,
+  SIGNAL_FOLLOWED,
+  SIGNAL_TAB_SWITCHED,
   N_SIGNALS
 };
 
@@ -70,46 +100,39 @@ current_finding (PfprofViewWindow *self)
   return g_ptr_array_index (self->loaded->analysis->findings, self->finding);
 }
 
-/* What the evidence cost (PfprofEvidence.cost_ns), what the analysis and
- * so the navigator order by. */
-static int
-compare_cost (gconstpointer a, gconstpointer b, gpointer data)
-{
-  GArray *evidence = data;
-  const PfprofEvidence *x = &g_array_index (evidence, PfprofEvidence, *(const int *) a);
-  const PfprofEvidence *y = &g_array_index (evidence, PfprofEvidence, *(const int *) b);
-  gint64 cx = x->cost_ns, cy = y->cost_ns;
-
-  if (cx != cy)
-    return cx > cy ? -1 : 1;
-  return *(const int *) a - *(const int *) b;
-}
-
 static void
 show_occurrence (PfprofViewWindow *self)
 {
   const PfprofFinding *f = current_finding (self);
-  const PfprofEvidence *ev;
+  const PfprofEvidence *ev = pfprof_occurrence_navigator_get_current (self->navigator);
+  gboolean by_time = pfprof_occurrence_navigator_get_order (self->navigator) == PFPROF_OCCURRENCE_BY_TIME;
   gint64 span, mid;
   int row, index;
 
-  if (f == NULL || f->evidence == NULL || f->evidence->len == 0)
+  if (f == NULL || ev == NULL)
     {
-      pfprof_selected_finding_set_occurrence (self->selected, -1, 0, 0, 0);
+      pfprof_selected_finding_set_occurrence (self->selected, -1, 0, by_time, 0, 0);
       pfprof_timeline_widget_select_finding (self->timeline, self->finding, -1);
+      pfprof_timeline_widget_set_focus (self->timeline, -1, 0, 0);
+      pfprof_overview_set_occurrences (self->overview, NULL, NULL, PFPROF_SEVERITY_INFO);
       return;
     }
-  self->occurrence = CLAMP (self->occurrence, 0, (int) f->evidence->len - 1);
-  index = g_array_index (self->occurrences, int, self->occurrence);
-  ev = &g_array_index (f->evidence, PfprofEvidence, index);
   /* Wide enough to see the occurrence with some of what surrounds it. */
   span = MAX (ev->end_ns - ev->start_ns, 1000) * 4;
   mid = ev->start_ns + (ev->end_ns - ev->start_ns) / 2;
+  /* One of the few the timeline marks is outlined as such; any other
+   * gets an outline of its own. */
+  index = pfprof_occurrence_navigator_get_evidence_index (self->navigator);
+  row = index >= 0 ? pfprof_timeline_finding_rows (self->loaded->timeline, (guint) self->finding)[index]
+                   : pfprof_timeline_evidence_row (self->loaded->timeline, ev);
   pfprof_timeline_widget_select_finding (self->timeline, self->finding, index);
+  pfprof_timeline_widget_set_focus (self->timeline, index >= 0 ? -1 : row, ev->start_ns, ev->end_ns);
   pfprof_timeline_widget_set_range (self->timeline, mid - span / 2, mid + span / 2);
-  row = pfprof_timeline_finding_rows (self->loaded->timeline, (guint) self->finding)[index];
   pfprof_timeline_widget_scroll_to_row (self->timeline, row);
-  pfprof_selected_finding_set_occurrence (self->selected, self->occurrence, f->evidence->len,
+  pfprof_overview_set_occurrences (self->overview, pfprof_occurrence_navigator_get_all (self->navigator), ev,
+                                   f->severity);
+  pfprof_selected_finding_set_occurrence (self->selected, pfprof_occurrence_navigator_get_position (self->navigator),
+                                          pfprof_occurrence_navigator_get_n (self->navigator), by_time,
                                           ev->cost_ns, f->time_ns);
 }
 
@@ -119,19 +142,17 @@ on_finding_selected (PfprofFindingsPanel *panel, int index, PfprofViewWindow *se
   const PfprofFinding *f;
 
   self->finding = self->loaded != NULL ? index : -1;
-  self->occurrence = 0;
   f = current_finding (self);
-  /* The worst first: that is the one to look at, not the first in time. */
-  g_array_set_size (self->occurrences, 0);
-  for (int i = 0; f != NULL && f->evidence != NULL && i < (int) f->evidence->len; i++)
-    g_array_append_val (self->occurrences, i);
-  if (f != NULL && f->evidence != NULL)
-    g_array_sort_with_data (self->occurrences, compare_cost, f->evidence);
+  /* Every occurrence, the worst first unless time order is asked for:
+   * that is the one to look at, not the first in time. */
+  pfprof_occurrence_navigator_set_finding (self->navigator, f);
   pfprof_selected_finding_set_finding (self->selected, f);
   pfprof_ledger_panel_set_finding (self->ledger, f);
   if (f == NULL)
     {
       pfprof_timeline_widget_select_finding (self->timeline, -1, -1);
+      pfprof_timeline_widget_set_focus (self->timeline, -1, 0, 0);
+      pfprof_overview_set_occurrences (self->overview, NULL, NULL, PFPROF_SEVERITY_INFO);
       return;
     }
   show_occurrence (self);
@@ -158,13 +179,35 @@ pfprof_view_window_select_rule (PfprofViewWindow *self, const char *rule)
 void
 pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta)
 {
-  const PfprofFinding *f = current_finding (self);
-
-  if (f == NULL || f->evidence == NULL || f->evidence->len == 0)
+  if (current_finding (self) == NULL || pfprof_occurrence_navigator_get_n (self->navigator) == 0)
     return;
-  /* Wrap around, as "find next" does. */
-  self->occurrence = (self->occurrence + delta + (int) f->evidence->len) % (int) f->evidence->len;
+  /* Wraps around, as "find next" does. */
+  pfprof_occurrence_navigator_step (self->navigator, delta);
   show_occurrence (self);
+}
+
+void
+pfprof_view_window_set_occurrence_order (PfprofViewWindow *self, gboolean by_time)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "occurrence-by-time");
+
+  g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (by_time));
+  pfprof_occurrence_navigator_set_order (self->navigator,
+                                         by_time ? PFPROF_OCCURRENCE_BY_TIME : PFPROF_OCCURRENCE_BY_COST);
+  if (current_finding (self) != NULL)
+    show_occurrence (self);
+}
+
+PfprofOccurrenceNavigator *
+pfprof_view_window_get_navigator (PfprofViewWindow *self)
+{
+  return self->navigator;
+}
+
+PfprofOverview *
+pfprof_view_window_get_overview (PfprofViewWindow *self)
+{
+  return self->overview;
 }
 
 /* Empties the panels for a new load. */
@@ -173,6 +216,8 @@ clear_findings (PfprofViewWindow *self)
 {
   pfprof_findings_panel_set_analysis (self->findings, NULL);
   self->finding = -1;
+  pfprof_occurrence_navigator_set_finding (self->navigator, NULL);
+  pfprof_overview_set_occurrences (self->overview, NULL, NULL, PFPROF_SEVERITY_INFO);
   pfprof_selected_finding_set_finding (self->selected, NULL);
   pfprof_ledger_panel_set_analysis (self->ledger, NULL);
 }
@@ -236,6 +281,233 @@ show_error (PfprofViewWindow *self, const char *primary, const char *secondary)
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+/* The summary, saying when the traces are still being recorded. */
+static void
+show_summary (PfprofViewWindow *self)
+{
+  pfprof_summary_bar_set_analysis (self->summary, self->loaded->analysis);
+  if (pfprof_view_window_is_following (self))
+    {
+      g_autofree char *text = g_strdup_printf ("Unfinished trace \u2014 following it as it is written \u00b7 %s",
+                                               pfprof_summary_bar_get_text (self->summary));
+
+      pfprof_summary_bar_set_text (self->summary, text);
+    }
+}
+
+static void follow_if_live (PfprofViewWindow *self);
+
+/* Shows @loaded (taken over) in the panels, over [@t0, @t1] (the whole
+ * run when @t0 >= @t1), with the finding of @rule selected without moving
+ * the view. */
+static void
+show_loaded (PfprofViewWindow *self, PfprofViewLoaded *loaded, gint64 t0, gint64 t1, const char *rule)
+{
+  int n;
+
+  pfprof_timeline_widget_set_timeline (self->timeline, NULL);
+  pfprof_overview_set_timeline (self->overview, NULL);
+  clear_findings (self);
+  g_clear_pointer (&self->loaded, pfprof_view_loaded_free);
+  self->loaded = loaded;
+  pfprof_timeline_widget_set_timeline (self->timeline, loaded->timeline);
+  if (t0 < t1)
+    pfprof_timeline_widget_set_range (self->timeline, t0, t1);
+  else
+    pfprof_timeline_widget_fit_all (self->timeline);
+  show_summary (self);
+  pfprof_findings_panel_set_analysis (self->findings, loaded->analysis);
+  pfprof_overview_set_timeline (self->overview, loaded->timeline);
+  gtk_stack_set_visible_child_name (self->stack, loaded->timeline->n_gpu_events == 0 ? "no-gpu" : "content");
+  n = rule != NULL ? pfprof_findings_panel_find_rule (self->findings, rule) : -1;
+  if (n >= 0)
+    {
+      const PfprofFinding *nf = g_ptr_array_index (loaded->analysis->findings, n);
+
+      self->finding = n;
+      pfprof_occurrence_navigator_set_finding (self->navigator, nf);
+      pfprof_selected_finding_set_finding (self->selected, nf);
+      pfprof_timeline_widget_select_finding (self->timeline, n, -1);
+      pfprof_overview_set_occurrences (self->overview, pfprof_occurrence_navigator_get_all (self->navigator),
+                                       NULL, nf->severity);
+    }
+}
+
+/* A reload of the traces being recorded: swapped in, keeping what is in
+ * view (the whole run, or the latest part of it, stay so as it grows),
+ * and the selected finding's rule. */
+static void
+on_follow_update (PfprofViewLoaded *loaded, gpointer data)
+{
+  PfprofViewWindow *self = data;
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (self->timeline);
+  gint64 t0 = v->t0, t1 = v->t1;
+  gint64 old_start = self->loaded->timeline->start_ns, old_end = self->loaded->timeline->end_ns;
+  const PfprofFinding *f = current_finding (self);
+  g_autofree char *rule = f != NULL ? g_strdup (f->rule) : NULL;
+
+  if (t0 <= old_start && t1 >= old_end)
+    t0 = t1 = 0;
+  else if (t1 >= old_end)
+    {
+      t0 = loaded->timeline->end_ns - (t1 - t0);
+      t1 = loaded->timeline->end_ns;
+    }
+  show_loaded (self, loaded, t0, t1, rule);
+  g_signal_emit (self, signals[SIGNAL_FOLLOWED], 0);
+}
+
+/* ---- Tabs ------------------------------------------------------------- */
+
+/* Takes the trace shown out of the panels, into a Doc. */
+static Doc *
+stash (PfprofViewWindow *self)
+{
+  const PfprofRenderView *v = pfprof_timeline_widget_get_view (self->timeline);
+  const PfprofFinding *f = current_finding (self);
+  Doc *d;
+
+  if (self->loaded == NULL)
+    return NULL;
+  d = g_new0 (Doc, 1);
+  d->t0 = v->t0;
+  d->t1 = v->t1;
+  d->rule = f != NULL ? g_strdup (f->rule) : NULL;
+  g_clear_pointer (&self->follow, pfprof_view_follow_free);
+  pfprof_timeline_widget_set_timeline (self->timeline, NULL);
+  pfprof_overview_set_timeline (self->overview, NULL);
+  clear_findings (self);
+  d->loaded = g_steal_pointer (&self->loaded);
+  return d;
+}
+
+static void
+update_tab_strip (PfprofViewWindow *self)
+{
+  GtkHeaderBar *bar = GTK_HEADER_BAR (gtk_window_get_titlebar (GTK_WINDOW (self)));
+
+  /* One trace: the window's title says which. */
+  gtk_header_bar_set_title_widget (bar, self->docs->len > 1 ? GTK_WIDGET (self->tabs) : NULL);
+}
+
+static void
+on_switch_tab (GtkNotebook *notebook, GtkWidget *page, guint n, PfprofViewWindow *self)
+{
+  Doc *d;
+
+  if (self->tab_guard || n == self->active || n >= self->docs->len)
+    return;
+  if (self->active < self->docs->len)
+    g_ptr_array_index (self->docs, self->active) = stash (self);
+  self->active = n;
+  d = g_ptr_array_index (self->docs, n);
+  g_ptr_array_index (self->docs, n) = NULL;
+  if (d != NULL)
+    {
+      show_loaded (self, g_steal_pointer (&d->loaded), d->t0, d->t1, d->rule);
+      follow_if_live (self);
+      show_summary (self);
+      doc_free (d);
+    }
+  else
+    gtk_stack_set_visible_child_name (self->stack, "empty");
+  g_signal_emit (self, signals[SIGNAL_TAB_SWITCHED], 0);
+}
+
+/* Removes the tab shown (its traces with it) and shows its neighbour. */
+static void
+drop_active_tab (PfprofViewWindow *self)
+{
+  guint gone = self->active;
+  Doc *d = stash (self);
+
+  doc_free (d);
+  g_ptr_array_remove_index (self->docs, gone);
+  self->active = G_MAXUINT;
+  self->tab_guard = TRUE;
+  gtk_notebook_remove_page (self->tabs, (int) gone);
+  self->tab_guard = FALSE;
+  on_switch_tab (self->tabs, NULL, (guint) MAX (gtk_notebook_get_current_page (self->tabs), 0), self);
+  update_tab_strip (self);
+}
+
+gboolean
+pfprof_view_window_close_tab (PfprofViewWindow *self)
+{
+  /* The last tab stays: closing it is closing the window. */
+  if (self->docs->len < 2 || !gtk_widget_get_sensitive (GTK_WIDGET (self->tabs)))
+    return FALSE;
+  drop_active_tab (self);
+  return TRUE;
+}
+
+/* Names the shown tab after its traces. */
+static void
+label_tab (PfprofViewWindow *self, const char *title)
+{
+  GtkWidget *page = gtk_notebook_get_nth_page (self->tabs, (int) self->active);
+
+  gtk_notebook_set_tab_label_text (self->tabs, page, title);
+}
+
+void
+pfprof_view_window_open_in_new_tab (PfprofViewWindow *self, GFile **files, int n_files)
+{
+  GtkWidget *page;
+
+  if (self->loaded == NULL || n_files <= 0)
+    {
+      pfprof_view_window_open (self, files, n_files);
+      return;
+    }
+  page = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  g_ptr_array_index (self->docs, self->active) = stash (self);
+  g_ptr_array_add (self->docs, NULL);
+  self->active = self->docs->len - 1;
+  /* In the header bar first: a notebook out of any window has no focus
+   * to move. */
+  update_tab_strip (self);
+  self->tab_guard = TRUE;
+  gtk_notebook_append_page (self->tabs, page, gtk_label_new ("Loading\u2026"));
+  gtk_notebook_set_current_page (self->tabs, (int) self->active);
+  self->tab_guard = FALSE;
+  pfprof_view_window_open (self, files, n_files);
+}
+
+GtkNotebook *
+pfprof_view_window_get_tabs (PfprofViewWindow *self)
+{
+  return self->tabs;
+}
+
+/* Follows the traces of the load just shown while they are recorded. */
+static void
+follow_if_live (PfprofViewWindow *self)
+{
+  g_autoptr (GPtrArray) paths = g_ptr_array_new ();
+  GPtrArray *traces = self->loaded->analysis->traces;
+
+  g_clear_pointer (&self->follow, pfprof_view_follow_free);
+  if (!pfprof_view_follow_is_live (self->loaded))
+    return;
+  for (guint i = 0; i < traces->len; i++)
+    {
+      const PfprofTrace *t = g_ptr_array_index (traces, i);
+
+      if (t->path == NULL)
+        return;
+      g_ptr_array_add (paths, t->path);
+    }
+  g_ptr_array_add (paths, NULL);
+  self->follow = pfprof_view_follow_new ((const char *const *) paths->pdata, on_follow_update, self);
+}
+
+gboolean
+pfprof_view_window_is_following (PfprofViewWindow *self)
+{
+  return self->follow != NULL && self->loaded != NULL && pfprof_view_follow_is_live (self->loaded);
+}
+
 /* One open: its window (referenced) and which open it was. */
 typedef struct
 {
@@ -292,6 +564,10 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
                                         self->loaded == NULL ? "empty"
                                         : self->loaded->timeline->n_gpu_events == 0 ? "no-gpu"
                                                                                      : "content");
+      /* A new tab that got nothing goes, and the one before comes back. */
+      if (self->loaded == NULL && self->docs->len > 1 && g_ptr_array_index (self->docs, self->active) == NULL)
+        drop_active_tab (self);
+      gtk_widget_set_sensitive (GTK_WIDGET (self->tabs), TRUE);
       if (!cancelled)
         show_error (self, "Cannot open the trace", error->message);
       g_signal_emit (self, signals[SIGNAL_LOADED], 0, FALSE);
@@ -321,7 +597,8 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
   }
   pfprof_ledger_panel_set_analysis (self->ledger, loaded->analysis);
   pfprof_search_bar_update (self->search);
-  pfprof_summary_bar_set_analysis (self->summary, loaded->analysis);
+  follow_if_live (self);
+  show_summary (self);
   pfprof_findings_panel_set_analysis (self->findings, loaded->analysis);
   on_event_selected (self->timeline, -1, 0, self);
   {
@@ -333,6 +610,8 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
                                : g_strdup_printf ("%s \u2014 pfprof", clean);
 
     gtk_window_set_title (GTK_WINDOW (self), title);
+    label_tab (self, loaded->analysis->traces->len > 1 ? title : clean);
+    gtk_widget_set_sensitive (GTK_WIDGET (self->tabs), TRUE);
     for (guint i = 0; i < loaded->analysis->traces->len; i++)
       {
         const PfprofTrace *ti = g_ptr_array_index (loaded->analysis->traces, i);
@@ -388,6 +667,9 @@ pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files)
   if (paths->len == 0)
     return;
   g_ptr_array_add (paths, NULL);
+  g_clear_pointer (&self->follow, pfprof_view_follow_free);
+  /* No switching tabs while a load is on its way into this one. */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->tabs), FALSE);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
@@ -472,7 +754,10 @@ on_open_response (GtkNativeDialog *dialog, int response, gpointer data)
 
       for (guint i = 0; i < n; i++)
         arr[i] = g_list_model_get_item (files, i);
-      pfprof_view_window_open (self, arr, (int) n);
+      if (g_object_get_data (G_OBJECT (dialog), "pfprof-new-tab") != NULL)
+        pfprof_view_window_open_in_new_tab (self, arr, (int) n);
+      else
+        pfprof_view_window_open (self, arr, (int) n);
       for (guint i = 0; i < n; i++)
         g_object_unref (arr[i]);
       g_object_unref (files);
@@ -495,8 +780,16 @@ action_open (GSimpleAction *action, GVariant *param, gpointer data)
       gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
     }
   gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (dialog), TRUE);
+  if (g_str_equal (g_action_get_name (G_ACTION (action)), "open-tab"))
+    g_object_set_data (G_OBJECT (dialog), "pfprof-new-tab", GINT_TO_POINTER (1));
   g_signal_connect (dialog, "response", G_CALLBACK (on_open_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+action_close_tab (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  pfprof_view_window_close_tab (data);
 }
 
 static void
@@ -537,6 +830,15 @@ static void
 action_occurrence (GSimpleAction *action, GVariant *param, gpointer data)
 {
   pfprof_view_window_step_occurrence (data, g_str_equal (g_action_get_name (G_ACTION (action)), "next-occurrence") ? 1 : -1);
+}
+
+static void
+action_occurrence_by_time (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  GVariant *state = g_action_get_state (G_ACTION (action));
+
+  pfprof_view_window_set_occurrence_order (data, !g_variant_get_boolean (state));
+  g_variant_unref (state);
 }
 
 /* @text shown as itself in a menu, whose labels take '_' for a mnemonic:
@@ -663,6 +965,9 @@ pfprof_view_window_dispose (GObject *object)
   if (self->cancellable)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->follow, pfprof_view_follow_free);
+  if (self->tabs != NULL)
+    g_signal_handlers_disconnect_matched (self->tabs, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
   g_clear_handle_id (&self->progress_source, g_source_remove);
   g_signal_handlers_disconnect_matched (gtk_recent_manager_get_default (), G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
   if (self->timeline != NULL)
@@ -680,7 +985,9 @@ pfprof_view_window_finalize (GObject *object)
   PfprofViewWindow *self = PFPROF_VIEW_WINDOW (object);
 
   g_clear_pointer (&self->loaded, pfprof_view_loaded_free);
-  g_clear_pointer (&self->occurrences, g_array_unref);
+  g_clear_pointer (&self->navigator, pfprof_occurrence_navigator_free);
+  g_clear_pointer (&self->docs, g_ptr_array_unref);
+  g_clear_object (&self->tabs);
   g_atomic_rc_box_release (self->progress);
   G_OBJECT_CLASS (pfprof_view_window_parent_class)->finalize (object);
 }
@@ -695,6 +1002,10 @@ pfprof_view_window_class_init (PfprofViewWindowClass *klass)
   object_class->finalize = pfprof_view_window_finalize;
   signals[SIGNAL_LOADED] = g_signal_new ("loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                          NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+  signals[SIGNAL_FOLLOWED] = g_signal_new ("followed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                           NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_TAB_SWITCHED] = g_signal_new ("tab-switched", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                               NULL, NULL, NULL, G_TYPE_NONE, 0);
   g_type_ensure (PFPROF_TYPE_TIMELINE_WIDGET);
   g_type_ensure (PFPROF_TYPE_SUMMARY_BAR);
   g_type_ensure (PFPROF_TYPE_OVERVIEW);
@@ -726,6 +1037,8 @@ pfprof_view_window_class_init (PfprofViewWindowClass *klass)
 
 static const GActionEntry win_actions[] = {
   { "open", action_open, NULL, NULL, NULL, { 0 } },
+  { "open-tab", action_open, NULL, NULL, NULL, { 0 } },
+  { "close-tab", action_close_tab, NULL, NULL, NULL, { 0 } },
   { "open-recent", action_open_recent, "s", NULL, NULL, { 0 } },
   { "fit-all", action_fit, NULL, NULL, NULL, { 0 } },
   { "search", action_search, NULL, NULL, NULL, { 0 } },
@@ -733,6 +1046,7 @@ static const GActionEntry win_actions[] = {
   { "zoom-out", action_zoom, NULL, NULL, NULL, { 0 } },
   { "next-occurrence", action_occurrence, NULL, NULL, NULL, { 0 } },
   { "previous-occurrence", action_occurrence, NULL, NULL, NULL, { 0 } },
+  { "occurrence-by-time", action_occurrence_by_time, NULL, "false", NULL, { 0 } },
 };
 
 static void
@@ -742,7 +1056,17 @@ pfprof_view_window_init (PfprofViewWindow *self)
   GtkCssProvider *css;
 
   self->finding = -1;
-  self->occurrences = g_array_new (FALSE, FALSE, sizeof (int));
+  self->navigator = pfprof_occurrence_navigator_new ();
+  self->docs = g_ptr_array_new_with_free_func (doc_free);
+  g_ptr_array_add (self->docs, NULL);
+  /* The tab strip: a notebook whose pages are empty, shown in the header
+   * bar once there are two traces; the panels below show the tab's. */
+  self->tabs = GTK_NOTEBOOK (gtk_notebook_new ());
+  g_object_ref_sink (self->tabs);
+  gtk_notebook_set_show_border (self->tabs, FALSE);
+  gtk_notebook_set_scrollable (self->tabs, TRUE);
+  gtk_notebook_append_page (self->tabs, gtk_box_new (GTK_ORIENTATION_VERTICAL, 0), gtk_label_new ("pfprof"));
+  g_signal_connect (self->tabs, "switch-page", G_CALLBACK (on_switch_tab), self);
   self->progress = g_atomic_rc_box_new0 (int);
   gtk_widget_init_template (GTK_WIDGET (self));
   g_action_map_add_action_entries (G_ACTION_MAP (self), win_actions, G_N_ELEMENTS (win_actions), self);
@@ -821,11 +1145,7 @@ pfprof_view_window_get_selected_finding (PfprofViewWindow *self)
 int
 pfprof_view_window_get_occurrence (PfprofViewWindow *self)
 {
-  const PfprofFinding *f = current_finding (self);
-
-  if (f == NULL || f->evidence == NULL || f->evidence->len == 0)
-    return -1;
-  return g_array_index (self->occurrences, int, self->occurrence);
+  return current_finding (self) != NULL ? pfprof_occurrence_navigator_get_index (self->navigator) : -1;
 }
 
 PfprofSearchBar *

@@ -16,6 +16,8 @@
 #include "pfprof-ledger-panel.h"
 #include "pfprof-measure-bar.h"
 #include "pfprof-search-bar.h"
+#include "pfprof-occurrence-navigator.h"
+#include "pfprof-overview.h"
 #include "pfprof-selected-finding.h"
 #include "pfprof-timeline-widget.h"
 #include "pfprof-view-loader.h"
@@ -27,7 +29,9 @@ G_DECLARE_FINAL_TYPE (PfprofViewWindow, pfprof_view_window, PFPROF, VIEW_WINDOW,
 
 /* Signals:
  *   "loaded" (gboolean ok): a load finished (FALSE: it failed and the
- *       error dialog is up). */
+ *       error dialog is up).
+ *   "followed": a trace being recorded grew, and its reload is shown
+ *       (pfprof-view-follow.h). */
 
 PfprofViewWindow *pfprof_view_window_new (GtkApplication *app);
 
@@ -47,8 +51,36 @@ gboolean pfprof_view_window_select_finding (PfprofViewWindow *self, guint n);
 gboolean pfprof_view_window_select_rule (PfprofViewWindow *self, const char *rule);
 
 /* Moves to the next (@delta 1) or previous (-1) occurrence, costliest
- * (longest) first, wrapping around. */
+ * (longest) first or in time order, wrapping around. */
 void pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta);
+
+/* Steps through the occurrences in time order (@by_time) or costliest
+ * first, as the "By time" toggle does, keeping the one shown. */
+void pfprof_view_window_set_occurrence_order (PfprofViewWindow *self, gboolean by_time);
+
+/* Opens @files in a new tab beside the traces shown (as
+ * pfprof_view_window_open() does when nothing is shown): the tab strip in
+ * the header bar switches the panels between them, each tab keeping its
+ * view and selected finding. A tab whose load fails goes again. */
+void pfprof_view_window_open_in_new_tab (PfprofViewWindow *self, GFile **files, int n_files);
+
+/* Closes the tab shown, with its traces, and shows its neighbour, as
+ * win.close-tab (Ctrl+W) does; FALSE for the last tab, or while a load
+ * is on its way into a tab. */
+gboolean pfprof_view_window_close_tab (PfprofViewWindow *self);
+
+/* The tab strip (one page per trace set; shown from two on). Signal
+ * "tab-switched": another tab's traces are shown. */
+GtkNotebook *pfprof_view_window_get_tabs (PfprofViewWindow *self);
+
+/* Whether the traces shown are being recorded and followed. */
+gboolean pfprof_view_window_is_following (PfprofViewWindow *self);
+
+/* The selected finding's occurrences and the one shown. */
+PfprofOccurrenceNavigator *pfprof_view_window_get_navigator (PfprofViewWindow *self);
+
+/* The overview strip. */
+PfprofOverview *pfprof_view_window_get_overview (PfprofViewWindow *self);
 
 /* The error dialog currently shown, or NULL. */
 GtkWidget *pfprof_view_window_get_error_dialog (PfprofViewWindow *self);
@@ -68,7 +100,8 @@ GMenuModel *pfprof_view_window_get_recent_menu (PfprofViewWindow *self);
  * JSON (plain or gzipped). */
 GListModel *pfprof_view_window_new_file_filters (void);
 
-/* The evidence index of the occurrence shown, or -1. */
+/* The index of the occurrence shown in the finding's occurrences
+ * (pfprof_occurrence_navigator_get_all()), or -1. */
 int pfprof_view_window_get_occurrence (PfprofViewWindow *self);
 
 /* The panel of the selected finding. */

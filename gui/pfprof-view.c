@@ -126,6 +126,8 @@ on_startup (GApplication *app, gpointer data)
   static const GActionEntry entries[] = { { "quit", action_quit, NULL, NULL, NULL, { 0 } } };
   static const char *quit[] = { "<Primary>q", NULL };
   static const char *open[] = { "<Primary>o", NULL };
+  static const char *open_tab[] = { "<Primary>t", NULL };
+  static const char *close_tab[] = { "<Primary>w", NULL };
   static const char *help[] = { "<Primary>question", NULL };
   static const char *next[] = { "<Primary>bracketright", NULL };
   static const char *prev[] = { "<Primary>bracketleft", NULL };
@@ -135,6 +137,8 @@ on_startup (GApplication *app, gpointer data)
   g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open", open);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open-tab", open_tab);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.close-tab", close_tab);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.show-help-overlay", help);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.next-occurrence", next);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.previous-occurrence", prev);

@@ -127,6 +127,7 @@ pfprof_render_view_init (PfprofRenderView *view, const PfprofTimeline *timeline,
   view->selected_row = -1;
   view->selected_event = PFPROF_EVENT_REF_NONE;
   view->link_row = -1;
+  view->focus_row = -1;
 }
 
 static double
@@ -671,6 +672,37 @@ draw_steps (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, const
   cairo_restore (cr);
 }
 
+/* Where the occurrence @start..@end on row @r is drawn: FALSE when it is
+ * out of view. At least 3 px wide, so that the shortest stays visible. */
+static gboolean
+occurrence_box (PfprofTimeline *tl, const PfprofRenderView *view, const double *row_top, int r, gint64 start,
+                gint64 end, double *x0, double *x1, double *y, double *h)
+{
+  if (r < 0 || (guint) r >= tl->rows->len || row_top[r] < 0 || end < view->t0 || start > view->t1)
+    return FALSE;
+  *x0 = MAX (pfprof_renderer_x_of (view, start), view->label_width);
+  *x1 = MIN (pfprof_renderer_x_of (view, end), view->width);
+  if (*x1 - *x0 < 3)
+    *x1 = *x0 + 3;
+  *y = row_top[r];
+  *h = pfprof_renderer_row_height (tl, view, (guint) r);
+  return TRUE;
+}
+
+/* An occurrence of the selected finding: shaded and outlined, more so
+ * for the one in @focus. */
+static void
+outline_occurrence (cairo_t *cr, const double rgb[3], double x0, double x1, double y, double h, gboolean focus)
+{
+  set_rgb (cr, rgb, focus ? 0.35 : 0.18);
+  cairo_rectangle (cr, x0, y, x1 - x0, h);
+  cairo_fill (cr);
+  set_rgb (cr, rgb, 1);
+  cairo_set_line_width (cr, focus ? 3 : 2);
+  cairo_rectangle (cr, x0 + 1, y + 1, MAX (x1 - x0 - 2, 1), h - 2);
+  cairo_stroke (cr);
+}
+
 static void
 draw_findings (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, double *row_top,
                double rows_top, double rows_bottom)
@@ -691,6 +723,7 @@ draw_findings (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, do
         gboolean selected = (int) f == view->selected_finding;
         double rgb[3];
         double last_x = -1e9;
+        double x0, x1, y, h;
         int last_row = -1;
 
         /* Pass 0: every finding; pass 1: the selected one again, on top. */
@@ -702,29 +735,14 @@ draw_findings (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, do
         for (guint e = 0; e < finding->evidence->len; e++)
           {
             const PfprofEvidence *ev = &g_array_index (finding->evidence, PfprofEvidence, e);
-            double x0, x1, y, h;
             int r = rows[e];
 
-            if (r < 0 || row_top[r] < 0 || ev->end_ns < view->t0 || ev->start_ns > view->t1)
+            if (!occurrence_box (tl, view, row_top, r, ev->start_ns, ev->end_ns, &x0, &x1, &y, &h))
               continue;
-            x0 = MAX (pfprof_renderer_x_of (view, ev->start_ns), view->label_width);
-            x1 = MIN (pfprof_renderer_x_of (view, ev->end_ns), view->width);
-            if (x1 - x0 < 3)
-              x1 = x0 + 3;
-            y = row_top[r];
-            h = pfprof_renderer_row_height (tl, view, (guint) r);
             if (pass == 1)
               {
                 /* The selected finding: its evidence outlined and shaded. */
-                gboolean focus = (int) e == view->selected_evidence;
-
-                set_rgb (cr, rgb, focus ? 0.35 : 0.18);
-                cairo_rectangle (cr, x0, y, x1 - x0, h);
-                cairo_fill (cr);
-                set_rgb (cr, rgb, 1);
-                cairo_set_line_width (cr, focus ? 3 : 2);
-                cairo_rectangle (cr, x0 + 1, y + 1, MAX (x1 - x0 - 2, 1), h - 2);
-                cairo_stroke (cr);
+                outline_occurrence (cr, rgb, x0, x1, y, h, (int) e == view->selected_evidence);
                 continue;
               }
             /* An underline of the affected range at the row's bottom... */
@@ -745,6 +763,10 @@ draw_findings (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, do
             cairo_set_line_width (cr, 0.75);
             cairo_stroke (cr);
           }
+        /* The occurrence in focus when it is none of the evidence. */
+        if (pass == 1 && occurrence_box (tl, view, row_top, view->focus_row, view->focus_start,
+                                         view->focus_end, &x0, &x1, &y, &h))
+          outline_occurrence (cr, rgb, x0, x1, y, h, TRUE);
       }
   cairo_restore (cr);
 }

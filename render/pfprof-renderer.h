@@ -38,6 +38,11 @@ typedef struct
   gint64 link_ns;         /* where on it the link starts */
   gint64 range_start;     /* a range being selected; none unless end > start */
   gint64 range_end;
+  /* The selected finding's occurrence in focus when it is none of its
+   * evidence (selected_evidence -1): outlined on row focus_row, -1 none. */
+  int focus_row;
+  gint64 focus_start;
+  gint64 focus_end;
 } PfprofRenderView;
 
 /* What one draw did, for benchmarks and tests. */

@@ -29,6 +29,10 @@ typedef struct
   guint32 stream_id;
   guint32 tid;
   GArray *refs; /* PfprofEventRef */
+  /* Its lanes and their prefix sums (compute_lanes), until rows take them. */
+  GArray *lanes[MAX_SUB_LANES];
+  gint64 *prefix[MAX_SUB_LANES];
+  guint n_lanes;
 } Pending;
 
 static void
@@ -37,7 +41,53 @@ pending_free (gpointer data)
   Pending *p = data;
 
   g_array_unref (p->refs);
+  for (guint l = 0; l < p->n_lanes; l++)
+    {
+      if (p->lanes[l] != NULL)
+        g_array_unref (p->lanes[l]);
+      g_free (p->prefix[l]);
+    }
   g_free (p);
+}
+
+/* Calls @fn (@ctx, i) for every i below @n, on this thread and up to
+ * three more, each taking the next i as it is done: the layout's passes
+ * over the events of a 10M-event trace, lane by lane, are independent. */
+typedef struct
+{
+  void (*fn) (gpointer ctx, guint i);
+  gpointer ctx;
+  guint n;
+  gint next;
+} Parallel;
+
+static gpointer
+parallel_worker (gpointer data)
+{
+  Parallel *w = data;
+
+  for (;;)
+    {
+      guint i = (guint) g_atomic_int_add (&w->next, 1);
+
+      if (i >= w->n)
+        return NULL;
+      w->fn (w->ctx, i);
+    }
+}
+
+static void
+run_parallel (guint n, void (*fn) (gpointer ctx, guint i), gpointer ctx)
+{
+  Parallel w = { fn, ctx, n, 0 };
+  GThread *helpers[3] = { NULL };
+  guint n_helpers = MIN (MIN ((guint) g_get_num_processors (), 4u) - 1, n > 0 ? n - 1 : 0);
+
+  for (guint i = 0; i < n_helpers; i++)
+    helpers[i] = g_thread_new ("pfprof-layout", parallel_worker, &w);
+  parallel_worker (&w);
+  for (guint i = 0; i < n_helpers; i++)
+    g_thread_join (helpers[i]);
 }
 
 static Pending *
@@ -361,17 +411,16 @@ lod_free (PfprofTimelineLod *lod)
   g_free (lod);
 }
 
-/* Spreads @p's events over non-overlapping lanes (first fit, as a flame
- * chart does) and appends one row per lane. */
+/* Spreads @p's events over at most @max_lanes non-overlapping lanes
+ * (first fit, as a flame chart does), with their prefix sums, into
+ * p->lanes. Reads the trace and writes @p alone: pendings are done side
+ * by side (run_parallel). */
 static void
-add_lanes (PfprofTimeline *tl, const PfprofTrace *trace, struct _PfprofTimelineTraceInfo *info,
-           guint trace_index, Pending *p, int depth, int parent, const char *label, guint max_lanes)
+compute_lanes (const PfprofTrace *trace, Pending *p, guint max_lanes)
 {
-  GArray *lanes[MAX_SUB_LANES] = { NULL };
   gint64 lane_end[MAX_SUB_LANES];
   guint n_lanes = 0;
   guint e = 0, len = p->refs->len;
-  gboolean taken = FALSE;
   gint64 *prefix0 = NULL;
 
   /* A one-lane row (a stream), or a row whose events do not overlap (most
@@ -396,13 +445,14 @@ add_lanes (PfprofTimeline *tl, const PfprofTrace *trace, struct _PfprofTimelineT
     g_clear_pointer (&prefix0, g_free);
   if (prefix0 != NULL)
     {
-      lanes[0] = g_steal_pointer (&p->refs);
+      p->lanes[0] = g_steal_pointer (&p->refs);
+      p->prefix[0] = prefix0;
       p->refs = g_array_new (FALSE, FALSE, sizeof (PfprofEventRef));
-      n_lanes = 1;
-      taken = TRUE;
+      p->n_lanes = 1;
+      return;
     }
 
-  for (guint i = 0; !taken && i < p->refs->len; i++)
+  for (guint i = 0; i < p->refs->len; i++)
     {
       PfprofEventRef ref = g_array_index (p->refs, PfprofEventRef, i);
       const gint64 *t = event_times (trace, ref);
@@ -415,8 +465,8 @@ add_lanes (PfprofTimeline *tl, const PfprofTrace *trace, struct _PfprofTimelineT
         {
           if (n_lanes < max_lanes)
             {
-              lanes[n_lanes] = g_array_sized_new (FALSE, FALSE, sizeof (PfprofEventRef),
-                                                  n_lanes == 0 ? p->refs->len : 64);
+              p->lanes[n_lanes] = g_array_sized_new (FALSE, FALSE, sizeof (PfprofEventRef),
+                                                     n_lanes == 0 ? p->refs->len : 64);
               lane_end[n_lanes] = G_MININT64;
               n_lanes++;
             }
@@ -430,15 +480,36 @@ add_lanes (PfprofTimeline *tl, const PfprofTrace *trace, struct _PfprofTimelineT
                   l = k;
             }
         }
-      g_array_append_val (lanes[l], ref);
+      g_array_append_val (p->lanes[l], ref);
       if (t[1] > lane_end[l])
         lane_end[l] = t[1];
     }
-
+  p->n_lanes = n_lanes;
   for (guint l = 0; l < n_lanes; l++)
     {
+      guint n = p->lanes[l]->len;
+      const PfprofEventRef *refs = (const PfprofEventRef *) (void *) p->lanes[l]->data;
+      gint64 *prefix = alloc_big ((gsize) (n + 1) * sizeof (gint64));
+
+      prefix[0] = 0;
+      for (guint i = 0; i < n; i++)
+        {
+          const gint64 *t = event_times (trace, refs[i]);
+
+          prefix[i + 1] = prefix[i] + (t[1] - t[0]);
+        }
+      p->prefix[l] = prefix;
+    }
+}
+
+/* Appends one row per lane of @p (compute_lanes), taking them over. */
+static void
+add_lanes (PfprofTimeline *tl, const PfprofTrace *trace, struct _PfprofTimelineTraceInfo *info,
+           guint trace_index, Pending *p, int depth, int parent, const char *label)
+{
+  for (guint l = 0; l < p->n_lanes; l++)
+    {
       PfprofTimelineRow row = { 0 };
-      guint n;
 
       row.type = p->type;
       row.depth = depth;
@@ -451,26 +522,51 @@ add_lanes (PfprofTimeline *tl, const PfprofTrace *trace, struct _PfprofTimelineT
       row.sub_lane = l;
       row.trace = trace;
       row.info = info;
-      n = lanes[l]->len;
-      row.n_refs = n;
-      row.refs = (PfprofEventRef *) g_array_free (lanes[l], FALSE);
-      if (taken)
-        row.prefix = g_steal_pointer (&prefix0);
-      else
-        {
-          row.prefix = alloc_big ((gsize) (n + 1) * sizeof (gint64));
-          row.prefix[0] = 0;
-          for (guint i = 0; i < n; i++)
-            {
-              const gint64 *t = event_times (trace, row.refs[i]);
-
-              row.prefix[i + 1] = row.prefix[i] + (t[1] - t[0]);
-            }
-        }
-      if (n > PFPROF_TIMELINE_LOD_MIN_EVENTS)
-        row.lod = lod_new (&row);
+      row.n_refs = p->lanes[l]->len;
+      row.refs = (PfprofEventRef *) g_array_free (g_steal_pointer (&p->lanes[l]), FALSE);
+      row.prefix = g_steal_pointer (&p->prefix[l]);
+      /* Its summary comes once every row is laid out (build_lods). */
       g_array_append_val (tl->rows, row);
     }
+}
+
+typedef struct
+{
+  const PfprofTrace *trace;
+  GPtrArray *all;  /* Pending */
+  GArray *order;   /* guint indices into all, biggest first */
+} LaneWork;
+
+static void
+lanes_one (gpointer ctx, guint i)
+{
+  LaneWork *w = ctx;
+  Pending *p = g_ptr_array_index (w->all, g_array_index (w->order, guint, i));
+
+  /* CUDA runs one stream's work in order: one lane. */
+  compute_lanes (w->trace, p, p->type == PFPROF_ROW_STREAM ? 1 : MAX_SUB_LANES);
+}
+
+static gint
+pending_by_size (gconstpointer a, gconstpointer b, gpointer data)
+{
+  GPtrArray *all = data;
+  guint na = ((const Pending *) g_ptr_array_index (all, *(const guint *) a))->refs->len;
+  guint nb = ((const Pending *) g_ptr_array_index (all, *(const guint *) b))->refs->len;
+
+  return na > nb ? -1 : na < nb;
+}
+
+static void
+compute_all_lanes (const PfprofTrace *trace, GPtrArray *all)
+{
+  LaneWork w = { trace, all, g_array_sized_new (FALSE, FALSE, sizeof (guint), all->len) };
+
+  for (guint i = 0; i < all->len; i++)
+    g_array_append_val (w.order, i);
+  g_array_sort_with_data (w.order, pending_by_size, all);
+  run_parallel (all->len, lanes_one, &w);
+  g_array_unref (w.order);
 }
 
 static guint32
@@ -505,6 +601,61 @@ thread_name (const PfprofTrace *trace, guint32 tid)
   return "";
 }
 
+/* The host side of a trace's rows (syncs, API calls, NVTX ranges), kept
+ * apart from the GPU's so that a thread of its own collects them while
+ * build_trace merges the GPU tables. */
+typedef struct
+{
+  const PfprofTrace *trace;
+  GHashTable *ctx_dev;
+  GHashTable *by_key;
+  GPtrArray *all;
+} HostRows;
+
+static gpointer
+collect_host_rows (gpointer data)
+{
+  HostRows *h = data;
+  Pending *last = NULL;
+
+  /* Synchronizations: host-side waits, shown under the GPU they wait on. */
+  for (guint i = 0; i < pfprof_trace_n (h->trace, PFPROF_TABLE_SYNCS) && i <= PFPROF_EVENT_REF_MAX_INDEX; i++)
+    {
+      const PfprofSyncRecord *s = &pfprof_trace_syncs (h->trace)[i];
+      guint32 device = context_device (h->ctx_dev, s->context_id);
+      PfprofEventRef ref = PFPROF_EVENT_REF (PFPROF_TABLE_SYNCS, i);
+      Pending *p = lookup_pending (h->by_key, h->all, PFPROF_ROW_DEVICE_SYNC, device, 0, device,
+                                   PFPROF_NONE, 0);
+
+      g_array_append_val (p->refs, ref);
+    }
+  for (guint i = 0; i < pfprof_trace_n (h->trace, PFPROF_TABLE_API_CALLS) && i <= PFPROF_EVENT_REF_MAX_INDEX; i++)
+    {
+      guint32 tid = pfprof_trace_api_calls (h->trace)[i].tid;
+      PfprofEventRef ref = PFPROF_EVENT_REF (PFPROF_TABLE_API_CALLS, i);
+      Pending *p;
+
+      if (last == NULL || last->type != PFPROF_ROW_THREAD_API || last->tid != tid)
+        last = lookup_pending (h->by_key, h->all, PFPROF_ROW_THREAD_API, tid, 0, PFPROF_NONE,
+                               PFPROF_NONE, tid);
+      p = last;
+      g_array_append_val (p->refs, ref);
+    }
+  last = NULL;
+  for (guint i = 0; i < pfprof_trace_n (h->trace, PFPROF_TABLE_NVTX) && i <= PFPROF_EVENT_REF_MAX_INDEX; i++)
+    {
+      guint32 tid = pfprof_trace_nvtx (h->trace)[i].tid;
+      PfprofEventRef ref = PFPROF_EVENT_REF (PFPROF_TABLE_NVTX, i);
+
+      if (last == NULL || last->tid != tid)
+        last = lookup_pending (h->by_key, h->all, PFPROF_ROW_THREAD_NVTX, tid, 0, PFPROF_NONE,
+                               PFPROF_NONE, tid);
+      g_array_append_val (last->refs, ref);
+    }
+
+  return NULL;
+}
+
 static void
 build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, gpointer user_data,
              double done, double share)
@@ -523,6 +674,8 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
   g_autofree char *plabel = NULL;
   g_autofree char *pname = NULL;
   int process_row;
+  HostRows hr;
+  GThread *host_thread;
 
   info_init (info, trace);
   for (guint i = 0; i < G_N_ELEMENTS (gpu_tables); i++)
@@ -532,6 +685,11 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
   for (guint i = 0; i < pfprof_trace_n (trace, PFPROF_TABLE_CONTEXTS); i++)
     g_hash_table_insert (ctx_dev, GUINT_TO_POINTER (pfprof_trace_contexts (trace)[i].context_id),
                          GUINT_TO_POINTER (pfprof_trace_contexts (trace)[i].device_id));
+  hr.trace = trace;
+  hr.ctx_dev = ctx_dev;
+  hr.by_key = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  hr.all = g_ptr_array_new_with_free_func (pending_free);
+  host_thread = g_thread_new ("pfprof-layout", collect_host_rows, &hr);
 
   /* Merge the three GPU tables by start: each stream's lane comes out
    * sorted without a sort. */
@@ -592,42 +750,11 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
       }
     }
 
-  /* Synchronizations: host-side waits, shown under the GPU they wait on. */
-  for (guint i = 0; i < pfprof_trace_n (trace, PFPROF_TABLE_SYNCS) && i <= PFPROF_EVENT_REF_MAX_INDEX; i++)
-    {
-      const PfprofSyncRecord *s = &pfprof_trace_syncs (trace)[i];
-      guint32 device = context_device (ctx_dev, s->context_id);
-      PfprofEventRef ref = PFPROF_EVENT_REF (PFPROF_TABLE_SYNCS, i);
-      Pending *p = lookup_pending (by_key, all, PFPROF_ROW_DEVICE_SYNC, device, 0, device,
-                                   PFPROF_NONE, 0);
-
-      g_array_append_val (p->refs, ref);
-    }
-  for (guint i = 0; i < pfprof_trace_n (trace, PFPROF_TABLE_API_CALLS) && i <= PFPROF_EVENT_REF_MAX_INDEX; i++)
-    {
-      guint32 tid = pfprof_trace_api_calls (trace)[i].tid;
-      PfprofEventRef ref = PFPROF_EVENT_REF (PFPROF_TABLE_API_CALLS, i);
-      Pending *p;
-
-      if (last == NULL || last->type != PFPROF_ROW_THREAD_API || last->tid != tid)
-        last = lookup_pending (by_key, all, PFPROF_ROW_THREAD_API, tid, 0, PFPROF_NONE,
-                               PFPROF_NONE, tid);
-      p = last;
-      g_array_append_val (p->refs, ref);
-    }
-  last = NULL;
-  for (guint i = 0; i < pfprof_trace_n (trace, PFPROF_TABLE_NVTX) && i <= PFPROF_EVENT_REF_MAX_INDEX; i++)
-    {
-      guint32 tid = pfprof_trace_nvtx (trace)[i].tid;
-      PfprofEventRef ref = PFPROF_EVENT_REF (PFPROF_TABLE_NVTX, i);
-
-      if (last == NULL || last->tid != tid)
-        last = lookup_pending (by_key, all, PFPROF_ROW_THREAD_NVTX, tid, 0, PFPROF_NONE,
-                               PFPROF_NONE, tid);
-      g_array_append_val (last->refs, ref);
-    }
-
+  g_thread_join (host_thread);
+  g_ptr_array_extend_and_steal (all, g_steal_pointer (&hr.all));
+  g_hash_table_unref (hr.by_key);
   g_ptr_array_sort (all, compare_pending);
+  compute_all_lanes (trace, all);
 
   pname = pfprof_render_sanitize (trace->path ? trace->path : "", 80);
   if (trace->rank >= 0 && tl->traces->len > 1)
@@ -702,11 +829,10 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
           if (p->type == PFPROF_ROW_STREAM)
             {
               label = g_strdup_printf ("Stream %u", p->stream_id);
-              /* CUDA runs one stream's work in order: one lane. */
-              add_lanes (tl, trace, info, ti, p, 2, device_row, label, 1);
+              add_lanes (tl, trace, info, ti, p, 2, device_row, label);
             }
           else
-            add_lanes (tl, trace, info, ti, p, 2, device_row, "Sync & waits", MAX_SUB_LANES);
+            add_lanes (tl, trace, info, ti, p, 2, device_row, "Sync & waits");
         }
     }
 
@@ -731,9 +857,49 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
         tname = pfprof_render_sanitize (thread_name (trace, p->tid), 40);
         label = g_strdup_printf ("%s%s%u %s", tname, *tname ? " " : "Thread ", p->tid,
                                  p->type == PFPROF_ROW_THREAD_API ? "CUDA API" : "NVTX");
-        add_lanes (tl, trace, info, ti, p, 2, threads_row, label, MAX_SUB_LANES);
+        add_lanes (tl, trace, info, ti, p, 2, threads_row, label);
       }
   }
+}
+
+/* The summaries of the big lanes, each computed from its row alone:
+ * side by side (run_parallel), the biggest first. */
+typedef struct
+{
+  PfprofTimeline *tl;
+  GArray *order; /* guint row indices */
+} LodWork;
+
+static void
+lod_one (gpointer ctx, guint i)
+{
+  LodWork *w = ctx;
+  PfprofTimelineRow *row = &g_array_index (w->tl->rows, PfprofTimelineRow, g_array_index (w->order, guint, i));
+
+  row->lod = lod_new (row);
+}
+
+static gint
+row_by_size (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const PfprofTimeline *tl = data;
+  guint na = g_array_index (tl->rows, PfprofTimelineRow, *(const guint *) a).n_refs;
+  guint nb = g_array_index (tl->rows, PfprofTimelineRow, *(const guint *) b).n_refs;
+
+  return na > nb ? -1 : na < nb;
+}
+
+static void
+build_lods (PfprofTimeline *tl)
+{
+  LodWork w = { tl, g_array_new (FALSE, FALSE, sizeof (guint)) };
+
+  for (guint i = 0; i < tl->rows->len; i++)
+    if (g_array_index (tl->rows, PfprofTimelineRow, i).n_refs > PFPROF_TIMELINE_LOD_MIN_EVENTS)
+      g_array_append_val (w.order, i);
+  g_array_sort_with_data (w.order, row_by_size, tl);
+  run_parallel (w.order->len, lod_one, &w);
+  g_array_unref (w.order);
 }
 
 /* Ranked traces first, by rank; then the others; ties by index. */
@@ -794,6 +960,7 @@ pfprof_timeline_new_for_run (const PfprofRun *run, PfprofTimelineProgressFunc pr
                    total ? (double) ne / (double) total : 0);
       done += ne;
     }
+  build_lods (tl);
   if (tl->start_ns > tl->end_ns)
     tl->start_ns = tl->end_ns = 0;
   if (tl->end_ns == tl->start_ns)

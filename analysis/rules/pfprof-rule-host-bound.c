@@ -179,14 +179,18 @@ run (PfprofRuleContext *ctx)
   /* The longest gaps are the evidence, costliest first as every
    * finding's (pfprof_finding_add_evidence orders them). */
   g_array_sort (gaps, compare_gap_length);
-  g_array_set_size (gaps, MIN (gaps->len, PFPROF_RULE_MAX_EVIDENCE));
   for (guint i = 0; i < gaps->len; i++)
     {
       Gap g = g_array_index (gaps, Gap, i);
       PfprofEvidence e = pfprof_rule_evidence (ctx, PFPROF_TABLE_KERNELS, G_MAXUINT, g.start, g.end,
                                                dev->device_id, PFPROF_NONE, ix->main_tid);
 
-      pfprof_finding_add_evidence (f, &e, PFPROF_RULE_MAX_EVIDENCE);
+      /* The rest are occurrences only: what the reports say stays the
+       * longest few. */
+      if (i < PFPROF_RULE_MAX_EVIDENCE)
+        pfprof_finding_add_evidence (f, &e, PFPROF_RULE_MAX_EVIDENCE);
+      else
+        pfprof_finding_add_occurrence (f, &e);
     }
   data_wait = window[PFPROF_LEDGER_DATA_WAIT];
   kernels_per_step = 0;

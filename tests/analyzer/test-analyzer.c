@@ -942,11 +942,61 @@ test_ledger_graph (void)
   }
 }
 
+/* With the options keeping occurrences (what the GUI asks for), every
+ * finding keeps one per occurrence it counts, its evidence among them;
+ * without, none, and the evidence is the same either way. */
+static void
+test_keep_occurrences(void)
+{
+  SimOptions so;
+  g_autoptr(PfprofAnalysisOptions) o = pfprof_analysis_options_new();
+
+  pfprof_analysis_options_set_keep_occurrences(o, TRUE);
+  for (int pattern = 0; pattern < 2; pattern++)
+    {
+      const char *rule = pattern == 0 ? "host-bound" : "pageable-transfer";
+      g_autoptr(PfprofAnalysis) plain = NULL;
+      g_autoptr(PfprofAnalysis) a = NULL;
+      guint n_checked = 0;
+
+      sim_options_init(&so);
+      if (pattern == 0)
+        so.host_gap_ns = 1000000;
+      else
+        so.pageable = TRUE;
+      plain = analyze(&so);
+      a = analyze_with(sim_build(&so), o);
+
+      g_assert_cmpuint(a->findings->len, ==, plain->findings->len);
+      for (guint i = 0; i < a->findings->len; i++)
+        {
+          const PfprofFinding *f = g_ptr_array_index(a->findings, i);
+          const PfprofFinding *p = g_ptr_array_index(plain->findings, i);
+
+          g_assert_null(p->occurrences);
+          g_assert_cmpstr(f->rule, ==, p->rule);
+          g_assert_cmpuint(f->evidence->len, ==, p->evidence->len);
+          for (guint e = 0; e < f->evidence->len; e++)
+            g_assert_cmpint(g_array_index(f->evidence, PfprofEvidence, e).start_ns, ==,
+                            g_array_index(p->evidence, PfprofEvidence, e).start_ns);
+          if (g_str_equal(f->rule, "rank-imbalance"))
+            continue;
+          g_assert_nonnull(f->occurrences);
+          g_assert_cmpuint(f->occurrences->len, ==, f->count);
+          n_checked++;
+          if (g_str_equal(f->rule, rule))
+            g_assert_cmpuint(f->occurrences->len, >, PFPROF_RULE_MAX_EVIDENCE);
+        }
+      g_assert_cmpuint(n_findings(a, rule), ==, 1);
+      g_assert_cmpuint(n_checked, >=, 1);
+    }
+}
+
 /* A planted host gap (Python at each step's end, GPU idle, nothing
  * queued) is host-bound idle and the host-bound finding; the input
  * pipeline is not blamed. */
 static void
-test_host_bound (void)
+test_host_bound(void)
 {
   SimOptions so;
 
@@ -1768,6 +1818,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/analyzer/interval-set", test_interval_set);
   g_test_add_func ("/analyzer/clean", test_clean);
+  g_test_add_func ("/analyzer/keep-occurrences", test_keep_occurrences);
   g_test_add_func ("/analyzer/steps/nvtx", test_steps_nvtx);
   g_test_add_func ("/analyzer/steps/periodic", test_steps_periodic);
   g_test_add_func ("/analyzer/steps/pattern", test_step_pattern);
