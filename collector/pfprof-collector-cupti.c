@@ -76,18 +76,6 @@ static char kinds_enabled[256];                    /* for meta */
 static unsigned n_api_filtered;                    /* cbids switched off */
 static int skip_launches;                          /* PFPROF_SKIP_LAUNCHES=1 */
 
-/* API calls no rule needs and that PyTorch makes thousands of times per
- * step (cudaGetDevice alone was over half of all records on the H200):
- * recording them cost more step time than everything else together.
- * Matched as name prefixes; PFPROF_ALL_API=1 keeps them. */
-static const char *const api_noise[] = {
-  "cudaGet",   "cudaPeekAtLastError", "cudaDeviceGet", "cudaFuncGet", "cudaFuncSet",
-  "cudaOccupancy", "cudaStreamIsCapturing", "cudaStreamGet", "cudaPointerGet", "cudaDriverGetVersion",
-  "cudaRuntimeGetVersion", "cudaThreadGet", "cudaChooseDevice",
-  "cuGet",     "cuDeviceGet", "cuDevicePrimaryCtxGetState", "cuCtxGet", "cuKernelGet", "cuFuncGet",
-  "cuOccupancy", "cuLibraryGet", "cuModuleGet", "cuPointerGet", "cuStreamGet", "cuDriverGetVersion",
-  "cuStreamIsCapturing", "cuDeviceCanAccessPeer", "cuDeviceTotalMem", "cuDeviceComputeCapability",
-};
 
 /* Buffers given back by the writer, zeroed, for the next request: a
  * fresh 4 MiB allocation is an mmap whose pages fault in on the program
@@ -185,15 +173,6 @@ result_string (CUptiResult r)
 }
 
 static int
-is_noise (const char *name)
-{
-  for (size_t i = 0; i < sizeof api_noise / sizeof api_noise[0]; i++)
-    if (strncmp (name, api_noise[i], strlen (api_noise[i])) == 0)
-      return 1;
-  return 0;
-}
-
-static int
 env_is_1 (const char *name)
 {
   const char *v = getenv (name);
@@ -209,7 +188,7 @@ filtered (const char *name, int all)
 {
   if (skip_launches && strstr (name, "Launch") != NULL)
     return 1;
-  return !all && is_noise (name);
+  return !all && pfprof_trace_schema_api_is_noise (name);
 }
 
 /* Per-cbid switches apply on top of the RUNTIME/DRIVER kinds, and

@@ -44,6 +44,7 @@ typedef struct
   guint64 n_no_time;        /* complete events without ts, skipped */
   guint64 n_python;         /* python_function frames seen */
   guint64 n_unknown_kind;   /* copies whose name gives no memory kinds */
+  guint64 n_noise_api;      /* runtime queries left out, as the collector does */
   guint64 n_steps;          /* ProfilerStep#N ranges */
   gint64 schema_version;    /* -1 when absent */
   guint32 dom_pfprof;       /* string ids */
@@ -913,6 +914,15 @@ api_event (Importer *im, const Event *ev, guint8 domain, GError **error)
     return FALSE;
   if (skip)
     return TRUE;
+  /* torch.profiler records every runtime call; pfprof's traces leave out
+   * the queries between the calls that matter (a cudaStreamIsCapturing
+   * before each copy), and the rules judge calls issued back to back by
+   * what lies between them. */
+  if (pfprof_trace_schema_api_is_noise (get_str (ev->obj, "name")))
+    {
+      im->n_noise_api++;
+      return TRUE;
+    }
   if (!get_u32 (im, ev->args, "correlation", 0, &c.correlation_id, error)
       || !get_u32 (im, ev->args, "cbid", 0, &c.cbid, error))
     return FALSE;
@@ -1634,6 +1644,8 @@ notes (Importer *im)
   if (pfprof_trace_n (t, PFPROF_TABLE_SYNCS) == 0 && pfprof_trace_n (t, PFPROF_TABLE_API_CALLS) > 0)
     pfprof_trace_add_note (t, "no synchronization records (cuda_sync events): "
                               "synchronizations are known from the runtime calls only.");
+  if (im->n_noise_api > 0)
+    set_meta_int (im, "api_calls_left_out", (gint64) MIN (im->n_noise_api, (guint64) G_MAXINT64));
   if (im->n_unknown_kind > 0)
     pfprof_trace_add_note (t, "%" G_GUINT64_FORMAT " host-device copies do not name their host "
                               "memory kind: pageable-transfer cannot judge them.",

@@ -373,3 +373,28 @@ pfprof_trace_column_set (const PfprofTraceColumn *col, void *record, int64_t val
       return 0;
     }
 }
+
+/* API calls no rule needs and that PyTorch makes thousands of times per
+ * step (cudaGetDevice alone was over half of all records on the H200):
+ * the collector leaves them out (recording them cost more step time than
+ * everything else together), and the importers drop them from traces of
+ * other tools, so every trace holds the same calls. Name prefixes. */
+static const char *const api_noise[] = {
+  "cudaGet",   "cudaPeekAtLastError", "cudaDeviceGet", "cudaFuncGet", "cudaFuncSet",
+  "cudaOccupancy", "cudaStreamIsCapturing", "cudaStreamGet", "cudaPointerGet", "cudaDriverGetVersion",
+  "cudaRuntimeGetVersion", "cudaThreadGet", "cudaChooseDevice",
+  "cuGet",     "cuDeviceGet", "cuDevicePrimaryCtxGetState", "cuCtxGet", "cuKernelGet", "cuFuncGet",
+  "cuOccupancy", "cuLibraryGet", "cuModuleGet", "cuPointerGet", "cuStreamGet", "cuDriverGetVersion",
+  "cuStreamIsCapturing", "cuDeviceCanAccessPeer", "cuDeviceTotalMem", "cuDeviceComputeCapability",
+};
+
+int
+pfprof_trace_schema_api_is_noise (const char *name)
+{
+  if (name == NULL)
+    return 0;
+  for (size_t i = 0; i < sizeof api_noise / sizeof api_noise[0]; i++)
+    if (strncmp (name, api_noise[i], strlen (api_noise[i])) == 0)
+      return 1;
+  return 0;
+}

@@ -403,6 +403,12 @@ size_t pfprof_trace_schema_index_sql (char *buf, size_t len);
 
 /* Reads field @col of @record as a 64-bit integer (end_ns for a duration
  * column; the caller subtracts). */
+/* Whether API calls named @name are left out of every trace: queries
+ * (cudaGetDevice, cudaStreamIsCapturing, ...) that no rule needs and that
+ * PyTorch makes thousands of times a step. The collector records them
+ * only with PFPROF_ALL_API=1. */
+int pfprof_trace_schema_api_is_noise (const char *name);
+
 int64_t pfprof_trace_column_get (const PfprofTraceColumn *col, const void *record);
 
 /* Stores @value into field @col of @record, truncating to the field's
