@@ -127,10 +127,7 @@ def main():
 
     profiler_torch.run(loop, args)
     if switch is not None:
-        switch.set(True)
-        a, b = statistics.median(on) * 1e3, statistics.median(off) * 1e3
-        print(f"resnet50_step: alternating steps: median step with the hook {a:.3f} ms, "
-              f"without {b:.3f} ms: {100 * (a - b) / b:+.2f}%", flush=True)
+        switch.report("resnet50_step", on, off)
     ms = sorted(t * 1e3 for t in times)
     q = statistics.quantiles(ms, n=10) if len(ms) >= 2 else [ms[0]] * 9
     print(f"resnet50_step: median step {statistics.median(ms):.3f} ms, mean {statistics.fmean(ms):.3f}, "

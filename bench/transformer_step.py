@@ -137,10 +137,7 @@ def main():
             times.append(time.perf_counter() - t0)
             (on if use_hook else off).append(times[-1])
     if switch is not None:
-        switch.set(True)
-        a, b = statistics.median(on) * 1e3, statistics.median(off) * 1e3
-        print(f"transformer_step: alternating steps: median step with the hook {a:.3f} ms, "
-              f"without {b:.3f} ms: {100 * (a - b) / b:+.2f}%", flush=True)
+        switch.report("transformer_step", on, off)
     ms = sorted(t * 1e3 for t in times)
     q = statistics.quantiles(ms, n=10) if len(ms) >= 2 else [ms[0]] * 9
     print(f"transformer_step: median step {statistics.median(ms):.3f} ms, p10 {q[0]:.3f}, p90 {q[8]:.3f} "
