@@ -215,14 +215,14 @@ run (PfprofRuleContext *ctx)
       PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_COPY) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_STREAM)
       | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_DEVICE) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_EVENT))));
 
-    f->title = g_strdup_printf ("GPU waits for the host: idle %s per step (%s%%) with nothing queued",
+    f->title = g_strdup_printf ("GPU waits for the host: idle %s per mean step (%s%%) with nothing queued",
                                 s_own, s_share);
     f->message = g_strdup_printf (
       "Device %u had no work queued for %s per mean step (%s%% of it) while the launching thread "
       "%u was outside DataLoader waits, synchronizations and allocations: it was running Python "
-      "or launching kernels one by one, slower than the GPU ran them (%s kernels per step, %s "
-      "each on average). %s more per step followed waits that other findings name. The input "
-      "pipeline is not what holds this GPU up: the GPU idled %s per step while the loop waited for "
+      "or launching kernels one by one, slower than the GPU ran them (%s kernels per mean step, %s "
+      "each on average). %s more per mean step followed waits that other findings name. The input "
+      "pipeline is not what holds this GPU up: the GPU idled %s per mean step while the loop waited for "
       "the DataLoader and %s in synchronizations.",
       dev->device_id, s_own, s_share, ix->main_tid, s_kps, s_kern, s_refill, s_dw, s_sync);
     if (ix->data_waits->len == 0)

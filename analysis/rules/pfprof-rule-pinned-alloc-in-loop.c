@@ -80,7 +80,7 @@ run (PfprofRuleContext *ctx)
     f->title = g_strdup_printf ("%u page-locked host allocations after warm-up", calls->len);
     f->message = g_strdup_printf (
       "%u page-locked allocations or registrations (%s, ...) ran after warm-up on %u thread(s), "
-      "%s per step: %s in all, %s per step. Pinning is slow and can stall the thread that "
+      "%s per mean step: %s in all, %s per mean step. Pinning is slow and can stall the thread that "
       "delivers batches.",
       calls->len, pfprof_display_name (ix->trace, first->name_id), g_hash_table_size (tids), s_per,
       s_host, s_step);

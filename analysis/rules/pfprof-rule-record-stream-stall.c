@@ -217,7 +217,7 @@ run (PfprofRuleContext *ctx)
           "allocator freed and re-allocated device memory in %u episodes (%u frees, %u "
           "allocations; %s of host time, %s in allocations): the signature of record_stream() "
           "under memory pressure. During these episodes the GPU was idle, or copied with no kernel "
-          "beside the copy, for %s (%s per step). "
+          "beside the copy, for %s (%s per mean step). "
           "%u event polls returned not-ready.",
           syncs->len, s_sync, episodes->len, frees->len, mallocs->len, s_host, s_alloc, s_idle,
           s_idle_step, n_not_ready);

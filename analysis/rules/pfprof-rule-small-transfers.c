@@ -130,12 +130,12 @@ run (PfprofRuleContext *ctx)
     g_autofree char *s_idle = pfprof_format_ns (pfprof_rule_per_step (ctx, host_idle));
     g_autofree char *s_chained = pfprof_format_double (100.0 * (double) n_chained / (double) hits->len, 0);
 
-    f->title = g_strdup_printf ("%s small host-to-device copies per step", s_per);
+    f->title = g_strdup_printf ("%s small host-to-device copies per mean step", s_per);
     f->message = g_strdup_printf (
       "Device %u received %u host-to-device copies smaller than %" G_GUINT64_FORMAT " bytes after "
-      "warm-up, %s per step, %s on average. Per step they took %s of copy-engine time (%s of it "
+      "warm-up, %s per mean step, %s on average. Per mean step they took %s of copy-engine time (%s of it "
       "with no kernel beside) and %s of host time in the copy calls; %s%% of the calls came back "
-      "to back, and the GPU sat idle with nothing queued for %s per step while the host issued "
+      "to back, and the GPU sat idle with nothing queued for %s per mean step while the host issued "
       "them, which is what batching them into one copy saves besides the exposed copy time.",
       dev->device_id, hits->len, max_bytes, s_per, s_avg, s_copy, s_exp, s_host, s_chained, s_idle);
   }

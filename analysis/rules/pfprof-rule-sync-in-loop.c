@@ -159,13 +159,13 @@ run (PfprofRuleContext *ctx)
     g_autofree char *s_lost = pfprof_format_ns (pfprof_rule_per_step (ctx, lost));
     g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, host), 1);
 
-    f->title = g_strdup_printf ("Host synchronizes with the GPU %s times per step", s_per);
+    f->title = g_strdup_printf ("Host synchronizes with the GPU %s times per mean step", s_per);
     f->message = g_strdup_printf (
       "The launching thread %u blocked in %u synchronizing calls after warm-up (%u stream, "
-      "%u device synchronizations; %s per step): %s in all, %s per step (%s%% of the steady "
+      "%u device synchronizations; %s per mean step): %s in all, %s per mean step (%s%% of the steady "
       "state). Each wait emptied the GPU's queue: the GPU then sat idle until the next launch "
-      "(%s per step) and again while the host refilled the queue kernel by kernel (%s per "
-      "step), time the host's lead before the wait would have hidden: %s per step. Typical "
+      "(%s per mean step) and again while the host refilled the queue kernel by kernel (%s per "
+      "mean step), time the host's lead before the wait would have hidden: %s per mean step. Typical "
       "causes: loss.item(), .cpu(), printing tensors, torch.cuda.synchronize().",
       ix->main_tid, calls->len, n_stream, calls->len - n_stream, s_per, s_host, s_host_step,
       s_share, s_refill, s_starved, s_lost);
