@@ -1670,6 +1670,25 @@ notes (Importer *im)
                            im->n_no_time);
 }
 
+/* torch.profiler's times are since the epoch (PyTorch converts its
+ * clock to Unix time): the profiled window is when the trace was
+ * recorded, which tells traces of different runs apart
+ * (model/pfprof-run-match.c) as a pfprof trace's clock triples do. A
+ * trace whose times are not since the epoch (a converted or synthetic
+ * one: before 2001) says nothing. */
+#define EPOCH_2001_NS (G_GINT64_CONSTANT (978307200) * G_GINT64_CONSTANT (1000000000))
+
+static void
+recording_window (Importer *im)
+{
+  const PfprofTrace *t = im->trace;
+
+  if (t->start_ns < EPOCH_2001_NS || t->end_ns < t->start_ns)
+    return;
+  set_meta_int (im, "clock_start_realtime_ns", t->start_ns);
+  set_meta_int (im, "clock_end_realtime_ns", t->end_ns);
+}
+
 PfprofTrace *
 pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data,
                            GError **error)
@@ -1707,6 +1726,7 @@ pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, g
       notes (&im);
       pfprof_trace_nest_nvtx (im.trace);
       pfprof_trace_sort (im.trace);
+      recording_window (&im);
       ok = report_progress (&im, 1.0, error);
     }
 

@@ -525,6 +525,19 @@ def main():
                    f"{nat_site['api'] if nat_site else '?'}) but for its line "
                    f"({nat_site['line'] if nat_site else '?'} there, "
                    f"{top_site['line'] if top_site else '?'} here)", f"{nat_site}\n{top_site}")
+
+    # 13. A torch.profiler trace's times are since the epoch: its profiled
+    # window tells traces of different runs apart; the two ranks of one
+    # run overlap and are reported together.
+    if rows:
+        a, b = os.path.join(kdir, "a_pageable_fix.pt.trace.json.gz"), os.path.join(kdir, "b_serialized.pt.trace.json.gz")
+        p = env.run("report", "-q", a, b)
+        tap.ok(one_line_exit_2(p) and "recorded at different times" in p.stderr,
+               "two samples' torch.profiler traces given as one run: refused, one line, exit 2", p.stderr)
+        ranks = [os.path.join(kdir, f"g_ddp_even_rank{r}.pt.trace.json.gz") for r in (0, 1)]
+        p = env.run("report", "-q", "--format", "json", *ranks)
+        tap.ok(p.returncode == 0 and len(json.loads(p.stdout)["traces"]) == 2,
+               "the two ranks of one DDP run: one report", p.stderr)
     return tap.done()
 
 
