@@ -44,6 +44,10 @@ typedef struct
                          * finding keeps its costliest examples, costliest first */
 } PfprofEvidence;
 
+/* PfprofFinding.copy_directions */
+#define PFPROF_FINDING_HTOD 1
+#define PFPROF_FINDING_DTOH 2
+
 typedef struct
 {
   const char *rule;       /* stable kebab-case id, static string */
@@ -75,6 +79,9 @@ typedef struct
                            * refill after its waits, the host issuing its copies): the
                            * host-bound finding leaves it to this one */
   gboolean immaterial;    /* saves less than the materiality threshold: made info */
+  guint8 copy_directions; /* PFPROF_FINDING_HTOD | PFPROF_FINDING_DTOH: the copies a copy
+                           * finding is about (a fix for one direction cannot touch the
+                           * other); 0 for the other findings */
   GArray *occurrences;    /* PfprofEvidence: every occurrence, in the order the rule
                            * found them; NULL unless the options keep them
                            * (pfprof_analysis_options_set_keep_occurrences) */

@@ -395,6 +395,23 @@ run_once (Try *t, TryRun *r, const char *fixes, gboolean traced, gboolean show)
   return TRUE;
 }
 
+/* Whether @fixes can touch the copies @finding is about: pinning and
+ * non_blocking act on host-to-device copies only, so a finding about
+ * device-to-host copies alone (`.cpu()` each step) needs a code change.
+ * A report without `copy_directions` (older) is taken as it says. */
+static gboolean
+fix_reaches (const char *fixes, const json_t *finding)
+{
+  const json_t *dirs = json_object_get (finding, "copy_directions");
+
+  if (!json_is_array (dirs) || json_array_size (dirs) == 0 || strstr (fixes, "pin-memory") == NULL)
+    return TRUE;
+  for (gsize i = 0; i < json_array_size (dirs); i++)
+    if (g_strcmp0 (json_string_value (json_array_get (dirs, i)), "htod") == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* The fixes the first run's findings suggest that the hook can apply;
  * the rules whose fixes need a code change go to @manual. */
 static char *
@@ -406,13 +423,14 @@ fixes_from_report (const json_t *report, GPtrArray *manual)
 
   for (guint i = 0; i < json_array_size (findings); i++)
     {
-      const char *rule = json_string_value (json_object_get (json_array_get (findings, i), "rule"));
+      const json_t *finding = json_array_get (findings, i);
+      const char *rule = json_string_value (json_object_get (finding, "rule"));
       gboolean found = FALSE;
 
       if (rule == NULL)
         continue;
       for (gsize k = 0; k < G_N_ELEMENTS (rule_fixes); k++)
-        if (g_str_equal (rule, rule_fixes[k].rule))
+        if (g_str_equal (rule, rule_fixes[k].rule) && fix_reaches (rule_fixes[k].fixes, finding))
           {
             g_autofree char *f = rule_fixes[k].workers ? g_strdup_printf ("workers=%d,%s", workers, rule_fixes[k].fixes)
                                                        : g_strdup (rule_fixes[k].fixes);

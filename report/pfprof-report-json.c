@@ -255,6 +255,13 @@ write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding
                                     6);
   pfprof_json_writer_key (w, "material");
   pfprof_json_writer_bool (w, !f->immaterial);
+  pfprof_json_writer_key (w, "copy_directions");
+  pfprof_json_writer_begin_array (w);
+  if (f->copy_directions & PFPROF_FINDING_HTOD)
+    pfprof_json_writer_string (w, "htod");
+  if (f->copy_directions & PFPROF_FINDING_DTOH)
+    pfprof_json_writer_string (w, "dtoh");
+  pfprof_json_writer_end_array (w);
   pfprof_json_writer_member_int (w, "first_ns", f->first_ns);
   pfprof_json_writer_member_int (w, "last_ns", f->last_ns);
   pfprof_json_writer_member_int (w, "pid", f->pid);

@@ -237,6 +237,7 @@ run (PfprofRuleContext *ctx)
   both = pfprof_rule_per_step (ctx, time - all_exposed + refill);
   f->est_savings_ns = pin_alone;
   f->host_bound_ns = MIN (pin_alone, pfprof_rule_per_step (ctx, refill));
+  f->copy_directions = (n_htod > 0 ? PFPROF_FINDING_HTOD : 0) | (n_dtoh > 0 ? PFPROF_FINDING_DTOH : 0);
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_COMPUTE)
                | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_SIDE)
                | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_COPY) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);

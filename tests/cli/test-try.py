@@ -628,6 +628,27 @@ class TryTest(Base):
         with open(r["runs"][1]["log"]) as f:
             self.assertIn("fixes pin-memory,non-blocking", f.read())
 
+    def test_device_to_host_pageable_copies_need_a_code_change(self):
+        # The per-step `.cpu()` sample: its pageable copies are all device to
+        # host, which neither pin-memory nor non-blocking touches.
+        traces = os.path.join(os.path.dirname(os.path.dirname(HERE)), "samples", "traces")
+        prog = os.path.join(self.dir, "fake.py")
+        with open(prog, "w") as f:
+            f.write(textwrap.dedent("""\
+                import os, shutil, sys
+                shutil.copy(os.path.join(sys.argv[1], "m_cpu_per_step.pfprof"),
+                            os.environ["PFPROF_OUTPUT"].replace("%p", str(os.getpid())))
+                print("fixes", os.environ.get("PFPROF_TRY_FIXES"), flush=True)
+                """))
+        p = subprocess.run([PFPROF, "try", "--traced", "--rounds", "1", "--format", "json", "--",
+                            sys.executable, prog, traces], env=self.clean_env(), cwd=self.dir,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = json.loads(p.stdout[p.stdout.index("{"):])
+        self.assertIsNone(r["fixes"])
+        self.assertIn("pageable-transfer", r["needs_code_change"])
+        self.assertEqual(r["difference"]["verdict"], "abandoned")
+
     def test_bad_usage(self):
         for args, words in ((["try"], "no program given"),
                             (["try", "--fix", "turbo", "--", "true"], "unknown fix 'turbo'"),
