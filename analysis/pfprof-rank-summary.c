@@ -54,6 +54,7 @@ pfprof_rank_summary_of_trace (const PfprofAnalysis *a, guint i, PfprofRankSummar
   s.trace_index = i;
   s.rank = t->rank;
   s.host = pfprof_trace_meta (t, "host");
+  s.command_line = pfprof_trace_meta (t, "command_line");
   s.path = t->path;
   s.pid = t->pid;
   s.n_steady_steps = n;

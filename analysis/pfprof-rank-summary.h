@@ -23,6 +23,7 @@ typedef struct
   gint64 rank;             /* meta "rank" */
   const char *host;        /* meta "host", NULL if absent; untrusted, borrowed */
   const char *path;        /* the trace (or the JSON result) it came from; borrowed */
+  const char *command_line; /* meta "command_line", NULL if absent; untrusted, borrowed */
   gint64 pid;
   guint n_steady_steps;    /* steps after warm-up */
   gint64 step_median_ns;   /* median steady step length, 0 without steps */

@@ -12,6 +12,7 @@
 #include "pfprof-importer.h"
 #include "pfprof-output-check.h"
 #include "pfprof-rank-summary.h"
+#include "pfprof-run-match.h"
 #include "pfprof-report.h"
 #include "pfprof-rules.h"
 
@@ -105,6 +106,7 @@ rank_clear (gpointer data)
 
   g_free ((char *) s->host);
   g_free ((char *) s->path);
+  g_free ((char *) s->command_line);
 }
 
 /* Appends the ranked traces of result @name (already parsed as @root). */
@@ -177,6 +179,7 @@ add_result (const char *name, const json_t *root, GArray *ranks, GError **error)
       s.rank = rank;
       s.host = g_strdup (host);
       s.path = g_strdup (name);
+      s.command_line = g_strdup (get_string (t, "command_line"));
       s.pid = pid;
       s.n_steady_steps = (guint) steps;
       s.step_median_ns = med;
@@ -256,6 +259,28 @@ compare_savings (gconstpointer pa, gconstpointer pb)
   return 0;
 }
 
+/* Whether the ranks are of one run, as the traces given together must be
+ * (model/pfprof-run-match.h): a result keeps each trace's rank and
+ * command line, so those are what tells runs apart here. */
+static gboolean
+same_run (const GArray *ranks, GError **error)
+{
+  g_autoptr (GPtrArray) stubs = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+
+  for (guint i = 0; i < ranks->len; i++)
+    {
+      const PfprofRankSummary *s = &g_array_index (ranks, PfprofRankSummary, i);
+      PfprofTrace *t = pfprof_trace_new ();
+
+      t->path = g_strdup (s->path);
+      g_hash_table_replace (t->meta, g_strdup ("rank"), g_strdup_printf ("%" G_GINT64_FORMAT, s->rank));
+      if (s->command_line != NULL)
+        g_hash_table_replace (t->meta, g_strdup ("command_line"), g_strdup (s->command_line));
+      g_ptr_array_add (stubs, t);
+    }
+  return pfprof_run_match_traces (stubs, error);
+}
+
 /* The analysis of the ranks read from @n_results results. */
 static PfprofAnalysis *
 finish (GArray *ranks_in, guint n_results, const PfprofAnalysisOptions *options, GError **error)
@@ -277,6 +302,8 @@ finish (GArray *ranks_in, guint n_results, const PfprofAnalysisOptions *options,
           return NULL;
         }
     }
+  if (!same_run (ranks, error))
+    return NULL;
 
   {
     g_autoptr (PfprofRun) none = pfprof_run_new (g_ptr_array_new ());

@@ -128,4 +128,16 @@ no_cmd = edited("g_ddp_slow_rank1", "no-cmd", command_line=None)
 rc, out, err = run("report", r0, no_cmd)
 check("a key one trace lacks decides nothing", rc == 0, err)
 
+# Per-rank JSON results merge as the traces do: two runs' ranks refused.
+results = []
+for name, src in (("res0", sample("g_ddp_slow_rank0")), ("res1", sample("g_ddp_slow_rank1")),
+                  ("res-other", edited("g_ddp_slow_rank1", "other-prog", command_line="python3 other.py"))):
+    path = os.path.join(WORK, name + ".json")
+    rc, out, err = run("report", "--format", "json", "-q", "--force", "-o", path, src)
+    results.append(path)
+rc, out, err = run("report", results[0], results[1])
+check("results of the two ranks of one run: merged", rc == 0 and "2 ranks" in out, err)
+refused("results of two programs' ranks: refused", ("report", results[0], results[2]), results[0],
+        results[2], "command lines differ")
+
 finish()
