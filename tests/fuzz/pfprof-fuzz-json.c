@@ -94,9 +94,12 @@ check_merge (const char *const *names, const char *const *data, const gsize *len
 
       if (error == NULL || error->message[0] == '\0')
         abort ();
+      /* "NAME: what is wrong", or, for results of two runs, "NAME and
+       * NAME are not of one run (...)". */
       for (guint i = 0; i < n; i++)
         named |= g_str_has_prefix (error->message, names[i])
-                 && g_str_has_prefix (error->message + strlen (names[i]), ": ");
+                 && (g_str_has_prefix (error->message + strlen (names[i]), ": ")
+                     || g_str_has_prefix (error->message + strlen (names[i]), " and "));
       if (!named)
         abort ();
       return;
