@@ -54,11 +54,12 @@ static const struct
 {
   const char *rule;
   gboolean workers;
+  gboolean htod_only; /* the fixes act on host-to-device copies only */
   const char *fixes;
 } rule_fixes[] = {
-  { "pageable-transfer", FALSE, "pin-memory,non-blocking" },
-  { "input-starved", TRUE, "persistent-workers,prefetch-factor=4" },
-  { "serialized-copy", FALSE, "prefetch" },
+  { "pageable-transfer", FALSE, TRUE, "pin-memory,non-blocking" },
+  { "input-starved", TRUE, FALSE, "persistent-workers,prefetch-factor=4" },
+  { "serialized-copy", FALSE, FALSE, "prefetch" },
 };
 
 typedef struct
@@ -395,16 +396,16 @@ run_once (Try *t, TryRun *r, const char *fixes, gboolean traced, gboolean show)
   return TRUE;
 }
 
-/* Whether @fixes can touch the copies @finding is about: pinning and
- * non_blocking act on host-to-device copies only, so a finding about
+/* Whether a rule's fixes, which act on host-to-device copies only
+ * (@htod_only), can touch the copies @finding is about: a finding about
  * device-to-host copies alone (`.cpu()` each step) needs a code change.
  * A report without `copy_directions` (older) is taken as it says. */
 static gboolean
-fix_reaches (const char *fixes, const json_t *finding)
+fix_reaches (gboolean htod_only, const json_t *finding)
 {
   const json_t *dirs = json_object_get (finding, "copy_directions");
 
-  if (!json_is_array (dirs) || json_array_size (dirs) == 0 || strstr (fixes, "pin-memory") == NULL)
+  if (!htod_only || !json_is_array (dirs) || json_array_size (dirs) == 0)
     return TRUE;
   for (gsize i = 0; i < json_array_size (dirs); i++)
     if (g_strcmp0 (json_string_value (json_array_get (dirs, i)), "htod") == 0)
@@ -430,7 +431,7 @@ fixes_from_report (const json_t *report, GPtrArray *manual)
       if (rule == NULL)
         continue;
       for (gsize k = 0; k < G_N_ELEMENTS (rule_fixes); k++)
-        if (g_str_equal (rule, rule_fixes[k].rule) && fix_reaches (rule_fixes[k].fixes, finding))
+        if (g_str_equal (rule, rule_fixes[k].rule) && fix_reaches (rule_fixes[k].htod_only, finding))
           {
             g_autofree char *f = rule_fixes[k].workers ? g_strdup_printf ("workers=%d,%s", workers, rule_fixes[k].fixes)
                                                        : g_strdup (rule_fixes[k].fixes);

@@ -907,6 +907,7 @@ static gboolean
 api_event (Importer *im, const Event *ev, guint8 domain, GError **error)
 {
   PfprofApiRecord c = { 0 };
+  const char *name = get_str (ev->obj, "name");
   gboolean skip;
   gint64 pid;
 
@@ -918,7 +919,7 @@ api_event (Importer *im, const Event *ev, guint8 domain, GError **error)
    * the queries between the calls that matter (a cudaStreamIsCapturing
    * before each copy), and the rules judge calls issued back to back by
    * what lies between them. */
-  if (pfprof_trace_schema_api_is_noise (get_str (ev->obj, "name")))
+  if (pfprof_trace_schema_api_is_noise (name))
     {
       im->n_noise_api++;
       return TRUE;
@@ -927,7 +928,7 @@ api_event (Importer *im, const Event *ev, guint8 domain, GError **error)
       || !get_u32 (im, ev->args, "cbid", 0, &c.cbid, error))
     return FALSE;
   c.tid = host_tid (ev);
-  c.name_id = intern (im, get_str (ev->obj, "name"));
+  c.name_id = intern (im, name);
   c.domain = domain;
   if (c.correlation_id != 0 && c.correlation_id != PFPROF_NONE)
     g_hash_table_insert (im->api_names, GUINT_TO_POINTER (c.correlation_id),
