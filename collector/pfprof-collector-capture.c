@@ -20,8 +20,12 @@
  *
  * The switch runs on the calling program thread, under a mutex that only
  * the four calls take; it calls CUPTI's enable functions, which CUPTI
- * allows from a callback. At each stop the writer is asked to flush, so the
- * range's records are written before the program goes on for long.
+ * allows from a callback. At the stop of a range that lasted at least a
+ * fifth of the writer's flush period the writer is asked to flush, so the
+ * range's records are written while the program pauses recording, not
+ * during whatever it records next; shorter ranges (a benchmark switching
+ * at every step) wait for the periodic flush, which would otherwise run
+ * at every step.
  */
 #include "pfprof-collector-private.h"
 
@@ -30,6 +34,7 @@
 
 static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic unsigned n_ranges;
+static int64_t range_start_ns; /* monotonic; under capture_lock */
 
 int
 pfprof_collector_capture_enable (CUpti_SubscriberHandle subscriber)
@@ -86,12 +91,14 @@ pfprof_collector_capture_callback (int runtime, uint32_t cbid, const CUpti_Callb
        * call already inside when the flag flips has its entry time. */
       pfprof_collector_cupti_enable (1);
       atomic_store (&pfprof_collector.tracing, 1);
+      range_start_ns = pfprof_collector_now_monotonic ();
     }
   else if (!start && atomic_load (&pfprof_collector.tracing))
     {
       atomic_store (&pfprof_collector.tracing, 0);
       pfprof_collector_cupti_enable (0);
-      pfprof_collector_writer_request_flush ();
+      if (pfprof_collector_now_monotonic () - range_start_ns >= (int64_t) PFPROF_COLLECTOR_FLUSH_MS * 200000)
+        pfprof_collector_writer_request_flush ();
     }
   pthread_mutex_unlock (&capture_lock);
   return 1;
