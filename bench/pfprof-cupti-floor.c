@@ -21,6 +21,13 @@
  * completed buffers, as the collector does, so both pay the same
  * delivery cost.
  *
+ * PFPROF_CAPTURE=cuda-profiler-api (with PFPROF_CAPTURE_REPEAT=1, as the
+ * collector's benchmarks set it): starts with the kinds and callbacks off
+ * and switches them on at each cudaProfilerStart() and off at each
+ * cudaProfilerStop(), as the collector does under `pfprof record
+ * --capture-range`, so a benchmark can alternate the floor in one process
+ * as it alternates pfprof.
+ *
  * Prints one stderr line when it starts (which kinds CUPTI accepted) and
  * one at exit with the records counted and dropped, so a benchmark can
  * check that it really ran: the driver says nothing when an injection
@@ -77,6 +84,18 @@ static unsigned n_callbacks;
 static pthread_t flush_thread;
 static int flush_thread_up;
 static unsigned flush_ms = 500;
+static unsigned char kinds_on[N_FLOOR_KINDS]; /* enabled at start */
+static int capture;                           /* PFPROF_CAPTURE */
+static int capture_repeat;
+static _Atomic int capturing;
+static _Atomic unsigned n_ranges;
+static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
+#define MAX_CALLBACKS 1024
+static struct
+{
+  CUpti_CallbackDomain domain;
+  CUpti_CallbackId cbid;
+} callbacks_on[MAX_CALLBACKS];
 
 static void CUPTIAPI
 buffer_requested (uint8_t **buffer, size_t *size, size_t *max_records)
@@ -106,11 +125,54 @@ buffer_completed (CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t siz
   free (buffer);
 }
 
-/* A subscriber needs a callback; it is called only for the callback ids
- * api-callbacks enables, and does nothing. */
+/* Everything enabled at start on (@on) or off. */
+static void
+switch_all (int on)
+{
+  for (size_t i = 0; i < N_FLOOR_KINDS; i++)
+    if (kinds_on[i])
+      {
+        if (on)
+          cuptiActivityEnable (floor_kinds[i].kind);
+        else
+          cuptiActivityDisable (floor_kinds[i].kind);
+      }
+  for (unsigned i = 0; i < n_callbacks && i < MAX_CALLBACKS; i++)
+    cuptiEnableCallback (on ? 1 : 0, subscriber, callbacks_on[i].domain, callbacks_on[i].cbid);
+}
+
+/* A subscriber needs a callback. It does nothing but for the capture
+ * range's four calls: a start switches on as it returns, a stop off as it
+ * is entered (pfprof-collector-capture.c does the same). */
 static void CUPTIAPI
 callback (void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
+  const CUpti_CallbackData *cb = data;
+  int runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  int start, stop;
+
+  if (!capture || cb == NULL || (!runtime && domain != CUPTI_CB_DOMAIN_DRIVER_API))
+    return;
+  start = runtime ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
+                  : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart;
+  stop = runtime ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000
+                 : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
+  if ((start && cb->callbackSite != CUPTI_API_EXIT) || (stop && cb->callbackSite != CUPTI_API_ENTER)
+      || (!start && !stop))
+    return;
+  pthread_mutex_lock (&capture_lock);
+  if (start && !atomic_load (&capturing) && (atomic_load (&n_ranges) == 0 || capture_repeat))
+    {
+      atomic_fetch_add (&n_ranges, 1);
+      switch_all (1);
+      atomic_store (&capturing, 1);
+    }
+  else if (stop && atomic_load (&capturing))
+    {
+      atomic_store (&capturing, 0);
+      switch_all (0);
+    }
+  pthread_mutex_unlock (&capture_lock);
 }
 
 static const char *
@@ -210,7 +272,14 @@ enable_callbacks (const char *prefixes)
         if (cuptiGetCallbackName (domains[d].domain, cbid, &name) == CUPTI_SUCCESS && name != NULL
             && matches (name, prefixes)
             && cuptiEnableCallback (1, subscriber, domains[d].domain, cbid) == CUPTI_SUCCESS)
-          n_callbacks++;
+          {
+            if (n_callbacks < MAX_CALLBACKS)
+              {
+                callbacks_on[n_callbacks].domain = domains[d].domain;
+                callbacks_on[n_callbacks].cbid = cbid;
+              }
+            n_callbacks++;
+          }
       }
 }
 
@@ -239,10 +308,10 @@ at_exit (void)
   cuptiActivityFlushAll (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   fprintf (stderr,
            "pfprof-cupti-floor: pid %ld: %llu records in %llu buffers discarded, "
-           "%llu dropped, kinds %s\n",
+           "%llu dropped, kinds %s, %u capture ranges\n",
            (long) owner_pid, (unsigned long long) atomic_load (&n_records),
            (unsigned long long) atomic_load (&n_buffers),
-           (unsigned long long) atomic_load (&n_dropped), enabled_names);
+           (unsigned long long) atomic_load (&n_dropped), enabled_names, atomic_load (&n_ranges));
 }
 
 FLOOR_EXPORT int InitializeInjection (void);
@@ -285,9 +354,13 @@ InitializeInjection (void)
       if (r != CUPTI_SUCCESS)
         fprintf (stderr, "pfprof-cupti-floor: CUPTI refused kind %s (%s)\n", floor_kinds[i].name,
                  result_string (r));
-      else if (pos < sizeof enabled_names)
-        pos += (size_t) snprintf (enabled_names + pos, sizeof enabled_names - pos, "%s%s",
-                                  pos ? "," : "", floor_kinds[i].name);
+      else
+        {
+          kinds_on[i] = 1;
+          if (pos < sizeof enabled_names)
+            pos += (size_t) snprintf (enabled_names + pos, sizeof enabled_names - pos, "%s%s",
+                                      pos ? "," : "", floor_kinds[i].name);
+        }
     }
   if (want_callbacks)
     {
@@ -298,12 +371,24 @@ InitializeInjection (void)
     }
   if (pos == 0)
     snprintf (enabled_names, sizeof enabled_names, "none");
+  v = getenv ("PFPROF_CAPTURE");
+  capture = v != NULL && strcmp (v, "cuda-profiler-api") == 0;
+  v = getenv ("PFPROF_CAPTURE_REPEAT");
+  capture_repeat = v != NULL && strcmp (v, "1") == 0;
+  if (capture)
+    {
+      switch_all (0);
+      cuptiEnableCallback (1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
+      cuptiEnableCallback (1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
+      cuptiEnableCallback (1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+      cuptiEnableCallback (1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+    }
   if (flush_ms > 0)
     flush_thread_up = pthread_create (&flush_thread, NULL, flush_main, NULL) == 0;
   /* Registered after CUPTI's own set-up, so it runs before CUPTI's exit
    * handlers (atexit runs in reverse order), as in the collector. */
   atexit (at_exit);
-  fprintf (stderr, "pfprof-cupti-floor: pid %ld: started, kinds %s, flush every %u ms\n",
-           (long) owner_pid, enabled_names, flush_ms);
+  fprintf (stderr, "pfprof-cupti-floor: pid %ld: started, kinds %s, flush every %u ms%s\n",
+           (long) owner_pid, enabled_names, flush_ms, capture ? ", paused until cudaProfilerStart()" : "");
   return 1;
 }

@@ -274,6 +274,13 @@ const PfprofCliHelp pfprof_cmd_record_help = {
   "NAME.2.pfprof. A process that ran nothing on the GPU leaves no trace\n"
   "(PFPROF_KEEP_EMPTY=1 keeps it).\n"
   "\n"
+  "--capture-range=cuda-profiler-api records only what runs between the\n"
+  "program's cudaProfilerStart() and cudaProfilerStop() calls (in PyTorch\n"
+  "torch.cuda.profiler.start() and .stop(), or the range a program already\n"
+  "marks for Nsight Systems); only the first such range, and the collector\n"
+  "costs next to nothing before it. It cannot be combined with --delay or\n"
+  "--duration.\n"
+  "\n"
   "--view opens the timeline app (pfprof view) on the first trace as soon as\n"
   "the collector has committed its first events, and the window follows the\n"
   "trace as it grows (new events and findings every commit, about twice a\n"
@@ -292,6 +299,7 @@ const PfprofCliHelp pfprof_cmd_record_help = {
   "  PFPROF_OUTPUT  trace path template (as -o)\n"
   "  PFPROF_FORCE=1  replace existing files (as --force)\n"
   "  PFPROF_DELAY, PFPROF_DURATION  seconds (as --delay, --duration)\n"
+  "  PFPROF_CAPTURE=cuda-profiler-api  as --capture-range\n"
   "  PFPROF_QUIET=1  the collector prints nothing\n"
   "  PFPROF_REDACT_ARGS=1  store only the program name (as --redact-args)\n"
   "  PFPROF_STATUS_DIR  where each process reports what it wrote\n"
@@ -310,6 +318,8 @@ const PfprofCliHelp pfprof_cmd_record_help = {
   "  pfprof python train.py --epochs 1\n"
   "  # Watch the timeline and the findings while it trains\n"
   "  pfprof record --view -- python train.py\n"
+  "  # Only the steps between torch.cuda.profiler.start() and .stop()\n"
+  "  pfprof record --capture-range=cuda-profiler-api -- python train.py\n"
   "  # Every rank of a torchrun job, one trace each\n"
   "  pfprof record -o rank%r.pfprof -- torchrun --nproc-per-node 2 train.py\n",
   "pfprof(1), pfprof-report(1), pfprof-view(1), nsys(1)",
@@ -317,7 +327,7 @@ const PfprofCliHelp pfprof_cmd_record_help = {
 
 static int run (char **command, const char *template, gboolean force, gboolean quiet, gboolean no_hooks,
                 gboolean redact, gboolean no_report, gboolean skip_launches, gboolean trace_launches,
-                const char *delay, const char *duration, gboolean view);
+                const char *delay, const char *duration, const char *capture, gboolean view);
 
 int
 pfprof_cmd_record (int argc, char **argv)
@@ -325,6 +335,7 @@ pfprof_cmd_record (int argc, char **argv)
   g_autofree char *output = NULL;
   g_autofree char *delay = NULL;
   g_autofree char *duration = NULL;
+  g_autofree char *capture = NULL;
   gboolean force = FALSE, quiet = FALSE, no_hooks = FALSE, redact = FALSE, no_report = FALSE, help = FALSE;
   gboolean skip_launches = FALSE, trace_launches = FALSE, view = FALSE;
   GOptionEntry entries[] = {
@@ -333,6 +344,8 @@ pfprof_cmd_record (int argc, char **argv)
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace an existing trace file", NULL },
     { "delay", 0, 0, G_OPTION_ARG_STRING, &delay, "Start recording S seconds after CUDA starts", "S" },
     { "duration", 0, 0, G_OPTION_ARG_STRING, &duration, "Record for S seconds only", "S" },
+    { "capture-range", 0, 0, G_OPTION_ARG_STRING, &capture,
+      "Record only from the program's cudaProfilerStart() to cudaProfilerStop()", "cuda-profiler-api" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
     { "no-python-hooks", 0, 0, G_OPTION_ARG_NONE, &no_hooks, "Do not install the Python hook (DataLoader NVTX ranges, call sites)",
       NULL },
@@ -364,6 +377,16 @@ pfprof_cmd_record (int argc, char **argv)
     return code;
   if (!parse_seconds ("delay", delay, &delay_s) || !parse_seconds ("duration", duration, &duration_s))
     return PFPROF_EXIT_USAGE;
+  if (capture != NULL && strcmp (capture, "cuda-profiler-api") != 0)
+    {
+      pfprof_cli_error ("unknown --capture-range '%s'; the one known is cuda-profiler-api", capture);
+      return PFPROF_EXIT_USAGE;
+    }
+  if (capture != NULL && (delay != NULL || duration != NULL))
+    {
+      pfprof_cli_error ("--capture-range cannot be combined with --delay or --duration; choose one");
+      return PFPROF_EXIT_USAGE;
+    }
   if (trace_launches && skip_launches)
     {
       pfprof_cli_error ("--trace-launches and --skip-launches contradict each other; choose one");
@@ -382,7 +405,7 @@ pfprof_cmd_record (int argc, char **argv)
   if (!aside_ok)
     return PFPROF_EXIT_USAGE;
   code = run (command, template, force, quiet, no_hooks, redact, no_report, skip_launches, trace_launches,
-              delay, duration, view);
+              delay, duration, capture, view);
   put_old_trace_back (template, aside);
   return code;
 }
@@ -419,7 +442,7 @@ view_candidate (const char *status_dir, gint64 *since_us)
 static int
 run (char **command, const char *template, gboolean force, gboolean quiet, gboolean no_hooks, gboolean redact,
      gboolean no_report, gboolean skip_launches, gboolean trace_launches, const char *delay,
-     const char *duration, gboolean view)
+     const char *duration, const char *capture, gboolean view)
 {
   gboolean view_pending = view;
   gint64 view_since = 0;
@@ -483,6 +506,8 @@ run (char **command, const char *template, gboolean force, gboolean quiet, gbool
     g_setenv ("PFPROF_DELAY", delay, TRUE);
   if (duration != NULL)
     g_setenv ("PFPROF_DURATION", duration, TRUE);
+  if (capture != NULL)
+    g_setenv ("PFPROF_CAPTURE", capture, TRUE);
   if (!no_hooks)
     {
       g_autofree char *hook = NULL;

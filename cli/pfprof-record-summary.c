@@ -36,6 +36,7 @@ status_parse (const char *path)
   if (!g_file_get_contents (path, &text, NULL, NULL))
     return NULL;
   s = g_new0 (PfprofRecordStatus, 1);
+  s->capture_ranges = -1;
   lines = g_strsplit (text, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
     {
@@ -60,6 +61,8 @@ status_parse (const char *path)
         s->dropped = g_ascii_strtoull (value, NULL, 10);
       else if (g_str_equal (lines[i], "invalid"))
         s->invalid = g_ascii_strtoull (value, NULL, 10);
+      else if (g_str_equal (lines[i], "capture_ranges"))
+        s->capture_ranges = (gint64) g_ascii_strtoull (value, NULL, 10);
     }
   if (s->state == NULL)
     s->state = g_strdup ("starting");
@@ -162,6 +165,9 @@ pfprof_record_summary_print (GPtrArray *statuses)
       if (s->invalid > 0)
         fprintf (stderr, "pfprof:   %" G_GUINT64_FORMAT " records with missing timestamps were skipped\n",
                  s->invalid);
+      if (s->capture_ranges == 0)
+        fprintf (stderr, "pfprof:   nothing recorded: the process never called cudaProfilerStart() "
+                         "(--capture-range=cuda-profiler-api)\n");
     }
   return readable;
 }

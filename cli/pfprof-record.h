@@ -22,6 +22,7 @@ typedef struct
   guint64 records;
   guint64 dropped;
   guint64 invalid;
+  gint64 capture_ranges; /* ranges of --capture-range recorded, -1 without it */
 } PfprofRecordStatus;
 
 void pfprof_record_status_free (PfprofRecordStatus *status);

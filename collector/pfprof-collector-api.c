@@ -75,6 +75,20 @@ static unsigned n_spare;
 static _Atomic uint64_t api_dropped;
 static _Atomic unsigned n_enabled;
 
+/* The callbacks pfprof_collector_api_enable() turned on, to switch them
+ * off and on again around a pause (--delay, a capture range): a paused
+ * collector must not cost a callback per copy or sync. */
+#define API_MAX_ENABLED 1024
+static struct
+{
+  uint16_t domain; /* CUpti_CallbackDomain */
+  uint16_t cbid;
+} enabled[API_MAX_ENABLED];
+static unsigned n_listed;
+/* Raised at each switch on: a thread inside a call whose exit callback
+ * never came (switched off in between) starts its depth count afresh. */
+static _Atomic unsigned generation;
+
 /* PfprofSyncType of each enabled callback id, by domain (0 runtime). */
 #define SYNC_TYPE_SLOTS                                                                                         \
   ((size_t) CUPTI_RUNTIME_TRACE_CBID_SIZE > (size_t) CUPTI_DRIVER_TRACE_CBID_SIZE                                \
@@ -89,6 +103,7 @@ static __thread uint32_t api_tid;
  * the DRIVER activity records; they are not recorded, so each call the
  * program made is one record, as with the activity kinds. */
 static __thread unsigned runtime_depth;
+static __thread unsigned depth_generation;
 
 int
 pfprof_collector_api_wanted (const char *name)
@@ -156,6 +171,12 @@ pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int
               && cuptiEnableCallback (1, subscriber, domains[d].domain, cbid) == CUPTI_SUCCESS)
             {
               n++;
+              if (n_listed < API_MAX_ENABLED && cbid <= UINT16_MAX)
+                {
+                  enabled[n_listed].domain = (uint16_t) domains[d].domain;
+                  enabled[n_listed].cbid = (uint16_t) cbid;
+                  n_listed++;
+                }
               if (sync_records && cbid < sizeof sync_type_of[0])
                 sync_type_of[d][cbid] = sync_type (name);
             }
@@ -163,6 +184,15 @@ pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int
     }
   atomic_store (&n_enabled, n);
   return n;
+}
+
+void
+pfprof_collector_api_switch (CUpti_SubscriberHandle subscriber, int on)
+{
+  if (on)
+    atomic_fetch_add (&generation, 1);
+  for (unsigned i = 0; i < n_listed; i++)
+    cuptiEnableCallback (on ? 1 : 0, subscriber, (CUpti_CallbackDomain) enabled[i].domain, enabled[i].cbid);
 }
 
 unsigned
@@ -226,6 +256,11 @@ pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackD
 
   if (cb == NULL || cb->correlationData == NULL)
     return;
+  if (depth_generation != atomic_load_explicit (&generation, memory_order_relaxed))
+    {
+      depth_generation = atomic_load_explicit (&generation, memory_order_relaxed);
+      runtime_depth = 0;
+    }
   if (cb->callbackSite == CUPTI_API_ENTER)
     {
       /* 0 tells the exit that this call is not recorded. */

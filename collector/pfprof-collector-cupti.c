@@ -153,13 +153,15 @@ buffer_completed (CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t siz
   pfprof_collector_writer_push_buffer (buffer, valid);
 }
 
-/* Only the runtime and driver callbacks of pfprof-collector-api.c are
- * enabled, and only with "api-callbacks". */
+/* Only the runtime and driver callbacks of pfprof-collector-api.c
+ * ("api-callbacks") and of pfprof-collector-capture.c are enabled. */
 static void CUPTIAPI
 callback (void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API)
-    pfprof_collector_api_callback (domain == CUPTI_CB_DOMAIN_RUNTIME_API, cbid, data);
+  int runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+
+  if ((runtime || domain == CUPTI_CB_DOMAIN_DRIVER_API) && !pfprof_collector_capture_callback (runtime, cbid, data))
+    pfprof_collector_api_callback (runtime, cbid, data);
 }
 
 static const char *
@@ -354,8 +356,14 @@ pfprof_collector_cupti_start (void)
       pfprof_collector_fail ("CUPTI refused every activity kind; not tracing");
       return -1;
     }
-  /* Started disabled when --delay asks for it; the writer enables later.
-   * The callbacks stay on and look at pfprof_collector.tracing. */
+  if (pfprof_collector.capture && pfprof_collector_capture_enable (subscriber) != 0)
+    {
+      pfprof_collector_cupti_stop ();
+      pfprof_collector_fail ("CUPTI cannot watch cudaProfilerStart/Stop for --capture-range; not tracing");
+      return -1;
+    }
+  /* Started paused when --delay or a capture range asks for it; the
+   * writer or the capture callback switches it on later. */
   if (!atomic_load (&pfprof_collector.tracing))
     pfprof_collector_cupti_enable (0);
   return 0;
@@ -376,6 +384,8 @@ pfprof_collector_cupti_enable (int enable)
       }
   if (enable)
     filter_api ();
+  if (n_api_callbacks > 0)
+    pfprof_collector_api_switch (subscriber, enable);
 }
 
 void

@@ -79,7 +79,8 @@ struct _PfprofApiChunk
 typedef struct
 {
   _Atomic int state;            /* PfprofCollectorState */
-  _Atomic int tracing;          /* 1 inside the --delay/--duration window */
+  _Atomic int tracing;          /* 1 inside the --delay/--duration window
+                                 * or a capture range */
   _Atomic int child;            /* 1 in a forked child: do nothing */
   _Atomic uint64_t records_invalid; /* zero or reversed timestamps */
   _Atomic uint64_t records_written;
@@ -87,6 +88,8 @@ typedef struct
   int quiet;                    /* PFPROF_QUIET=1: no stderr lines at all */
   double delay_s;               /* PFPROF_DELAY */
   double duration_s;            /* PFPROF_DURATION, 0 = until exit */
+  int capture;                  /* PFPROF_CAPTURE=cuda-profiler-api */
+  int capture_repeat;           /* PFPROF_CAPTURE_REPEAT=1: every range */
   char output[4096];            /* expanded trace path */
   char status_path[4096];       /* launcher's status file, "" if none */
 } PfprofCollector;
@@ -135,7 +138,8 @@ int64_t pfprof_collector_now_monotonic (void);
  * activity kinds. Returns 0, or -1 after saying why (one line). */
 int pfprof_collector_cupti_start (void);
 
-/* Enables or disables the activity kinds (the --delay/--duration window). */
+/* Switches the timed activity kinds and the API callbacks on or off (the
+ * --delay/--duration window, a capture range). */
 void pfprof_collector_cupti_enable (int enable);
 
 /* cuptiActivityFlushAll with @forced; never from a signal handler. */
@@ -191,6 +195,10 @@ int pfprof_collector_api_wanted (const char *name);
 unsigned pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int driver,
                                       int sync_records);
 
+/* Switches the callbacks pfprof_collector_api_enable() turned on off or
+ * (@on) on again. */
+void pfprof_collector_api_switch (CUpti_SubscriberHandle subscriber, int on);
+
 /* Callback ids enabled by the last pfprof_collector_api_enable(). */
 unsigned pfprof_collector_api_n_enabled (void);
 
@@ -207,6 +215,19 @@ void pfprof_collector_api_release (PfprofApiChunk *chunks);
 
 /* Callback records not kept (the writer fell behind). */
 uint64_t pfprof_collector_api_dropped (void);
+
+/* pfprof-collector-capture.c */
+
+/* Enables @subscriber's callbacks of cudaProfilerStart/Stop and
+ * cuProfilerStart/Stop. Returns 0, or -1 when CUPTI refused one. */
+int pfprof_collector_capture_enable (CUpti_SubscriberHandle subscriber);
+
+/* Whether @cbid of the runtime (@runtime) or driver domain is one of the
+ * four; if so, starts or stops the capture range as the call says. */
+int pfprof_collector_capture_callback (int runtime, uint32_t cbid, const CUpti_CallbackData *cb);
+
+/* Capture ranges recorded so far. */
+unsigned pfprof_collector_capture_ranges (void);
 
 /* pfprof-collector-nvtx.c */
 
@@ -243,6 +264,9 @@ void pfprof_collector_writer_push_buffer (uint8_t *buffer, size_t valid);
 
 /* Wakes the writer early (new NVTX records, a signal). Async-signal-safe. */
 void pfprof_collector_writer_wake (void);
+
+/* Wakes the writer and has it flush CUPTI now (a capture range ended). */
+void pfprof_collector_writer_request_flush (void);
 
 /* Forced flush, final commit, finish, join. Waits at most @timeout_ms. */
 void pfprof_collector_writer_stop (int timeout_ms);

@@ -51,6 +51,7 @@ static _Atomic int thread_running;
 static _Atomic int stop_requested;
 static _Atomic int finished;
 static _Atomic int ended_by_signal; /* no forced CUPTI flush then */
+static _Atomic int flush_requested; /* a capture range ended */
 static int64_t start_monotonic;
 
 /* tids already in the threads table. */
@@ -162,6 +163,8 @@ write_start_meta (PfprofTraceWriter *w)
       snprintf (buf, sizeof buf, "%g", pfprof_collector.duration_s);
       pfprof_trace_writer_set_meta (w, "record_duration_s", buf);
     }
+  if (pfprof_collector.capture)
+    pfprof_trace_writer_set_meta (w, "capture_range", "cuda-profiler-api");
   pfprof_collector_cupti_write_meta (w);
   clock_triple (w, "start");
   return pfprof_trace_writer_commit (w);
@@ -179,6 +182,8 @@ write_end_meta (PfprofTraceWriter *w)
   pfprof_trace_writer_set_meta_int (w, "python_sites_dropped", (int64_t) pfprof_collector_python_dropped ());
   pfprof_trace_writer_set_meta_int (w, "records_written", (int64_t) atomic_load (&pfprof_collector.records_written));
   pfprof_trace_writer_set_meta (w, "ended_by", atomic_load (&ended_by_signal) ? "signal" : "exit");
+  if (pfprof_collector.capture)
+    pfprof_trace_writer_set_meta_int (w, "capture_ranges", (int64_t) pfprof_collector_capture_ranges ());
 }
 
 void
@@ -241,6 +246,13 @@ pfprof_collector_writer_wake (void)
 {
   if (atomic_load (&thread_running))
     sem_post (&wake);
+}
+
+void
+pfprof_collector_writer_request_flush (void)
+{
+  atomic_store (&flush_requested, 1);
+  pfprof_collector_writer_wake ();
 }
 
 static void
@@ -399,7 +411,8 @@ writer_thread (void *data)
       stop = atomic_load (&stop_requested);
       if (!stop && (pfprof_collector.delay_s > 0 || pfprof_collector.duration_s > 0))
         update_window ();
-      if (stop || pfprof_collector_now_monotonic () - last_flush >= (int64_t) PFPROF_COLLECTOR_FLUSH_MS * 1000000)
+      if (atomic_exchange (&flush_requested, 0) || stop
+          || pfprof_collector_now_monotonic () - last_flush >= (int64_t) PFPROF_COLLECTOR_FLUSH_MS * 1000000)
         {
           /* Buffers come back through buffer_completed, on this thread.
            * After a fatal signal the interrupted thread may hold CUPTI's
@@ -440,12 +453,14 @@ writer_thread (void *data)
           /* A process that initialized CUDA but ran nothing on the GPU
            * (torchrun's agent, a tool that only queries devices) would
            * leave an empty trace beside the ranks' ones. */
-          if (pfprof_collector_cupti_gpu_records () == 0 && pfprof_collector.delay_s <= 0
+          if (pfprof_collector_cupti_gpu_records () == 0 && pfprof_collector.delay_s <= 0 && !pfprof_collector.capture
               && !(keep && strcmp (keep, "1") == 0) && unlink (pfprof_collector.output) == 0)
             pfprof_collector_status ("state", "empty");
           else
             {
               pfprof_collector_status ("records", "%llu", (unsigned long long) records);
+              if (pfprof_collector.capture)
+                pfprof_collector_status ("capture_ranges", "%u", pfprof_collector_capture_ranges ());
               pfprof_collector_status ("dropped", "%llu", (unsigned long long) pfprof_collector_cupti_dropped ());
               pfprof_collector_status ("invalid", "%llu",
                                        (unsigned long long) atomic_load (&pfprof_collector.records_invalid));

@@ -11,6 +11,8 @@
  *   PFPROF_STATUS_DIR  folder where each process writes PID.status
  *   PFPROF_DELAY       seconds after CUDA starts before recording
  *   PFPROF_DURATION    seconds to record (0 or unset: until exit)
+ *   PFPROF_CAPTURE=cuda-profiler-api  record from cudaProfilerStart to Stop
+ *   PFPROF_CAPTURE_REPEAT=1  hidden, for benchmarks: every such range
  *   PFPROF_QUIET=1     no stderr lines
  *   PFPROF_REDACT_ARGS=1  store only the program name as command_line
  *   PFPROF_ALL_API=1   keep the API records of getters (see cupti.c)
@@ -279,11 +281,25 @@ static void
 configure (void)
 {
   const char *quiet = getenv ("PFPROF_QUIET");
+  const char *capture, *repeat;
 
   pfprof_collector.quiet = quiet != NULL && strcmp (quiet, "1") == 0;
   pfprof_collector.delay_s = env_seconds ("PFPROF_DELAY");
   pfprof_collector.duration_s = env_seconds ("PFPROF_DURATION");
-  atomic_store (&pfprof_collector.tracing, pfprof_collector.delay_s <= 0);
+  capture = getenv ("PFPROF_CAPTURE");
+  if (capture != NULL && *capture != '\0')
+    {
+      if (strcmp (capture, "cuda-profiler-api") == 0)
+        pfprof_collector.capture = 1;
+      else
+        pfprof_collector_warn ("ignoring PFPROF_CAPTURE=%.64s (only cuda-profiler-api is known)", capture);
+    }
+  repeat = getenv ("PFPROF_CAPTURE_REPEAT");
+  pfprof_collector.capture_repeat = repeat != NULL && strcmp (repeat, "1") == 0;
+  /* A capture range wins over --delay/--duration (the launcher refuses both). */
+  if (pfprof_collector.capture)
+    pfprof_collector.delay_s = pfprof_collector.duration_s = 0;
+  atomic_store (&pfprof_collector.tracing, pfprof_collector.delay_s <= 0 && !pfprof_collector.capture);
   pthread_atfork (NULL, NULL, atfork_child);
 }
 

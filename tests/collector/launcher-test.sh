@@ -44,6 +44,12 @@ expect 2 "expects a number of seconds" -- record --duration -1 -- true
 expect 2 "Unknown option" -- record --bogus -- true
 expect 127 "cannot run" -- record -- ./no-such-program
 expect 2 "contradict" -- record --trace-launches --skip-launches -- true
+expect 2 "unknown --capture-range 'nvtx'" -- record --capture-range=nvtx -- true
+expect 2 "cannot be combined with --delay" -- record --capture-range=cuda-profiler-api --delay 5 -- true
+expect 2 "cannot be combined with --delay" -- record --capture-range=cuda-profiler-api --duration 5 -- true
+# --capture-range reaches the collector as PFPROF_CAPTURE.
+expect 0 "" -- record --quiet --capture-range=cuda-profiler-api -- sh -c 'test "$PFPROF_CAPTURE" = cuda-profiler-api'
+expect 1 "" -- record --quiet -- sh -c 'test -n "${PFPROF_CAPTURE:-}"'
 # --trace-launches reaches the collector as PFPROF_TRACE_LAUNCHES=1.
 expect 0 "" -- record --quiet --trace-launches -- sh -c 'test "$PFPROF_TRACE_LAUNCHES" = 1'
 expect 1 "" -- record --quiet -- sh -c 'test "${PFPROF_TRACE_LAUNCHES:-0}" = 1'
