@@ -26,7 +26,19 @@
 #              kind-memcpy+memset, kind-api-callbacks (each record kind alone)
 #   base       pfprof record of another build (PFPROF_BASE, default
 #              .carry/gpu/base: the build this one is compared with)
-# The last six are not in the default list: VARIANTS="... nohooks".
+#   pfprof-alt   pfprof record --capture-range=cuda-profiler-api with
+#              PFPROF_CAPTURE_REPEAT=1, running the SUITE_ALT workloads
+#              (NAME-palt: bench/step_alternation.py's --alternate pfprof),
+#              which record in one block of steps and pause in the next:
+#              the whole profiler's cost measured in one process
+#   nohooks-alt  the same with --no-python-hooks (the collector alone)
+#   floor-alt  the floor as for floor, with PFPROF_CAPTURE=cuda-profiler-api
+#              PFPROF_CAPTURE_REPEAT=1 (its kinds on in every other block),
+#              running SUITE_ALT
+# The last nine are not in the default list: VARIANTS="... nohooks".
+# The -alt variants need WORKLOADS=suite; their figure is the in-process
+# table (each run's paired cost: the median over its block pairs of
+# on / off - 1), not a comparison with bare.
 # Any variant may end in @N (bare@2, pfprof@4): the whole run, launcher and
 # all, restricted to CPUs 0..N-1 with taskset; it is compared with bare@N.
 # The order rotates by one variant each round (round 1: the order above),
@@ -45,13 +57,19 @@
 # RESNET_WARMUP (15), TINY_KERNELS (1000), TINY_STEPS (200), TINY_WARMUP
 # (20), SUITE ("r50b32 bert tiny toitem r50b256 bert-alt toitem-alt"),
 # SUITE_FLOOR (the suite of the floor variants: "r50b32 bert tiny"),
-# SUITE_SCALE (1: the suite's timed steps multiplied by it), ROTATE (1), BUDGET_S (540: no new round starts unless the last
-# round's duration still fits), RUN_TIMEOUT_S (240, per process),
+# SUITE_ALT (the suite of the -alt variants: "r50b32-palt bert-palt
+# tiny-palt toitem-palt r50b256-palt"), ALT_PAIRS (8: on/off block pairs
+# per -palt workload), ALT_BLOCK_S (1: seconds a block lasts),
+# SUITE_SCALE (1: the suite's timed steps multiplied by it; the -palt
+# workloads' length is ALT_PAIRS x 2 blocks instead), ROTATE (1),
+# BUDGET_S (540: no new round starts unless the last round's duration
+# still fits), RUN_TIMEOUT_S (240, per process),
 # KEEP_TRACES (0: delete every trace once counted), PFPROF_COMMIT (the
 # commit the build was made from, for the header; default: git HEAD of the
 # tree, which on the device machine can differ), OVERHEAD_OUT (the
 # results folder: $OUT/overhead when $OUT is set, else
-# /tmp/pfprof-overhead-out).
+# /tmp/pfprof-overhead-out), OVERHEAD_WORK (traces and logs while it
+# runs: /tmp/pfprof-overhead, emptied first).
 #
 # Results (four files, so they come back from the device machine):
 #   overhead.md   the tables in Markdown (rewritten after every round)
@@ -74,12 +92,15 @@ budget_s=${BUDGET_S:-540}
 run_timeout_s=${RUN_TIMEOUT_S:-240}
 keep_traces=${KEEP_TRACES:-0}
 if [ -n "${OUT:-}" ]; then out=${OVERHEAD_OUT:-$OUT/overhead}; else out=${OVERHEAD_OUT:-/tmp/pfprof-overhead-out}; fi
-work=/tmp/pfprof-overhead
+work=${OVERHEAD_WORK:-/tmp/pfprof-overhead}
 build=${PFPROF_BUILD:-build-collector}
 floor_lib=$PWD/$build/bench/libpfprof-cupti-floor.so
 base_dir=${PFPROF_BASE:-$build/base}
 suite=${SUITE:-r50b32 bert tiny toitem r50b256 bert-alt toitem-alt}
 suite_floor=${SUITE_FLOOR:-r50b32 bert tiny}
+suite_alt=${SUITE_ALT:-r50b32-palt bert-palt tiny-palt toitem-palt r50b256-palt}
+alt_pairs=${ALT_PAIRS:-8}
+alt_block_s=${ALT_BLOCK_S:-1}
 suite_scale=${SUITE_SCALE:-1}
 stats="python3 bench/overhead_stats.py"
 
@@ -89,6 +110,8 @@ for w in $workloads; do
 done
 for v in $variants; do
   case ${v%@*} in bare|pfprof|pfprof-launches|torch|floor|floor-all|nohooks|nice0|base|kind-?*) ;;
+    pfprof-alt|nohooks-alt|floor-alt)
+      [ "$workloads" = suite ] || { echo "collector-overhead: $v runs the suite only: WORKLOADS=suite" >&2; exit 2; } ;;
     *) echo "collector-overhead: unknown variant '$v'" >&2; exit 2;; esac
   case $v in *@*) case ${v#*@} in ''|*[!0-9]*|0) echo "collector-overhead: '$v': @ takes a number of CPUs" >&2; exit 2;; esac;; esac
   case " $workloads " in *" suite "*) [ "${v%@*}" != torch ] || { echo "collector-overhead: no torch variant with the suite" >&2; exit 2; };; esac
@@ -97,11 +120,15 @@ read -r -a vlist <<<"$variants"
 nv=${#vlist[@]}
 [ "$nv" -gt 0 ] || { echo "collector-overhead: no variants" >&2; exit 2; }
 
-# The workload's command for variant $2 (the floor runs its own suite).
+# The workload's command for variant $2 (the floor and the -alt variants
+# run their own suites).
 workload_cmd() {
+  local v=${2:-}
   case $1 in
     suite)
-      case ${2:-} in floor*) echo "python3 bench/overhead_suite.py --steps-scale $suite_scale $suite_floor" ;;
+      case ${v%@*} in
+        *-alt) echo "python3 bench/overhead_suite.py --alt-pairs $alt_pairs --alt-block-s $alt_block_s $suite_alt" ;;
+        floor*) echo "python3 bench/overhead_suite.py --steps-scale $suite_scale $suite_floor" ;;
         *) echo "python3 bench/overhead_suite.py --steps-scale $suite_scale $suite" ;; esac ;;
     resnet50) echo "python3 bench/resnet50_step.py --steps $resnet_steps --warmup $resnet_warmup" ;;
     tiny) echo "python3 bench/tiny_kernels.py --kernels $tiny_kernels --steps $tiny_steps --warmup $tiny_warmup" ;;
@@ -133,10 +160,16 @@ show_cmd() {
     torch) echo "$cmd --profiler torch --trace-out $work/torch-r$r-$w.json" ;;
     floor) echo "CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=\${kinds from pfprof trace} PFPROF_FLOOR_CALLBACKS=$callbacks $cmd" ;;
     floor-all) echo "CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=$all_kinds $cmd" ;;
+    pfprof-alt) echo "PFPROF_CAPTURE_REPEAT=1 $pfprof record --quiet --no-report --capture-range=cuda-profiler-api -o $work/$v-r$r-$w.pfprof -- $cmd" ;;
+    nohooks-alt) echo "PFPROF_CAPTURE_REPEAT=1 $pfprof record --quiet --no-report --capture-range=cuda-profiler-api --no-python-hooks -o $work/$v-r$r-$w.pfprof -- $cmd" ;;
+    floor-alt) echo "CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=\${kinds from pfprof trace} PFPROF_FLOOR_CALLBACKS=$callbacks $capture_env $cmd" ;;
   esac
 }
 
 all_kinds=kernel,memcpy,memset,sync,runtime,driver,cuda_event,stream,memory2,overhead
+# What makes the collector and the floor record every cudaProfilerStart-Stop
+# range, as the -palt workloads' blocks need.
+capture_env="PFPROF_CAPTURE=cuda-profiler-api PFPROF_CAPTURE_REPEAT=1"
 # The calls the collector's api-callbacks intercept, read from its source
 # so that the floor's empty callbacks cover the same calls.
 callbacks=$(sed -n '/api_callback_names\[\] = {/,/};/p' collector/pfprof-collector-api.c 2>/dev/null \
@@ -186,7 +219,7 @@ machine=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,n
 torchv=$(python3 -c "import torch, torchvision; print(f'torch {torch.__version__}, torchvision {torchvision.__version__}, CUDA {torch.version.cuda}')" 2>/dev/null)
 header="Machine: ${machine:-no nvidia-smi}; $(nproc) CPUs; ${torchv:-no torch}; $("$pfprof" --version 2>/dev/null | head -1); commit ${PFPROF_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown) (git HEAD of this tree; set PFPROF_COMMIT to name the build)}; $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "$header"
-echo "rounds $rounds; workloads: $workloads; variants: $variants; resnet50 $resnet_steps+$resnet_warmup steps; tiny $tiny_kernels kernels x $tiny_steps+$tiny_warmup steps; suite: $suite (floor: $suite_floor), steps x $suite_scale; budget ${budget_s}s"
+echo "rounds $rounds; workloads: $workloads; variants: $variants; resnet50 $resnet_steps+$resnet_warmup steps; tiny $tiny_kernels kernels x $tiny_steps+$tiny_warmup steps; suite: $suite (floor: $suite_floor), steps x $suite_scale; -alt suite: $suite_alt, $alt_pairs pairs of ${alt_block_s}s blocks; budget ${budget_s}s"
 
 declare -A pfprof_kinds     # workload -> "round kinds source" of its latest pfprof trace
 # One run: round, workload, variant.
@@ -199,12 +232,14 @@ run_one() {
   case $bv in
     bare)
       env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" "${pin[@]}" $cmd >"$log" 2>&1 ;;
-    pfprof|pfprof-launches|nohooks|nice0|kind-*|base)
+    pfprof|pfprof-launches|nohooks|nice0|kind-*|base|pfprof-alt|nohooks-alt)
       local opts=() envs=() bin=$pfprof
       trace=$work/$v-r$r-$w.pfprof
       case $bv in
         pfprof-launches) opts=(--trace-launches) ;;
         nohooks) opts=(--no-python-hooks) ;;
+        pfprof-alt) opts=(--capture-range=cuda-profiler-api); envs=(PFPROF_CAPTURE_REPEAT=1) ;;
+        nohooks-alt) opts=(--capture-range=cuda-profiler-api --no-python-hooks); envs=(PFPROF_CAPTURE_REPEAT=1) ;;
         nice0) envs=(PFPROF_WRITER_NICE=0) ;;
         kind-*) envs=("PFPROF_KINDS=$(echo "${bv#kind-}" | tr + ,)") ;;
         base) bin=$PWD/$base_dir/cli/pfprof ;;
@@ -215,8 +250,10 @@ run_one() {
     torch)
       env -u CUDA_INJECTION64_PATH timeout "$run_timeout_s" "${pin[@]}" \
         $cmd --profiler torch --trace-out "$work/torch-r$r-$w.json" >"$log" 2>&1 ;;
-    floor|floor-all)
-      if [ $bv = floor ]; then
+    floor|floor-all|floor-alt)
+      local envs=()
+      [ $bv != floor-alt ] || read -r -a envs <<<"$capture_env"
+      if [ $bv != floor-all ]; then
         if [ -n "${pfprof_kinds[$w]:-}" ]; then
           read -r kr kinds src <<<"${pfprof_kinds[$w]}"
           [ "$kr" = "$r" ] || src="$src, round $kr: pfprof has not run yet in round $r"
@@ -227,12 +264,12 @@ run_one() {
       else
         kinds=$all_kinds; : >"$log"
       fi
-      CUDA_INJECTION64_PATH=$floor_lib PFPROF_FLOOR_KINDS=$kinds PFPROF_FLOOR_CALLBACKS=$callbacks \
+      env CUDA_INJECTION64_PATH="$floor_lib" PFPROF_FLOOR_KINDS="$kinds" PFPROF_FLOOR_CALLBACKS="$callbacks" "${envs[@]}" \
         timeout "$run_timeout_s" "${pin[@]}" \
         $cmd >>"$log" 2>&1 ;;
   esac
   rc=$?
-  if [ $bv = pfprof ]; then
+  if [ $bv = pfprof ] || [ $bv = pfprof-alt ]; then
     read -r kinds src < <($stats kinds "$trace")
     [ -n "$kinds" ] || { kinds=$all_kinds; src="all ten: overhead_stats.py kinds failed"; }
     pfprof_kinds[$w]="$r $kinds $src"

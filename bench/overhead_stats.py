@@ -15,14 +15,19 @@
       the overhead table: per workload and variant, median of the run
       medians, spread, % over bare (bare@N for a variant run on N CPUs,
       VARIANT@N), % over pfprof with the hook off (nohooks) when it ran,
-      bytes/event, drops; the in-process alternations of the hook; Markdown
-      to OUT and plain text to stdout.
+      bytes/event, drops; the in-process alternations (of the hook, of the
+      whole profiler): per workload and variant the median of the runs'
+      paired costs and their range; Markdown to OUT and plain text to
+      stdout.
 
 A log of bench/overhead_suite.py (several workloads in one process) gives
 one row per workload it ran ("overhead-suite: NAME median step X ms"); an
-alternating workload (NAME-alt) keeps the medians of its steps with and
-without the hook in the row's note (alt_on_ms=A alt_off_ms=B) for the
-in-process table.
+alternating workload (NAME-alt: the hook; NAME-palt: the whole profiler,
+bench/step_alternation.py) keeps in the row's note what it alternated,
+the medians of its steps on and off, its paired cost (the median over
+on/off pairs of on / off - 1), the number of pairs and their range
+(alt=WHAT alt_on_ms=A alt_off_ms=B alt_cost_pct=P alt_pairs=N
+alt_pair_range=L..H) for the in-process table.
 
 Events of a pfprof trace: rows of its event tables (kernels, memcpys,
 memsets, syncs, cuda_events, api_calls, nvtx, memory, overhead), counted
@@ -38,11 +43,14 @@ import sqlite3
 import statistics
 import sys
 
+from step_alternation import RESULT_RE
+
 ALL_KINDS = ["kernel", "memcpy", "memset", "sync", "runtime", "driver", "cuda_event", "stream",
              "memory2", "overhead"]
 V1_EVENT_TABLES = ["kernels", "memcpys", "memsets", "syncs", "cuda_events", "api_calls", "nvtx",
                    "memory", "overhead"]
-VARIANTS = ["bare", "pfprof", "nohooks", "nice0", "base", "pfprof-launches", "torch", "floor", "floor-all"]
+VARIANTS = ["bare", "pfprof", "nohooks", "nice0", "base", "pfprof-launches", "torch", "floor", "floor-all",
+            "pfprof-alt", "nohooks-alt", "floor-alt"]
 VARIANT_WORDS = {
     "bare": "no profiler",
     "pfprof": "pfprof record (defaults)",
@@ -53,6 +61,10 @@ VARIANT_WORDS = {
     "nohooks": "pfprof record --no-python-hooks",
     "nice0": "pfprof record, writer at the program's priority (PFPROF_WRITER_NICE=0)",
     "base": "pfprof record, the build compared with (PFPROF_BASE)",
+    "pfprof-alt": "pfprof record --capture-range=cuda-profiler-api, recording every other block",
+    "nohooks-alt": "pfprof record --capture-range=cuda-profiler-api --no-python-hooks, "
+                   "recording every other block",
+    "floor-alt": "CUPTI floor, pfprof's default kinds, on every other block",
 }
 
 
@@ -229,7 +241,7 @@ def kinds_of(path):
 STEP_RE = re.compile(r"median step ([0-9.]+) ms")
 TORCH_RE = re.compile(r"torch\.profiler trace: .* (\d+) bytes, (\d+) events")
 SUITE_RE = re.compile(r"^overhead-suite: (\S+) median step ([0-9.]+) ms", re.M)
-SUITE_ALT_RE = re.compile(r"^overhead-suite: (\S+) alternating with the hook ([0-9.]+) ms, without ([0-9.]+) ms", re.M)
+SUITE_ALT_RE = re.compile(r"^overhead-suite: (\S+) " + RESULT_RE.pattern, re.M)
 FLOOR_RE = re.compile(r"pfprof-cupti-floor: pid \d+: (\d+) records in \d+ buffers discarded, (\d+) dropped, kinds (\S+)")
 
 
@@ -286,11 +298,13 @@ def cmd_record(a):
     if suite:
         # One row per workload of the suite; the trace is the whole run's,
         # so its size stays in the log (.trace.json), its drops on each row.
-        alt = {n: (on, off) for n, on, off in SUITE_ALT_RE.findall(text)}
+        alt = {m[0]: (f"alt={m[1]} alt_on_ms={m[2]} alt_off_ms={m[3]} alt_cost_pct={m[4]} "
+                      f"alt_pairs={m[5]} alt_pair_range={m[6]}..{m[7]}")
+               for m in SUITE_ALT_RE.findall(text)}
         note = "; ".join(n for n in r["note"] if n != "no step time") + (f"; exit {a.rc}" if a.rc else "")
         rows = []
         for name, ms in suite:
-            extra = f"alt_on_ms={alt[name][0]} alt_off_ms={alt[name][1]}" if name in alt else ""
+            extra = alt.get(name, "")
             rows.append(dict(row, workload=name, step_ms=f"{float(ms):.3f}", trace_bytes="", events="",
                              note="; ".join(x for x in (extra, note) if x)))
     new = not os.path.exists(a.tsv)
@@ -388,15 +402,26 @@ def summarize(rows):
 
 
 def alternations(rows):
-    """[(workload, variant, [per-run % of the hook over no hook])] from the
-    rows of in-process alternations (note alt_on_ms=A alt_off_ms=B)."""
+    """[(workload, variant, [per-run cost in %], [per-run pairs])] from the
+    rows of in-process alternations: each run's paired cost (note
+    alt_cost_pct=P alt_pairs=N), or for rows without it the ratio of its
+    medians (alt_on_ms=A alt_off_ms=B), pairs unknown (None)."""
     out = {}
     for r in rows:
-        m = re.search(r"alt_on_ms=([0-9.]+) alt_off_ms=([0-9.]+)", r.get("note", ""))
-        if m and float(m.group(2)) > 0:
-            on, off = float(m.group(1)), float(m.group(2))
-            out.setdefault((r["workload"], r["variant"]), []).append((on / off - 1) * 100)
-    return [(w, v, p) for (w, v), p in out.items()]
+        note = r.get("note", "")
+        cost = re.search(r"alt_cost_pct=([-+]?[0-9.]+)", note)
+        pairs = re.search(r"alt_pairs=(\d+)", note)
+        med = re.search(r"alt_on_ms=([0-9.]+) alt_off_ms=([0-9.]+)", note)
+        if cost:
+            pct = float(cost.group(1))
+        elif med and float(med.group(2)) > 0:
+            pct = (float(med.group(1)) / float(med.group(2)) - 1) * 100
+        else:
+            continue
+        p, n = out.setdefault((r["workload"], r["variant"]), ([], []))
+        p.append(pct)
+        n.append(int(pairs.group(1)) if pairs else None)
+    return [(w, v, p, n) for (w, v), (p, n) in sorted(out.items(), key=lambda x: (x[0][0], variant_key(x[0][1])))]
 
 
 def _f(v, fmt):
@@ -432,11 +457,18 @@ def cmd_summary(a):
         md.append("")
     alts = alternations(rows)
     if alts:
-        md += ["### the hook in-process (steps alternate with and without its wrappers)", "",
-               "| workload | variant | runs | median of the runs' hook cost | range |", "|---|---|---|---|---|"]
-        for w, v, p in alts:
-            md.append(f"| {w} | {variant_words(v)} | {len(p)} | {statistics.median(p):+.2f}% | "
-                      f"{min(p):+.2f}..{max(p):+.2f}% |")
+        md += ["### in-process: on/off alternating in one process (NAME-alt: the hook's wrappers; "
+               "NAME-palt: the whole profiler, recording or paused)", "",
+               "Each run's cost: the median over its on/off pairs of (on / off - 1); here the median "
+               "of the runs' costs and the lowest and highest run.", "",
+               "| workload | variant | runs | median of the runs' paired cost | range | pairs a run |",
+               "|---|---|---|---|---|---|"]
+        for w, v, p, n in alts:
+            known = [x for x in n if x is not None]
+            pairs = "" if not known else (f"{min(known)}" if min(known) == max(known)
+                                          else f"{min(known)}-{max(known)}")
+            md.append(f"| {w} | {variant_words(v)} ({v}) | {len(p)} | {statistics.median(p):+.2f}% | "
+                      f"{min(p):+.2f}..{max(p):+.2f}% | {pairs} |")
         md.append("")
     md += ["### every run", "", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for r in rows:
@@ -456,9 +488,9 @@ def cmd_summary(a):
                   + (f", vs hook off {l['hook_pct']:+.1f}%" if l["hook_pct"] is not None else "")
                   + (f", {_f(l['bpe'], '.1f')} B/event" if l["bpe"] is not None else "")
                   + (f", dropped {l['dropped']}" if l["dropped"] is not None else ""))
-    for w, v, p in alts:
-        print(f"SUMMARY in-process {w} {v}: hook {statistics.median(p):+.2f}% "
-              f"({len(p)} runs, {min(p):+.2f}..{max(p):+.2f}%)")
+    for w, v, p, _ in alts:
+        print(f"SUMMARY in-process {w} {v}: {'pfprof' if w.endswith('-palt') else 'hook'} "
+              f"{statistics.median(p):+.2f}% ({len(p)} runs, {min(p):+.2f}..{max(p):+.2f}%)")
 
 
 def main():

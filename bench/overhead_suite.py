@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""overhead_suite.py [--steps-scale F] WORKLOAD...: several workloads of the
-overhead benchmark in one process, one after the other, each with its own
-warm-up, so that one process start (torch import, CUDA and CUPTI set-up:
-6-10 s on the GPU machine) serves every workload of a variant and more
-rounds fit in one call. Run by bench/collector-overhead.sh (workload
-`suite`), under each variant in turn.
+"""overhead_suite.py [--steps-scale F] [--alt-pairs N] [--alt-block-s S]
+WORKLOAD...: several workloads of the overhead benchmark in one process,
+one after the other, each with its own warm-up, so that one process start
+(torch import, CUDA and CUPTI set-up: 6-10 s on the GPU machine) serves
+every workload of a variant and more rounds fit in one call. Run by
+bench/collector-overhead.sh (workload `suite`), under each variant in turn.
 
 Workloads (each runs its bench script in this process, with runpy):
   r50b256     bench/resnet50_step.py --batch 256 (GPU-bound)
@@ -17,11 +17,22 @@ Workloads (each runs its bench script in this process, with runpy):
   toitem      tests/gpu/hook_overhead.py --calls 200 (.to() and .item()
               100 times each a step)
   toitem-alt  the same with --alternate
-The -alt workloads need the Python hook and are skipped without it.
+  r50b32-palt, bert-palt, tiny-palt, toitem-palt, r50b256-palt  the same
+              with --alternate pfprof: the whole profiler in-process,
+              recording in one block of steps and paused in the next
+              (bench/step_alternation.py), --alt-pairs block pairs
+              (default 8) of --alt-block-s seconds (default 1) each; their
+              --steps is not used
+The -alt workloads need the Python hook and are skipped without it; the
+-palt ones need a profiler that records every cudaProfilerStart-Stop
+range (pfprof record --capture-range=cuda-profiler-api with
+PFPROF_CAPTURE_REPEAT=1, or the CUPTI floor with the same two variables)
+and are skipped without it.
 
 Prints, after each workload's own lines:
   overhead-suite: NAME median step X ms
-  overhead-suite: NAME alternating with the hook A ms, without B ms
+  overhead-suite: NAME alternating WHAT on/off, ...: median step on A ms,
+    off B ms: cost +P% (N pairs, +L..+H%)   (one line; -alt and -palt)
 (parsed by bench/overhead_stats.py), or `overhead-suite: NAME skipped
 (REASON)`.
 
@@ -29,6 +40,7 @@ PFPROF_SUITE_DRY=1 runs no workload and prints made-up step times in the
 same lines: a dry run of the benchmark's scripts on a machine without a
 GPU or torch.
 """
+import argparse
 import contextlib
 import gc
 import io
@@ -37,6 +49,8 @@ import re
 import runpy
 import sys
 import time
+
+from step_alternation import RESULT_RE, capture_problem
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -52,8 +66,10 @@ WORKLOADS = {
     "toitem": ("tests/gpu/hook_overhead.py", ["--calls", "200"], 200, 20),
     "toitem-alt": ("tests/gpu/hook_overhead.py", ["--calls", "200", "--alternate"], 200, 20),
 }
+for _name in ("r50b32", "bert", "tiny", "toitem", "r50b256"):
+    _script, _extra, _steps, _warmup = WORKLOADS[_name]
+    WORKLOADS[_name + "-palt"] = (_script, _extra + ["--alternate", "pfprof"], _steps, _warmup)
 STEP_RE = re.compile(r"median step ([0-9.]+) ms")
-ALT_RE = re.compile(r"with the hook ([0-9.]+) ms, without ([0-9.]+) ms")
 
 
 class Tee(io.TextIOBase):
@@ -71,24 +87,45 @@ class Tee(io.TextIOBase):
         self.out.flush()
 
 
-def dry_run(name):
+def dry_run(name, alt_pairs):
     import random
     ms = {"r50b256": 55.0, "r50b32": 25.0, "tiny": 6.7}.get(name.split("-")[0], 20.0) * random.uniform(0.98, 1.05)
-    if name.endswith("-alt"):
-        if os.environ.get("PFPROF_PYTHON_HOOKS") != "1":
-            print(f"overhead-suite: {name} skipped (exit 2)", flush=True)
-            return
-        print(f"overhead-suite: {name} alternating with the hook {ms * 1.01:.3f} ms, without {ms:.3f} ms", flush=True)
+    if name.endswith("alt"):
+        palt = name.endswith("-palt")
+        cost = [random.uniform(0.005, 0.04) for _ in range(alt_pairs if palt else 50)]
+        cost.sort()
+        how = f"blocks of {max(4, round(1000 / ms))} steps (2 not counted)" if palt else "every step"
+        print(f"overhead-suite: {name} alternating {'pfprof' if palt else 'hook'} on/off, {how}: "
+              f"median step on {ms * (1 + cost[len(cost) // 2]):.3f} ms, off {ms:.3f} ms: "
+              f"cost {100 * cost[len(cost) // 2]:+.2f}% ({len(cost)} pairs, "
+              f"{100 * cost[0]:+.2f}..{100 * cost[-1]:+.2f}%)", flush=True)
     print(f"overhead-suite: {name} median step {ms:.3f} ms (0.0 s, dry run)", flush=True)
 
 
-def run(name, scale):
+def skip_reason(name):
+    """Why workload @name cannot run under this process's profiler, or None."""
+    if name.endswith("-palt"):
+        return capture_problem()
+    if name.endswith("-alt") and os.environ.get("PFPROF_PYTHON_HOOKS") != "1":
+        return "--alternate needs the pfprof hook (pfprof record without --no-python-hooks)"
+    return None
+
+
+def run(name, a):
+    why = skip_reason(name)
+    if why:
+        print(f"overhead-suite: {name} skipped ({why})", flush=True)
+        return
     if os.environ.get("PFPROF_SUITE_DRY") == "1":
-        return dry_run(name)
+        return dry_run(name, a.alt_pairs)
     script, extra, steps, warmup = WORKLOADS[name]
     path = os.path.join(REPO, script)
-    steps = max(2, int(steps * scale))
+    steps = max(2, int(steps * a.steps_scale))
     argv = [path, "--steps", str(steps), "--warmup", str(warmup)] + extra
+    if name.endswith("-palt"):
+        argv += ["--pairs", str(a.alt_pairs)]
+        if a.alt_block_s is not None:
+            argv += ["--block-s", str(a.alt_block_s)]
     tee = Tee(sys.stdout)
     t0 = time.perf_counter()
     saved_path = list(sys.path)
@@ -115,9 +152,9 @@ def run(name, scale):
         except Exception:
             pass
     text = tee.buf.getvalue()
-    m = ALT_RE.findall(text)
+    m = list(RESULT_RE.finditer(text))
     if m:
-        print(f"overhead-suite: {name} alternating with the hook {m[-1][0]} ms, without {m[-1][1]} ms", flush=True)
+        print(f"overhead-suite: {name} {m[-1].group(0)}", flush=True)
     m = STEP_RE.findall(text)
     if m:
         print(f"overhead-suite: {name} median step {m[-1]} ms ({time.perf_counter() - t0:.1f} s)", flush=True)
@@ -126,17 +163,28 @@ def run(name, scale):
 
 
 def main():
-    args = sys.argv[1:]
-    scale = 1.0
-    if len(args) >= 2 and args[0] == "--steps-scale":
-        scale = float(args[1])
-        args = args[2:]
-    unknown = [a for a in args if a not in WORKLOADS]
-    if not args or unknown:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--steps-scale", type=float, default=1.0,
+                   help="the workloads' timed steps multiplied by F")
+    p.add_argument("--alt-pairs", type=int, default=8,
+                   help="on/off block pairs of the -palt workloads")
+    p.add_argument("--alt-block-s", type=float,
+                   help="seconds a block of the -palt workloads lasts (the scripts' default: 1)")
+    p.add_argument("workloads", nargs="*")
+    a = p.parse_args()
+    unknown = [w for w in a.workloads if w not in WORKLOADS]
+    if not a.workloads or unknown:
         sys.exit(f"overhead_suite: name workloads from {', '.join(WORKLOADS)}"
                  + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
-    for name in args:
-        run(name, scale)
+    if a.steps_scale <= 0 or a.alt_pairs < 1 or (a.alt_block_s is not None and a.alt_block_s <= 0):
+        sys.exit("overhead_suite: need --steps-scale > 0, --alt-pairs >= 1, --alt-block-s > 0")
+    for name in a.workloads:
+        run(name, a)
+    # The floor's own line, which the floor library prints at exit, so that
+    # a dry run of the floor variants reads as one that loaded it.
+    if os.environ.get("PFPROF_SUITE_DRY") == "1" and os.environ.get("CUDA_INJECTION64_PATH"):
+        print(f"pfprof-cupti-floor: pid {os.getpid()}: 0 records in 0 buffers discarded, 0 dropped, "
+              f"kinds {os.environ.get('PFPROF_FLOOR_KINDS') or 'none'} (dry run)", flush=True)
 
 
 if __name__ == "__main__":

@@ -16,20 +16,22 @@ Prints `resnet50_step: median step X ms ...` (and the spread) like the
 other bench scripts. --profiler torch runs the same loop (warm-up and timed
 steps) inside torch.profiler.profile(activities=[CPU, CUDA]), exports its
 default chrome trace to --trace-out and prints that file's size and its
-number of events (len(traceEvents)). With --alternate, under `pfprof
-record`, steps alternate between the Python hook's wrappers and the
-methods they wrap, and it also prints `alternating steps: median step
-with the hook A ms, without B ms`.
+number of events (len(traceEvents)). With --alternate [hook|pfprof]
+(bench/step_alternation.py), under `pfprof record`, the timed steps
+alternate in one process between the Python hook's wrappers and the
+methods they wrap (hook), or between the whole profiler recording and
+paused (pfprof, under --capture-range=cuda-profiler-api), and it also
+prints `alternating WHAT on/off, ...: median step on A ms, off B ms: cost
++P% (N pairs, ...)`.
 """
 import argparse
 import statistics
-import time
 
 import torch
 import torch.nn.functional as F
 
 import profiler_torch
-from hook_switch import HookSwitch
+import step_alternation
 
 
 def parse_args():
@@ -38,8 +40,7 @@ def parse_args():
     p.add_argument("--warmup", type=int, default=20, help="untimed steps first")
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--res", type=int, default=224, help="image side in pixels")
-    p.add_argument("--alternate", action="store_true",
-                   help="alternate steps with and without the pfprof hook's wrappers")
+    step_alternation.add_arguments(p)
     profiler_torch.add_arguments(p)
     args = p.parse_args()
     if args.steps < 1 or args.warmup < 0 or args.batch < 1 or args.res < 32:
@@ -87,10 +88,7 @@ class PinnedPrefetcher:
 
 def main():
     args = parse_args()
-    switch = HookSwitch() if args.alternate else None
-    if switch is not None and not switch.slots:
-        raise SystemExit("resnet50_step: --alternate needs the pfprof hook "
-                         "(pfprof record without --no-python-hooks)")
+    alt = step_alternation.from_args(args, "resnet50_step")
     import torchvision
 
     torch.backends.cudnn.benchmark = True
@@ -111,23 +109,18 @@ def main():
         opt.step()
         opt.zero_grad(set_to_none=True)
 
-    times, on, off = [], [], []
+    times = []
+
+    def timed_step(i):
+        step()
+        torch.cuda.synchronize()
 
     def loop():
-        for i in range(args.warmup + args.steps):
-            use_hook = switch is None or i % 2 == 0
-            if switch is not None:
-                switch.set(use_hook)
-            t0 = time.perf_counter()
-            step()
-            torch.cuda.synchronize()
-            if i >= args.warmup:
-                times.append(time.perf_counter() - t0)
-                (on if use_hook else off).append(times[-1])
+        times.extend(step_alternation.timed_steps(timed_step, args.warmup, args.steps, alt))
 
     profiler_torch.run(loop, args)
-    if switch is not None:
-        switch.report("resnet50_step", on, off)
+    if alt is not None:
+        alt.report()
     ms = sorted(t * 1e3 for t in times)
     q = statistics.quantiles(ms, n=10) if len(ms) >= 2 else [ms[0]] * 9
     print(f"resnet50_step: median step {statistics.median(ms):.3f} ms, mean {statistics.fmean(ms):.3f}, "

@@ -14,20 +14,22 @@ before the host has launched the next: the step lasts as long as the host
 takes to launch it, so every host-side cost of a profiler is step time.
 
 Prints `transformer_step: median step X ms ...` like the other bench
-scripts. With --alternate, under `pfprof record`, steps alternate between
-the Python hook's wrappers and the methods they wrap, in one process, and
-it also prints `alternating steps: median step with the hook A ms, without
-B ms: +P%` (the hook's cost free of what differs between two processes).
+scripts. With --alternate [hook|pfprof] (bench/step_alternation.py),
+under `pfprof record`, the timed steps alternate in one process between
+the Python hook's wrappers and the methods they wrap (hook), or between
+the whole profiler recording and paused (pfprof, under
+--capture-range=cuda-profiler-api), and it also prints `alternating WHAT
+on/off, ...: median step on A ms, off B ms: cost +P% (N pairs, ...)`: the
+cost free of what differs between two processes.
 """
 import argparse
 import os
 import statistics
-import time
 
 import torch
 import torch.nn.functional as F
 
-from hook_switch import HookSwitch
+import step_alternation
 
 
 def parse_args():
@@ -39,8 +41,7 @@ def parse_args():
     p.add_argument("--layers", type=int, default=12)
     p.add_argument("--hidden", type=int, default=768)
     p.add_argument("--impl", choices=["auto", "transformers", "torch"], default="auto")
-    p.add_argument("--alternate", action="store_true",
-                   help="alternate steps with and without the pfprof hook's wrappers")
+    step_alternation.add_arguments(p)
     args = p.parse_args()
     if args.steps < 1 or args.warmup < 0 or args.batch < 1 or not 8 <= args.seq <= 512:
         p.error("need --steps >= 1, --warmup >= 0, --batch >= 1, 8 <= --seq <= 512")
@@ -102,10 +103,7 @@ def build(args):
 
 def main():
     args = parse_args()
-    switch = HookSwitch() if args.alternate else None
-    if switch is not None and not switch.slots:
-        raise SystemExit("transformer_step: --alternate needs the pfprof hook "
-                         "(pfprof record without --no-python-hooks)")
+    alt = step_alternation.from_args(args, "transformer_step")
     torch.manual_seed(0)
     model, loss_of, what = build(args)
     model = model.cuda().train()
@@ -120,12 +118,7 @@ def main():
         pool.append({"input_ids": ids.pin_memory(), "attention_mask": mask.pin_memory(),
                      "labels": labels.pin_memory()})
 
-    times, on, off = [], [], []
-    for i in range(args.warmup + args.steps):
-        use_hook = switch is None or i % 2 == 0
-        if switch is not None:
-            switch.set(use_hook)
-        t0 = time.perf_counter()
+    def step(i):
         batch = {k: v.to("cuda", non_blocking=True) for k, v in pool[i % len(pool)].items()}
         with torch.autocast("cuda", dtype=torch.bfloat16):
             loss = loss_of(model, batch)
@@ -133,11 +126,10 @@ def main():
         opt.step()
         opt.zero_grad(set_to_none=True)
         loss.item()
-        if i >= args.warmup:
-            times.append(time.perf_counter() - t0)
-            (on if use_hook else off).append(times[-1])
-    if switch is not None:
-        switch.report("transformer_step", on, off)
+
+    times = step_alternation.timed_steps(step, args.warmup, args.steps, alt)
+    if alt is not None:
+        alt.report()
     ms = sorted(t * 1e3 for t in times)
     q = statistics.quantiles(ms, n=10) if len(ms) >= 2 else [ms[0]] * 9
     print(f"transformer_step: median step {statistics.median(ms):.3f} ms, p10 {q[0]:.3f}, p90 {q[8]:.3f} "
