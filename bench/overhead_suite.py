@@ -11,7 +11,7 @@ Workloads (each runs its bench script in this process, with runpy):
   r50b32      bench/resnet50_step.py --batch 32 (host-bound)
   bert        bench/transformer_step.py (BERT-base shape, batch 32, 48
               tokens: host-bound)
-  r50b256-alt, bert-alt  the same with --alternate (the hook's cost
+  r50b256-alt, r50b32-alt, bert-alt, tiny-alt  the same with --alternate (the hook's cost
               in-process)
   tiny        bench/tiny_kernels.py --kernels 1000 (launch-bound)
   toitem      tests/gpu/hook_overhead.py --calls 200 (.to() and .item()
@@ -65,6 +65,8 @@ WORKLOADS = {
     "tiny": ("bench/tiny_kernels.py", ["--kernels", "1000"], 200, 20),
     "toitem": ("tests/gpu/hook_overhead.py", ["--calls", "200"], 200, 20),
     "toitem-alt": ("tests/gpu/hook_overhead.py", ["--calls", "200", "--alternate"], 200, 20),
+    "tiny-alt": ("bench/tiny_kernels.py", ["--kernels", "1000", "--alternate"], 200, 20),
+    "r50b32-alt": ("bench/resnet50_step.py", ["--batch", "32", "--alternate"], 100, 20),
 }
 for _name in ("r50b32", "bert", "tiny", "toitem", "r50b256"):
     _script, _extra, _steps, _warmup = WORKLOADS[_name]
@@ -169,15 +171,16 @@ def main():
     p.add_argument("--alt-pairs", type=int, default=8,
                    help="on/off block pairs of the -palt workloads")
     p.add_argument("--alt-block-s", type=float,
-                   help="seconds a block of the -palt workloads lasts (the scripts' default: 1)")
+                   help="seconds a block of the -palt workloads lasts (the scripts' default: 1; "
+                        "0: every step, pairs of adjacent steps)")
     p.add_argument("workloads", nargs="*")
     a = p.parse_args()
     unknown = [w for w in a.workloads if w not in WORKLOADS]
     if not a.workloads or unknown:
         sys.exit(f"overhead_suite: name workloads from {', '.join(WORKLOADS)}"
                  + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
-    if a.steps_scale <= 0 or a.alt_pairs < 1 or (a.alt_block_s is not None and a.alt_block_s <= 0):
-        sys.exit("overhead_suite: need --steps-scale > 0, --alt-pairs >= 1, --alt-block-s > 0")
+    if a.steps_scale <= 0 or a.alt_pairs < 1 or (a.alt_block_s is not None and a.alt_block_s < 0):
+        sys.exit("overhead_suite: need --steps-scale > 0, --alt-pairs >= 1, --alt-block-s >= 0")
     for name in a.workloads:
         run(name, a)
     # The floor's own line, which the floor library prints at exit, so that

@@ -105,6 +105,25 @@ static __thread uint32_t api_tid;
 static __thread unsigned runtime_depth;
 static __thread unsigned depth_generation;
 
+/* The CUPTI stream ids of the streams this thread last synchronized or
+ * waited on: cuptiGetStreamIdEx is a lookup under CUPTI's lock, and a
+ * loop that syncs one stream (every .item()) would pay it at each call.
+ * An entry holds while streams_generation has not moved: it moves when a
+ * stream is destroyed (its handle may come back for another stream) and
+ * when the callbacks are switched on again (destroys while paused went
+ * unseen). */
+#define STREAM_CACHE_SLOTS 4
+typedef struct
+{
+  CUstream stream;
+  uint32_t context_uid;
+  uint32_t stream_id;
+  unsigned generation; /* streams_generation + 1 when filled; 0 empty */
+} StreamCacheSlot;
+static __thread StreamCacheSlot stream_cache[STREAM_CACHE_SLOTS];
+static __thread unsigned stream_cache_next;
+static _Atomic unsigned streams_generation;
+
 int
 pfprof_collector_api_wanted (const char *name)
 {
@@ -182,6 +201,22 @@ pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int
             }
         }
     }
+  /* Not recorded: they only tell the stream-id cache that a handle may
+   * be reused. */
+  if (runtime || driver)
+    {
+      static const CUpti_CallbackId destroys[] = { CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy,
+                                                   CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2 };
+
+      for (size_t i = 0; i < sizeof destroys / sizeof destroys[0]; i++)
+        if (cuptiEnableCallback (1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, destroys[i]) == CUPTI_SUCCESS
+            && n_listed < API_MAX_ENABLED)
+          {
+            enabled[n_listed].domain = (uint16_t) CUPTI_CB_DOMAIN_DRIVER_API;
+            enabled[n_listed].cbid = (uint16_t) destroys[i];
+            n_listed++;
+          }
+    }
   atomic_store (&n_enabled, n);
   return n;
 }
@@ -190,7 +225,10 @@ void
 pfprof_collector_api_switch (CUpti_SubscriberHandle subscriber, int on)
 {
   if (on)
-    atomic_fetch_add (&generation, 1);
+    {
+      atomic_fetch_add (&generation, 1);
+      atomic_fetch_add (&streams_generation, 1);
+    }
   for (unsigned i = 0; i < n_listed; i++)
     cuptiEnableCallback (on ? 1 : 0, subscriber, (CUpti_CallbackDomain) enabled[i].domain, enabled[i].cbid);
 }
@@ -246,6 +284,34 @@ push (const PfprofApiRecord *r, uint8_t type, uint32_t context_id, uint32_t stre
   pthread_mutex_unlock (&chunk_lock);
 }
 
+static uint32_t
+stream_id_of (CUcontext context, uint32_t context_uid, CUstream stream)
+{
+  unsigned gen = atomic_load_explicit (&streams_generation, memory_order_acquire) + 1;
+  uint32_t id;
+  StreamCacheSlot *slot;
+
+  for (unsigned i = 0; i < STREAM_CACHE_SLOTS; i++)
+    if (stream_cache[i].generation == gen && stream_cache[i].stream == stream
+        && stream_cache[i].context_uid == context_uid)
+      return stream_cache[i].stream_id;
+  if (cuptiGetStreamIdEx (context, stream, 0, &id) != CUPTI_SUCCESS)
+    return PFPROF_NONE;
+  slot = &stream_cache[stream_cache_next++ % STREAM_CACHE_SLOTS];
+  slot->stream = stream;
+  slot->context_uid = context_uid;
+  slot->stream_id = id;
+  slot->generation = gen;
+  return id;
+}
+
+static int
+is_stream_destroy (int runtime, uint32_t cbid)
+{
+  return !runtime
+         && (cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy || cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2);
+}
+
 void
 pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackData *cb)
 {
@@ -256,6 +322,13 @@ pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackD
 
   if (cb == NULL || cb->correlationData == NULL)
     return;
+  if (is_stream_destroy (runtime, cbid))
+    {
+      /* On exit too: a lookup between the two must not fill the cache
+       * with the dying stream. */
+      atomic_fetch_add_explicit (&streams_generation, 1, memory_order_release);
+      return;
+    }
   if (depth_generation != atomic_load_explicit (&generation, memory_order_relaxed))
     {
       depth_generation = atomic_load_explicit (&generation, memory_order_relaxed);
@@ -293,8 +366,7 @@ pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackD
       /* Both take the stream first, in both domains (and _ptsz). */
       CUstream stream = cb->functionParams ? *(CUstream const *) cb->functionParams : NULL;
 
-      if (cuptiGetStreamIdEx (cb->context, stream, 0, &stream_id) != CUPTI_SUCCESS)
-        stream_id = PFPROF_NONE;
+      stream_id = stream_id_of (cb->context, cb->contextUid, stream);
     }
   push (&r, type, cb->contextUid, stream_id);
 }
