@@ -585,12 +585,74 @@ side_stream_work (char **lines, gint32 line, gint32 *with_line, gint32 *work_lin
   return FALSE;
 }
 
+/* The installed package @file is part of ("torchvision" for
+ * ".../site-packages/torchvision/ops/boxes.py"), or NULL for the user's
+ * own files. The hook counts such files as the user's (their frames are
+ * where torch is called from), but their lines are not the user's to
+ * change. */
+static char *
+package_of (const char *file)
+{
+  static const char *const roots[] = { "/site-packages/", "/dist-packages/" };
+
+  for (size_t i = 0; file != NULL && i < G_N_ELEMENTS (roots); i++)
+    {
+      const char *p = strstr (file, roots[i]);
+      const char *name, *end;
+      g_autofree char *pkg = NULL;
+
+      if (p == NULL)
+        continue;
+      name = p + strlen (roots[i]);
+      end = strchr (name, '/');
+      if (end == NULL || end == name)
+        return NULL;
+      pkg = g_strndup (name, (gsize) (end - name));
+      return shorten (pkg, NAME_MAX_CHARS);
+    }
+  return NULL;
+}
+
+/* "The syncs at boxes.py:100 (in `batched_nms`) are made inside the
+ * installed package `torchvision`, called from rpn.py:270 (in
+ * `filter_proposals`): ..." when @top's file belongs to an installed
+ * package; appended to @advice. */
+static void
+add_library_advice (GString *advice, const PfprofFindingSite *top)
+{
+  g_autofree char *pkg = package_of (top->file);
+  g_autofree char *at = NULL;
+  g_autofree char *fn = NULL;
+  g_autofree char *from = NULL;
+  const char *what = top->kind == PFPROF_SITE_SYNC ? "syncs" : top->kind == PFPROF_SITE_COPY ? "copies" : "calls";
+
+  if (pkg == NULL || top->startup)
+    return;
+  at = where (top->file, top->line);
+  fn = shorten (top->function && *top->function ? top->function : "?", NAME_MAX_CHARS);
+  if (top->caller_file != NULL && *top->caller_file != '\0' && top->caller_line > 0)
+    {
+      g_autofree char *cat = where (top->caller_file, top->caller_line);
+      g_autofree char *cfn = shorten (top->caller_function && *top->caller_function ? top->caller_function : "?",
+                                      NAME_MAX_CHARS);
+
+      from = g_strdup_printf (", called from %s (in `%s`)", cat, cfn);
+    }
+  g_string_append_printf (advice,
+                          "The %s at %s (in `%s`) are made inside the installed package `%s`%s, not by a "
+                          "line of your own: what follows applies to what your code hands to `%s` and how "
+                          "often it calls it; the %s themselves go only with a change of how `%s` is used "
+                          "(another function or option of it) or of `%s` itself.\n\n",
+                          what, at, fn, pkg, from ? from : "", pkg, what, pkg, pkg);
+}
+
 /* Puts in front of @f's fix what the sites reveal: where the DataLoader
  * whose batches arrive pageable is iterated (the hook knows the line that
  * iterates it, not the one that built it), a batch of the program's own
  * type (moved by its own to()), a list or dict moved one tensor at a time,
- * and a copy on a side stream that then converts or normalises the batch
- * there. */
+ * a copy on a side stream that then converts or normalises the batch
+ * there, and events made inside an installed package rather than the
+ * user's own lines. */
 static void
 add_site_advice (Ctx *c, PfprofFinding *f, GHashTable *sources)
 {
@@ -600,8 +662,9 @@ add_site_advice (Ctx *c, PfprofFinding *f, GHashTable *sources)
   g_autofree char *loader_at = NULL;
   gint32 with_line, work_line;
 
+  add_library_advice (advice, top);
   if (top->kind != PFPROF_SITE_COPY || top->startup)
-    return;
+    goto done;
   {
     const PfprofPythonSiteRecord *loader = NULL;
 
@@ -660,6 +723,7 @@ add_site_advice (Ctx *c, PfprofFinding *f, GHashTable *sources)
                               "after `torch.cuda.current_stream().wait_stream(side)`.\n\n",
                               copy_at, with_at, work_at);
     }
+done:
   if (advice->len > 0)
     {
       char *fix = g_strconcat (advice->str, f->fix ? f->fix : "", NULL);

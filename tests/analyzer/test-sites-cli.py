@@ -333,6 +333,29 @@ check("a comprehension over a dict: the same", "one tensor at a time" in fix, fi
 fix, err = variant("plain", {57: COPY})
 check("a plain copy: none of these", fix.startswith("Copy from page-locked"), fix[:300] or err)
 
+# A site in an installed package (torchvision's own copy or sync, as in
+# Faster R-CNN): said to be the package's, with its caller, before the
+# rest; a file of the user's own is not.
+LIB = "/usr/lib/python3/dist-packages/torchvision/ops/boxes.py"
+fix, err = variant("library", {57: COPY}, [
+    ("INSERT INTO strings VALUES ((SELECT max(id) + 1 FROM strings), ?)", (LIB,)),
+    "UPDATE python_sites SET file_id = (SELECT max(id) FROM strings) WHERE line = 57",
+    ("INSERT INTO strings VALUES ((SELECT max(id) + 1 FROM strings), ?)",
+     ("/opt/venv/lib/python3.12/site-packages/torchvision/models/detection/rpn.py",)),
+    "UPDATE python_sites SET caller_file_id = (SELECT max(id) FROM strings), caller_line = 270 WHERE line = 57",
+    ("INSERT INTO strings VALUES ((SELECT max(id) + 1 FROM strings), ?)", ("RegionProposalNetwork.filter_proposals",)),
+    "UPDATE python_sites SET caller_function_id = (SELECT max(id) FROM strings) WHERE line = 57",
+] + new_function("batched_nms"))
+check("a copy inside an installed package: said, with the caller",
+      fix.startswith("The copies at boxes.py:57 (in `batched_nms`) are made inside the installed package "
+                     "`torchvision`, called from rpn.py:270 (in `RegionProposalNetwork.filter_proposals`), "
+                     "not by a line of your own"), fix[:400] or err)
+check("... and the rest of the fix still follows", "Copy from page-locked" in fix, fix[-400:] or err)
+fix, err = variant("not-library", {57: COPY}, [
+    ("INSERT INTO strings VALUES ((SELECT max(id) + 1 FROM strings), ?)", ("/home/me/site-packagesX/train.py",)),
+    "UPDATE python_sites SET file_id = (SELECT max(id) FROM strings) WHERE line = 57"])
+check("a file of the user's own: no package advice", "installed package" not in fix, fix[:300] or err)
+
 SIDE = {56: "    with torch.cuda.stream(side):", 57: COPY,
         58: "        images = images.float().sub_(mean).div_(std)"}
 fix, err = variant("side-stream", SIDE)
