@@ -308,7 +308,7 @@ at_exit (void)
   cuptiActivityFlushAll (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   fprintf (stderr,
            "pfprof-cupti-floor: pid %ld: %llu records in %llu buffers discarded, "
-           "%llu dropped, kinds %s, %u capture ranges\n",
+           "%llu dropped, kinds %s (%u capture ranges)\n",
            (long) owner_pid, (unsigned long long) atomic_load (&n_records),
            (unsigned long long) atomic_load (&n_buffers),
            (unsigned long long) atomic_load (&n_dropped), enabled_names, atomic_load (&n_ranges));
