@@ -65,8 +65,9 @@
 # BUDGET_S (540: no new round starts unless the last round's duration
 # still fits), RUN_TIMEOUT_S (240, per process),
 # KEEP_TRACES (0: delete every trace once counted), PFPROF_COMMIT (the
-# commit the build was made from, for the header; default: git HEAD of the
-# tree, which on the device machine can differ), OVERHEAD_OUT (the
+# commit the build was made from, for the header; default: BUILD/COMMIT,
+# which tests/gpu/pack-carry.sh writes, else git HEAD of the tree, which
+# on the device machine can differ), OVERHEAD_OUT (the
 # results folder: $OUT/overhead when $OUT is set, else
 # /tmp/pfprof-overhead-out), OVERHEAD_WORK (traces and logs while it
 # runs: /tmp/pfprof-overhead, emptied first).
@@ -217,7 +218,7 @@ fi
 
 machine=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
 torchv=$(python3 -c "import torch, torchvision; print(f'torch {torch.__version__}, torchvision {torchvision.__version__}, CUDA {torch.version.cuda}')" 2>/dev/null)
-header="Machine: ${machine:-no nvidia-smi}; $(nproc) CPUs; ${torchv:-no torch}; $("$pfprof" --version 2>/dev/null | head -1); commit ${PFPROF_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown) (git HEAD of this tree; set PFPROF_COMMIT to name the build)}; $(date -u '+%Y-%m-%d %H:%M UTC')"
+header="Machine: ${machine:-no nvidia-smi}; $(nproc) CPUs; ${torchv:-no torch}; $("$pfprof" --version 2>/dev/null | head -1); commit ${PFPROF_COMMIT:-$(cat "$build/COMMIT" 2>/dev/null || echo "$(git rev-parse --short HEAD 2>/dev/null || echo unknown) (git HEAD of this tree; set PFPROF_COMMIT to name the build)")}; $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "$header"
 echo "rounds $rounds; workloads: $workloads; variants: $variants; resnet50 $resnet_steps+$resnet_warmup steps; tiny $tiny_kernels kernels x $tiny_steps+$tiny_warmup steps; suite: $suite (floor: $suite_floor), steps x $suite_scale; -alt suite: $suite_alt, $alt_pairs pairs of ${alt_block_s}s blocks; budget ${budget_s}s"
 

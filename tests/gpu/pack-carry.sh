@@ -30,10 +30,16 @@ strip --strip-debug -o "$stage/gpu/cli/pfprof" "$build/cli/pfprof"
 strip --strip-debug -o "$stage/gpu/collector/libpfprof-collector.so" "$build/collector/libpfprof-collector.so"
 strip --strip-debug -o "$stage/gpu/bench/libpfprof-cupti-floor.so" "$build/bench/libpfprof-cupti-floor.so"
 cp -r "$build/gpu-libs" "$stage/gpu/gpu-libs"
+# The commit the build was made from (with "+dirty" for uncommitted
+# changes), which the GPU machine's copy of the tree cannot tell: its
+# scripts read gpu/COMMIT (bench/collector-overhead.sh's header).
+echo "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo +dirty)" \
+  >"$stage/gpu/COMMIT"
 if [ -n "$base" ]; then
   mkdir -p "$stage/gpu/base/cli" "$stage/gpu/base/collector"
   strip --strip-debug -o "$stage/gpu/base/cli/pfprof" "$base/cli/pfprof"
   strip --strip-debug -o "$stage/gpu/base/collector/libpfprof-collector.so" "$base/collector/libpfprof-collector.so"
+  echo "$(git -C "$base" rev-parse --short HEAD 2>/dev/null || echo unknown)" >"$stage/gpu/base/COMMIT"
 fi
 mkdir -p .carry
 tar -C "$stage" -cJf .carry/gpu.tar.xz.tmp gpu
