@@ -5,6 +5,8 @@
 # build with -Dcollector=enabled:
 #   gpu/cli/pfprof, gpu/collector/libpfprof-collector.so
 #   gpu/bench/libpfprof-cupti-floor.so   (bench/collector-overhead.sh's floor)
+#   gpu/bench/pfprof-bench-cupti-calls   (the callback path's costs, if built)
+#   gpu/COMMIT                           (the commit BUILD was made from)
 #   gpu/gpu-libs/                        (tests/gpu/pack-libs.sh BUILD)
 #   gpu/base/cli/pfprof, gpu/base/collector/libpfprof-collector.so
 #                                        (only with BASE: the build to compare
@@ -29,6 +31,10 @@ mkdir -p "$stage/gpu/cli" "$stage/gpu/collector" "$stage/gpu/bench"
 strip --strip-debug -o "$stage/gpu/cli/pfprof" "$build/cli/pfprof"
 strip --strip-debug -o "$stage/gpu/collector/libpfprof-collector.so" "$build/collector/libpfprof-collector.so"
 strip --strip-debug -o "$stage/gpu/bench/libpfprof-cupti-floor.so" "$build/bench/libpfprof-cupti-floor.so"
+# Where the build has it (a CUDA stub library to link it with).
+if [ -f "$build/bench/pfprof-bench-cupti-calls" ]; then
+  strip --strip-debug -o "$stage/gpu/bench/pfprof-bench-cupti-calls" "$build/bench/pfprof-bench-cupti-calls"
+fi
 cp -r "$build/gpu-libs" "$stage/gpu/gpu-libs"
 # The commit the build was made from (with "+dirty" for uncommitted
 # changes), which the GPU machine's copy of the tree cannot tell: its
