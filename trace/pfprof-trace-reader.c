@@ -568,6 +568,26 @@ load_meta (Reader *r, PfprofTrace *trace, GError **error)
       if (g_ascii_string_to_signed (v, 10, 0, G_MAXINT64, &rank, NULL))
         trace->rank = rank;
     }
+  /* A trace of a capture range holds the range, not the run: said with
+   * the trace, as importers say what their traces cannot show. */
+  if ((v = g_hash_table_lookup (trace->meta, "capture_range")) != NULL)
+    {
+      const char *n = g_hash_table_lookup (trace->meta, "capture_ranges");
+      guint64 ranges = 1;
+
+      if (n != NULL && !g_ascii_string_to_unsigned (n, 10, 0, G_MAXUINT32, &ranges, NULL))
+        ranges = 1;
+      if (ranges == 0)
+        pfprof_trace_add_note (trace, "recorded with --capture-range, but the program never called "
+                                      "cudaProfilerStart(): nothing of the run is in this trace.");
+      else if (ranges == 1)
+        pfprof_trace_add_note (trace, "recorded with --capture-range: only what ran between the "
+                                      "program's cudaProfilerStart() and cudaProfilerStop() is in this trace.");
+      else
+        pfprof_trace_add_note (trace, "%" G_GUINT64_FORMAT " cudaProfilerStart()..Stop() ranges recorded "
+                                      "(PFPROF_CAPTURE_REPEAT=1): the pauses between them show as time "
+                                      "without GPU work.", ranges);
+    }
   return TRUE;
 }
 

@@ -279,6 +279,30 @@ if subprocess.run(["sh", "-c", "command -v script"], capture_output=True).return
                        capture_output=True, text=True, timeout=300)
     check("tty: -q and --color never", "loading" not in p.stdout and "\033" not in p.stdout)
 
+# A trace of a capture range says so with the trace (text and JSON notes),
+# by how many ranges it holds.
+import shutil
+import sqlite3
+for ranges, want in (("1", "only what ran between the program's cudaProfilerStart() and "
+                           "cudaProfilerStop()"),
+                     ("0", "never called cudaProfilerStart()"),
+                     ("3", "3 cudaProfilerStart()..Stop() ranges recorded")):
+    cap = os.path.join(WORK, f"capture-{ranges}.pfprof")
+    shutil.copy(trace("pageable"), cap)
+    db = sqlite3.connect(cap)
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('capture_range', 'cuda-profiler-api')")
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('capture_ranges', ?)", (ranges,))
+    db.commit()
+    db.close()
+    rc, out, err = run("report", "--color", "never", cap)
+    text = " ".join(out.split())
+    _, d, _ = report_json(cap)
+    notes = [n for t in (d or {}).get("traces", []) for n in (t.get("notes") or [])]
+    check(f"capture range, {ranges} ranges: noted in text and JSON",
+          want in text and any(want in n for n in notes), (text[:400], notes, err))
+rc, out, err = run("report", "--color", "never", trace("pageable"))
+check("no capture range: no such note", "cudaProfilerStart" not in out, out[:300])
+
 print(f"1..{len(results)}")
 failed_any = False
 for i, (name, ok, detail) in enumerate(results, 1):
