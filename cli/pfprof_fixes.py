@@ -201,15 +201,13 @@ class Fixes:
         def get(name):
             return a.get(name, params[name].default if name in params else None)
 
-        def put(fix, name, value):
+        def put(fix, name, value, more=''):
             if name not in params and not any(p.kind == p.VAR_KEYWORD for p in params.values()):
                 self.notes.say('off', fix, 'this DataLoader has no %s argument' % name)
                 return
             a[name] = value
-            self.notes.say('applied', fix, '%s=%r' % (name, value))
+            self.notes.say('applied', fix, '%s=%r%s' % (name, value, more))
 
-        if 'pin-memory' in f:
-            put('pin-memory', 'pin_memory', True)
         if 'workers' in f:
             ds = get('dataset')
             import torch.utils.data as tud
@@ -220,6 +218,15 @@ class Fixes:
                                'repeat its samples')
             else:
                 put('workers', 'num_workers', f['workers'])
+        if 'pin-memory' in f:
+            # Without workers torch pins each batch in the loop's own thread
+            # (a host copy of the whole batch every step), with them in a
+            # pin-memory thread beside it: said, since the gain then falls
+            # short of what the copies cost.
+            put('pin-memory', 'pin_memory', True,
+                '' if (get('num_workers') or 0) > 0 else
+                '; the DataLoader has no worker processes (num_workers=0), so each batch is pinned on '
+                'the main thread, a host copy every step (workers=N moves it to a pin-memory thread)')
         if (get('num_workers') or 0) == 0:
             for fix in ('persistent-workers', 'prefetch-factor'):
                 if fix in f:
