@@ -646,25 +646,19 @@ add_library_advice (GString *advice, const PfprofFindingSite *top)
                           what, at, fn, pkg, from ? from : "", pkg, what, pkg, pkg);
 }
 
-/* Puts in front of @f's fix what the sites reveal: where the DataLoader
- * whose batches arrive pageable is iterated (the hook knows the line that
- * iterates it, not the one that built it), a batch of the program's own
- * type (moved by its own to()), a list or dict moved one tensor at a time,
- * a copy on a side stream that then converts or normalises the batch
- * there, and events made inside an installed package rather than the
- * user's own lines. */
+/* What a copy site @top of @f reveals, appended to @advice: where the
+ * DataLoader whose batches arrive pageable is iterated (the hook knows the
+ * line that iterates it, not the one that built it), a batch of the
+ * program's own type (moved by its own to()), a list or dict moved one
+ * tensor at a time, and a copy on a side stream that then converts or
+ * normalises the batch there. */
 static void
-add_site_advice (Ctx *c, PfprofFinding *f, GHashTable *sources)
+add_copy_advice (Ctx *c, PfprofFinding *f, const PfprofFindingSite *top, GHashTable *sources, GString *advice)
 {
-  g_autoptr (GString) advice = g_string_new (NULL);
-  const PfprofFindingSite *top = &g_array_index (f->sites, PfprofFindingSite, 0);
   g_autofree char *copy_at = where (top->file, top->line);
   g_autofree char *loader_at = NULL;
   gint32 with_line, work_line;
 
-  add_library_advice (advice, top);
-  if (top->kind != PFPROF_SITE_COPY || top->startup)
-    goto done;
   {
     const PfprofPythonSiteRecord *loader = NULL;
 
@@ -723,7 +717,20 @@ add_site_advice (Ctx *c, PfprofFinding *f, GHashTable *sources)
                               "after `torch.cuda.current_stream().wait_stream(side)`.\n\n",
                               copy_at, with_at, work_at);
     }
-done:
+}
+
+/* Puts in front of @f's fix what its first site reveals: events made
+ * inside an installed package rather than the user's own lines, and what
+ * a copy site's lines show (add_copy_advice). */
+static void
+add_site_advice (Ctx *c, PfprofFinding *f, GHashTable *sources)
+{
+  g_autoptr (GString) advice = g_string_new (NULL);
+  const PfprofFindingSite *top = &g_array_index (f->sites, PfprofFindingSite, 0);
+
+  add_library_advice (advice, top);
+  if (top->kind == PFPROF_SITE_COPY && !top->startup)
+    add_copy_advice (c, f, top, sources, advice);
   if (advice->len > 0)
     {
       char *fix = g_strconcat (advice->str, f->fix ? f->fix : "", NULL);

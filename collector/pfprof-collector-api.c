@@ -319,6 +319,7 @@ pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackD
   PfprofApiRecord r;
   uint32_t stream_id = PFPROF_NONE;
   uint8_t type;
+  unsigned gen;
 
   if (cb == NULL || cb->correlationData == NULL)
     return;
@@ -329,9 +330,10 @@ pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackD
       atomic_fetch_add_explicit (&streams_generation, 1, memory_order_release);
       return;
     }
-  if (depth_generation != atomic_load_explicit (&generation, memory_order_relaxed))
+  gen = atomic_load_explicit (&generation, memory_order_relaxed);
+  if (depth_generation != gen)
     {
-      depth_generation = atomic_load_explicit (&generation, memory_order_relaxed);
+      depth_generation = gen;
       runtime_depth = 0;
     }
   if (cb->callbackSite == CUPTI_API_ENTER)

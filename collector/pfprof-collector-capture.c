@@ -30,57 +30,51 @@
 #include "pfprof-collector-private.h"
 
 #include <pthread.h>
-#include <string.h>
 
 static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic unsigned n_ranges;
 static int64_t range_start_ns; /* monotonic; under capture_lock */
 
+/* The four calls, a start and a stop in each domain. */
+static const struct
+{
+  CUpti_CallbackDomain domain;
+  CUpti_CallbackId cbid;
+  int start;
+} calls[] = {
+  { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, 1 },
+  { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000, 0 },
+  { CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, 1 },
+  { CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop, 0 },
+};
+
+/* The shortest range whose stop asks the writer to flush (above). */
+#define FLUSH_AFTER_NS ((int64_t) PFPROF_COLLECTOR_FLUSH_MS * 1000000 / 5)
+
 int
 pfprof_collector_capture_enable (CUpti_SubscriberHandle subscriber)
 {
-  int ok = 1;
-
-  ok &= cuptiEnableCallback (1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
-                             CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000)
-        == CUPTI_SUCCESS;
-  ok &= cuptiEnableCallback (1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
-                             CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000)
-        == CUPTI_SUCCESS;
-  ok &= cuptiEnableCallback (1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart)
-        == CUPTI_SUCCESS;
-  ok &= cuptiEnableCallback (1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)
-        == CUPTI_SUCCESS;
-  return ok ? 0 : -1;
-}
-
-static int
-is_start (int runtime, uint32_t cbid)
-{
-  return runtime ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
-                 : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart;
-}
-
-static int
-is_stop (int runtime, uint32_t cbid)
-{
-  return runtime ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000
-                 : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+    if (cuptiEnableCallback (1, subscriber, calls[i].domain, calls[i].cbid) != CUPTI_SUCCESS)
+      return -1;
+  return 0;
 }
 
 int
 pfprof_collector_capture_callback (int runtime, uint32_t cbid, const CUpti_CallbackData *cb)
 {
-  int start = is_start (runtime, cbid);
+  CUpti_CallbackDomain domain = runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+  size_t i = 0;
+  int start;
 
-  if (!start && !is_stop (runtime, cbid))
+  while (i < sizeof calls / sizeof calls[0] && (calls[i].domain != domain || calls[i].cbid != cbid))
+    i++;
+  if (i == sizeof calls / sizeof calls[0])
     return 0;
-  if (!pfprof_collector.capture || cb == NULL || atomic_load (&pfprof_collector.child)
-      || atomic_load (&pfprof_collector.state) != PFPROF_COLLECTOR_RUNNING)
-    return 1;
-  if (start && cb->callbackSite != CUPTI_API_EXIT)
-    return 1;
-  if (!start && cb->callbackSite != CUPTI_API_ENTER)
+  start = calls[i].start;
+  /* A start acts as it returns, a stop as it is entered. */
+  if (cb == NULL || cb->callbackSite != (start ? CUPTI_API_EXIT : CUPTI_API_ENTER)
+      || atomic_load (&pfprof_collector.child) || atomic_load (&pfprof_collector.state) != PFPROF_COLLECTOR_RUNNING)
     return 1;
   pthread_mutex_lock (&capture_lock);
   if (start && !atomic_load (&pfprof_collector.tracing)
@@ -97,7 +91,7 @@ pfprof_collector_capture_callback (int runtime, uint32_t cbid, const CUpti_Callb
     {
       atomic_store (&pfprof_collector.tracing, 0);
       pfprof_collector_cupti_enable (0);
-      if (pfprof_collector_now_monotonic () - range_start_ns >= (int64_t) PFPROF_COLLECTOR_FLUSH_MS * 200000)
+      if (pfprof_collector_now_monotonic () - range_start_ns >= FLUSH_AFTER_NS)
         pfprof_collector_writer_request_flush ();
     }
   pthread_mutex_unlock (&capture_lock);

@@ -160,8 +160,13 @@ callback (void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 {
   int runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
 
-  if ((runtime || domain == CUPTI_CB_DOMAIN_DRIVER_API) && !pfprof_collector_capture_callback (runtime, cbid, data))
-    pfprof_collector_api_callback (runtime, cbid, data);
+  if (!runtime && domain != CUPTI_CB_DOMAIN_DRIVER_API)
+    return;
+  /* Every recorded call passes here: the four capture calls are looked
+   * for only when a capture range was asked for. */
+  if (pfprof_collector.capture && pfprof_collector_capture_callback (runtime, cbid, data))
+    return;
+  pfprof_collector_api_callback (runtime, cbid, data);
 }
 
 static const char *
@@ -384,8 +389,7 @@ pfprof_collector_cupti_enable (int enable)
       }
   if (enable)
     filter_api ();
-  if (n_api_callbacks > 0)
-    pfprof_collector_api_switch (subscriber, enable);
+  pfprof_collector_api_switch (subscriber, enable);
 }
 
 void

@@ -223,7 +223,8 @@ uint64_t pfprof_collector_api_dropped (void);
 int pfprof_collector_capture_enable (CUpti_SubscriberHandle subscriber);
 
 /* Whether @cbid of the runtime (@runtime) or driver domain is one of the
- * four; if so, starts or stops the capture range as the call says. */
+ * four; if so, starts or stops the capture range as the call says. Only
+ * called with a capture range asked for (pfprof_collector.capture). */
 int pfprof_collector_capture_callback (int runtime, uint32_t cbid, const CUpti_CallbackData *cb);
 
 /* Capture ranges recorded so far. */
