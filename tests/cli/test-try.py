@@ -83,6 +83,13 @@ FAKE_TORCH["torch/__init__.py"] = textwrap.dedent("""\
         def record_stream(self, s):
             LOG.append(['record_stream'])
 
+    NUM_THREADS = 0
+    def get_num_threads():
+        return 7
+    def set_num_threads(n):
+        global NUM_THREADS
+        NUM_THREADS = n
+
     def empty(*size, pin_memory=False):
         return Tensor(len(size))
 
@@ -98,6 +105,10 @@ FAKE_TORCH["torch/cuda/__init__.py"] = textwrap.dedent("""\
         synced += 1
     def current_device():
         return 0
+    SET_DEVICE = []   # (device, thread name) of each set_device()
+    def set_device(d):
+        import threading
+        SET_DEVICE.append((d, threading.current_thread().name))
     class Stream:
         def __init__(self, device=None, name='side'):
             self.name = name
@@ -125,24 +136,38 @@ FAKE_TORCH["torch/utils/data/__init__.py"] = textwrap.dedent("""\
     """)
 # The DataLoader's real arguments; batches go through
 # _utils.pin_memory.pin_memory when pin_memory=True, as in torch.
+# The iterators are torch's: __next__ calls _next_data, which pins when
+# the iterator's _pin_memory is set; DataLoader._get_iterator picks the
+# single-process one without workers.
 FAKE_TORCH["torch/utils/data/dataloader.py"] = textwrap.dedent("""\
+    import threading
     from . import _utils
+    FETCH_THREADS = []   # the thread of each batch fetched
 
     class _BaseDataLoaderIter:
         def __init__(self, loader):
-            self._loader = loader
             self._items = list(loader.dataset)
+            self._pin_memory = loader.pin_memory
+            self._pin_memory_device = loader.pin_memory_device
         def __iter__(self):
             return self
         def __next__(self):
+            return self._next_data()
+
+    class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+        def _next_data(self):
+            FETCH_THREADS.append(threading.current_thread().name)
             if not self._items:
                 raise StopIteration
             item = self._items.pop(0)
             if isinstance(item, BaseException):
                 raise item
-            if self._loader.pin_memory:
-                item = _utils.pin_memory.pin_memory(item)
+            if self._pin_memory:
+                item = _utils.pin_memory.pin_memory(item, self._pin_memory_device)
             return item
+
+    class _MultiProcessingDataLoaderIter(_SingleProcessDataLoaderIter):
+        pass
 
     class DataLoader:
         def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
@@ -153,13 +178,26 @@ FAKE_TORCH["torch/utils/data/dataloader.py"] = textwrap.dedent("""\
                 raise ValueError('prefetch_factor and persistent_workers need num_workers > 0')
             self.dataset, self.num_workers, self.pin_memory = dataset, num_workers, pin_memory
             self.prefetch_factor, self.persistent_workers = prefetch_factor, persistent_workers
+            self.pin_memory_device = pin_memory_device
+        def _get_iterator(self):
+            if self.num_workers == 0:
+                return _SingleProcessDataLoaderIter(self)
+            return _MultiProcessingDataLoaderIter(self)
         def __iter__(self):
-            return _BaseDataLoaderIter(self)
+            return self._get_iterator()
     """)
 FAKE_TORCH["torch/utils/data/_utils/__init__.py"] = "from . import pin_memory\n"
+# pin_memory() logs the thread each batch was pinned on; PIN_FAIL makes
+# it raise on the batch of that value.
 FAKE_TORCH["torch/utils/data/_utils/pin_memory.py"] = textwrap.dedent("""\
+    import threading
     import torch
+    THREADS = []
+    PIN_FAIL = None
     def pin_memory(data, device=None):
+        if isinstance(data, torch.Tensor) and data.v == PIN_FAIL:
+            raise RuntimeError('cannot pin %s' % data.v)
+        THREADS.append(threading.current_thread().name)
         if isinstance(data, torch.Tensor):
             return data.pin_memory()
         if isinstance(data, (list, tuple)):
@@ -217,6 +255,8 @@ class FixesTest(Base):
         the notes)."""
         e = self.clean_env()
         notes = os.path.join(self.dir, "notes")
+        if os.path.exists(notes):
+            os.unlink(notes)   # each run's own
         e.update(PYTHONPATH=os.pathsep.join([self.hook_dir, self.fixes_dir, self.torch_dir]),
                  PFPROF_HOOK_DIR=self.hook_dir, PFPROF_PYTHON_HOOKS="0", PFPROF_TRY_NOTES=notes)
         if fixes:
@@ -253,18 +293,88 @@ class FixesTest(Base):
         self.assertEqual(sorted(n[1] for n in notes if n[0] == "applied"),
                          ["persistent-workers", "pin-memory", "prefetch-factor", "workers"])
 
-    def test_pinning_without_workers_is_said(self):
-        r, notes = self.run_py(self.LOADER % "num_workers=0", fixes="pin-memory")
-        self.assertEqual((r["pin"], r["workers"]), (True, 0))
+    PIN_LOOP = """
+        import json, threading, torch
+        from torch.utils.data import DataLoader, dataloader
+        from torch.utils.data._utils import pin_memory as pm
+        items = [[torch.Tensor(i), torch.Tensor(10 + i)] for i in range(5)]
+        %s
+        got = []
+        it = iter(DataLoader(items, %s))
+        while True:
+            try:
+                x, y = next(it)
+            except KeyError:
+                got.append("KeyError")
+                continue
+            except StopIteration:
+                break
+            got.append([x.v, x.pinned, y.v, y.pinned])
+        print(json.dumps({"got": got, "pinned_on": sorted(set(pm.THREADS)),
+                          "fetched_on": sorted(set(dataloader.FETCH_THREADS)),
+                          "set_device": torch.cuda.SET_DEVICE, "num_threads": torch.NUM_THREADS}))
+        """
+
+    def test_pinning_without_workers_moves_to_a_thread(self):
+        r, notes = self.run_py(self.PIN_LOOP % ("", "num_workers=0"), fixes="pin-memory")
+        # Every batch, in order, pinned on the hook's thread; fetched on the
+        # program's own, where its dataset code ran before.
+        self.assertEqual(r["got"], [[i, True, 10 + i, True] for i in range(5)])
+        self.assertEqual(r["pinned_on"], ["pfprof-try-pin"])
+        self.assertEqual(r["fetched_on"], ["MainThread"])
+        # The pin thread sets the loop's device and its intra-op threads.
+        self.assertEqual(r["set_device"], [[0, "pfprof-try-pin"]])
+        self.assertEqual(r["num_threads"], 7)
         text = [n[2] for n in notes if n[:2] == ["applied", "pin-memory"]]
         self.assertEqual(len(text), 1, notes)
         self.assertTrue(text[0].startswith("pin_memory=True; the DataLoader has no worker processes"), text)
+        self.assertIn("pins each batch on a thread of its own", text[0])
+
+    def test_pinning_with_workers_is_the_dataloaders(self):
+        for fixes, args in (("pin-memory", "num_workers=2"), ("pin-memory,workers=4", "num_workers=0")):
+            r, notes = self.run_py(self.PIN_LOOP % ("", args), fixes=fixes)
+            self.assertIn(["applied", "pin-memory", "pin_memory=True"], notes)
+            self.assertEqual(r["got"], [[i, True, 10 + i, True] for i in range(5)])
+            self.assertEqual(r["pinned_on"], ["MainThread"])   # the fake's, where torch has a pin thread
+            self.assertEqual(r["set_device"], [])
+
+    def test_pin_thread_only_with_the_fix(self):
+        r, notes = self.run_py(self.PIN_LOOP % ("", "pin_memory=True"))
+        self.assertEqual(r["pinned_on"], ["MainThread"])
+        # A loader the program pins itself pins on the hook's thread too.
+        r, notes = self.run_py(self.PIN_LOOP % ("", "pin_memory=True"), fixes="pin-memory")
+        self.assertEqual(r["pinned_on"], ["pfprof-try-pin"])
+        r, notes = self.run_py(self.PIN_LOOP % ("", "num_workers=0"))
+        self.assertEqual(r["got"], [[i, False, 10 + i, False] for i in range(5)])
+        self.assertEqual((r["pinned_on"], notes), ([], []))
+
+    def test_pin_thread_passes_the_loaders_errors_on_in_order(self):
+        r, notes = self.run_py(self.PIN_LOOP.replace('for i in range(5)]', 'for i in range(5)]; items[2] = KeyError(2)')
+                               % ("", "num_workers=0"), fixes="pin-memory")
+        self.assertEqual(r["got"], [[0, True, 10, True], [1, True, 11, True], "KeyError",
+                                    [3, True, 13, True], [4, True, 14, True]])
+        self.assertEqual([n[0] for n in notes], ["applied"])
+
+    def test_a_pin_that_raises_hands_the_batch_out_unpinned(self):
+        r, notes = self.run_py(self.PIN_LOOP % ("pm.PIN_FAIL = 2", "num_workers=0"), fixes="pin-memory")
+        self.assertEqual([g[0] for g in r["got"]], [0, 1, 2, 3, 4])   # none lost, none repeated
+        self.assertEqual(r["got"][2][1], False)
+        self.assertIn(["error", "pin-memory", "RuntimeError: cannot pin 2"], notes)
+
+    def test_without_the_dataloaders_iterator_the_main_thread_pins(self):
+        # A torch whose DataLoader has no _get_iterator: pinned as torch
+        # does it without workers, and said.
+        path = os.path.join(self.torch_dir, "torch/utils/data/dataloader.py")
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(text.replace("def _get_iterator(self):", "def _iterator(self):")
+                    .replace("return self._get_iterator()", "return self._iterator()"))
+        r, notes = self.run_py(self.PIN_LOOP % ("", "num_workers=0"), fixes="pin-memory")
+        self.assertEqual(r["got"], [[i, True, 10 + i, True] for i in range(5)])
+        self.assertEqual(r["pinned_on"], ["MainThread"])
+        text = [n[2] for n in notes if n[:2] == ["applied", "pin-memory"]]
         self.assertIn("pinned on the main thread", text[0])
-        r, notes = self.run_py(self.LOADER % "num_workers=2", fixes="pin-memory")
-        self.assertIn(["applied", "pin-memory", "pin_memory=True"], notes)
-        # workers=N applied with it: no longer said.
-        r, notes = self.run_py(self.LOADER % "num_workers=0", fixes="pin-memory,workers=4")
-        self.assertIn(["applied", "pin-memory", "pin_memory=True"], notes)
 
     def test_positional_arguments_are_replaced_not_doubled(self):
         # num_workers is the sixth positional parameter, pin_memory the eighth.
