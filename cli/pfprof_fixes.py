@@ -159,7 +159,7 @@ class Fixes:
         self.batch_leaves = None  # id(tensor) -> (weakref, batch number, path) of recent batches
         self.batches = 0
         self.prefetch = None
-        self.pin_thread = False  # the DataLoader's iterators can pin on a PinThread
+        self.pin_thread = False  # patch_single_process reached the DataLoader's iterators
 
     def off(self, fix, e):
         """A fix that raised: reported, and never applied again."""
@@ -177,18 +177,15 @@ class Fixes:
             me = self
 
             def __init__(self, *args, **kwargs):
-                threaded = False
                 try:
                     bound = sig.bind(self, *args, **kwargs)
-                    threaded = me.loader_arguments(bound)
+                    me.loader_arguments(bound)
                     args, kwargs = bound.args[1:], bound.kwargs
                 except Exception as e:
                     for f in ('pin-memory', 'workers', 'persistent-workers', 'prefetch-factor'):
                         if f in me.fixes:
                             me.off(f, e)
-                orig(self, *args, **kwargs)
-                if threaded:
-                    self._pfprof_pin_thread = True
+                return orig(self, *args, **kwargs)
 
             __init__._pfprof_try = True
             __init__.__wrapped__ = orig
@@ -200,10 +197,10 @@ class Fixes:
             self.patch_next(it)
 
     def patch_single_process(self, module, cls):
-        """A DataLoader without workers that pin-memory made pin gets its
-        batches pinned on a thread of the hook's (PinThread): its iterators
-        (DataLoader._get_iterator) are marked, and their _next_data hands
-        the batch fetch to the PinThread."""
+        """Under pin-memory a DataLoader without workers gets its batches
+        pinned on a thread of the hook's: each of its pinning iterators
+        (DataLoader._get_iterator) gets a PinThread, to which its
+        _next_data hands the batch fetch."""
         single = getattr(module, '_SingleProcessDataLoaderIter', None)
         get_iterator = getattr(cls, '_get_iterator', None)
         if single is None or get_iterator is None or not hasattr(single, '_next_data') or \
@@ -215,7 +212,7 @@ class Fixes:
         def _get_iterator(self):
             it = get_iterator(self)
             try:
-                if getattr(self, '_pfprof_pin_thread', False) and isinstance(it, single) and \
+                if getattr(self, 'num_workers', None) == 0 and isinstance(it, single) and \
                         getattr(it, '_pin_memory', False) and 'pin-memory' in me.fixes:
                     it._pfprof_pin = PinThread(me, it)
             except Exception as e:
@@ -260,21 +257,17 @@ class Fixes:
                                'repeat its samples')
             else:
                 put('workers', 'num_workers', f['workers'])
-        threaded = False
         if 'pin-memory' in f:
             # Without workers torch pins each batch in the loop's own thread,
-            # a host copy of the whole batch every step that the loop then
-            # waits for; with them, in a pin-memory thread beside it. The
-            # hook pins such a loader's batches on a thread of its own; a
-            # torch whose DataLoader it cannot reach so pins on the main
-            # thread, which is said, since the gain then falls short of
+            # a host copy of the whole batch that the loop waits for; the
+            # hook moves it to a thread of its own (patch_single_process).
+            # Where it cannot, that is said: the gain then falls short of
             # what the copies cost.
             more = ''
             if (get('num_workers') or 0) == 0:
-                threaded = self.pin_thread
                 more = ('; the DataLoader has no worker processes (num_workers=0), so the hook pins each '
                         'batch on a thread of its own, one batch ahead of the loop, as the pin-memory thread '
-                        'beside workers does' if threaded else
+                        'beside workers does' if self.pin_thread else
                         '; the DataLoader has no worker processes (num_workers=0), so each batch is pinned on '
                         'the main thread, a host copy every step (workers=N moves it to a pin-memory thread)')
             put('pin-memory', 'pin_memory', True, more)
@@ -282,12 +275,11 @@ class Fixes:
             for fix in ('persistent-workers', 'prefetch-factor'):
                 if fix in f:
                     self.notes.say('off', fix, 'the DataLoader has no worker processes (num_workers=0)')
-            return threaded
+            return
         if 'persistent-workers' in f:
             put('persistent-workers', 'persistent_workers', True)
         if 'prefetch-factor' in f:
             put('prefetch-factor', 'prefetch_factor', f['prefetch-factor'])
-        return False
 
     def patch_pin(self, module):
         """Wraps torch.utils.data._utils.pin_memory.pin_memory, which the
@@ -540,9 +532,9 @@ class PinThread:
     device's context would be made for it) and the loop's number of
     intra-op threads, so the copy runs as fast as it ran on the loop's
     thread (torch's pin-memory thread takes one, beside workers that use
-    the cores; a 154 MB batch then takes 25 ms). A pin that raises turns pin-memory
-    off and hands out the batch unpinned, as the loop would have had it
-    without the fix; an error of the program's own fetch reaches the
+    the cores; a 154 MB batch then takes 25 ms). A pin that raises turns
+    pin-memory off and hands out the batch unpinned, as the loop would
+    have had it without the fix; an error of the program's own fetch reaches the
     program at the batch it belongs to."""
 
     def __init__(self, fixes, it):
