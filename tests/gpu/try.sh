@@ -26,6 +26,8 @@
 # last STEPS (20) steps measured. Everything ends within BUDGET_S (400)
 # seconds: a program starts only with 50 s left, its try is cut at TRY_S
 # (90) or what is left less 10 s, its own fix at 40 s or what is left.
+# OWN_ROUNDS (default 1) bare runs of the own fix, one after another; the
+# table has the median of their medians, as pfprof try has of its rounds.
 #
 # Run from the repository root with the build carried (env.sh,
 # PFPROF_BUILD), in that order. Prints one table last (TSV in
@@ -79,15 +81,15 @@ one() {
     -- python3 "$@" >"$out/$name.txt" 2>"$out/$name.err"
   rc=$?
   [ "$rc" = 0 ] || { echo "$name: pfprof try exited $rc"; tail -3 "$out/$name.err"; failed=1; }
-  cut=$(left)
-  [ "$cut" -le 40 ] || cut=40
-  if [ "$own" != - ] && [ "$cut" -gt 5 ]; then
+  : >"$out/$name-own.txt"
+  for _ in $(seq "${OWN_ROUNDS:-1}"); do
+    cut=$(left)
+    [ "$cut" -le 40 ] || cut=40
+    if [ "$own" = - ] || [ "$cut" -le 5 ]; then break; fi
     # shellcheck disable=SC2086
-    timeout "$cut" python3 "$@" $own >"$out/$name-own.txt" 2>&1
+    timeout "$cut" python3 "$@" $own >>"$out/$name-own.txt" 2>&1
     tail -1 "$out/$name-own.txt"
-  else
-    : >"$out/$name-own.txt"
-  fi
+  done
   python3 "$root/tests/gpu/try_row.py" "$name" "$out/$name.txt" "$out/$name-own.txt" >>"$out/try.tsv" \
     || failed=1
   tail -1 "$out/try.tsv"

@@ -2,7 +2,8 @@
 """try_row.py NAME TRY-OUTPUT OWN-OUTPUT: one TSV row of tests/gpu/try.sh
 from `pfprof try --format json`'s output (after the program's own first
 run) and the program's own fix, run bare (its step timer's "median step
-X ms" line; empty when it has none):
+X ms" lines, one per run, of which the row has the median; empty when it
+has none):
 
     name, fixes, A median ms, B median ms, verdict, predicted ms (rule),
     own fix median ms, B against the own fix (%), the hook's notes
@@ -11,6 +12,7 @@ try_row.py --table TSV: the rows as an aligned table. Exits 1 when the
 try's output has no result."""
 import json
 import re
+import statistics
 import sys
 
 COLUMNS = ["program", "fixes", "A ms", "B ms", "verdict", "predicted ms", "own fix ms", "B/own", "notes"]
@@ -37,7 +39,7 @@ def row(name, try_path, own_path):
     own = None
     try:
         m = re.findall(r"median step ([0-9.]+) ms", open(own_path, errors="replace").read())
-        own = float(m[-1]) if m else None
+        own = statistics.median(float(v) for v in m) if m else None
     except OSError:
         pass
     a, b, d = doc.get("a", {}), doc.get("b", {}), doc.get("difference", {})
