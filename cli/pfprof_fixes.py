@@ -265,11 +265,11 @@ class Fixes:
             # what the copies cost.
             more = ''
             if (get('num_workers') or 0) == 0:
-                more = ('; the DataLoader has no worker processes (num_workers=0), so the hook pins each '
-                        'batch on a thread of its own, one batch ahead of the loop, as the pin-memory thread '
-                        'beside workers does' if self.pin_thread else
-                        '; the DataLoader has no worker processes (num_workers=0), so each batch is pinned on '
-                        'the main thread, a host copy every step (workers=N moves it to a pin-memory thread)')
+                more = '; the DataLoader has no worker processes (num_workers=0), so ' + (
+                    'the hook pins each batch on a thread of its own, one batch ahead of the loop, as the '
+                    'pin-memory thread beside workers does' if self.pin_thread else
+                    'each batch is pinned on the main thread, a host copy every step (workers=N moves it '
+                    'to a pin-memory thread)')
             put('pin-memory', 'pin_memory', True, more)
         if (get('num_workers') or 0) == 0:
             for fix in ('persistent-workers', 'prefetch-factor'):

@@ -82,10 +82,10 @@ one() {
   rc=$?
   [ "$rc" = 0 ] || { echo "$name: pfprof try exited $rc"; tail -3 "$out/$name.err"; failed=1; }
   : >"$out/$name-own.txt"
-  for _ in $(seq "${OWN_ROUNDS:-1}"); do
+  [ "$own" = - ] || for _ in $(seq "${OWN_ROUNDS:-1}"); do
     cut=$(left)
     [ "$cut" -le 40 ] || cut=40
-    if [ "$own" = - ] || [ "$cut" -le 5 ]; then break; fi
+    [ "$cut" -gt 5 ] || break
     # shellcheck disable=SC2086
     timeout "$cut" python3 "$@" $own >>"$out/$name-own.txt" 2>&1
     tail -1 "$out/$name-own.txt"
