@@ -198,6 +198,27 @@ parse_seconds (const char *name, const char *value, double *out)
   return TRUE;
 }
 
+/* --sample ON/EVERY: seconds, 0 < ON < EVERY. */
+static gboolean
+parse_sample (const char *value)
+{
+  char *end = NULL, *end2 = NULL;
+  double on, every = 0;
+
+  if (value == NULL)
+    return TRUE;
+  on = g_ascii_strtod (value, &end);
+  if (end != value && *end == '/')
+    every = g_ascii_strtod (end + 1, &end2);
+  if (end == value || *end != '/' || end2 == end + 1 || *end2 != '\0' || !(on > 0) || !(every > on)
+      || every > 1e9)
+    {
+      pfprof_cli_error ("--sample expects ON/EVERY, seconds with 0 < ON < EVERY (e.g. 2/10), not '%s'", value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* fork + execvp. An exec failure comes back through a close-on-exec
  * pipe, so "command not found" is told apart from the program's own 127. */
 static pid_t
@@ -280,7 +301,17 @@ const PfprofCliHelp pfprof_cmd_record_help = {
   "marks for Nsight Systems); only the first such range. Outside it the\n"
   "collector records nothing: the CUPTI activity kinds that time work, and\n"
   "every API callback but those of the two calls, are off.\n"
-  "It cannot be combined with --delay or --duration.\n"
+  "It cannot be combined with --delay, --duration or --sample.\n"
+  "\n"
+  "--sample ON/EVERY records ON seconds of every EVERY (--sample 2/10: the\n"
+  "first 2 s, then 10 s to 12 s, ...), from the start or after --delay, and\n"
+  "has every timed activity kind and API callback off in between, so the\n"
+  "program pays the recording's cost for ON/EVERY of its run. The trace\n"
+  "holds each window's start and end; the analysis takes only the steps that\n"
+  "ran whole inside a window (the first of each is left out: the GPU may\n"
+  "still run work launched in the pause), so its figures are per recorded\n"
+  "step, and the pauses count as neither idle nor busy time. Make ON several\n"
+  "steps long.\n"
   "\n"
   "--view opens the timeline app (pfprof view) on the first trace as soon as\n"
   "the collector has committed its first events, and the window follows the\n"
@@ -300,6 +331,7 @@ const PfprofCliHelp pfprof_cmd_record_help = {
   "  PFPROF_OUTPUT  trace path template (as -o)\n"
   "  PFPROF_FORCE=1  replace existing files (as --force)\n"
   "  PFPROF_DELAY, PFPROF_DURATION  seconds (as --delay, --duration)\n"
+  "  PFPROF_SAMPLE=ON/EVERY  as --sample\n"
   "  PFPROF_CAPTURE=cuda-profiler-api  as --capture-range\n"
   "  PFPROF_QUIET=1  the collector prints nothing\n"
   "  PFPROF_REDACT_ARGS=1  store only the program name (as --redact-args)\n"
@@ -319,6 +351,8 @@ const PfprofCliHelp pfprof_cmd_record_help = {
   "  pfprof python train.py --epochs 1\n"
   "  # Watch the timeline and the findings while it trains\n"
   "  pfprof record --view -- python train.py\n"
+  "  # A long run at a fifth of the recording's cost: 2 s of every 10\n"
+  "  pfprof record --sample 2/10 -- python train.py\n"
   "  # Only the steps between torch.cuda.profiler.start() and .stop()\n"
   "  pfprof record --capture-range=cuda-profiler-api -- python train.py\n"
   "  # Every rank of a torchrun job, one trace each\n"
@@ -328,7 +362,8 @@ const PfprofCliHelp pfprof_cmd_record_help = {
 
 static int run (char **command, const char *template, gboolean force, gboolean quiet, gboolean no_hooks,
                 gboolean redact, gboolean no_report, gboolean skip_launches, gboolean trace_launches,
-                const char *delay, const char *duration, const char *capture, gboolean view);
+                const char *delay, const char *duration, const char *sample, const char *capture,
+                gboolean view);
 
 int
 pfprof_cmd_record (int argc, char **argv)
@@ -336,6 +371,7 @@ pfprof_cmd_record (int argc, char **argv)
   g_autofree char *output = NULL;
   g_autofree char *delay = NULL;
   g_autofree char *duration = NULL;
+  g_autofree char *sample = NULL;
   g_autofree char *capture = NULL;
   gboolean force = FALSE, quiet = FALSE, no_hooks = FALSE, redact = FALSE, no_report = FALSE, help = FALSE;
   gboolean skip_launches = FALSE, trace_launches = FALSE, view = FALSE;
@@ -345,6 +381,7 @@ pfprof_cmd_record (int argc, char **argv)
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace an existing trace file", NULL },
     { "delay", 0, 0, G_OPTION_ARG_STRING, &delay, "Start recording S seconds after CUDA starts", "S" },
     { "duration", 0, 0, G_OPTION_ARG_STRING, &duration, "Record for S seconds only", "S" },
+    { "sample", 0, 0, G_OPTION_ARG_STRING, &sample, "Record ON seconds of every EVERY", "ON/EVERY" },
     { "capture-range", 0, 0, G_OPTION_ARG_STRING, &capture,
       "Record only from the program's cudaProfilerStart() to cudaProfilerStop()", "cuda-profiler-api" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
@@ -376,16 +413,17 @@ pfprof_cmd_record (int argc, char **argv)
                                    &command);
   if (code >= 0)
     return code;
-  if (!parse_seconds ("delay", delay, &delay_s) || !parse_seconds ("duration", duration, &duration_s))
+  if (!parse_seconds ("delay", delay, &delay_s) || !parse_seconds ("duration", duration, &duration_s)
+      || !parse_sample (sample))
     return PFPROF_EXIT_USAGE;
   if (capture != NULL && strcmp (capture, "cuda-profiler-api") != 0)
     {
       pfprof_cli_error ("unknown --capture-range '%s'; the one known is cuda-profiler-api", capture);
       return PFPROF_EXIT_USAGE;
     }
-  if (capture != NULL && (delay != NULL || duration != NULL))
+  if (capture != NULL && (delay != NULL || duration != NULL || sample != NULL))
     {
-      pfprof_cli_error ("--capture-range cannot be combined with --delay or --duration; choose one");
+      pfprof_cli_error ("--capture-range cannot be combined with --delay, --duration or --sample; choose one");
       return PFPROF_EXIT_USAGE;
     }
   if (trace_launches && skip_launches)
@@ -406,7 +444,7 @@ pfprof_cmd_record (int argc, char **argv)
   if (!aside_ok)
     return PFPROF_EXIT_USAGE;
   code = run (command, template, force, quiet, no_hooks, redact, no_report, skip_launches, trace_launches,
-              delay, duration, capture, view);
+              delay, duration, sample, capture, view);
   put_old_trace_back (template, aside);
   return code;
 }
@@ -443,7 +481,7 @@ view_candidate (const char *status_dir, gint64 *since_us)
 static int
 run (char **command, const char *template, gboolean force, gboolean quiet, gboolean no_hooks, gboolean redact,
      gboolean no_report, gboolean skip_launches, gboolean trace_launches, const char *delay,
-     const char *duration, const char *capture, gboolean view)
+     const char *duration, const char *sample, const char *capture, gboolean view)
 {
   gboolean view_pending = view;
   gint64 view_since = 0;
@@ -507,6 +545,8 @@ run (char **command, const char *template, gboolean force, gboolean quiet, gbool
     g_setenv ("PFPROF_DELAY", delay, TRUE);
   if (duration != NULL)
     g_setenv ("PFPROF_DURATION", duration, TRUE);
+  if (sample != NULL)
+    g_setenv ("PFPROF_SAMPLE", sample, TRUE);
   if (capture != NULL)
     g_setenv ("PFPROF_CAPTURE", capture, TRUE);
   if (!no_hooks)

@@ -79,8 +79,8 @@ struct _PfprofApiChunk
 typedef struct
 {
   _Atomic int state;            /* PfprofCollectorState */
-  _Atomic int tracing;          /* 1 inside the --delay/--duration window
-                                 * or a capture range */
+  _Atomic int tracing;          /* 1 inside the --delay/--duration window,
+                                 * a --sample window or a capture range */
   _Atomic int child;            /* 1 in a forked child: do nothing */
   _Atomic uint64_t records_invalid; /* zero or reversed timestamps */
   _Atomic uint64_t records_written;
@@ -88,6 +88,8 @@ typedef struct
   int quiet;                    /* PFPROF_QUIET=1: no stderr lines at all */
   double delay_s;               /* PFPROF_DELAY */
   double duration_s;            /* PFPROF_DURATION, 0 = until exit */
+  double sample_on_s;           /* PFPROF_SAMPLE=ON/EVERY: record ON seconds */
+  double sample_every_s;        /* of every EVERY; 0 = no sampling */
   int capture;                  /* PFPROF_CAPTURE=cuda-profiler-api */
   int capture_repeat;           /* PFPROF_CAPTURE_REPEAT=1: every range */
   char output[4096];            /* expanded trace path */

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -162,6 +163,11 @@ write_start_meta (PfprofTraceWriter *w)
     {
       snprintf (buf, sizeof buf, "%g", pfprof_collector.duration_s);
       pfprof_trace_writer_set_meta (w, "record_duration_s", buf);
+    }
+  if (pfprof_collector.sample_every_s > 0)
+    {
+      snprintf (buf, sizeof buf, "%g/%g", pfprof_collector.sample_on_s, pfprof_collector.sample_every_s);
+      pfprof_trace_writer_set_meta (w, "record_sample", buf);
     }
   if (pfprof_collector.capture)
     pfprof_trace_writer_set_meta (w, "capture_range", "cuda-profiler-api");
@@ -324,19 +330,82 @@ write_round (void)
   return 0;
 }
 
-/* The --delay/--duration window, in monotonic time since start. */
+/* The --sample window open since window_start_ns (CUPTI clock), if any:
+ * each closed window becomes a row of the windows table, which tells the
+ * analysis the pauses between windows from idle time. */
+static int window_open;
+static int64_t window_start_ns;
+
 static void
+close_window (void)
+{
+  PfprofWindowRecord r;
+
+  if (!window_open)
+    return;
+  window_open = 0;
+  r.start_ns = window_start_ns;
+  r.end_ns = pfprof_collector_cupti_timestamp ();
+  if (r.end_ns > r.start_ns && pfprof_trace_writer_append (writer, PFPROF_TABLE_WINDOWS, &r) == PFPROF_WRITER_OK)
+    atomic_fetch_add (&pfprof_collector.records_written, 1);
+}
+
+/* Whether the --delay/--duration/--sample window is open at @elapsed
+ * seconds since start; *@next_s: when that next changes (or -1). */
+static int
+window_wanted (double elapsed, double *next_s)
+{
+  double delay = pfprof_collector.delay_s, end = HUGE_VAL, on = pfprof_collector.sample_on_s;
+  double every = pfprof_collector.sample_every_s, phase, cycle;
+
+  if (pfprof_collector.duration_s > 0)
+    end = delay + pfprof_collector.duration_s;
+  *next_s = -1;
+  if (elapsed < delay)
+    {
+      *next_s = delay;
+      return 0;
+    }
+  if (elapsed >= end)
+    return 0;
+  if (every <= 0)
+    {
+      if (end < HUGE_VAL)
+        *next_s = end;
+      return 1;
+    }
+  cycle = floor ((elapsed - delay) / every);
+  phase = elapsed - delay - cycle * every;
+  *next_s = delay + cycle * every + (phase < on ? on : every);
+  if (end < *next_s)
+    *next_s = end;
+  return phase < on;
+}
+
+/* Switches recording to what the window wants now; returns the monotonic
+ * time of the next switch, or -1. */
+static int64_t
 update_window (void)
 {
-  double elapsed = (double) (pfprof_collector_now_monotonic () - start_monotonic) / 1e9;
-  int want = elapsed >= pfprof_collector.delay_s
-             && (pfprof_collector.duration_s <= 0 || elapsed < pfprof_collector.delay_s + pfprof_collector.duration_s);
+  int64_t now = pfprof_collector_now_monotonic ();
+  double next_s;
+  int want = window_wanted ((double) (now - start_monotonic) / 1e9, &next_s);
 
   if (want != atomic_load (&pfprof_collector.tracing))
     {
+      if (!want)
+        close_window ();
       atomic_store (&pfprof_collector.tracing, want);
       pfprof_collector_cupti_enable (want);
+      if (!want && pfprof_collector.sample_every_s > 0)
+        atomic_store (&flush_requested, 1);
     }
+  if (want && !window_open && pfprof_collector.sample_every_s > 0)
+    {
+      window_open = 1;
+      window_start_ns = pfprof_collector_cupti_timestamp ();
+    }
+  return next_s < 0 ? -1 : start_monotonic + (int64_t) (next_s * 1e9);
 }
 
 static void
@@ -395,13 +464,25 @@ writer_thread (void *data)
   int64_t last_flush = pfprof_collector_now_monotonic ();
   int ok = 1;
 
+  int windowed = pfprof_collector.delay_s > 0 || pfprof_collector.duration_s > 0
+                 || pfprof_collector.sample_every_s > 0;
+  int64_t next_switch = windowed ? update_window () : -1;
+
   for (;;)
     {
       struct timespec deadline;
+      int64_t wait_ns = (int64_t) PFPROF_COLLECTOR_FLUSH_MS * 1000000;
       int stop;
 
+      /* Waking for a window's switch keeps a --sample window within a
+       * millisecond or so of its length. */
+      if (next_switch >= 0 && next_switch - pfprof_collector_now_monotonic () < wait_ns)
+        wait_ns = next_switch - pfprof_collector_now_monotonic ();
+      if (wait_ns < 0)
+        wait_ns = 0;
       clock_gettime (CLOCK_REALTIME, &deadline);
-      deadline.tv_nsec += (long) PFPROF_COLLECTOR_FLUSH_MS * 1000000L;
+      deadline.tv_sec += wait_ns / 1000000000L;
+      deadline.tv_nsec += (long) (wait_ns % 1000000000L);
       deadline.tv_sec += deadline.tv_nsec / 1000000000L;
       deadline.tv_nsec %= 1000000000L;
       while (sem_timedwait (&wake, &deadline) != 0 && errno == EINTR)
@@ -409,8 +490,8 @@ writer_thread (void *data)
       while (sem_trywait (&wake) == 0)
         ;
       stop = atomic_load (&stop_requested);
-      if (!stop && (pfprof_collector.delay_s > 0 || pfprof_collector.duration_s > 0))
-        update_window ();
+      if (!stop && windowed)
+        next_switch = update_window ();
       if (atomic_exchange (&flush_requested, 0) || stop
           || pfprof_collector_now_monotonic () - last_flush >= (int64_t) PFPROF_COLLECTOR_FLUSH_MS * 1000000)
         {
@@ -437,8 +518,10 @@ writer_thread (void *data)
   if (ok)
     {
       int status;
-      uint64_t records = pfprof_trace_writer_n_records (writer);
+      uint64_t records;
 
+      close_window ();
+      records = pfprof_trace_writer_n_records (writer);
       write_end_meta (writer);
       status = pfprof_trace_writer_finish (writer);
       writer = NULL;

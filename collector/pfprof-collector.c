@@ -11,6 +11,7 @@
  *   PFPROF_STATUS_DIR  folder where each process writes PID.status
  *   PFPROF_DELAY       seconds after CUDA starts before recording
  *   PFPROF_DURATION    seconds to record (0 or unset: until exit)
+ *   PFPROF_SAMPLE=ON/EVERY  record ON seconds of every EVERY (windows)
  *   PFPROF_CAPTURE=cuda-profiler-api  record from cudaProfilerStart to Stop
  *   PFPROF_CAPTURE_REPEAT=1  hidden, for benchmarks: every such range
  *   PFPROF_QUIET=1     no stderr lines
@@ -251,6 +252,30 @@ env_seconds (const char *name)
   return d;
 }
 
+/* PFPROF_SAMPLE=ON/EVERY (seconds, 0 < ON < EVERY): record ON seconds of
+ * every EVERY. Anything else is ignored with a warning. */
+static void
+env_sample (void)
+{
+  const char *v = getenv ("PFPROF_SAMPLE");
+  char *end = NULL, *end2 = NULL;
+  double on, every = 0;
+
+  if (v == NULL || *v == '\0')
+    return;
+  on = strtod (v, &end);
+  if (end != v && *end == '/')
+    every = strtod (end + 1, &end2);
+  if (end == v || *end != '/' || end2 == end + 1 || *end2 != '\0' || !(on > 0) || !(every > on)
+      || every > 1e9)
+    {
+      pfprof_collector_warn ("ignoring PFPROF_SAMPLE=%.64s (not ON/EVERY seconds with 0 < ON < EVERY)", v);
+      return;
+    }
+  pfprof_collector.sample_on_s = on;
+  pfprof_collector.sample_every_s = every;
+}
+
 /* A forked child shares its parent's trace handle and CUPTI state; it
  * must never write through them. A child forked before the parent
  * started tracing may start its own trace when it initializes CUDA. */
@@ -286,6 +311,7 @@ configure (void)
   pfprof_collector.quiet = quiet != NULL && strcmp (quiet, "1") == 0;
   pfprof_collector.delay_s = env_seconds ("PFPROF_DELAY");
   pfprof_collector.duration_s = env_seconds ("PFPROF_DURATION");
+  env_sample ();
   capture = getenv ("PFPROF_CAPTURE");
   if (capture != NULL && *capture != '\0')
     {
@@ -298,7 +324,7 @@ configure (void)
   pfprof_collector.capture_repeat = repeat != NULL && strcmp (repeat, "1") == 0;
   /* A capture range wins over --delay/--duration (the launcher refuses both). */
   if (pfprof_collector.capture)
-    pfprof_collector.delay_s = pfprof_collector.duration_s = 0;
+    pfprof_collector.delay_s = pfprof_collector.duration_s = pfprof_collector.sample_every_s = 0;
   atomic_store (&pfprof_collector.tracing, pfprof_collector.delay_s <= 0 && !pfprof_collector.capture);
   pthread_atfork (NULL, NULL, atfork_child);
 }

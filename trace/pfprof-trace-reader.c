@@ -1294,6 +1294,17 @@ load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data, GE
     return NULL;
 
   pfprof_trace_sort (trace);
+  /* Said with the trace, as the capture range is: the pauses are no idle
+   * time, and the analysis reads only what the windows hold. */
+  if (pfprof_trace_n (trace, PFPROF_TABLE_WINDOWS) > 0)
+    {
+      const char *every = g_hash_table_lookup (trace->meta, "record_sample");
+      g_autofree char *how = every != NULL ? g_strdup_printf (" (--sample %s)", every) : g_strdup ("");
+
+      pfprof_trace_add_note (trace, "recorded in %u windows%s, with nothing recorded between them: the "
+                                    "analysis takes the steps that ran whole inside a window.",
+                             pfprof_trace_n (trace, PFPROF_TABLE_WINDOWS), how);
+    }
   r.rows_done = r.rows_total;
   if (!report_progress (&r, error))
     return NULL;

@@ -186,6 +186,11 @@ static const PfprofTraceColumn python_call_columns[] = {
   COL (PfprofPythonCallRecord, site_id, "site_id"),
 };
 
+static const PfprofTraceColumn window_columns[] = {
+  COL (PfprofWindowRecord, start_ns, "start_ns"),
+  DUR (PfprofWindowRecord),
+};
+
 #define TABLE(sql, type, cols, time)                                           \
   {                                                                            \
     sql, sizeof (type), cols, N_ELEMENTS (cols), time                          \
@@ -202,6 +207,7 @@ static const PfprofTraceTable tables[PFPROF_N_TABLES] = {
   [PFPROF_TABLE_MEMORY] = TABLE ("memory", PfprofMemoryRecord, memory_columns, "ts_ns"),
   [PFPROF_TABLE_OVERHEAD] = TABLE ("overhead", PfprofOverheadRecord, overhead_columns, NULL),
   [PFPROF_TABLE_PYTHON_CALLS] = TABLE ("python_calls", PfprofPythonCallRecord, python_call_columns, "start_ns"),
+  [PFPROF_TABLE_WINDOWS] = TABLE ("windows", PfprofWindowRecord, window_columns, "start_ns"),
   [PFPROF_TABLE_DEVICES] = TABLE ("devices", PfprofDeviceRecord, device_columns, NULL),
   [PFPROF_TABLE_CONTEXTS] = TABLE ("contexts", PfprofContextRecord, context_columns, NULL),
   [PFPROF_TABLE_STREAMS] = TABLE ("streams", PfprofStreamRecord, stream_columns, NULL),

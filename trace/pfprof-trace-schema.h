@@ -42,12 +42,12 @@ extern "C" {
 
 /* Readers refuse a file whose major version is newer than theirs. */
 #define PFPROF_TRACE_FORMAT_MAJOR 2
-#define PFPROF_TRACE_FORMAT_MINOR 1
+#define PFPROF_TRACE_FORMAT_MINOR 2
 
 /* The version of a file written with PFPROF_WRITER_ROWS: every table as
  * rows, as format 1 had it. */
 #define PFPROF_TRACE_ROWS_FORMAT_MAJOR 1
-#define PFPROF_TRACE_ROWS_FORMAT_MINOR 1
+#define PFPROF_TRACE_ROWS_FORMAT_MINOR 2
 
 /* Name of the table holding the event chunks of format 2. */
 #define PFPROF_TRACE_CHUNKS_TABLE "chunks"
@@ -328,6 +328,17 @@ typedef struct
   uint32_t site_id;        /* python_sites.site_id */
 } PfprofPythonCallRecord;
 
+/* A stretch of time the collector recorded, in a trace recorded with
+ * --sample (nothing else writes these rows: a trace without any was
+ * recorded all through its span). Between two windows the collector had
+ * every timed kind and callback off, so the gap holds nothing of what the
+ * program did, which is not idle time. */
+typedef struct
+{
+  int64_t start_ns;        /* CUPTI clock, as the events */
+  int64_t end_ns;          /* stored as dur_ns */
+} PfprofWindowRecord;
+
 /* ---- Table description ---------------------------------------------- */
 
 typedef enum
@@ -342,6 +353,7 @@ typedef enum
   PFPROF_TABLE_MEMORY,
   PFPROF_TABLE_OVERHEAD,
   PFPROF_TABLE_PYTHON_CALLS,
+  PFPROF_TABLE_WINDOWS,
   PFPROF_TABLE_DEVICES,
   PFPROF_TABLE_CONTEXTS,
   PFPROF_TABLE_STREAMS,

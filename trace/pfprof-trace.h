@@ -57,6 +57,7 @@ struct _PfprofTrace
 #define pfprof_trace_contexts(t) ((PfprofContextRecord *) (t)->tables[PFPROF_TABLE_CONTEXTS]->data)
 #define pfprof_trace_streams(t) ((PfprofStreamRecord *) (t)->tables[PFPROF_TABLE_STREAMS]->data)
 #define pfprof_trace_threads(t) ((PfprofThreadRecord *) (t)->tables[PFPROF_TABLE_THREADS]->data)
+#define pfprof_trace_windows(t) ((PfprofWindowRecord *) (t)->tables[PFPROF_TABLE_WINDOWS]->data)
 #define pfprof_trace_python_calls(t) ((PfprofPythonCallRecord *) (t)->tables[PFPROF_TABLE_PYTHON_CALLS]->data)
 #define pfprof_trace_python_sites(t) ((PfprofPythonSiteRecord *) (t)->tables[PFPROF_TABLE_PYTHON_SITES]->data)
 #define pfprof_trace_n(t, table) ((t)->tables[(table)]->len)

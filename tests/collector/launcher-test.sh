@@ -47,6 +47,13 @@ expect 2 "contradict" -- record --trace-launches --skip-launches -- true
 expect 2 "unknown --capture-range 'nvtx'" -- record --capture-range=nvtx -- true
 expect 2 "cannot be combined with --delay" -- record --capture-range=cuda-profiler-api --delay 5 -- true
 expect 2 "cannot be combined with --delay" -- record --capture-range=cuda-profiler-api --duration 5 -- true
+expect 2 "cannot be combined with --delay, --duration or --sample" -- record --capture-range=cuda-profiler-api --sample 1/4 -- true
+expect 2 "expects ON/EVERY" -- record --sample 4/1 -- true
+expect 2 "expects ON/EVERY" -- record --sample 1 -- true
+expect 2 "expects ON/EVERY" -- record --sample 0/4 -- true
+expect 2 "expects ON/EVERY" -- record --sample 1/4x -- true
+# --sample reaches the collector as PFPROF_SAMPLE.
+expect 0 "" -- record --quiet --sample 0.5/2 -- sh -c 'test "$PFPROF_SAMPLE" = 0.5/2'
 # --capture-range reaches the collector as PFPROF_CAPTURE.
 expect 0 "" -- record --quiet --capture-range=cuda-profiler-api -- sh -c 'test "$PFPROF_CAPTURE" = cuda-profiler-api'
 expect 1 "" -- record --quiet -- sh -c 'test -n "${PFPROF_CAPTURE:-}"'

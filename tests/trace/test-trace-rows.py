@@ -53,12 +53,12 @@ for plant, steps in (("all", 60), ("none", 30)):
     run("generate", "--steps", str(steps), "--plant", plant, "-o", chunked)
     run("export", "--format", "sqlite", "-o", rows, chunked)
     raw = sqlite3.connect(f"file:{chunked}?mode=ro", uri=True)
-    ok(raw.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()[0] == "2.1"
+    ok(raw.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()[0] == "2.2"
        and raw.execute("SELECT count(*) FROM sqlite_master WHERE name = 'kernels'").fetchone()[0] == 0,
        f"{plant}: pfprof generate writes format 2 (no kernels row table)")
     py = pfprof_trace_rows.connect(chunked)
     c = sqlite3.connect(f"file:{rows}?mode=ro", uri=True)
-    ok(c.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()[0] == "1.1",
+    ok(c.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()[0] == "1.2",
        f"{plant}: export --format sqlite writes format 1")
     counts = pfprof_trace_rows.count_events(chunked)
     total = 0
