@@ -91,20 +91,21 @@ summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
       s.compute_stream = dt->compute_stream;
       s.steady_start_ns = lo;
       s.steady_end_ns = hi;
-      s.kernel_ns = pfprof_interval_set_length_in (dt->kernels, lo, hi);
-      s.comm_ns = pfprof_interval_set_length_in (dt->comm, lo, hi);
-      c = pfprof_interval_set_length_in (dt->htod, lo, hi);
-      ck = pfprof_interval_set_length_in (dt->htod_kernels, lo, hi);
+      s.steady_ns = pfprof_trace_index_steady_length (ix);
+      s.kernel_ns = pfprof_trace_index_steady_length_of (ix, dt->kernels);
+      s.comm_ns = pfprof_trace_index_steady_length_of (ix, dt->comm);
+      c = pfprof_trace_index_steady_length_of (ix, dt->htod);
+      ck = pfprof_trace_index_steady_length_of (ix, dt->htod_kernels);
       s.htod_ns = c;
       s.overlap_fraction = c > 0 ? (double) ck / (double) c : NAN;
       s.exposed_copy_ns = c - ck;
-      s.idle_ns = MAX (0, (hi - lo) - pfprof_interval_set_length_in (dt->busy, lo, hi));
-      s.sync_wait_ns = pfprof_interval_set_length_in (ix->sync_wait, lo, hi);
-      s.data_wait_ns = pfprof_interval_set_length_in (ix->data_wait, lo, hi);
+      s.idle_ns = MAX (0, s.steady_ns - pfprof_trace_index_steady_length_of (ix, dt->busy));
+      s.sync_wait_ns = pfprof_trace_index_steady_length_of (ix, ix->sync_wait);
+      s.data_wait_ns = pfprof_trace_index_steady_length_of (ix, ix->data_wait);
       {
         g_autoptr (PfprofIntervalSet) wb = pfprof_interval_set_intersect (ix->data_wait, dt->busy);
 
-        s.idle_data_wait_ns = s.data_wait_ns - pfprof_interval_set_length_in (wb, lo, hi);
+        s.idle_data_wait_ns = s.data_wait_ns - pfprof_trace_index_steady_length_of (ix, wb);
       }
       for (guint i = 0; i < nm; i++)
         {
@@ -158,7 +159,7 @@ judge_savings (PfprofAnalysis *a, PfprofTraceSummary *ts, guint first, const Pfp
   const PfprofLedgerSummary *l = &ts->ledger;
   double share = pfprof_analysis_options_get_min_saving_share (options);
   gint64 left[PFPROF_LEDGER_N_BUCKETS], taken = 0;
-  gint64 basis = l->n_steps > 0 ? l->mean_step_ns : ix->steady_end - ix->steady_start;
+  gint64 basis = l->n_steps > 0 ? l->mean_step_ns : pfprof_trace_index_steady_length (ix);
   g_autoptr (GPtrArray) mine = g_ptr_array_new ();
 
   memcpy (left, l->mean_ns, sizeof left);
@@ -317,6 +318,8 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
       ts.step_median_ns = ix->step_median_ns;
       ts.steady_start_ns = ix->steady_start;
       ts.steady_end_ns = ix->steady_end;
+      ts.n_unrecorded_steps = ix->n_unrecorded_steps;
+      ts.n_windows = ix->windows != NULL ? pfprof_interval_set_n (ix->windows) : 0;
       ts.main_tid = ix->main_tid;
       judge_savings (a, &ts, first_finding, ix, options);
       g_array_append_val (a->trace_summaries, ts);

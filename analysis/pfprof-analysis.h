@@ -136,6 +136,8 @@ typedef struct
   /* The steady-state window and what it holds: */
   gint64 steady_start_ns;   /* the window the figures above cover */
   gint64 steady_end_ns;
+  gint64 steady_ns;         /* its length: less than end - start when the
+                             * trace was recorded in windows (its parts) */
   guint64 htod_count;       /* HtoD copies starting in the window */
   gint64 idle_data_wait_ns; /* GPU idle while the host waited for the DataLoader */
   guint32 compute_stream;   /* stream with the most kernel time */
@@ -154,6 +156,9 @@ typedef struct
   gint64 step_median_ns;    /* over this trace's steady steps */
   gint64 steady_start_ns;   /* the window the rules judged */
   gint64 steady_end_ns;
+  guint n_unrecorded_steps; /* steps left out: not whole inside one
+                             * recording window, or the first of one */
+  guint n_windows;          /* recording windows (--sample), 0: all through */
   guint32 main_tid;         /* thread that launched most kernels, 0 if unknown */
   guint64 n_out_of_range;   /* events left out: times ~39 h or more from the rest */
   guint64 n_bad_sites;      /* python_sites rows left out (pfprof_call_sites_attach) */

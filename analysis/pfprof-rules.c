@@ -257,7 +257,7 @@ pfprof_rule_min_bytes_phrase (guint64 min_bytes)
 double
 pfprof_rule_share (const PfprofRuleContext *ctx, gint64 ns)
 {
-  gint64 len = ctx->ix->steady_end - ctx->ix->steady_start;
+  gint64 len = pfprof_trace_index_steady_length (ctx->ix);
 
   return len > 0 ? 100.0 * (double) ns / (double) len : 0.0;
 }

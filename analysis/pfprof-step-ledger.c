@@ -157,16 +157,12 @@ pfprof_step_ledger_is_copy_sync (const PfprofStepLedger *l, guint api_index)
 }
 
 guint
-pfprof_step_ledger_n_copy_syncs (const PfprofStepLedger *l, gint64 lo, gint64 hi)
+pfprof_step_ledger_n_copy_syncs (const PfprofStepLedger *l)
 {
   guint n = 0;
 
   for (guint i = 0; l != NULL && i < l->copy_sync_at->len; i++)
-    {
-      gint64 t = g_array_index (l->copy_sync_at, gint64, i);
-
-      n += t >= lo && t < hi;
-    }
+    n += pfprof_trace_index_in_steady (l->ix, g_array_index (l->copy_sync_at, gint64, i));
   return n;
 }
 
@@ -451,6 +447,21 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix)
 }
 
 void
+pfprof_step_ledger_fill_steady (const PfprofStepLedger *l, gint64 *out)
+{
+  memset (out, 0, sizeof (gint64) * PFPROF_LEDGER_N_BUCKETS);
+  for (guint i = 0; i < pfprof_trace_index_n_steady_parts (l->ix); i++)
+    {
+      PfprofInterval p = pfprof_trace_index_steady_part (l->ix, i);
+      gint64 part[PFPROF_LEDGER_N_BUCKETS];
+
+      pfprof_step_ledger_fill (l, p.start, p.end, part);
+      for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+        out[b] += part[b];
+    }
+}
+
+void
 pfprof_step_ledger_fill (const PfprofStepLedger *l, gint64 start, gint64 end, gint64 *out)
 {
   gint64 sum = 0;
@@ -513,8 +524,8 @@ pfprof_ledger_summarize (const GArray *steps, guint trace_index, PfprofLedgerSum
   }
 }
 
-gint64
-pfprof_step_ledger_refill_after (const PfprofStepLedger *l, const GArray *waits, gint64 lo, gint64 hi)
+static gint64
+refill_after_in (const PfprofStepLedger *l, const GArray *waits, gint64 lo, gint64 hi)
 {
   gint64 sum = 0;
 
@@ -526,6 +537,20 @@ pfprof_step_ledger_refill_after (const PfprofStepLedger *l, const GArray *waits,
       if (w.start < lo || w.start >= hi || to <= w.end)
         continue;
       sum += MIN (w.end - w.start, pfprof_interval_set_length_in (l->set[PFPROF_LEDGER_HOST_BOUND], w.end, MIN (to, hi)));
+    }
+  return sum;
+}
+
+gint64
+pfprof_step_ledger_refill_after (const PfprofStepLedger *l, const GArray *waits)
+{
+  gint64 sum = 0;
+
+  for (guint i = 0; l != NULL && i < pfprof_trace_index_n_steady_parts (l->ix); i++)
+    {
+      PfprofInterval p = pfprof_trace_index_steady_part (l->ix, i);
+
+      sum += refill_after_in (l, waits, p.start, p.end);
     }
   return sum;
 }
@@ -547,9 +572,9 @@ pfprof_step_ledger_bucket_set (const PfprofStepLedger *l, PfprofLedgerBucket buc
   return l != NULL && (guint) bucket < PFPROF_LEDGER_N_BUCKETS ? l->set[bucket] : NULL;
 }
 
-gint64
-pfprof_step_ledger_burst_idle (const PfprofStepLedger *l, const GArray *calls, gint64 gap,
-                               const gint64 *bounds, guint n_bounds, gint64 lo, gint64 hi)
+static gint64
+burst_idle_in (const PfprofStepLedger *l, const GArray *calls, gint64 gap, const gint64 *bounds, guint n_bounds,
+               gint64 lo, gint64 hi)
 {
   const PfprofIntervalSet *hb = l != NULL ? l->set[PFPROF_LEDGER_HOST_BOUND] : NULL;
   g_autoptr (GArray) bursts = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
@@ -587,7 +612,22 @@ pfprof_step_ledger_burst_idle (const PfprofStepLedger *l, const GArray *calls, g
       span_start = c.start;
       span_end = c.end;
     }
-  return sum + pfprof_step_ledger_refill_after (l, bursts, lo, hi);
+  return sum + refill_after_in (l, bursts, lo, hi);
+}
+
+gint64
+pfprof_step_ledger_burst_idle (const PfprofStepLedger *l, const GArray *calls, gint64 gap,
+                               const gint64 *bounds, guint n_bounds)
+{
+  gint64 sum = 0;
+
+  for (guint i = 0; l != NULL && i < pfprof_trace_index_n_steady_parts (l->ix); i++)
+    {
+      PfprofInterval p = pfprof_trace_index_steady_part (l->ix, i);
+
+      sum += burst_idle_in (l, calls, gap, bounds, n_bounds, p.start, p.end);
+    }
+  return sum;
 }
 
 /* TRUE when some device work's correlation id lies strictly between @a
@@ -628,10 +668,9 @@ back_to_back (const PfprofStepLedger *l, guint i, guint j)
   return TRUE;
 }
 
-gint64
-pfprof_step_ledger_call_run_idle (const PfprofStepLedger *l, const GArray *calls, gint64 max_gap,
-                                  const gint64 *bounds, guint n_bounds, gint64 lo, gint64 hi,
-                                  guint *n_chained)
+static gint64
+call_run_idle_in (const PfprofStepLedger *l, const GArray *calls, gint64 max_gap, const gint64 *bounds,
+                  guint n_bounds, gint64 lo, gint64 hi, guint *n_chained)
 {
   const PfprofIntervalSet *hb = l != NULL ? l->set[PFPROF_LEDGER_HOST_BOUND] : NULL;
   const PfprofApiRecord *api;
@@ -717,5 +756,25 @@ pfprof_step_ledger_call_run_idle (const PfprofStepLedger *l, const GArray *calls
           sum += MIN (held, pfprof_interval_set_length_in (hb, last.end, MIN (to, hi)));
       }
   }
+  return sum;
+}
+
+gint64
+pfprof_step_ledger_call_run_idle (const PfprofStepLedger *l, const GArray *calls, gint64 max_gap,
+                                  const gint64 *bounds, guint n_bounds, guint *n_chained)
+{
+  gint64 sum = 0;
+  guint chained = 0;
+
+  for (guint i = 0; l != NULL && i < pfprof_trace_index_n_steady_parts (l->ix); i++)
+    {
+      PfprofInterval p = pfprof_trace_index_steady_part (l->ix, i);
+      guint n = 0;
+
+      sum += call_run_idle_in (l, calls, max_gap, bounds, n_bounds, p.start, p.end, &n);
+      chained += n;
+    }
+  if (n_chained != NULL)
+    *n_chained = chained;
   return sum;
 }

@@ -91,28 +91,35 @@ void pfprof_step_ledger_free (PfprofStepLedger *ledger);
  * buckets sum to @end - @start. */
 void pfprof_step_ledger_fill (const PfprofStepLedger *ledger, gint64 start, gint64 end, gint64 *out);
 
+/* The same, summed over the parts of the steady window: the buckets sum
+ * to pfprof_trace_index_steady_length(). */
+void pfprof_step_ledger_fill_steady (const PfprofStepLedger *ledger, gint64 *out);
+
 /* TRUE when API call @api_index (into the trace's api_calls) is the
  * cudaStreamSynchronize of a blocking host-to-device copy: the same thread's
  * previous call was a cudaMemcpy* whose copy went host to device on the
  * stream the sync waited for. */
 gboolean pfprof_step_ledger_is_copy_sync (const PfprofStepLedger *ledger, guint api_index);
 
-/* How many such syncs the trace holds in [@lo, @hi). */
-guint pfprof_step_ledger_n_copy_syncs (const PfprofStepLedger *ledger, gint64 lo, gint64 hi);
+/* How many such syncs the steady window holds. */
+guint pfprof_step_ledger_n_copy_syncs (const PfprofStepLedger *ledger);
 
 /* The instants of bucket @bucket over the whole trace (NULL for
  * other_idle, which is what the others leave). */
 const PfprofIntervalSet *pfprof_step_ledger_bucket_set (const PfprofStepLedger *ledger,
                                                         PfprofLedgerBucket bucket);
 
-/* Host-bound idle in [@lo, @hi) that follows each of @waits (PfprofInterval,
+/* The three below count what starts in the steady window, each of its
+ * parts apart (pfprof_trace_index_steady_part): a wait's refill ends
+ * with the part it is in.
+ *
+ * Host-bound idle that follows each of @waits (PfprofInterval,
  * time order, disjoint): from a wait's end until the next wait starts, at
  * most the wait's length. A wait (DataLoader, blocking copy, sync) empties
  * the GPU's queue; the GPU then idles while the host refills it launch by
  * launch, until the host is ahead again by the lead the wait took away.
  * Removing the wait removes that idle too. */
-gint64 pfprof_step_ledger_refill_after (const PfprofStepLedger *ledger, const GArray *waits, gint64 lo,
-                                        gint64 hi);
+gint64 pfprof_step_ledger_refill_after (const PfprofStepLedger *ledger, const GArray *waits);
 
 /* The same for bursts of calls: @calls (PfprofInterval, time order) within
  * @gap of each other, and never across one of the @n_bounds times
@@ -120,7 +127,7 @@ gint64 pfprof_step_ledger_refill_after (const PfprofStepLedger *ledger, const GA
  * idle inside the bursts plus the refill after each. The host issuing many
  * short calls with Python between them holds the GPU up the whole time. */
 gint64 pfprof_step_ledger_burst_idle (const PfprofStepLedger *ledger, const GArray *calls, gint64 gap,
-                                      const gint64 *bounds, guint n_bounds, gint64 lo, gint64 hi);
+                                      const gint64 *bounds, guint n_bounds);
 
 /* Host-bound idle while a thread issued @calls (guint indices into the
  * trace's api_calls, time order, one thread) one after the other. Each call
@@ -133,12 +140,10 @@ gint64 pfprof_step_ledger_burst_idle (const PfprofStepLedger *ledger, const GArr
  * calls that are not back to back is not counted. Back-to-back calls hold
  * the host like a wait: the host-bound idle after a step's last run of
  * them, until the next run, is added, at most the total length of that
- * step's runs (the refill, as in refill_after). Only calls starting in
- * [@lo, @hi) count; *@n_chained (may be NULL) gets how many calls were
- * followed back to back. */
+ * step's runs (the refill, as in refill_after). *@n_chained (may be
+ * NULL) gets how many calls were followed back to back. */
 gint64 pfprof_step_ledger_call_run_idle (const PfprofStepLedger *ledger, const GArray *calls, gint64 max_gap,
-                                         const gint64 *bounds, guint n_bounds, gint64 lo, gint64 hi,
-                                         guint *n_chained);
+                                         const gint64 *bounds, guint n_bounds, guint *n_chained);
 
 /* The sum of the buckets whose bits (1 << PfprofLedgerBucket) are in
  * @buckets, from @values. */

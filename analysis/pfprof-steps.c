@@ -435,6 +435,79 @@ detect_warmup (GArray *steps, guint first, guint n, int fixed)
   return w;
 }
 
+/* In a trace recorded in windows: keeps the steps that ran whole inside
+ * one, host and GPU side, but the first of each (the GPU may still have been running work
+ * launched in the pause before, which the trace does not hold, so that
+ * step's waits are not its own). A step that spans a pause is two halves
+ * of different steps with the pause between. */
+static void
+keep_recorded_steps (PfprofTraceIndex *ix, GArray *steps, guint first)
+{
+  guint keep = first, last_window = G_MAXUINT;
+
+  for (guint i = first; i < steps->len; i++)
+    {
+      PfprofStep s = g_array_index (steps, PfprofStep, i);
+      guint w = pfprof_interval_set_first_after (ix->windows, s.start_ns);
+      PfprofInterval win;
+      gboolean first_here;
+
+      if (w >= pfprof_interval_set_n (ix->windows))
+        continue;
+      win = pfprof_interval_set_get (ix->windows, w);
+      /* Its GPU side too: work that ran after the window closed may be
+       * missing from the trace. */
+      if (s.start_ns < win.start || s.end_ns > win.end || s.gpu_start_ns < win.start || s.gpu_end_ns > win.end)
+        continue;
+      first_here = w != last_window;
+      last_window = w;
+      if (first_here)
+        continue;
+      g_array_index (steps, PfprofStep, keep++) = s;
+    }
+  ix->n_unrecorded_steps = steps->len - keep;
+  g_array_set_size (steps, keep);
+}
+
+/* The steady window of a trace recorded in windows: one part per window,
+ * from its first to its last steady step; with no steps, the windows'
+ * parts inside [@lo, @hi). */
+static void
+steady_parts_in_windows (PfprofTraceIndex *ix, GArray *steps, guint from, guint to, gint64 lo, gint64 hi)
+{
+  guint n_windows = pfprof_interval_set_n (ix->windows);
+
+  g_array_set_size (ix->steady_parts, 0);
+  if (from >= to)
+    {
+      for (guint w = 0; w < n_windows; w++)
+        {
+          PfprofInterval win = pfprof_interval_set_get (ix->windows, w);
+
+          pfprof_trace_index_add_steady_part (ix, MAX (win.start, lo), MIN (win.end, hi));
+        }
+      if (ix->steady_parts->len == 0)
+        pfprof_trace_index_set_steady (ix, lo, lo);
+      return;
+    }
+  for (guint i = from; i < to;)
+    {
+      const PfprofStep *s = &g_array_index (steps, PfprofStep, i);
+      guint w = pfprof_interval_set_first_after (ix->windows, s->start_ns);
+      gint64 end = s->end_ns;
+
+      for (i++; i < to; i++)
+        {
+          const PfprofStep *t = &g_array_index (steps, PfprofStep, i);
+
+          if (pfprof_interval_set_first_after (ix->windows, t->start_ns) != w)
+            break;
+          end = MAX (end, t->end_ns);
+        }
+      pfprof_trace_index_add_steady_part (ix, s->start_ns, end);
+    }
+}
+
 void
 pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GArray *steps)
 {
@@ -447,6 +520,12 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
   if (!steps_from_nvtx (ix, options, steps) && !steps_from_dataloader (ix, steps)
       && !steps_from_period (ix, steps))
     ix->step_source = "none";
+  /* The GPU side of each step reaches to the next step's work: found over
+   * every step before a trace recorded in windows loses those across its
+   * pauses. */
+  gpu_windows (ix, steps, first, steps->len - first);
+  if (ix->windows != NULL)
+    keep_recorded_steps (ix, steps, first);
   n = steps->len - first;
   ix->first_step = first;
   ix->n_steps = n;
@@ -469,6 +548,10 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
           d[i - ix->n_warmup_steps] = s->end_ns - s->start_ns;
         }
       ix->step_median_ns = pfprof_quantile_median_i64 (d, n - ix->n_warmup_steps);
+      if (ix->windows != NULL)
+        steady_parts_in_windows (ix, steps, first + ix->n_warmup_steps, first + n, 0, 0);
+      else
+        pfprof_trace_index_set_steady (ix, ix->steady_start, ix->steady_end);
     }
   else
     {
@@ -482,11 +565,12 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
           lo = pfprof_interval_set_get (dev->busy, 0).start;
           hi = pfprof_interval_set_get (dev->busy, pfprof_interval_set_n (dev->busy) - 1).end;
         }
-      ix->steady_start = lo + (hi - lo) / 10;
-      ix->steady_end = hi;
       ix->step_median_ns = 0;
+      if (ix->windows != NULL)
+        steady_parts_in_windows (ix, steps, 0, 0, lo + (hi - lo) / 10, hi);
+      else
+        pfprof_trace_index_set_steady (ix, lo + (hi - lo) / 10, hi);
     }
-  gpu_windows (ix, steps, first, n);
   for (guint i = 0; i < n; i++)
     pfprof_steps_breakdown (ix, &g_array_index (steps, PfprofStep, first + i));
 }

@@ -461,8 +461,17 @@ pfprof_trace_index_new (const PfprofTrace *trace, guint trace_index)
   ix->trace = trace;
   ix->trace_index = trace_index;
   ix->step_source = "none";
-  ix->steady_start = trace->start_ns;
-  ix->steady_end = trace->end_ns;
+  ix->steady_parts = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  pfprof_trace_index_set_steady (ix, trace->start_ns, trace->end_ns);
+  if (pfprof_trace_n (trace, PFPROF_TABLE_WINDOWS) > 0)
+    {
+      const PfprofWindowRecord *w = pfprof_trace_windows (trace);
+      PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
+
+      for (guint i = 0; i < pfprof_trace_n (trace, PFPROF_TABLE_WINDOWS); i++)
+        pfprof_interval_set_builder_add (b, w[i].start_ns, w[i].end_ns);
+      ix->windows = pfprof_interval_set_build (b);
+    }
   build_corr_index (ix);
   build_host_sets (ix);
   build_devices (ix);
@@ -487,6 +496,8 @@ pfprof_trace_index_free (PfprofTraceIndex *ix)
   g_array_unref (ix->data_wait_nvtx);
   pfprof_interval_set_free (ix->data_wait);
   pfprof_interval_set_free (ix->sync_wait);
+  pfprof_interval_set_free (ix->windows);
+  g_array_unref (ix->steady_parts);
   g_free (ix->step_name);
   g_free (ix);
 }
@@ -515,8 +526,117 @@ pfprof_trace_index_per_step_divisor (const PfprofTraceIndex *ix)
   return n > 0 ? (double) n : 1.0;
 }
 
+/* The number of steady parts that start at or before @t. */
+static guint
+parts_before (const PfprofTraceIndex *ix, gint64 t)
+{
+  guint lo = 0, hi = ix->steady_parts->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (g_array_index (ix->steady_parts, PfprofInterval, mid).start <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 gboolean
 pfprof_trace_index_in_steady (const PfprofTraceIndex *ix, gint64 start)
 {
-  return start >= ix->steady_start && start < ix->steady_end;
+  guint n = parts_before (ix, start);
+
+  return n > 0 && start < g_array_index (ix->steady_parts, PfprofInterval, n - 1).end;
+}
+
+gint64
+pfprof_trace_index_steady_end_at (const PfprofTraceIndex *ix, gint64 t)
+{
+  guint n = parts_before (ix, t);
+
+  if (n > 0 && t < g_array_index (ix->steady_parts, PfprofInterval, n - 1).end)
+    return g_array_index (ix->steady_parts, PfprofInterval, n - 1).end;
+  return ix->steady_end;
+}
+
+void
+pfprof_trace_index_set_steady (PfprofTraceIndex *ix, gint64 start, gint64 end)
+{
+  PfprofInterval part = { start, end };
+
+  g_array_set_size (ix->steady_parts, 0);
+  g_array_append_val (ix->steady_parts, part);
+  ix->steady_start = start;
+  ix->steady_end = end;
+}
+
+void
+pfprof_trace_index_add_steady_part (PfprofTraceIndex *ix, gint64 start, gint64 end)
+{
+  PfprofInterval part = { start, end };
+  guint n = ix->steady_parts->len;
+
+  if (end <= start || (n > 0 && start < g_array_index (ix->steady_parts, PfprofInterval, n - 1).end))
+    return;
+  if (n == 0)
+    ix->steady_start = start;
+  g_array_append_val (ix->steady_parts, part);
+  ix->steady_end = end;
+}
+
+guint
+pfprof_trace_index_n_steady_parts (const PfprofTraceIndex *ix)
+{
+  return ix->steady_parts->len;
+}
+
+PfprofInterval
+pfprof_trace_index_steady_part (const PfprofTraceIndex *ix, guint i)
+{
+  return g_array_index (ix->steady_parts, PfprofInterval, i);
+}
+
+gint64
+pfprof_trace_index_steady_length (const PfprofTraceIndex *ix)
+{
+  gint64 sum = 0;
+
+  for (guint i = 0; i < ix->steady_parts->len; i++)
+    {
+      PfprofInterval p = g_array_index (ix->steady_parts, PfprofInterval, i);
+
+      sum += p.end - p.start;
+    }
+  return sum;
+}
+
+gint64
+pfprof_trace_index_steady_length_of (const PfprofTraceIndex *ix, const PfprofIntervalSet *set)
+{
+  gint64 sum = 0;
+
+  for (guint i = 0; i < ix->steady_parts->len; i++)
+    {
+      PfprofInterval p = g_array_index (ix->steady_parts, PfprofInterval, i);
+
+      sum += pfprof_interval_set_length_in (set, p.start, p.end);
+    }
+  return sum;
+}
+
+PfprofIntervalSet *
+pfprof_trace_index_steady_set (const PfprofTraceIndex *ix)
+{
+  PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
+
+  for (guint i = 0; i < ix->steady_parts->len; i++)
+    {
+      PfprofInterval p = g_array_index (ix->steady_parts, PfprofInterval, i);
+
+      pfprof_interval_set_builder_add (b, p.start, p.end);
+    }
+  return pfprof_interval_set_build (b);
 }

@@ -17,7 +17,10 @@
  *   "DataLoader.next") and blocking synchronizing calls, as interval sets;
  *   the thread that launches most kernels.
  * - The steady state: steps found by pfprof-steps.c and the window after
- *   warm-up that rules judge.
+ *   warm-up that rules judge: one stretch of time, or in a trace recorded
+ *   in windows (`pfprof record --sample`) one part per window, from its
+ *   first to its last kept step, so that the pauses between windows,
+ *   where nothing was recorded, count as neither idle nor busy.
  */
 #pragma once
 
@@ -105,8 +108,14 @@ typedef struct
   guint first_step;            /* index of this trace's first step in the analysis */
   guint n_steps;               /* steps of this trace, warm-up included */
   guint n_warmup_steps;
-  gint64 steady_start;         /* the window rules judge */
-  gint64 steady_end;
+  guint n_unrecorded_steps;    /* left out: not whole inside a recording
+                                * window, or the first of one */
+  gint64 steady_start;         /* the window rules judge: from the first */
+  gint64 steady_end;           /* steady part's start to the last's end */
+  GArray *steady_parts;        /* PfprofInterval, time order; one when the
+                                * trace was recorded all through */
+  PfprofIntervalSet *windows;  /* the recording windows (windows table),
+                                * NULL when recorded all through */
   gint64 step_median_ns;       /* over this trace's steady steps, 0 if none */
 
   /* Set by pfprof_analysis_run() before the steps are found, owned by it:
@@ -136,7 +145,31 @@ guint pfprof_trace_index_n_steady_steps (const PfprofTraceIndex *ix);
  * totals over the steady window). */
 double pfprof_trace_index_per_step_divisor (const PfprofTraceIndex *ix);
 
-/* TRUE when [@start, @end) lies in the steady window (starts inside it). */
+/* TRUE when [@start, @end) lies in the steady window (starts inside one
+ * of its parts). */
 gboolean pfprof_trace_index_in_steady (const PfprofTraceIndex *ix, gint64 start);
+
+/* Makes the steady window the one part [@start, @end). */
+void pfprof_trace_index_set_steady (PfprofTraceIndex *ix, gint64 start, gint64 end);
+
+/* Adds the part [@start, @end) after the last (an empty or earlier one is
+ * ignored) and stretches steady_start/steady_end over it. */
+void pfprof_trace_index_add_steady_part (PfprofTraceIndex *ix, gint64 start, gint64 end);
+
+/* The steady window's parts: every total "over the steady window" is the
+ * sum over these. */
+guint pfprof_trace_index_n_steady_parts (const PfprofTraceIndex *ix);
+PfprofInterval pfprof_trace_index_steady_part (const PfprofTraceIndex *ix, guint i);
+
+/* Length of the steady window (its parts' sum), and of @set inside it. */
+gint64 pfprof_trace_index_steady_length (const PfprofTraceIndex *ix);
+gint64 pfprof_trace_index_steady_length_of (const PfprofTraceIndex *ix, const PfprofIntervalSet *set);
+
+/* The end of the steady part that holds @t, or steady_end when none does:
+ * how far a gap after an event at @t may run. */
+gint64 pfprof_trace_index_steady_end_at (const PfprofTraceIndex *ix, gint64 t);
+
+/* The steady window's parts as a new set (free it). */
+PfprofIntervalSet *pfprof_trace_index_steady_set (const PfprofTraceIndex *ix);
 
 G_END_DECLS

@@ -257,7 +257,7 @@ pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
     {
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
       const PfprofTrace *t = g_ptr_array_index (a->traces, d->trace_index);
-      gint64 len = d->steady_end_ns - d->steady_start_ns;
+      gint64 len = d->steady_ns;
       g_autofree char *base = g_path_get_basename (t->path ? t->path : "-");
       g_autofree char *overlap = isnan (d->overlap_fraction) ? g_strdup ("n/a")
                                                              : pfprof_format_double (d->overlap_fraction * 100, 1);

@@ -87,6 +87,8 @@ write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
       pfprof_json_writer_member_int (w, "step_median_ns", ts->step_median_ns);
       pfprof_json_writer_member_int (w, "steady_start_ns", ts->steady_start_ns);
       pfprof_json_writer_member_int (w, "steady_end_ns", ts->steady_end_ns);
+      pfprof_json_writer_member_uint (w, "recording_windows", ts->n_windows);
+      pfprof_json_writer_member_uint (w, "steps_left_out", ts->n_unrecorded_steps);
       pfprof_json_writer_member_uint (w, "main_tid", ts->main_tid);
       pfprof_json_writer_member_uint (w, "events_out_of_range", ts->n_out_of_range);
       pfprof_json_writer_member_uint (w, "sites_left_out", ts->n_bad_sites);
@@ -180,7 +182,7 @@ write_summary (PfprofJsonWriter *w, const PfprofAnalysis *a)
   for (guint i = 0; i < a->devices->len; i++)
     {
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
-      gint64 len = d->steady_end_ns - d->steady_start_ns;
+      gint64 len = d->steady_ns;
 
       pfprof_json_writer_begin_object (w);
       pfprof_json_writer_member_int (w, "trace", d->trace_index);
@@ -204,6 +206,7 @@ write_summary (PfprofJsonWriter *w, const PfprofAnalysis *a)
       pfprof_json_writer_member_int (w, "idle_data_wait_ns", d->idle_data_wait_ns);
       pfprof_json_writer_member_int (w, "steady_start_ns", d->steady_start_ns);
       pfprof_json_writer_member_int (w, "steady_end_ns", d->steady_end_ns);
+      pfprof_json_writer_member_int (w, "steady_ns", d->steady_ns);
       member_id (w, "compute_stream", d->compute_stream);
       pfprof_json_writer_member_int (w, "comm_ns", d->comm_ns);
       pfprof_json_writer_end_object (w);

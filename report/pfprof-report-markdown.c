@@ -117,7 +117,7 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
     {
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
       const PfprofTrace *t = g_ptr_array_index (a->traces, d->trace_index);
-      gint64 len = d->steady_end_ns - d->steady_start_ns;
+      gint64 len = d->steady_ns;
       g_autofree char *s_busy = pfprof_report_figure_share (d->kernel_ns, len);
       g_autofree char *s_idle = pfprof_report_figure_share (d->idle_ns, len);
       g_autofree char *s_hb = pfprof_format_bytes (d->htod_bytes);

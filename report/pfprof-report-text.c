@@ -197,6 +197,9 @@ header (Text *t, const PfprofAnalysis *a)
         g_string_append_printf (t->out, "      %" G_GUINT64_FORMAT " events left out: their times "
                                 "are 39 hours or more away from the rest of the trace.\n",
                                 ts->n_out_of_range);
+      if (ts->n_unrecorded_steps > 0)
+        g_string_append_printf (t->out, "      %u steps left out: across a pause between recording windows, "
+                                "or the first of a window.\n", ts->n_unrecorded_steps);
       if (ts->n_bad_sites > 0)
         g_string_append_printf (t->out, "      %" G_GUINT64_FORMAT " Python call sites left out: "
                                 "bad python_sites rows (a line below 1, no file name, an unknown "
@@ -228,7 +231,7 @@ devices (Text *t, const PfprofAnalysis *a)
   for (guint i = 0; i < a->devices->len; i++)
     {
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
-      gint64 len = d->steady_end_ns - d->steady_start_ns;
+      gint64 len = d->steady_ns;
       g_autofree char *s_len = pfprof_format_ns (len);
       g_autofree char *s_k = pfprof_report_figure_share (d->kernel_ns, len);
       g_autofree char *s_idle = pfprof_report_figure_share (d->idle_ns, len);

@@ -63,7 +63,7 @@ pfprof_report_max_idle_fraction (const PfprofAnalysis *a)
   for (guint i = 0; i < a->devices->len; i++)
     {
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
-      gint64 len = d->steady_end_ns - d->steady_start_ns;
+      gint64 len = d->steady_ns;
 
       /* A device that ran no kernel in the window (a copy or two to a
        * second GPU) is not the one the program waits on. */
@@ -106,7 +106,7 @@ pfprof_report_headline (const PfprofAnalysis *a)
   for (guint i = 0; i < a->devices->len; i++)
     {
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
-      gint64 l = d->steady_end_ns - d->steady_start_ns;
+      gint64 l = d->steady_ns;
 
       if (l > 0 && (d->kernel_ns > 0 || d->comm_ns > 0) && (double) d->idle_ns / (double) l > idle)
         {
@@ -116,7 +116,7 @@ pfprof_report_headline (const PfprofAnalysis *a)
     }
   if (worst == NULL || idle <= 0.5)
     return NULL;
-  len = worst->steady_end_ns - worst->steady_start_ns;
+  len = worst->steady_ns;
   host = MAX (0, worst->idle_ns - worst->idle_data_wait_ns);
   pct = pfprof_format_double (idle * 100.0, 0);
   pct_wait = pfprof_format_double (100.0 * (double) worst->idle_data_wait_ns / (double) len, 0);

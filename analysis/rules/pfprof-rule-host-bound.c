@@ -126,9 +126,9 @@ run (PfprofRuleContext *ctx)
           return;
       }
   pfprof_ledger_summarize (ctx->analysis->steps, ix->trace_index, &l);
-  pfprof_step_ledger_fill (ix->ledger, lo, hi, window);
-  step = l.n_steps > 0 ? l.mean_step_ns : hi - lo;
-  total = pfprof_interval_set_length_in (hb, lo, hi);
+  pfprof_step_ledger_fill_steady (ix->ledger, window);
+  step = l.n_steps > 0 ? l.mean_step_ns : pfprof_trace_index_steady_length (ix);
+  total = pfprof_trace_index_steady_length_of (ix, hb);
   /* What other findings name, or would: the refill after each of the
    * launching thread's waits (at most the wait: the lead it took away) and
    * the idle while it issued copies back to back; or, where more, what the
@@ -142,9 +142,9 @@ run (PfprofRuleContext *ctx)
     gint64 named = 0;
 
     pfprof_rule_collect_calls (ctx, copy, 1, ix->main_tid, copies);
-    refill = pfprof_step_ledger_refill_after (ix->ledger, waits, lo, hi)
+    refill = pfprof_step_ledger_refill_after (ix->ledger, waits)
              + pfprof_step_ledger_call_run_idle (ix->ledger, copies, COPY_RUN_GAP_NS, bounds,
-                                                 pfprof_trace_index_n_steady_steps (ix), lo, hi, NULL);
+                                                 pfprof_trace_index_n_steady_steps (ix), NULL);
     for (guint i = 0; i < ctx->analysis->findings->len; i++)
       {
         const PfprofFinding *o = g_ptr_array_index (ctx->analysis->findings, i);
@@ -161,14 +161,19 @@ run (PfprofRuleContext *ctx)
                * (double) step)
     return;
 
-  for (guint i = pfprof_interval_set_first_after (hb, lo); i < pfprof_interval_set_n (hb); i++)
+  for (guint p = 0; p < pfprof_trace_index_n_steady_parts (ix); p++)
     {
-      PfprofInterval iv = pfprof_interval_set_get (hb, i);
-      Gap g = { MAX (iv.start, lo), MIN (iv.end, hi) };
+      PfprofInterval part = pfprof_trace_index_steady_part (ix, p);
 
-      if (iv.start >= hi)
-        break;
-      g_array_append_val (gaps, g);
+      for (guint i = pfprof_interval_set_first_after (hb, part.start); i < pfprof_interval_set_n (hb); i++)
+        {
+          PfprofInterval iv = pfprof_interval_set_get (hb, i);
+          Gap g = { MAX (iv.start, part.start), MIN (iv.end, part.end) };
+
+          if (iv.start >= part.end)
+            break;
+          g_array_append_val (gaps, g);
+        }
     }
   f = pfprof_rule_finding_new (ctx);
   f->device_id = dev->device_id;
@@ -199,7 +204,7 @@ run (PfprofRuleContext *ctx)
     guint n = 0;
 
     for (guint i = 0; i < pfprof_trace_n (ix->trace, PFPROF_TABLE_KERNELS); i++)
-      n += k[i].device_id == dev->device_id && k[i].start_ns >= lo && k[i].start_ns < hi;
+      n += k[i].device_id == dev->device_id && pfprof_trace_index_in_steady (ix, k[i].start_ns);
     kernels_per_step = (double) n / pfprof_trace_index_per_step_divisor (ix);
   }
   {

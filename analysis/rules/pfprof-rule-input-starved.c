@@ -40,11 +40,10 @@ static void
 judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
 {
   const PfprofTraceIndex *ix = ctx->ix;
-  gint64 lo = ix->steady_start, hi = ix->steady_end;
   g_autoptr (PfprofIntervalSet) wb = pfprof_interval_set_intersect (ix->data_wait, dev->busy);
-  gint64 wait = pfprof_interval_set_length_in (ix->data_wait, lo, hi);
-  gint64 idle_wait = wait - pfprof_interval_set_length_in (wb, lo, hi);
-  gint64 busy = pfprof_interval_set_length_in (dev->busy, lo, hi);
+  gint64 wait = pfprof_trace_index_steady_length_of (ix, ix->data_wait);
+  gint64 idle_wait = wait - pfprof_trace_index_steady_length_of (ix, wb);
+  gint64 busy = pfprof_trace_index_steady_length_of (ix, dev->busy);
   guint n_waits = 0;
   gint64 refill;
   PfprofFinding *f;
@@ -71,7 +70,7 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
   f->time_ns = idle_wait;
   /* With batches ready, the host also keeps its lead over the GPU: the idle
    * while it refilled the GPU's queue after each wait goes too. */
-  refill = pfprof_step_ledger_refill_after (ix->ledger, ix->data_waits, lo, hi);
+  refill = pfprof_step_ledger_refill_after (ix->ledger, ix->data_waits);
   f->est_savings_ns = pfprof_rule_per_step (ctx, idle_wait + refill);
   f->host_bound_ns = pfprof_rule_per_step (ctx, refill);
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_DATA_WAIT) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
@@ -81,7 +80,7 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
     g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, idle_wait), 1);
     g_autofree char *s_busy = pfprof_format_double (pfprof_rule_share (ctx, busy), 1);
     g_autofree char *s_step = pfprof_format_ns (ix->step_median_ns);
-    g_autofree char *s_mean = pfprof_format_ns (pfprof_rule_per_step (ctx, hi - lo));
+    g_autofree char *s_mean = pfprof_format_ns (pfprof_rule_per_step (ctx, pfprof_trace_index_steady_length (ix)));
     g_autofree char *s_refill = pfprof_format_ns (pfprof_rule_per_step (ctx, refill));
 
     f->title = g_strdup_printf ("GPU starved of input: idle %s%% of the steady state waiting for the DataLoader",
@@ -118,9 +117,7 @@ judge_without_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
 
   if (ix->main_tid == 0 || hi <= lo)
     return;
-  b = pfprof_interval_set_builder_new ();
-  pfprof_interval_set_builder_add (b, lo, hi);
-  window = pfprof_interval_set_build (b);
+  window = pfprof_trace_index_steady_set (ix);
   idle_set = pfprof_interval_set_subtract (window, dev->busy);
   idle = pfprof_interval_set_length (idle_set);
   if (pfprof_rule_share (ctx, idle) / 100.0 < pfprof_rule_param (ctx, "min-idle-share-without-nvtx"))

@@ -112,7 +112,7 @@ run (PfprofRuleContext *ctx)
         && pfprof_trace_index_in_steady (ix, sy[i].start_ns))
       n_stream_waits++;
 
-  compute = pfprof_interval_set_length_in (dev->kernels, ix->steady_start, ix->steady_end);
+  compute = pfprof_trace_index_steady_length_of (ix, dev->kernels);
   f = pfprof_rule_finding_new (ctx);
   f->device_id = dev->device_id;
   f->stream_id = copy_stream;

@@ -210,8 +210,7 @@ run (PfprofRuleContext *ctx)
     /* Many pageable copies a step (a batch of separate tensors) block the
      * host one after the other: the idle while it issues them goes too. */
     refill = pfprof_step_ledger_burst_idle (ix->ledger, calls, 10 * 1000 * 1000, bounds,
-                                            pfprof_trace_index_n_steady_steps (ix), ix->steady_start,
-                                            ix->steady_end);
+                                            pfprof_trace_index_n_steady_steps (ix));
   }
   /* Pinned, a copy on a side stream hides behind the kernels that run
    * beside it; one on the compute stream still runs alone, at pinned
@@ -241,7 +240,7 @@ run (PfprofRuleContext *ctx)
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_COMPUTE)
                | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_SIDE)
                | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_COPY) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
-  n_copy_syncs = pfprof_step_ledger_n_copy_syncs (ix->ledger, ix->steady_start, ix->steady_end);
+  n_copy_syncs = pfprof_step_ledger_n_copy_syncs (ix->ledger);
   pfprof_rule_add_memcpy_evidence (ctx, f, hits);
   {
     g_autofree char *s_bytes = pfprof_format_bytes (bytes);

@@ -78,7 +78,7 @@ copy_sync_refill (PfprofRuleContext *ctx)
       if (pfprof_step_ledger_is_copy_sync (ix->ledger, k))
         g_array_append_val (waits, iv);
     }
-  return pfprof_step_ledger_refill_after (ix->ledger, waits, ix->steady_start, ix->steady_end);
+  return pfprof_step_ledger_refill_after (ix->ledger, waits);
 }
 
 static void
@@ -132,8 +132,8 @@ run (PfprofRuleContext *ctx)
   /* A prefetched copy can hide behind at most one step of compute. A
    * blocking copy's own cudaStreamSynchronize empties the GPU's queue: the
    * idle while the host refills it goes with non_blocking=True. */
-  compute = pfprof_interval_set_length_in (dev->kernels, ix->steady_start, ix->steady_end);
-  n_copy_syncs = pfprof_step_ledger_n_copy_syncs (ix->ledger, ix->steady_start, ix->steady_end);
+  compute = pfprof_trace_index_steady_length_of (ix, dev->kernels);
+  n_copy_syncs = pfprof_step_ledger_n_copy_syncs (ix->ledger);
   refill = n_blocking > 0 || n_copy_syncs > 0 ? copy_sync_refill (ctx) : 0;
   saving = MIN (pfprof_rule_per_step (ctx, exposed), pfprof_rule_per_step (ctx, compute))
            + pfprof_rule_per_step (ctx, refill);
@@ -154,8 +154,8 @@ run (PfprofRuleContext *ctx)
     g_autofree char *s_step = pfprof_format_ns (pfprof_rule_per_step (ctx, exposed));
     g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, exposed), 1);
     g_autofree char *s_bytes = pfprof_format_bytes (bytes);
-    gint64 c = pfprof_interval_set_length_in (dev->htod, ix->steady_start, ix->steady_end);
-    gint64 ck = pfprof_interval_set_length_in (dev->htod_kernels, ix->steady_start, ix->steady_end);
+    gint64 c = pfprof_trace_index_steady_length_of (ix, dev->htod);
+    gint64 ck = pfprof_trace_index_steady_length_of (ix, dev->htod_kernels);
     g_autofree char *s_max = pfprof_format_double (max_overlap * 100, 0);
     g_autofree char *s_ov = pfprof_format_double (c > 0 ? 100.0 * (double) ck / (double) c : 0.0, 1);
     g_autofree char *s_min = pfprof_rule_min_bytes_phrase (min_bytes);

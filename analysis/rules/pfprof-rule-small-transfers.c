@@ -106,8 +106,7 @@ run (PfprofRuleContext *ctx)
     g_array_sort (calls, compare_index);
     host_idle = pfprof_step_ledger_call_run_idle (ix->ledger, calls,
                                                   (gint64) (pfprof_rule_param (ctx, "max-gap-us") * 1000.0),
-                                                  bounds, pfprof_trace_index_n_steady_steps (ix),
-                                                  ix->steady_start, ix->steady_end, &n_chained);
+                                                  bounds, pfprof_trace_index_n_steady_steps (ix), &n_chained);
   }
   host_save = (gint64) ((double) pfprof_rule_per_step (ctx, host_idle) * (1.0 - 1.0 / MAX (per_step, 1.0)));
   gpu_one = (gint64) (((double) bytes / divisor / pfprof_rule_param (ctx, "pinned-gbps") + (double) min_dur)

@@ -111,7 +111,7 @@ run (PfprofRuleContext *ctx)
   for (guint i = 0; i < calls->len; i++)
     {
       const PfprofApiRecord *r = &api[g_array_index (calls, guint, i)];
-      gint64 to = ix->steady_end, first, idle;
+      gint64 to = pfprof_trace_index_steady_end_at (ix, r->start_ns), first, idle;
 
       if (i + 1 < calls->len)
         to = MIN (to, MAX (r->end_ns, api[g_array_index (calls, guint, i + 1)].start_ns));

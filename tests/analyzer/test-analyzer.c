@@ -762,6 +762,128 @@ assert_near (gint64 got, gint64 want, double tolerance)
   g_assert_cmpfloat (fabs ((double) (got - want)), <=, tolerance * (double) want);
 }
 
+/* ---- a trace recorded in windows (pfprof record --sample) ------------ */
+
+/* Keeps of @t only what starts inside @windows (as the collector records
+ * nothing in the pauses) and, with @rows, the windows table. */
+static void
+cut_to_windows (PfprofTrace *t, const PfprofInterval *windows, guint n, gboolean rows)
+{
+  for (guint tab = 0; tab < PFPROF_TABLE_DEVICES; tab++)
+    {
+      GArray *a = t->tables[tab];
+      gsize size = g_array_get_element_size (a);
+      guint keep = 0;
+
+      for (guint r = 0; r < a->len; r++)
+        {
+          gint64 v;
+          gboolean in = FALSE;
+
+          memcpy (&v, a->data + (gsize) r * size, sizeof v);
+          for (guint w = 0; w < n; w++)
+            in = in || (v >= windows[w].start && v < windows[w].end);
+          if (!in && !(tab == PFPROF_TABLE_CUDA_EVENTS && v == 0))
+            continue;
+          if (keep != r)
+            memmove (a->data + (gsize) keep * size, a->data + (gsize) r * size, size);
+          keep++;
+        }
+      g_array_set_size (a, keep);
+    }
+  for (guint w = 0; rows && w < n; w++)
+    {
+      PfprofWindowRecord r = { windows[w].start, windows[w].end };
+
+      g_array_append_val (t->tables[PFPROF_TABLE_WINDOWS], r);
+    }
+  pfprof_trace_sort (t);
+}
+
+/* A trace recorded in three windows with pauses between says per step
+ * what the whole recording says: the steps are those inside the windows,
+ * the pauses are neither idle nor busy, and the figures add up to the
+ * steady window's parts. Without the windows table the same records would
+ * read as a GPU idle through every pause. */
+static void
+test_sampled_windows (void)
+{
+  SimOptions so;
+  g_autoptr (PfprofAnalysis) full = NULL;
+  g_autoptr (PfprofAnalysis) part = NULL;
+  g_autoptr (PfprofAnalysis) bare = NULL;
+  PfprofTrace *t;
+  PfprofInterval w[3];
+  gint64 lo, len;
+  const PfprofFinding *f_full, *f_part;
+  const PfprofTraceSummary *ts;
+  const PfprofDeviceSummary *d_full, *d_part, *d_bare;
+  guint n_windows = G_N_ELEMENTS (w);
+
+  sim_options_init (&so);
+  so.n_steps = 120;
+  so.data_wait_ns = 3000000;
+  full = analyze (&so);
+  f_full = finding (full, "input-starved");
+
+  t = sim_build (&so);
+  lo = t->start_ns;
+  len = t->end_ns - t->start_ns;
+  for (guint i = 0; i < n_windows; i++)
+    {
+      /* 15% of the run from 10%, 40% and 70% on: never at a step's edge. */
+      w[i].start = lo + len / 10 + (gint64) i * (len * 3 / 10) + 1234567;
+      w[i].end = w[i].start + len * 15 / 100;
+    }
+  cut_to_windows (t, w, n_windows, TRUE);
+  part = analyze_with (t, NULL);
+  dump_findings (part);
+  ts = &g_array_index (part->trace_summaries, PfprofTraceSummary, 0);
+  g_assert_cmpuint (ts->n_windows, ==, n_windows);
+  /* At least the first step of each window and the one across each pause. */
+  g_assert_cmpuint (ts->n_unrecorded_steps, >=, n_windows + n_windows - 1);
+  g_assert_cmpuint (part->steps->len, >, 40);
+  for (guint i = 0; i < part->steps->len; i++)
+    {
+      const PfprofStep *s = &g_array_index (part->steps, PfprofStep, i);
+      gboolean inside = FALSE;
+
+      for (guint k = 0; k < n_windows; k++)
+        inside = inside || (s->start_ns >= w[k].start && s->end_ns <= w[k].end);
+      g_assert_true (inside);
+    }
+  /* The steady window's length is the sum of its parts, one a window. */
+  d_full = &g_array_index (full->devices, PfprofDeviceSummary, 0);
+  d_part = &g_array_index (part->devices, PfprofDeviceSummary, 0);
+  g_assert_cmpint (d_part->steady_ns, <, (d_part->steady_end_ns - d_part->steady_start_ns) * 6 / 10);
+  g_assert_cmpint (d_part->idle_ns, <=, d_part->steady_ns);
+  g_assert_cmpint (d_part->kernel_ns + d_part->idle_ns, <=, d_part->steady_ns + d_part->htod_ns);
+  /* Per step, the same figures as the whole run's. */
+  assert_near (part->step_median_ns, full->step_median_ns, 0.02);
+  g_assert_cmpfloat (fabs ((double) d_part->idle_ns / (double) d_part->steady_ns
+                          - (double) d_full->idle_ns / (double) d_full->steady_ns),
+                     <=, 0.02);
+  f_part = finding (part, "input-starved");
+  assert_near (f_part->est_savings_ns, f_full->est_savings_ns, 0.05);
+  g_assert_cmpint (f_part->est_savings_ns, <=, part->step_median_ns);
+  {
+    const PfprofLedgerSummary *l = &ts->ledger;
+    gint64 sum = 0;
+
+    for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+      sum += l->mean_ns[b];
+    g_assert_cmpint (sum, ==, l->mean_step_ns);
+  }
+
+  /* The same records without the windows table: the pauses read as idle. */
+  t = sim_build (&so);
+  cut_to_windows (t, w, n_windows, FALSE);
+  bare = analyze_with (t, NULL);
+  d_bare = &g_array_index (bare->devices, PfprofDeviceSummary, 0);
+  g_assert_cmpfloat ((double) d_bare->idle_ns / (double) d_bare->steady_ns, >,
+                     (double) d_part->idle_ns / (double) d_part->steady_ns + 0.15);
+}
+
 static void
 test_sync_in_loop_cost (void)
 {
@@ -1834,6 +1956,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analyzer/rule/sync-in-loop", test_sync_in_loop);
   g_test_add_func ("/analyzer/rule/sync-in-loop/cost", test_sync_in_loop_cost);
   g_test_add_func ("/analyzer/steps/host-ahead", test_steps_host_ahead);
+  g_test_add_func ("/analyzer/steps/sampled-windows", test_sampled_windows);
   g_test_add_func ("/analyzer/ledger", test_ledger);
   g_test_add_func ("/analyzer/ledger/host-bound", test_host_bound);
   g_test_add_func ("/analyzer/ledger/graph", test_ledger_graph);
