@@ -29,6 +29,10 @@ second half off, so one-time costs of the first recording fall in no
 timed block. --block-s 0 switches every step, with no sync, pause or
 skip: the hook's default, whose cost is all on the program's thread.
 
+BENCH_STEPS_LOG=PATH (without --alternate) writes each timed step's
+wall-clock start and duration in ns to PATH, one "START DUR" line a step
+(bench/sample_windows.py reads it beside a trace's recording windows).
+
 Statistics: each on-block is paired with the off-block after it; per block
 the median of its counted steps; the cost is the median over the pairs of
 (on / off - 1), printed with the lowest and highest pair and the medians
@@ -100,11 +104,21 @@ def timed_steps(step, warmup, steps, alt=None, clock=time.perf_counter):
     if alt is not None:
         return alt.run(step, warmup, steps)
     times = []
+    log = os.environ.get("BENCH_STEPS_LOG")
+    starts = []
     for i in range(warmup + steps):
+        wall = time.time_ns()
         t0 = clock()
         step(i)
         if i >= warmup:
             times.append(clock() - t0)
+            starts.append(wall)
+    if log:
+        # Wall-clock starts (CLOCK_REALTIME, the clock of CUPTI's
+        # timestamps on Linux) and durations, for bench/sample_windows.py.
+        with open(log, "w") as f:
+            for w, t in zip(starts, times):
+                f.write(f"{w} {int(t * 1e9)}\n")
     return times
 
 
