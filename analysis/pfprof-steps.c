@@ -469,26 +469,23 @@ keep_recorded_steps (PfprofTraceIndex *ix, GArray *steps, guint first)
   g_array_set_size (steps, keep);
 }
 
-/* The steady window of a trace recorded in windows: one part per window,
- * from its first to its last steady step; with no steps, the windows'
- * parts inside [@lo, @hi). */
+/* Sets the steady window: [@lo, @hi); in a trace recorded in windows, its
+ * parts instead: with steady steps (@from to @to), one per window from
+ * its first to its last; without, the windows' stretches inside it. */
 static void
-steady_parts_in_windows (PfprofTraceIndex *ix, GArray *steps, guint from, guint to, gint64 lo, gint64 hi)
+set_steady (PfprofTraceIndex *ix, GArray *steps, guint from, guint to, gint64 lo, gint64 hi)
 {
-  guint n_windows = pfprof_interval_set_n (ix->windows);
-
-  g_array_set_size (ix->steady_parts, 0);
-  if (from >= to)
+  if (ix->windows == NULL)
     {
-      for (guint w = 0; w < n_windows; w++)
-        {
-          PfprofInterval win = pfprof_interval_set_get (ix->windows, w);
-
-          pfprof_trace_index_add_steady_part (ix, MAX (win.start, lo), MIN (win.end, hi));
-        }
-      if (ix->steady_parts->len == 0)
-        pfprof_trace_index_set_steady (ix, lo, lo);
+      pfprof_trace_index_set_steady (ix, lo, hi);
       return;
+    }
+  g_array_set_size (ix->steady_parts, 0);
+  for (guint w = 0; from >= to && w < pfprof_interval_set_n (ix->windows); w++)
+    {
+      PfprofInterval win = pfprof_interval_set_get (ix->windows, w);
+
+      pfprof_trace_index_add_steady_part (ix, MAX (win.start, lo), MIN (win.end, hi));
     }
   for (guint i = from; i < to;)
     {
@@ -506,6 +503,8 @@ steady_parts_in_windows (PfprofTraceIndex *ix, GArray *steps, guint from, guint 
         }
       pfprof_trace_index_add_steady_part (ix, s->start_ns, end);
     }
+  if (ix->steady_parts->len == 0)
+    pfprof_trace_index_set_steady (ix, lo, lo);
 }
 
 void
@@ -537,21 +536,17 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
   if (n > ix->n_warmup_steps)
     {
       g_autofree gint64 *d = g_new (gint64, n - ix->n_warmup_steps);
+      gint64 lo = g_array_index (steps, PfprofStep, first + ix->n_warmup_steps).start_ns, hi = lo;
 
-      ix->steady_start = g_array_index (steps, PfprofStep, first + ix->n_warmup_steps).start_ns;
-      ix->steady_end = ix->steady_start;
       for (guint i = ix->n_warmup_steps; i < n; i++)
         {
           PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
 
-          ix->steady_end = MAX (ix->steady_end, s->end_ns);
+          hi = MAX (hi, s->end_ns);
           d[i - ix->n_warmup_steps] = s->end_ns - s->start_ns;
         }
       ix->step_median_ns = pfprof_quantile_median_i64 (d, n - ix->n_warmup_steps);
-      if (ix->windows != NULL)
-        steady_parts_in_windows (ix, steps, first + ix->n_warmup_steps, first + n, 0, 0);
-      else
-        pfprof_trace_index_set_steady (ix, ix->steady_start, ix->steady_end);
+      set_steady (ix, steps, first + ix->n_warmup_steps, first + n, lo, hi);
     }
   else
     {
@@ -566,10 +561,7 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
           hi = pfprof_interval_set_get (dev->busy, pfprof_interval_set_n (dev->busy) - 1).end;
         }
       ix->step_median_ns = 0;
-      if (ix->windows != NULL)
-        steady_parts_in_windows (ix, steps, 0, 0, lo + (hi - lo) / 10, hi);
-      else
-        pfprof_trace_index_set_steady (ix, lo + (hi - lo) / 10, hi);
+      set_steady (ix, steps, 0, 0, lo + (hi - lo) / 10, hi);
     }
   for (guint i = 0; i < n; i++)
     pfprof_steps_breakdown (ix, &g_array_index (steps, PfprofStep, first + i));

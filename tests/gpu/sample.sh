@@ -33,13 +33,9 @@ steps_for() { # WORKLOAD: steps for about $secs seconds, from a typical step
     toitem) echo $((secs * 1000 / 7)) ;;
   esac
 }
-command_for() { # WORKLOAD
-  case $1 in
-    r50b32) echo "bench/resnet50_step.py --batch 32" ;;
-    bert) echo "bench/transformer_step.py" ;;
-    tiny) echo "bench/tiny_kernels.py --kernels 1000" ;;
-    toitem) echo "tests/gpu/hook_overhead.py --calls 200" ;;
-  esac
+command_for() { # WORKLOAD: its script and arguments, from bench/overhead_suite.py
+  python3 -c 'import sys; sys.path.insert(0, "bench"); import overhead_suite as o
+s, a, _, _ = o.WORKLOADS[sys.argv[1]]; print(" ".join([s] + a))' "$1"
 }
 
 for w in ${WORKLOADS:-r50b32 bert tiny toitem}; do
