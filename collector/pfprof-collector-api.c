@@ -75,20 +75,6 @@ static unsigned n_spare;
 static _Atomic uint64_t api_dropped;
 static _Atomic unsigned n_enabled;
 
-/* The callbacks pfprof_collector_api_enable() turned on, to switch them
- * off and on again around a pause (--delay, a capture range): a paused
- * collector must not cost a callback per copy or sync. */
-#define API_MAX_ENABLED 1024
-static struct
-{
-  uint16_t domain; /* CUpti_CallbackDomain */
-  uint16_t cbid;
-} enabled[API_MAX_ENABLED];
-static unsigned n_listed;
-/* Raised at each switch on: a thread inside a call whose exit callback
- * never came (switched off in between) starts its depth count afresh. */
-static _Atomic unsigned generation;
-
 /* PfprofSyncType of each enabled callback id, by domain (0 runtime). */
 #define SYNC_TYPE_SLOTS                                                                                         \
   ((size_t) CUPTI_RUNTIME_TRACE_CBID_SIZE > (size_t) CUPTI_DRIVER_TRACE_CBID_SIZE                                \
@@ -103,15 +89,12 @@ static __thread uint32_t api_tid;
  * the DRIVER activity records; they are not recorded, so each call the
  * program made is one record, as with the activity kinds. */
 static __thread unsigned runtime_depth;
-static __thread unsigned depth_generation;
 
 /* The CUPTI stream ids of the streams this thread last synchronized or
  * waited on: cuptiGetStreamIdEx is a lookup under CUPTI's lock, and a
  * loop that syncs one stream (every .item()) would pay it at each call.
  * An entry holds while streams_generation has not moved: it moves when a
- * stream is destroyed (its handle may come back for another stream) and
- * when the callbacks are switched on again (destroys while paused went
- * unseen). */
+ * stream is destroyed (its handle may come back for another stream). */
 #define STREAM_CACHE_SLOTS 4
 typedef struct
 {
@@ -190,12 +173,6 @@ pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int
               && cuptiEnableCallback (1, subscriber, domains[d].domain, cbid) == CUPTI_SUCCESS)
             {
               n++;
-              if (n_listed < API_MAX_ENABLED && cbid <= UINT16_MAX)
-                {
-                  enabled[n_listed].domain = (uint16_t) domains[d].domain;
-                  enabled[n_listed].cbid = (uint16_t) cbid;
-                  n_listed++;
-                }
               if (sync_records && cbid < sizeof sync_type_of[0])
                 sync_type_of[d][cbid] = sync_type (name);
             }
@@ -209,28 +186,10 @@ pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int
                                                    CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2 };
 
       for (size_t i = 0; i < sizeof destroys / sizeof destroys[0]; i++)
-        if (cuptiEnableCallback (1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, destroys[i]) == CUPTI_SUCCESS
-            && n_listed < API_MAX_ENABLED)
-          {
-            enabled[n_listed].domain = (uint16_t) CUPTI_CB_DOMAIN_DRIVER_API;
-            enabled[n_listed].cbid = (uint16_t) destroys[i];
-            n_listed++;
-          }
+        cuptiEnableCallback (1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, destroys[i]);
     }
   atomic_store (&n_enabled, n);
   return n;
-}
-
-void
-pfprof_collector_api_switch (CUpti_SubscriberHandle subscriber, int on)
-{
-  if (on)
-    {
-      atomic_fetch_add (&generation, 1);
-      atomic_fetch_add (&streams_generation, 1);
-    }
-  for (unsigned i = 0; i < n_listed; i++)
-    cuptiEnableCallback (on ? 1 : 0, subscriber, (CUpti_CallbackDomain) enabled[i].domain, enabled[i].cbid);
 }
 
 unsigned
@@ -319,7 +278,6 @@ pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackD
   PfprofApiRecord r;
   uint32_t stream_id = PFPROF_NONE;
   uint8_t type;
-  unsigned gen;
 
   if (cb == NULL || cb->correlationData == NULL)
     return;
@@ -329,12 +287,6 @@ pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackD
        * with the dying stream. */
       atomic_fetch_add_explicit (&streams_generation, 1, memory_order_release);
       return;
-    }
-  gen = atomic_load_explicit (&generation, memory_order_relaxed);
-  if (depth_generation != gen)
-    {
-      depth_generation = gen;
-      runtime_depth = 0;
     }
   if (cb->callbackSite == CUPTI_API_ENTER)
     {

@@ -81,8 +81,8 @@ pfprof_collector_capture_callback (int runtime, uint32_t cbid, const CUpti_Callb
       && (atomic_load (&n_ranges) == 0 || pfprof_collector.capture_repeat))
     {
       atomic_fetch_add (&n_ranges, 1);
-      /* Kinds and callbacks first, then the flag the callbacks read: a
-       * call already inside when the flag flips has its entry time. */
+      /* Kinds first, then the flag the callbacks read: a call already
+       * inside when the flag flips has no entry time and is not recorded. */
       pfprof_collector_cupti_enable (1);
       atomic_store (&pfprof_collector.tracing, 1);
       range_start_ns = pfprof_collector_now_monotonic ();

@@ -389,7 +389,6 @@ pfprof_collector_cupti_enable (int enable)
       }
   if (enable)
     filter_api ();
-  pfprof_collector_api_switch (subscriber, enable);
 }
 
 void

@@ -140,8 +140,12 @@ int64_t pfprof_collector_now_monotonic (void);
  * activity kinds. Returns 0, or -1 after saying why (one line). */
 int pfprof_collector_cupti_start (void);
 
-/* Switches the timed activity kinds and the API callbacks on or off (the
- * --delay/--duration window, a capture range). */
+/* Switches the timed activity kinds on or off (the --delay, --duration
+ * and --sample windows, a capture range). The API callbacks stay on from
+ * start to stop, and record only while tracing: switching them off while
+ * another thread is inside a call leaves CUPTI believing that thread never
+ * left it, and every later call of that thread, and the kernels it
+ * launches, get that call's correlation id. */
 void pfprof_collector_cupti_enable (int enable);
 
 /* cuptiActivityFlushAll with @forced; never from a signal handler. */
@@ -196,10 +200,6 @@ int pfprof_collector_api_wanted (const char *name);
  * Returns how many callbacks were enabled. */
 unsigned pfprof_collector_api_enable (CUpti_SubscriberHandle subscriber, int runtime, int driver,
                                       int sync_records);
-
-/* Switches the callbacks pfprof_collector_api_enable() turned on off or
- * (@on) on again. */
-void pfprof_collector_api_switch (CUpti_SubscriberHandle subscriber, int on);
 
 /* Callback ids enabled by the last pfprof_collector_api_enable(). */
 unsigned pfprof_collector_api_n_enabled (void);

@@ -89,6 +89,13 @@ def metrics(db):
     m["clock_start_offset_ms"] = (int(meta.get("clock_start_cupti_ns", 0))
                                   - int(meta.get("clock_start_realtime_ns", 0))) / 1e6
     m["command_line"] = meta.get("command_line")
+    # CUPTI gives each API call its own correlation id, and the kernels a
+    # call launches that id: records that share one with an earlier
+    # record of the same thread (API) or with another kernel (0 is "none").
+    m["api_ids_shared"] = q("SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) n FROM api_calls "
+                            "GROUP BY tid, correlation_id)")
+    m["kernel_ids_shared"] = q("SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) n FROM kernels "
+                               "WHERE correlation_id != 0 GROUP BY correlation_id)")
     return m
 
 
@@ -113,6 +120,8 @@ CHECKS = {
     "few_stream_syncs": lambda m: m["steady_stream_syncs"] <= 0.2 * m["steady_steps"],
     "named_threads": lambda m: m["threads_named"] >= 1,
     "clock_aligned": lambda m: abs(m["clock_start_offset_ms"]) < 1000,
+    "distinct_ids": lambda m: m["api_calls"] > 0 and m["kernels"] > 0 and m["api_ids_shared"] == 0
+    and m["kernel_ids_shared"] == 0,
 }
 
 
