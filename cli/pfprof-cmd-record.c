@@ -198,9 +198,8 @@ parse_seconds (const char *name, const char *value, double *out)
   return TRUE;
 }
 
-/* --sample ON/EVERY: seconds, 0 < ON < EVERY. */
-static gboolean
-parse_sample (const char *value)
+gboolean
+pfprof_cmd_record_check_sample (const char *value)
 {
   char *end = NULL, *end2 = NULL;
   double on, every = 0;
@@ -414,7 +413,7 @@ pfprof_cmd_record (int argc, char **argv)
   if (code >= 0)
     return code;
   if (!parse_seconds ("delay", delay, &delay_s) || !parse_seconds ("duration", duration, &duration_s)
-      || !parse_sample (sample))
+      || !pfprof_cmd_record_check_sample (sample))
     return PFPROF_EXIT_USAGE;
   if (capture != NULL && strcmp (capture, "cuda-profiler-api") != 0)
     {

@@ -83,6 +83,7 @@ typedef struct
   char *hook_dir;   /* sitecustomize.py (untraced runs) */
   char *fixes_dir;  /* pfprof_fixes.py */
   gboolean traced;
+  char *sample;     /* --sample ON/EVERY of the traced runs, or NULL */
   guint steps;      /* 0: all but the first quarter */
   GPtrArray *runs;  /* TryRun */
   GPtrArray *notes; /* unique "STATE\tFIX\tTEXT" of arm B */
@@ -358,6 +359,11 @@ run_once (Try *t, TryRun *r, const char *fixes, gboolean traced, gboolean show)
       g_ptr_array_add (argv, (char *) "record");
       g_ptr_array_add (argv, (char *) "--quiet");
       g_ptr_array_add (argv, (char *) "--no-report");
+      if (t->sample != NULL)
+        {
+          g_ptr_array_add (argv, (char *) "--sample");
+          g_ptr_array_add (argv, t->sample);
+        }
       g_ptr_array_add (argv, (char *) "-o");
       g_ptr_array_add (argv, trace);
       g_ptr_array_add (argv, (char *) "--");
@@ -925,7 +931,10 @@ const PfprofCliHelp pfprof_cmd_try_help = {
   "ahead on a side stream). Without --fix, a first traced run of A picks the\n"
   "fixes its findings suggest; the findings whose fix needs a code change\n"
   "are listed as such. --traced records every run as pfprof record does,\n"
-  "and compares the findings of the first A and B runs.\n"
+  "and compares the findings of the first A and B runs. --sample ON/EVERY\n"
+  "has the traced runs record ON seconds of every EVERY, as pfprof record\n"
+  "--sample does: on a long run, less of the recording's cost is in the\n"
+  "traced runs' step times.\n"
   "\n"
   "The first run of A prints to the terminal; every other run's output goes\n"
   "to a log in the folder named at the end, with the step times (and with\n"
@@ -952,6 +961,7 @@ pfprof_cmd_try (int argc, char **argv)
   g_autofree char *fix_opt = NULL;
   g_autofree char *format_opt = NULL;
   g_autofree char *fixes = NULL;
+  g_autofree char *sample = NULL;
   gint steps = 0, rounds = 3;
   gboolean traced = FALSE, help = FALSE;
   GOptionEntry entries[] = {
@@ -961,6 +971,8 @@ pfprof_cmd_try (int argc, char **argv)
     { "steps", 0, 0, G_OPTION_ARG_INT, &steps, "Steps measured per run: the last N (default: last three quarters)", "N" },
     { "rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "Rounds of A and B (default 3)", "R" },
     { "traced", 0, 0, G_OPTION_ARG_NONE, &traced, "Record every run with the collector and compare the findings", NULL },
+    { "sample", 0, 0, G_OPTION_ARG_STRING, &sample, "Traced runs record ON seconds of every EVERY (as pfprof record)",
+      "ON/EVERY" },
     { "format", 'F', 0, G_OPTION_ARG_STRING, &format_opt, "text (default), json or markdown", "FORMAT" },
     { NULL },
   };
@@ -1002,9 +1014,17 @@ pfprof_cmd_try (int argc, char **argv)
     }
   if (fix_opt != NULL && (fixes = check_fixes (fix_opt)) == NULL)
     return PFPROF_EXIT_USAGE;
+  if (!pfprof_cmd_record_check_sample (sample))
+    return PFPROF_EXIT_USAGE;
+  if (sample != NULL && fix_opt != NULL && !traced)
+    {
+      pfprof_cli_error ("--sample applies to traced runs: with --fix, add --traced");
+      return PFPROF_EXIT_USAGE;
+    }
 
   t.self = g_file_read_link ("/proc/self/exe", NULL);
   t.traced = traced;
+  t.sample = sample;
   t.steps = (guint) steps;
   t.dir = g_dir_make_tmp ("pfprof-try-XXXXXX", &error);
   if (t.self == NULL || t.dir == NULL)

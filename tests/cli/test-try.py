@@ -751,6 +751,27 @@ class TryTest(Base):
         with open(r["runs"][1]["log"]) as f:
             self.assertIn("fixes pin-memory,non-blocking", f.read())
 
+    def test_sample_reaches_every_traced_run(self):
+        traces = os.path.join(os.path.dirname(os.path.dirname(HERE)), "samples", "traces")
+        prog = os.path.join(self.dir, "fake.py")
+        with open(prog, "w") as f:
+            f.write(textwrap.dedent("""\
+                import os, shutil, sys
+                shutil.copy(os.path.join(sys.argv[1], "a_pageable_sampled.pfprof"),
+                            os.environ["PFPROF_OUTPUT"].replace("%p", str(os.getpid())))
+                print("sample", os.environ.get("PFPROF_SAMPLE"), flush=True)
+                """))
+        p = subprocess.run([PFPROF, "try", "--traced", "--sample", "0.5/1.5", "--rounds", "1", "--format", "json",
+                            "--", sys.executable, prog, traces], env=self.clean_env(), cwd=self.dir,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.splitlines()[0], "sample 0.5/1.5")   # the first run, shown
+        r = json.loads(p.stdout[p.stdout.index("{"):])
+        self.assertEqual(r["fixes"], "pin-memory,non-blocking")
+        for run in r["runs"][1:]:
+            with open(run["log"]) as f:
+                self.assertIn("sample 0.5/1.5", f.read())
+
     def test_device_to_host_pageable_copies_need_a_code_change(self):
         # The per-step `.cpu()` sample: its pageable copies are all device to
         # host, which neither pin-memory nor non-blocking touches.
@@ -779,6 +800,8 @@ class TryTest(Base):
                             (["try", "--fix", "prefetch=2", "--", "true"], "takes no value"),
                             (["try", "--rounds", "0", "--", "true"], "--rounds"),
                             (["try", "--format", "xml", "--", "true"], "--format"),
+                            (["try", "--sample", "4/1", "--", "true"], "--sample expects ON/EVERY"),
+                            (["try", "--sample", "1/4", "--fix", "pin-memory", "--", "true"], "add --traced"),
                             (["try", "--fix", "pin-memory", "--", "/no/such/program"], "cannot run")):
             p = subprocess.run([PFPROF, *args], capture_output=True, text=True, timeout=60)
             self.assertIn(p.returncode, (2, 127), args)
