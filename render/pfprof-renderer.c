@@ -771,11 +771,54 @@ draw_findings (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, do
   cairo_restore (cr);
 }
 
+/* Shade over the row of a trace recorded in windows (`pfprof record
+ * --sample`) where nothing was recorded: before its first window,
+ * between windows and after the last, so a pause does not read as idle
+ * time. */
+#define PAUSE_ALPHA 0.13
+
+static gboolean
+has_pauses (const PfprofTrace *trace)
+{
+  return trace != NULL && pfprof_trace_n (trace, PFPROF_TABLE_WINDOWS) > 0;
+}
+
 static void
-draw_legend (cairo_t *cr, const PfprofRenderView *view, const double fg[3])
+draw_pauses (cairo_t *cr, const PfprofTrace *trace, const PfprofRenderView *view, double y, double h,
+             const double fg[3])
+{
+  const PfprofWindowRecord *w = pfprof_trace_windows (trace);
+  guint n = pfprof_trace_n (trace, PFPROF_TABLE_WINDOWS);
+  gint64 from = G_MININT64;
+
+  set_rgb (cr, fg, PAUSE_ALPHA);
+  for (guint i = 0; i <= n; i++)
+    {
+      gint64 to = i < n ? w[i].start_ns : G_MAXINT64;
+      gint64 a = MAX (from, view->t0), b = MIN (to, view->t1);
+
+      if (a < b)
+        {
+          double x0 = MAX (view->label_width, pfprof_renderer_x_of (view, a));
+          double x1 = MIN (view->width, pfprof_renderer_x_of (view, b));
+
+          if (x1 > x0)
+            cairo_rectangle (cr, x0, y, x1 - x0, h);
+        }
+      if (i < n)
+        from = MAX (from, w[i].end_ns);
+      if (from >= view->t1)
+        break;
+    }
+  cairo_fill (cr);
+}
+
+static void
+draw_legend (cairo_t *cr, const PfprofTimeline *tl, const PfprofRenderView *view, const double fg[3])
 {
   double x = 8, y = view->height - view->legend_height;
   double sev[3];
+  gboolean pauses = FALSE;
 
   if (view->legend_height <= 0)
     return;
@@ -810,6 +853,21 @@ draw_legend (cairo_t *cr, const PfprofRenderView *view, const double fg[3])
   set_rgb (cr, fg, 0.9);
   cairo_move_to (cr, x + 14, y + 14);
   cairo_show_text (cr, "Finding");
+  for (guint i = 0; i < tl->traces->len && !pauses; i++)
+    pauses = has_pauses (g_ptr_array_index (tl->traces, i));
+  if (pauses)
+    {
+      cairo_text_extents_t ext;
+
+      cairo_text_extents (cr, "Finding", &ext);
+      x += 14 + ext.x_advance + 14;
+      set_rgb (cr, fg, PAUSE_ALPHA);
+      cairo_rectangle (cr, x, y + 5, 10, 10);
+      cairo_fill (cr);
+      set_rgb (cr, fg, 0.9);
+      cairo_move_to (cr, x + 14, y + 14);
+      cairo_show_text (cr, "Not recorded (--sample pause)");
+    }
 }
 
 void
@@ -880,6 +938,8 @@ pfprof_renderer_draw (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *v
         set_rgb (cr, (i & 1) ? alt : bg, 1);
       cairo_rectangle (cr, 0, row_top[i], view->width, h);
       cairo_fill (cr);
+      if (!row->is_group && has_pauses (row->trace))
+        draw_pauses (cr, row->trace, view, row_top[i], h, fg);
     }
 
   /* Events. */
@@ -1050,7 +1110,7 @@ pfprof_renderer_draw (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *v
       set_rgb (cr, bg, 1);
       cairo_rectangle (cr, 0, rows_bottom, view->width, view->legend_height);
       cairo_fill (cr);
-      draw_legend (cr, view, fg);
+      draw_legend (cr, tl, view, fg);
     }
   cairo_restore (cr);
 

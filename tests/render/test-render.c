@@ -535,20 +535,20 @@ test_units (void)
  * real reader and analysis, then the picture: its stream and thread rows,
  * a pageable copy in the pageable colour over exactly its time range, and
  * the analyzer's pageable-transfer finding marked on that copy's row. */
-/* The analysis of samples/traces/a_pageable.pfprof, its trace in *@trace;
- * NULL (the test skipped) when the sample is not there. */
+/* The analysis of samples/traces/@name, its trace in *@trace; NULL (the
+ * test skipped) when the sample is not there. */
 static PfprofAnalysis *
-analyse_sample (PfprofTrace **trace)
+analyse_sample (const char *name, PfprofTrace **trace)
 {
   const char *dir = g_getenv ("PFPROF_SAMPLES");
-  g_autofree char *path = dir ? g_build_filename (dir, "a_pageable.pfprof", NULL) : NULL;
+  g_autofree char *path = dir ? g_build_filename (dir, name, NULL) : NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
   g_autoptr (PfprofRun) run = NULL;
 
   if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
     {
-      g_test_skip ("samples/traces/a_pageable.pfprof is not there");
+      g_test_skip ("a trace of samples/traces/ is not there");
       return NULL;
     }
   *trace = pfprof_importer_load (path, NULL, NULL, &error);
@@ -572,7 +572,7 @@ test_recorded_sample (void)
   double orange[3], sev[3], p[3], y, h;
   int row, x0, x1;
 
-  if ((a = analyse_sample (&t)) == NULL)
+  if ((a = analyse_sample ("a_pageable.pfprof", &t)) == NULL)
     return;
   tl = pfprof_timeline_new (a, NULL, NULL);
   g_assert_cmpuint (tl->n_gpu_events, >, 1000);
@@ -630,6 +630,72 @@ test_recorded_sample (void)
   pfprof_analysis_free (a);
 }
 
+/* Luminance of pixel (x, y). */
+static double
+luma (cairo_surface_t *s, int x, int y)
+{
+  double p[3];
+
+  pixel (s, x, y, p);
+  return 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
+}
+
+/* A trace recorded with --sample (samples/traces/a_pageable_sampled.pfprof):
+ * on its empty sync row, the pause between two windows is shaded, the
+ * windows are not. */
+static void
+test_sampled_pauses (void)
+{
+  PfprofAnalysis *a;
+  PfprofTimeline *tl;
+  PfprofTrace *t;
+  PfprofRenderView view;
+  cairo_surface_t *s;
+  const PfprofWindowRecord *w;
+  const PfprofTimelineRow *r;
+  double y, h, row_bg, pause;
+  int row, xp, xw = -1, shaded = 0, n = 0;
+
+  if ((a = analyse_sample ("a_pageable_sampled.pfprof", &t)) == NULL)
+    return;
+  g_assert_cmpuint (pfprof_trace_n (t, PFPROF_TABLE_WINDOWS), >=, 3);
+  w = pfprof_trace_windows (t);
+  tl = pfprof_timeline_new (a, NULL, NULL);
+  row = find_row (tl, PFPROF_ROW_DEVICE_SYNC, PFPROF_NONE, 0);
+  g_assert_cmpint (row, >=, 0);
+  r = pfprof_timeline_get_row (tl, (guint) row);
+  pfprof_render_view_init (&view, tl, W, 700);
+  view.t0 = w[1].start_ns;
+  view.t1 = w[2].end_ns;
+  s = draw (tl, &view, NULL);
+  y = pfprof_renderer_row_y (tl, &view, (guint) row);
+  h = pfprof_renderer_row_height (tl, &view, (guint) row);
+  row_bg = luma (s, 1, (int) (y + h / 2));
+  /* The middle of the pause between windows 1 and 2. */
+  xp = (int) pfprof_renderer_x_of (&view, (w[1].end_ns + w[2].start_ns) / 2);
+  pause = luma (s, xp, (int) (y + h / 2));
+  g_assert_cmpfloat (pause, <, row_bg - 0.05);
+  for (int x = (int) pfprof_renderer_x_of (&view, w[2].end_ns) - 1; x > xp; x--)
+    {
+      gint64 tx = (gint64) pfprof_renderer_time_at (&view, x);
+
+      if (tx <= w[2].start_ns || tx >= w[2].end_ns)
+        continue;
+      n++;
+      shaded += luma (s, x, (int) (y + h / 2)) < row_bg - 0.05;
+      if (xw < 0 && pfprof_timeline_row_hit (r, tx, (gint64) (3 * (view.t1 - view.t0) / W)) == PFPROF_EVENT_REF_NONE)
+        xw = x;
+    }
+  /* Inside window 2, where the row has nothing: the row's own colour. */
+  g_assert_cmpint (n, >, 100);
+  g_assert_cmpint (xw, >=, 0);
+  g_assert_cmpfloat (fabs (luma (s, xw, (int) (y + h / 2)) - row_bg), <, 0.01);
+  g_assert_cmpint (shaded, <, n / 10);
+  cairo_surface_destroy (s);
+  pfprof_timeline_free (tl);
+  pfprof_analysis_free (a);
+}
+
 /* `pfprof render` and pfprof-view open on the steady state: on a
  * recorded sample, from after the warm-up step to the last step, every
  * steady step inside, the start-up left out; a run without steps has no
@@ -641,7 +707,7 @@ test_steady_framing (void)
   PfprofTrace *t;
   gint64 t0 = 0, t1 = 0;
 
-  if ((a = analyse_sample (&t)) == NULL)
+  if ((a = analyse_sample ("a_pageable.pfprof", &t)) == NULL)
     return;
   g_assert_true (pfprof_framing_steady (a, &t0, &t1));
   g_assert_cmpint (t0, >, t->start_ns);
@@ -690,6 +756,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/empty-trace", test_empty_trace);
   g_test_add_func ("/render/units", test_units);
   g_test_add_func ("/render/recorded-sample", test_recorded_sample);
+  g_test_add_func ("/render/sampled-pauses", test_sampled_pauses);
   g_test_add_func ("/render/steady-framing", test_steady_framing);
   return g_test_run ();
 }
