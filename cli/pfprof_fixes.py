@@ -520,6 +520,92 @@ class Prefetch:
         return current[0]
 
 
+def replace(batch, new, path=()):
+    """@batch (of tensors, lists, tuples and dicts, as leaves() reads it)
+    with the tensors at the paths of @new replaced by their values."""
+    if path in new:
+        return new[path]
+    if isinstance(batch, (list, tuple)):
+        vals = [replace(v, new, path + (i,)) for i, v in enumerate(batch)]
+        if isinstance(batch, list):
+            return vals
+        return type(batch)(*vals) if hasattr(batch, '_fields') else type(batch)(vals)
+    if isinstance(batch, dict):
+        out = {k: replace(v, new, path + (k,)) for k, v in batch.items()}
+        try:
+            return type(batch)(out)
+        except Exception:
+            return out
+    return batch
+
+
+class PinCache:
+    """The pinned copies of tensors that a dataset hands out again and
+    again (batches kept in memory: a pool, a list of tensors), so that a
+    batch seen before is not copied into pinned memory again, as a
+    dataset that pinned its tensors once would have them. The copy made
+    last time is handed out again only when it is a fresh copy's equal
+    in every way the program can tell: the same tensor object came back
+    (alive all along: the entry goes with it), neither it nor the copy
+    was changed in place since (their _version), it still has the same
+    memory, the program holds no reference to the old copy any more (a
+    batch it kept must not become an alias of the new one), and SAMPLE
+    elements at random places agree (a write the version does not see,
+    through numpy). Contiguous tensors of at least MIN_BYTES only, at
+    most MAX_BYTES in all; otherwise a fresh copy, as without it."""
+
+    MIN_BYTES = 1 << 20
+    MAX_BYTES = 8 << 30
+    SAMPLE = 1024
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.entries = {}   # id(tensor) -> [weakref, version, data_ptr, copy, copy's version, indices, bytes]
+        self.bytes = 0
+
+    def drop(self, key, ref=None):
+        e = self.entries.get(key)
+        if e is not None and (ref is None or e[0] is ref):
+            del self.entries[key]
+            self.bytes -= e[6]
+
+    def hit(self, t):
+        """The pinned copy of @t to hand out again, or None."""
+        key = id(t)
+        e = self.entries.get(key)
+        if e is None:
+            return None
+        try:
+            # getrefcount: the entry's reference and its own argument.
+            ok = (e[0]() is t and t._version == e[1] and t.data_ptr() == e[2] and e[3]._version == e[4]
+                  and _sys.getrefcount(e[3]) == 2
+                  and self.torch.equal(t.reshape(-1)[e[5]], e[3].reshape(-1)[e[5]]))
+        except Exception:
+            ok = False
+        if not ok:
+            self.drop(key)
+            return None
+        return e[3]
+
+    def add(self, t, copy):
+        import weakref
+        torch = self.torch
+        try:
+            if copy is t or not isinstance(t, torch.Tensor) or not isinstance(copy, torch.Tensor) or \
+                    not copy.is_pinned() or not t.is_contiguous() or id(t) in self.entries:
+                return
+            n = t.numel() * t.element_size()
+            if n < self.MIN_BYTES or self.bytes + n > self.MAX_BYTES:
+                return
+            key = id(t)
+            ref = weakref.ref(t, lambda r, key=key: self.drop(key, r))
+            idx = torch.randint(0, t.numel(), (min(self.SAMPLE, t.numel()),))
+            self.entries[key] = [ref, t._version, t.data_ptr(), copy, copy._version, idx, n]
+            self.bytes += n
+        except Exception:
+            return
+
+
 class PinThread:
     """The batches of one iterator of a DataLoader without workers, pinned
     on a thread of the hook's one batch ahead, as the DataLoader's
@@ -533,10 +619,13 @@ class PinThread:
     intra-op threads, so the copy runs as fast as it ran on the loop's
     thread (torch's pin-memory thread takes one, beside workers that use
     the cores; a 154 MB batch then takes 27 ms, against 3-4 ms on 16).
-    A pin that raises turns pin-memory off and hands out the batch
-    unpinned, as the loop would have had it without the fix; an error of
-    the program's own fetch reaches the program at the batch it belongs
-    to."""
+    A batch is pinned before the next one is fetched: a dataset that
+    refills one buffer must not refill it while the thread copies it. A
+    tensor the dataset hands out again reuses its pinned copy where
+    PinCache allows. A pin that raises turns pin-memory off and hands out
+    the batch unpinned, as the loop would have had it without the fix; an
+    error of the program's own fetch reaches the program at the batch it
+    belongs to."""
 
     def __init__(self, fixes, it):
         import queue
@@ -550,6 +639,7 @@ class PinThread:
         self.module = module
         self.args = (it._pin_memory_device,) if hasattr(it, '_pin_memory_device') else ()
         self.ahead = None   # (future, batch), StopIteration, or the fetch's exception
+        self.cache = PinCache(torch)
         self.jobs = queue.SimpleQueue()
         device = torch.cuda.current_device()
         threads = torch.get_num_threads()
@@ -570,9 +660,28 @@ class PinThread:
                 return
             future, batch = job
             try:
-                future.set_result(self.module.pin_memory(batch, *self.args))
+                future.set_result(self.pin(batch))
             except BaseException as e:
                 future.set_exception(e)
+
+    def pin(self, batch):
+        """The batch pinned, with the pinned copies PinCache still holds
+        for the tensors it had handed out before."""
+        found = leaves(batch)
+        if not found:
+            return self.module.pin_memory(batch, *self.args)
+        hits = {}
+        for path, t in found:
+            c = self.cache.hit(t)
+            if c is not None:
+                hits[path] = c
+        out = self.module.pin_memory(replace(batch, hits) if hits else batch, *self.args)
+        pinned = leaves(out)
+        if pinned is not None and [p for p, _ in pinned] == [p for p, _ in found]:
+            for (path, t), (_, o) in zip(found, pinned):
+                if path not in hits:
+                    self.cache.add(t, o)
+        return out
 
     def submit(self, fetch):
         """The next batch fetched and handed to the thread: (future, batch),
@@ -599,15 +708,15 @@ class PinThread:
             raise StopIteration
         if isinstance(current, BaseException):
             raise current
-        self.ahead = self.submit(fetch)
         future, batch = current
-        if future is None:
-            return batch
-        try:
-            return future.result()
-        except Exception as e:
-            self.fixes.off('pin-memory', e)
-            return batch
+        out = batch
+        if future is not None:
+            try:
+                out = future.result()
+            except Exception as e:
+                self.fixes.off('pin-memory', e)
+        self.ahead = self.submit(fetch)
+        return out
 
 
 def install(when_imported):

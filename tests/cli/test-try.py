@@ -75,13 +75,36 @@ FAKE_TORCH["torch/__init__.py"] = textwrap.dedent("""\
         def item(self):
             return self.v
         def pin_memory(self, *a):
+            # As torch's: a pinned tensor is its own pinned copy.
+            global COPIES
+            if self.pinned:
+                return self
+            COPIES += 1
             return Tensor(self.v, pinned=True)
+        def data_ptr(self):
+            return id(self)
+        def is_contiguous(self):
+            return True
+        def numel(self):
+            return 1 << 20
+        def element_size(self):
+            return 4
+        def reshape(self, *shape):
+            return self
+        def __getitem__(self, index):
+            return self
         def copy_(self, src, non_blocking=False):
             LOG.append(['copy_', src.v, str(cuda.CURRENT), non_blocking])
             self.v = src.v
             return self
         def record_stream(self, s):
             LOG.append(['record_stream'])
+
+    COPIES = 0   # pinned copies made by pin_memory()
+    def equal(a, b):
+        return a.v == b.v
+    def randint(low, high, size):
+        return None
 
     NUM_THREADS = 0
     def get_num_threads():
@@ -162,6 +185,8 @@ FAKE_TORCH["torch/utils/data/dataloader.py"] = textwrap.dedent("""\
             item = self._items.pop(0)
             if isinstance(item, BaseException):
                 raise item
+            if callable(item) and not hasattr(item, 'v'):
+                item = item()   # a batch made as it is fetched
             if self._pin_memory:
                 item = _utils.pin_memory.pin_memory(item, self._pin_memory_device)
             return item
@@ -329,6 +354,72 @@ class FixesTest(Base):
         self.assertEqual(len(text), 1, notes)
         self.assertTrue(text[0].startswith("pin_memory=True; the DataLoader has no worker processes"), text)
         self.assertIn("pins each batch on a thread of its own", text[0])
+
+    POOL_LOOP = """
+        import json, torch
+        from torch.utils.data import DataLoader
+        pool = [torch.Tensor(i) for i in range(3)]
+        got, kept = [], []
+        for k, x in enumerate(DataLoader(pool * 3, num_workers=0)):
+            got.append([x.v, x.pinned])
+            %s
+        print(json.dumps({"got": got, "copies": torch.COPIES}))
+        """
+
+    def test_a_tensor_handed_out_again_reuses_its_pinned_copy(self):
+        # A pool of three tensors, three times: each pinned once.
+        r, _ = self.run_py(self.POOL_LOOP % "", fixes="pin-memory")
+        self.assertEqual(r["got"], [[i % 3, True] for i in range(9)])
+        self.assertEqual(r["copies"], 3)
+
+    def test_a_pinned_copy_is_not_reused_when_it_would_differ(self):
+        cases = (
+            # The program keeps its batches: a new one must not alias them.
+            ("kept.append(x)", [[i % 3, True] for i in range(9)], 9),
+            # The dataset's tensor changed in place: pinned again, new values.
+            ("pool[0].add_(100) if k == 2 else None", [[0, True], [1, True], [2, True], [100, True], [1, True],
+                                                        [2, True], [100, True], [1, True], [2, True]], 4),
+            # Changed where its version does not see it (through numpy).
+            ("setattr(pool[1], 'v', 50) if k == 2 else None", [[0, True], [1, True], [2, True], [0, True],
+                                                               [50, True], [2, True], [0, True], [50, True],
+                                                               [2, True]], 4),
+            # The program changed the pinned batch it got in place.
+            ("x.add_(1000) if k == 0 else None", [[0, True], [1, True], [2, True], [0, True], [1, True],
+                                                  [2, True], [0, True], [1, True], [2, True]], 4),
+        )
+        for body, got, copies in cases:
+            r, _ = self.run_py(self.POOL_LOOP % body, fixes="pin-memory")
+            self.assertEqual(r["got"], got, body)
+            self.assertEqual(r["copies"], copies, body)
+
+    def test_the_next_batch_is_fetched_after_the_last_is_pinned(self):
+        # A dataset that refills one buffer: the pin thread must be done
+        # copying it before the next fetch refills it.
+        r, _ = self.run_py("""
+            import json, threading, time, torch
+            from torch.utils.data import DataLoader, dataloader
+            from torch.utils.data._utils import pin_memory as pm
+            pinning, overlaps = [0], []
+            orig = pm.pin_memory
+            def slow_pin(data, *a):
+                pinning[0] += 1
+                time.sleep(0.05)
+                try:
+                    return orig(data, *a)
+                finally:
+                    pinning[0] -= 1
+            pm.pin_memory = slow_pin
+            buf, n = torch.Tensor(-1), [0]
+            def refill():
+                overlaps.append(pinning[0])
+                buf.v = n[0]
+                n[0] += 1
+                return buf
+            got = [x.v for x in DataLoader([refill] * 4, num_workers=0)]
+            print(json.dumps({"got": got, "overlaps": overlaps}))
+            """, fixes="pin-memory")
+        self.assertEqual(r["got"], [0, 1, 2, 3])
+        self.assertEqual(r["overlaps"], [0, 0, 0, 0])
 
     def test_pinning_with_workers_is_the_dataloaders(self):
         for fixes, args in (("pin-memory", "num_workers=2"), ("pin-memory,workers=4", "num_workers=0")):
