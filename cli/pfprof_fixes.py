@@ -675,6 +675,9 @@ class PinThread:
             c = self.cache.hit(t)
             if c is not None:
                 hits[path] = c
+        if hits:
+            self.fixes.notes.say('applied', 'pin-memory', 'tensors the dataset hands out again get the pinned '
+                                 'copy made of them before')
         out = self.module.pin_memory(replace(batch, hits) if hits else batch, *self.args)
         pinned = leaves(out)
         if pinned is not None and [p for p, _ in pinned] == [p for p, _ in found]:

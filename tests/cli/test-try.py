@@ -368,9 +368,11 @@ class FixesTest(Base):
 
     def test_a_tensor_handed_out_again_reuses_its_pinned_copy(self):
         # A pool of three tensors, three times: each pinned once.
-        r, _ = self.run_py(self.POOL_LOOP % "", fixes="pin-memory")
+        r, notes = self.run_py(self.POOL_LOOP % "", fixes="pin-memory")
         self.assertEqual(r["got"], [[i % 3, True] for i in range(9)])
         self.assertEqual(r["copies"], 3)
+        self.assertIn(["applied", "pin-memory", "tensors the dataset hands out again get the pinned copy made of "
+                       "them before"], notes)
 
     def test_a_pinned_copy_is_not_reused_when_it_would_differ(self):
         cases = (
@@ -388,7 +390,7 @@ class FixesTest(Base):
                                                   [2, True], [0, True], [1, True], [2, True]], 4),
         )
         for body, got, copies in cases:
-            r, _ = self.run_py(self.POOL_LOOP % body, fixes="pin-memory")
+            r, notes = self.run_py(self.POOL_LOOP % body, fixes="pin-memory")
             self.assertEqual(r["got"], got, body)
             self.assertEqual(r["copies"], copies, body)
 
