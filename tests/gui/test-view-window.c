@@ -7,13 +7,16 @@
  * as they are, and the folder of two that share a name; the open
  * dialog's filters take every format pfprof reads; a recorded sample
  * opens on its steady state, its step ledger panel shows the text
- * report's rows, and a search for a finding's rule selects the finding. */
+ * report's rows, and a search for a finding's rule selects the finding; a
+ * sample recorded with --sample has its pauses shaded on the timeline. */
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <gtk/gtk.h>
 
 #include "pfprof-format.h"
 #include "pfprof-framing.h"
+#include "pfprof-renderer.h"
 #include "pfprof-report.h"
 #include "pfprof-view-window.h"
 #include "render-test-util.h"
@@ -274,6 +277,87 @@ test_steady_framing (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+/* Luminance (0..255) of pixel (@x, @y) of @img (BGRA in memory). */
+static double
+luma_at (cairo_surface_t *img, int x, int y)
+{
+  const guint8 *px = cairo_image_surface_get_data (img) + y * cairo_image_surface_get_stride (img) + x * 4;
+
+  return 0.2126 * px[2] + 0.7152 * px[1] + 0.0722 * px[0];
+}
+
+static void
+test_sampled_pauses (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("PFPROF_SAMPLES"), "a_pageable_sampled.pfprof", NULL);
+  PfprofViewWindow *win = pfprof_view_window_new (NULL);
+  PfprofTimelineWidget *tw;
+  const PfprofRenderView *v;
+  PfprofViewLoaded *loaded;
+  const PfprofTrace *t;
+  const PfprofWindowRecord *w;
+  GdkPaintable *p;
+  GtkSnapshot *snap;
+  g_autoptr (GskRenderNode) node = NULL;
+  cairo_surface_t *img;
+  cairo_t *cr;
+  int row = -1, y, checked = 0;
+
+  gtk_window_present (GTK_WINDOW (win));
+  g_assert_true (drop_and_wait (win, path));
+  loaded = pfprof_view_window_get_loaded (win);
+  tw = pfprof_view_window_get_timeline (win);
+  v = pfprof_timeline_widget_get_view (tw);
+  t = g_ptr_array_index (loaded->timeline->traces, 0);
+  w = pfprof_trace_windows (t);
+  g_assert_cmpuint (pfprof_trace_n (t, PFPROF_TABLE_WINDOWS), >=, 3);
+  for (guint i = 0; i < loaded->timeline->rows->len && row < 0; i++)
+    if (pfprof_timeline_get_row (loaded->timeline, i)->type == PFPROF_ROW_DEVICE_SYNC)
+      row = (int) i;
+  g_assert_cmpint (row, >=, 0);
+  y = (int) (pfprof_renderer_row_y (loaded->timeline, v, (guint) row)
+             + pfprof_renderer_row_height (loaded->timeline, v, (guint) row) / 2);
+
+  {
+    guint target = pfprof_timeline_widget_n_frames (tw) + 1;
+    gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+    gtk_widget_queue_draw (GTK_WIDGET (tw));
+    while (pfprof_timeline_widget_n_frames (tw) < target && g_get_monotonic_time () < deadline)
+      g_main_context_iteration (NULL, TRUE);
+    g_assert_cmpuint (pfprof_timeline_widget_n_frames (tw), >=, target);
+  }
+  p = gtk_widget_paintable_new (GTK_WIDGET (tw));
+  snap = gtk_snapshot_new ();
+  img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) v->width, (int) v->height);
+  cr = cairo_create (img);
+  gdk_paintable_snapshot (p, snap, v->width, v->height);
+  node = gtk_snapshot_free_to_node (snap);
+  g_assert_nonnull (node);
+  gsk_render_node_draw (node, cr);
+  cairo_surface_flush (img);
+  /* Every pause between two windows the view shows: darker than the
+   * row's own colour at its left edge; the middle of each window: not. */
+  for (guint i = 0; i + 1 < pfprof_trace_n (t, PFPROF_TABLE_WINDOWS); i++)
+    {
+      double xp = pfprof_renderer_x_of (v, (w[i].end_ns + w[i + 1].start_ns) / 2);
+      double xw = pfprof_renderer_x_of (v, w[i + 1].start_ns + (w[i + 1].end_ns - w[i + 1].start_ns) / 2);
+
+      if (xp <= v->label_width + 2 || xw >= v->width - 2)
+        continue;
+      g_test_message ("pause %u: luma %.0f at x %.0f, row %.0f", i, luma_at (img, (int) xp, y), xp,
+                      luma_at (img, 1, y));
+      g_assert_cmpfloat (luma_at (img, (int) xp, y), <, luma_at (img, 1, y) - 12);
+      g_assert_cmpfloat (fabs (luma_at (img, (int) xw, y) - luma_at (img, 1, y)), <, 3);
+      checked++;
+    }
+  g_assert_cmpint (checked, >=, 2);
+  cairo_destroy (cr);
+  cairo_surface_destroy (img);
+  g_object_unref (p);
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
 /* The line of @report that starts with "  LABEL " and holds @cells in
  * order, or NULL. */
 static const char *
@@ -435,6 +519,7 @@ main (int argc, char **argv)
   g_test_add_func ("/view-window/steady-framing", test_steady_framing);
   g_test_add_func ("/view-window/ledger-panel", test_ledger_panel);
   g_test_add_func ("/view-window/search-finding", test_search_finding);
+  g_test_add_func ("/view-window/sampled-pauses", test_sampled_pauses);
   rc = g_test_run ();
   {
     g_autofree char *bad = g_build_filename (tmp_dir, "notes.txt", NULL);
