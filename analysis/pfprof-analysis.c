@@ -320,6 +320,7 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
       ts.steady_end_ns = ix->steady_end;
       ts.n_unrecorded_steps = ix->n_unrecorded_steps;
       ts.n_windows = ix->windows != NULL ? pfprof_interval_set_n (ix->windows) : 0;
+      ts.n_api_ids_shared = ix->n_api_ids_shared;
       ts.main_tid = ix->main_tid;
       judge_savings (a, &ts, first_finding, ix, options);
       g_array_append_val (a->trace_summaries, ts);

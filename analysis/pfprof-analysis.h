@@ -159,6 +159,8 @@ typedef struct
   guint n_unrecorded_steps; /* steps left out: not whole inside one
                              * recording window, or the first of one */
   guint n_windows;          /* recording windows (--sample), 0: all through */
+  guint n_api_ids_shared;   /* API calls whose correlation id another call
+                             * of the same domain has: CUPTI gave a stale one */
   guint32 main_tid;         /* thread that launched most kernels, 0 if unknown */
   guint64 n_out_of_range;   /* events left out: times ~39 h or more from the rest */
   guint64 n_bad_sites;      /* python_sites rows left out (pfprof_call_sites_attach) */

@@ -165,8 +165,11 @@ build_corr_index (PfprofTraceIndex *ix)
           guint32 c = api[i].correlation_id;
           guint32 prev = ix->api_by_corr[c];
 
-          /* Should ids ever collide, keep the runtime call: it is the one
-           * the user wrote. */
+          /* A driver call under a runtime call has its id; two calls of
+           * one domain never should. Should ids collide, keep the runtime
+           * call: it is the one the user wrote. */
+          if (prev != PFPROF_NONE && api[prev].domain == api[i].domain)
+            ix->n_api_ids_shared++;
           if (prev == PFPROF_NONE || api[prev].domain != PFPROF_API_RUNTIME)
             ix->api_by_corr[c] = i;
         }
@@ -177,9 +180,12 @@ build_corr_index (PfprofTraceIndex *ix)
       for (guint i = 0; i < n; i++)
         {
           gpointer key = GUINT_TO_POINTER (api[i].correlation_id);
+          gpointer prev;
 
-          if (!g_hash_table_contains (ix->api_by_corr_sparse, key))
+          if (!g_hash_table_lookup_extended (ix->api_by_corr_sparse, key, NULL, &prev))
             g_hash_table_insert (ix->api_by_corr_sparse, key, GUINT_TO_POINTER (i));
+          else if (api[GPOINTER_TO_UINT (prev)].domain == api[i].domain)
+            ix->n_api_ids_shared++;
         }
     }
 }

@@ -89,6 +89,8 @@ typedef struct
   guint32 *api_by_corr;        /* correlation id -> api_calls index, or NULL */
   guint32 api_by_corr_len;
   GHashTable *api_by_corr_sparse; /* used instead when ids are sparse */
+  guint n_api_ids_shared;      /* API records whose correlation id an earlier
+                                * record of the same domain has */
   guint8 *class_of_name;       /* strings id -> PfprofApiClass */
   GArray *api_of_class[PFPROF_N_API_CLASSES]; /* guint api indices, time order */
   gboolean has_api;            /* the trace holds API records at all */

@@ -89,6 +89,7 @@ write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
       pfprof_json_writer_member_int (w, "steady_end_ns", ts->steady_end_ns);
       pfprof_json_writer_member_uint (w, "recording_windows", ts->n_windows);
       pfprof_json_writer_member_uint (w, "steps_left_out", ts->n_unrecorded_steps);
+      pfprof_json_writer_member_uint (w, "api_ids_shared", ts->n_api_ids_shared);
       pfprof_json_writer_member_uint (w, "main_tid", ts->main_tid);
       pfprof_json_writer_member_uint (w, "events_out_of_range", ts->n_out_of_range);
       pfprof_json_writer_member_uint (w, "sites_left_out", ts->n_bad_sites);

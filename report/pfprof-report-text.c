@@ -200,6 +200,15 @@ header (Text *t, const PfprofAnalysis *a)
       if (ts->n_unrecorded_steps > 0)
         g_string_append_printf (t->out, "      %u steps left out: across a pause between recording windows, "
                                 "or the first of a window.\n", ts->n_unrecorded_steps);
+      if (ts->n_api_ids_shared > 0)
+        {
+          g_autofree char *shared = g_strdup_printf (
+            "%u API calls carry a correlation id that another call already has: CUPTI gave "
+            "them a stale one, so the kernels and copies joined to them by id may belong to "
+            "other calls.", ts->n_api_ids_shared);
+
+          wrap (t, shared, 6);
+        }
       if (ts->n_bad_sites > 0)
         g_string_append_printf (t->out, "      %" G_GUINT64_FORMAT " Python call sites left out: "
                                 "bad python_sites rows (a line below 1, no file name, an unknown "

@@ -805,6 +805,48 @@ cut_to_windows (PfprofTrace *t, const PfprofInterval *windows, guint n, gboolean
  * the pauses are neither idle nor busy, and the figures add up to the
  * steady window's parts. Without the windows table the same records would
  * read as a GPU idle through every pause. */
+/* A thread whose later calls all got one correlation id (CUPTI's state
+ * for it was lost): the trace summary counts them and the text report
+ * says so; the same trace with its ids intact, and a driver call that
+ * shares its runtime call's id, count nothing. */
+static void
+test_stale_correlation_ids (void)
+{
+  SimOptions so;
+  PfprofTrace *t;
+  PfprofApiRecord *api;
+  PfprofApiRecord nested;
+  guint n;
+  g_autoptr (PfprofAnalysis) sound = NULL;
+  g_autoptr (PfprofAnalysis) stale = NULL;
+  g_autoptr (GString) out = g_string_new (NULL);
+  PfprofReportOptions o;
+
+  sim_options_init (&so);
+  so.n_steps = 40;
+  t = sim_build (&so);
+  api = (PfprofApiRecord *) t->tables[PFPROF_TABLE_API_CALLS]->data;
+  nested = api[0];
+  nested.domain = PFPROF_API_DRIVER;
+  g_array_append_val (t->tables[PFPROF_TABLE_API_CALLS], nested);
+  pfprof_trace_sort (t);
+  sound = analyze_with (t, NULL);
+  g_assert_cmpuint (g_array_index (sound->trace_summaries, PfprofTraceSummary, 0).n_api_ids_shared, ==, 0);
+
+  t = sim_build (&so);
+  api = (PfprofApiRecord *) t->tables[PFPROF_TABLE_API_CALLS]->data;
+  n = pfprof_trace_n (t, PFPROF_TABLE_API_CALLS);
+  g_assert_cmpuint (n, >, 200);
+  for (guint i = n - 100; i < n; i++)
+    api[i].correlation_id = api[n - 101].correlation_id;
+  stale = analyze_with (t, NULL);
+  g_assert_cmpuint (g_array_index (stale->trace_summaries, PfprofTraceSummary, 0).n_api_ids_shared, ==, 100);
+  pfprof_report_options_init (&o);
+  o.width = 1000;
+  pfprof_report_render (stale, &o, out);
+  g_assert_nonnull (strstr (out->str, "100 API calls carry a correlation id that another call already has"));
+}
+
 static void
 test_sampled_windows (void)
 {
@@ -1957,6 +1999,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analyzer/rule/sync-in-loop/cost", test_sync_in_loop_cost);
   g_test_add_func ("/analyzer/steps/host-ahead", test_steps_host_ahead);
   g_test_add_func ("/analyzer/steps/sampled-windows", test_sampled_windows);
+  g_test_add_func ("/analyzer/trace/stale-correlation-ids", test_stale_correlation_ids);
   g_test_add_func ("/analyzer/ledger", test_ledger);
   g_test_add_func ("/analyzer/ledger/host-bound", test_host_bound);
   g_test_add_func ("/analyzer/ledger/graph", test_ledger_graph);
