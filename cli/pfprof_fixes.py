@@ -552,7 +552,9 @@ class PinCache:
     batch it kept must not become an alias of the new one), and SAMPLE
     elements at random places agree (a write the version does not see,
     through numpy). Contiguous tensors of at least MIN_BYTES only, at
-    most MAX_BYTES in all; otherwise a fresh copy, as without it."""
+    most MAX_BYTES in all or an eighth of the machine's memory, whichever
+    is less (pinned memory cannot be swapped out); otherwise a fresh
+    copy, as without it."""
 
     MIN_BYTES = 1 << 20
     MAX_BYTES = 8 << 30
@@ -562,6 +564,11 @@ class PinCache:
         self.torch = torch
         self.entries = {}   # id(tensor) -> [weakref, version, data_ptr, copy, copy's version, indices, bytes]
         self.bytes = 0
+        self.limit = self.MAX_BYTES
+        try:
+            self.limit = min(self.limit, _os.sysconf('SC_PAGE_SIZE') * _os.sysconf('SC_PHYS_PAGES') // 8)
+        except (ValueError, OSError, AttributeError):
+            pass
 
     def drop(self, key, ref=None):
         e = self.entries.get(key)
@@ -595,7 +602,7 @@ class PinCache:
                     not copy.is_pinned() or not t.is_contiguous() or id(t) in self.entries:
                 return
             n = t.numel() * t.element_size()
-            if n < self.MIN_BYTES or self.bytes + n > self.MAX_BYTES:
+            if n < self.MIN_BYTES or self.bytes + n > self.limit:
                 return
             key = id(t)
             ref = weakref.ref(t, lambda r, key=key: self.drop(key, r))
