@@ -140,6 +140,14 @@ def report_json(path):
     return d
 
 
+def rows_of(db, table):
+    """The rows of @table, or None where the trace has no such table (a
+    file written before the table existed)."""
+    if db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()[0]:
+        return sorted(db.execute(f"SELECT * FROM {table}"))
+    return None
+
+
 def major(path):
     db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
     try:
@@ -157,8 +165,8 @@ for sample in [s for s in samples if major(s) == 2][:2]:
     run("export", "--format", "sqlite", "-o", rows, sample)
     v2 = pfprof_trace_rows.connect(sample)
     v1 = sqlite3.connect(f"file:{rows}?mode=ro", uri=True)
-    bad = [t for t in EVENT_TABLES + OBJECT_TABLES
-           if sorted(v1.execute(f"SELECT * FROM {t}")) != sorted(v2.execute(f"SELECT * FROM {t}"))]
+    # A table the file was written without reads as empty on the other side.
+    bad = [t for t in EVENT_TABLES + OBJECT_TABLES if (rows_of(v1, t) or []) != (rows_of(v2, t) or [])]
     n = sum(pfprof_trace_rows.count_events(sample).values())
     ok(not bad and n > 0, f"{name} (recorded in format 2): Python decoder and C reader agree on {n} events",
        f"tables that differ: {bad}")
@@ -168,8 +176,7 @@ for sample in [s for s in samples if major(s) == 1][:4]:
     run("import", sample, "-o", chunked)
     v1 = sqlite3.connect(f"file:{sample}?immutable=1", uri=True)
     v2 = pfprof_trace_rows.connect(chunked)
-    same = all(sorted(v1.execute(f"SELECT * FROM {t}")) == sorted(v2.execute(f"SELECT * FROM {t}"))
-               for t in EVENT_TABLES)
+    same = all((rows_of(v1, t) or []) == (rows_of(v2, t) or []) for t in EVENT_TABLES)
     ok(same and pfprof_trace_rows.format_major(v2) == 2,
        f"{name}: rewritten in format 2, decodes to the recorded rows")
     ok(report_json(sample) == report_json(chunked), f"{name}: same report from format 1 and format 2")
