@@ -43,6 +43,9 @@ typedef struct
 } PfprofCommand;
 
 int pfprof_cmd_record (int argc, char **argv);
+/* Whether @value (NULL: none given) is a valid --sample ON/EVERY
+ * (seconds, 0 < ON < EVERY); FALSE with one line said. */
+gboolean pfprof_cmd_record_check_sample (const char *value);
 int pfprof_cmd_report (int argc, char **argv);
 int pfprof_cmd_render (int argc, char **argv);
 int pfprof_cmd_view (int argc, char **argv);
@@ -51,10 +54,6 @@ int pfprof_cmd_view (int argc, char **argv);
  * after pfprof exits); FALSE, with one line said, when it cannot (no
  * display, no pfprof-view). */
 gboolean pfprof_cli_view_start (const char *trace);
-
-/* Whether @value (NULL: none given) is a valid --sample ON/EVERY
- * (seconds, 0 < ON < EVERY); FALSE with one line said. */
-gboolean pfprof_cmd_record_check_sample (const char *value);
 int pfprof_cmd_generate (int argc, char **argv);
 int pfprof_cmd_export (int argc, char **argv);
 int pfprof_cmd_diff (int argc, char **argv);

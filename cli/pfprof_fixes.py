@@ -561,8 +561,11 @@ class PinCache:
     SAMPLE = 1024
 
     def __init__(self, torch):
+        import collections
         self.torch = torch
-        self.entries = {}   # id(tensor) -> [weakref, version, data_ptr, copy, copy's version, indices, bytes]
+        # id(tensor) -> Entry: the tensor (weakly), what it was when copied, the copy
+        self.Entry = collections.namedtuple('Entry', 'ref version ptr copy copy_version sample nbytes')
+        self.entries = {}
         self.bytes = 0
         self.limit = self.MAX_BYTES
         try:
@@ -572,9 +575,9 @@ class PinCache:
 
     def drop(self, key, ref=None):
         e = self.entries.get(key)
-        if e is not None and (ref is None or e[0] is ref):
+        if e is not None and (ref is None or e.ref is ref):
             del self.entries[key]
-            self.bytes -= e[6]
+            self.bytes -= e.nbytes
 
     def hit(self, t):
         """The pinned copy of @t to hand out again, or None."""
@@ -584,15 +587,15 @@ class PinCache:
             return None
         try:
             # getrefcount: the entry's reference and its own argument.
-            ok = (e[0]() is t and t._version == e[1] and t.data_ptr() == e[2] and e[3]._version == e[4]
-                  and _sys.getrefcount(e[3]) == 2
-                  and self.torch.equal(t.reshape(-1)[e[5]], e[3].reshape(-1)[e[5]]))
+            ok = (e.ref() is t and t._version == e.version and t.data_ptr() == e.ptr
+                  and e.copy._version == e.copy_version and _sys.getrefcount(e.copy) == 2
+                  and self.torch.equal(t.reshape(-1)[e.sample], e.copy.reshape(-1)[e.sample]))
         except Exception:
             ok = False
         if not ok:
             self.drop(key)
             return None
-        return e[3]
+        return e.copy
 
     def add(self, t, copy):
         import weakref
@@ -607,7 +610,7 @@ class PinCache:
             key = id(t)
             ref = weakref.ref(t, lambda r, key=key: self.drop(key, r))
             idx = torch.randint(0, t.numel(), (min(self.SAMPLE, t.numel()),))
-            self.entries[key] = [ref, t._version, t.data_ptr(), copy, copy._version, idx, n]
+            self.entries[key] = self.Entry(ref, t._version, t.data_ptr(), copy, copy._version, idx, n)
             self.bytes += n
         except Exception:
             return

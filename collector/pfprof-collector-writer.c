@@ -476,10 +476,13 @@ writer_thread (void *data)
 
       /* Waking for a window's switch keeps a --sample window within a
        * millisecond or so of its length. */
-      if (next_switch >= 0 && next_switch - pfprof_collector_now_monotonic () < wait_ns)
-        wait_ns = next_switch - pfprof_collector_now_monotonic ();
-      if (wait_ns < 0)
-        wait_ns = 0;
+      if (next_switch >= 0)
+        {
+          int64_t until = next_switch - pfprof_collector_now_monotonic ();
+
+          if (until < wait_ns)
+            wait_ns = until > 0 ? until : 0;
+        }
       clock_gettime (CLOCK_REALTIME, &deadline);
       deadline.tv_sec += wait_ns / 1000000000L;
       deadline.tv_nsec += (long) (wait_ns % 1000000000L);

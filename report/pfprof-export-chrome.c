@@ -533,8 +533,9 @@ write_flow (Export *x, guint trace, GHashTable *calls, guint32 correlation_id, g
       || !g_hash_table_lookup_extended (calls, GUINT_TO_POINTER (correlation_id), NULL, &found))
     return;
   c = &pfprof_trace_api_calls (t)[GPOINTER_TO_UINT (found)];
-  /* A call launches nothing that ran before it: an id shared by calls and
-   * work far apart (a recording switched off and on again) is no link. */
+  /* A call launches nothing that ran before it: a correlation id that
+   * CUPTI handed out stale (the report's api_ids_shared) joins calls to
+   * work they did not launch, and is no link. */
   if (c->start_ns > gpu_ts)
     return;
   id = ++x->next_flow_id;

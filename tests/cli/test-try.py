@@ -704,6 +704,25 @@ class TryTest(Base):
         self.assertEqual(p.returncode, want_rc, p.stdout + p.stderr)
         return p
 
+    TRACES = os.path.join(os.path.dirname(os.path.dirname(HERE)), "samples", "traces")
+
+    def traced_try(self, trace, label, var, *options):
+        """`pfprof try --traced --rounds 1 --format json OPTIONS` of a stand-in
+        for a traced program: under `pfprof record` it puts the committed
+        trace that the Python expression TRACE names where the collector
+        would, and prints LABEL and the variable VAR. Returns the process."""
+        prog = os.path.join(self.dir, "fake.py")
+        with open(prog, "w") as f:
+            f.write(textwrap.dedent(f"""\
+                import os, shutil, sys
+                shutil.copy(os.path.join(sys.argv[1], {trace}),
+                            os.environ["PFPROF_OUTPUT"].replace("%p", str(os.getpid())))
+                print({label!r}, os.environ.get({var!r}), flush=True)
+                """))
+        return subprocess.run([PFPROF, "try", "--traced", *options, "--rounds", "1", "--format", "json", "--",
+                               sys.executable, prog, self.TRACES], env=self.clean_env(), cwd=self.dir,
+                              capture_output=True, text=True, timeout=120)
+
     def test_faster_with_the_fix(self):
         p = self.pfprof_try("--fix", "pin-memory", "--rounds", "2", "--format", "json")
         r = json.loads(p.stdout[p.stdout.index("{"):])
@@ -812,22 +831,9 @@ class TryTest(Base):
         self.assertIn("failed (exit 5) as it is", p.stderr)
 
     def test_without_fix_the_first_traced_run_picks_them(self):
-        # Under `pfprof record`, a stand-in for the collector's trace: the
-        # recorded pageable sample as it is, its --fix run with a fix.
-        traces = os.path.join(os.path.dirname(os.path.dirname(HERE)), "samples", "traces")
-        prog = os.path.join(self.dir, "fake.py")
-        with open(prog, "w") as f:
-            f.write(textwrap.dedent("""\
-                import os, shutil, sys
-                fixed = bool(os.environ.get("PFPROF_TRY_FIXES"))
-                shutil.copy(os.path.join(sys.argv[1], "a_pageable_fix.pfprof" if fixed else "a_pageable.pfprof"),
-                            os.environ["PFPROF_OUTPUT"].replace("%p", str(os.getpid())))
-                print("fixes", os.environ.get("PFPROF_TRY_FIXES"), flush=True)
-                """))
-        e = self.clean_env()
-        p = subprocess.run([PFPROF, "try", "--traced", "--rounds", "1", "--format", "json", "--",
-                            sys.executable, prog, traces], env=e, cwd=self.dir, capture_output=True, text=True,
-                           timeout=120)
+        # The recorded pageable sample as it is, its --fix run with a fix.
+        p = self.traced_try('"a_pageable_fix.pfprof" if os.environ.get("PFPROF_TRY_FIXES") '
+                            'else "a_pageable.pfprof"', "fixes", "PFPROF_TRY_FIXES")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout.splitlines()[0], "fixes None")   # the first run, shown
         r = json.loads(p.stdout[p.stdout.index("{"):])
@@ -835,7 +841,7 @@ class TryTest(Base):
         self.assertEqual([(x["arm"], x["round"]) for x in r["runs"]], [("A", 0), ("B", 1), ("A", 1)])
         self.assertEqual(r["findings"], {"resolved": ["pageable-transfer"], "left": [], "new": ["serialized-copy"]})
         # The prediction of the finding the fix addresses, from its report.
-        report = subprocess.run([PFPROF, "report", "--format", "json", os.path.join(traces, "a_pageable.pfprof")],
+        report = subprocess.run([PFPROF, "report", "--format", "json", os.path.join(self.TRACES, "a_pageable.pfprof")],
                                 capture_output=True, text=True, timeout=60)
         want = [{"rule": f["rule"], "predicted_step_ns": f["predicted_step_ns"]}
                 for f in json.loads(report.stdout)["findings"] if f["rule"] == "pageable-transfer"]
@@ -845,18 +851,7 @@ class TryTest(Base):
             self.assertIn("fixes pin-memory,non-blocking", f.read())
 
     def test_sample_reaches_every_traced_run(self):
-        traces = os.path.join(os.path.dirname(os.path.dirname(HERE)), "samples", "traces")
-        prog = os.path.join(self.dir, "fake.py")
-        with open(prog, "w") as f:
-            f.write(textwrap.dedent("""\
-                import os, shutil, sys
-                shutil.copy(os.path.join(sys.argv[1], "a_pageable_sampled.pfprof"),
-                            os.environ["PFPROF_OUTPUT"].replace("%p", str(os.getpid())))
-                print("sample", os.environ.get("PFPROF_SAMPLE"), flush=True)
-                """))
-        p = subprocess.run([PFPROF, "try", "--traced", "--sample", "0.5/1.5", "--rounds", "1", "--format", "json",
-                            "--", sys.executable, prog, traces], env=self.clean_env(), cwd=self.dir,
-                           capture_output=True, text=True, timeout=120)
+        p = self.traced_try('"a_pageable_sampled.pfprof"', "sample", "PFPROF_SAMPLE", "--sample", "0.5/1.5")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout.splitlines()[0], "sample 0.5/1.5")   # the first run, shown
         r = json.loads(p.stdout[p.stdout.index("{"):])
@@ -868,18 +863,7 @@ class TryTest(Base):
     def test_device_to_host_pageable_copies_need_a_code_change(self):
         # The per-step `.cpu()` sample: its pageable copies are all device to
         # host, which neither pin-memory nor non-blocking touches.
-        traces = os.path.join(os.path.dirname(os.path.dirname(HERE)), "samples", "traces")
-        prog = os.path.join(self.dir, "fake.py")
-        with open(prog, "w") as f:
-            f.write(textwrap.dedent("""\
-                import os, shutil, sys
-                shutil.copy(os.path.join(sys.argv[1], "m_cpu_per_step.pfprof"),
-                            os.environ["PFPROF_OUTPUT"].replace("%p", str(os.getpid())))
-                print("fixes", os.environ.get("PFPROF_TRY_FIXES"), flush=True)
-                """))
-        p = subprocess.run([PFPROF, "try", "--traced", "--rounds", "1", "--format", "json", "--",
-                            sys.executable, prog, traces], env=self.clean_env(), cwd=self.dir,
-                           capture_output=True, text=True, timeout=120)
+        p = self.traced_try('"m_cpu_per_step.pfprof"', "fixes", "PFPROF_TRY_FIXES")
         self.assertEqual(p.returncode, 0, p.stderr)
         r = json.loads(p.stdout[p.stdout.index("{"):])
         self.assertIsNone(r["fixes"])
