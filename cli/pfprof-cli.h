@@ -13,7 +13,7 @@
  *      exit(). Short options mean the same in every command: -o --output,
  *      -f --force, -F --format, -q --quiet.
  *   2. Declare both below and add one row to `commands` in cli/pfprof.c.
- *   3. Add the file to cli/meson.build, the man page to data/meson.build
+ *   3. Add the file to cli/meson.build, the man page to cli/meson.build
  *      and a test to tests/meson.build.
  */
 #pragma once

@@ -3,7 +3,7 @@
  *
  * Each side is one run: a trace, or the rank traces of one run. Both
  * sides are analyzed with the same options and compared
- * (report/pfprof-diff.h). Exit status: 0, or 1 when --fail-if-slower
+ * (analyzer/report/pfprof-diff.h). Exit status: 0, or 1 when --fail-if-slower
  * is given and the median step got slower by more than that; 2 for
  * usage errors and unreadable traces.
  */

@@ -5,7 +5,7 @@
  * chrome-json loads the traces (pfprof traces or Nsight Systems SQLite
  * exports), runs the analysis so findings and steps come along, and
  * writes the timeline in a format other viewers open
- * (report/pfprof-export-*.h). sqlite rewrites one trace with every
+ * (analyzer/report/pfprof-export-*.h). sqlite rewrites one trace with every
  * table as plain rows (trace format 1, PFPROF_WRITER_ROWS), for people who
  * query traces with SQL: format 2 keeps event tables as compressed chunks.
  * An -o name ending in .gz is written gzip-compressed (zlib).

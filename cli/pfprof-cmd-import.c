@@ -5,7 +5,7 @@
  * traces directly; importing once gives a pfprof trace that loads faster,
  * is smaller to keep as a CI artifact, and carries its origin in its
  * metadata (meta "source"). The file is read through the importer table
- * (model/pfprof-importer.h) and written by the trace writer.
+ * (analyzer/model/pfprof-importer.h) and written by the trace writer.
  */
 #include "pfprof-config.h"
 

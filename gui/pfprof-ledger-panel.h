@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-ledger-panel.h: the step ledger in the side panel.
  *
- * Where the steady steps' GPU time went (analysis/pfprof-step-ledger.h):
+ * Where the steady steps' GPU time went (analyzer/diagnose/pfprof-step-ledger.h):
  * steps/s, the mean and the median step, then each bucket with its mean,
  * its share of the mean step and its value in the step of median length,
  * in the words and figures of `pfprof report` (the bucket labels of the

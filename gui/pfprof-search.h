@@ -3,7 +3,7 @@
  *
  * A query matches, case-insensitively as a substring, the names people
  * see: kernels and API calls by their display names (demangled, CUPTI's
- * version suffix dropped: base/pfprof-display-name.h), NVTX ranges, and
+ * version suffix dropped: analyzer/base/pfprof-display-name.h), NVTX ranges, and
  * findings by their title or rule. Matches are in time order, findings at
  * their costliest occurrence. GTK-free. */
 #pragma once

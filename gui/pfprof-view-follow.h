@@ -9,7 +9,7 @@
  * (off the main thread) and hands the new load to the window, which
  * swaps it in keeping the view. The reader copies an unfinished trace
  * before reading it and takes no lock on the original
- * (trace/pfprof-trace-reader.c), so the recording never waits for the
+ * (analyzer/read/pfprof-trace-reader.c), so the recording never waits for the
  * window. A reload starts at most once per twice the time the last one
  * took (and once a second at least), so a big trace does not keep a
  * core of the training machine busy. Once a load says the traces are

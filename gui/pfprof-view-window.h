@@ -3,7 +3,7 @@
  *
  * Header bar (open, recent files, fit all, menu), a summary bar, the
  * overview strip, the search bar, the timeline (opened on the steady
- * state: render/pfprof-framing.h) with the measurement of its selection
+ * state: analyzer/render/pfprof-framing.h) with the measurement of its selection
  * under it, and a side panel with the findings (by severity, then
  * estimated savings), the selected finding's occurrences and fix, the
  * step ledger, and the details of a clicked event. Loads off the main thread;

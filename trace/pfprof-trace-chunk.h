@@ -17,7 +17,7 @@
  * values take one byte.
  *
  * The writer (pfprof-trace-writer.c) encodes with this file and the
- * reader (trace/pfprof-trace-reader.c) decodes with it, so there is one
+ * reader (analyzer/read/pfprof-trace-reader.c) decodes with it, so there is one
  * implementation of each direction, both driven by the schema's column
  * arrays. Plain C11, no GLib.
  */

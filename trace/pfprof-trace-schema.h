@@ -7,7 +7,7 @@
  * else derives from that description: the CREATE TABLE statements, the
  * writer's chunk encoder and INSERTs (trace/pfprof-trace-writer.c,
  * trace/pfprof-trace-chunk.c), the reader's decoder and SELECTs
- * (trace/pfprof-trace-reader.c), and the test that checks
+ * (analyzer/read/pfprof-trace-reader.c), and the test that checks
  * docs/trace-format.md names every column. So writer, reader and
  * documentation cannot drift.
  *

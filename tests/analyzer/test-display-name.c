@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test-display-name.c: the names people see for kernels and API calls
- * (base/pfprof-display-name.h), on fixed names and on every string of
+ * (analyzer/base/pfprof-display-name.h), on fixed names and on every string of
  * the recorded samples. */
 #include <string.h>
 

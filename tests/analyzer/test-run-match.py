@@ -3,7 +3,7 @@
 """Traces of different runs given together (suite `analyzer`).
 
 `pfprof report A B` pools its traces into one run: one step median, one
-headline. Traces that are not of one run (model/pfprof-run-match.h) are
+headline. Traces that are not of one run (analyzer/model/pfprof-run-match.h) are
 refused with one line that names both files and what tells them apart,
 exit 2, by report, export, render and each side of diff; the ranks of one
 run, with their per-rank command-line arguments and on several hosts,

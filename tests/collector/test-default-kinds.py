@@ -22,7 +22,7 @@ the copy as on the original, and that the removal did remove something (so
 the check is not vacuous). Samples recorded without RUNTIME/DRIVER
 (meta.activity_kinds without them) are already in the default's shape:
 only the comparison with themselves runs. Also checks that every API name
-model/pfprof-trace-index.c sorts into a class is in the callback set.
+analyzer/model/pfprof-trace-index.c sorts into a class is in the callback set.
 Prints TAP.
 """
 import glob
@@ -58,7 +58,7 @@ check("default_kinds read from the collector source", bool(default))
 check("api_callback_names read from the collector source", len(prefixes) >= 10, prefixes)
 # Every API name the analyzer sorts into a class must be recorded by the
 # callbacks, or a rule would silently lose its calls.
-index_c = read("model/pfprof-trace-index.c")
+index_c = read("analyzer/model/pfprof-trace-index.c")
 classified = re.findall(r'\{\s*"(cu[A-Za-z0-9]+)",\s*PFPROF_API_CLASS_', index_c)
 classified += re.findall(r'g_str_has_prefix \(name, "(cu[A-Za-z0-9]+)"\)', index_c)
 check(f"the analyzer's {len(classified)} classified API names are read", len(classified) >= 10, classified)

@@ -17,35 +17,39 @@ check_includes() {
   hits=$(grep -rnE "#[[:space:]]*include[[:space:]]*<($pattern)" "$src/$folder" --include='*.c' --include='*.h' 2>/dev/null)
   [ -z "$hits" ] || bad "$folder/ must not include $why:"$'\n'"$hits"
 }
-# trace/'s reader library (PfprofTrace, the reader and its helpers) is GLib; the rest
-# of trace/ is what the collector links, and must not be.
-trace_glib='pfprof-trace\.[ch]|pfprof-trace-reader\.[ch]|pfprof-temp-file\.[ch]|pfprof-sqlite-guard\.[ch]|pfprof-output-check\.[ch]'
-hits=$(grep -rnE "#[[:space:]]*include[[:space:]]*<(glib|gio|gtk|gdk|cairo)" "$src/trace" --include='*.c' --include='*.h' \
-       | grep -vE "^$src/trace/($trace_glib):")
-[ -z "$hits" ] || bad "trace/ outside the reader must not include GLib, GTK or cairo:"$'\n'"$hits"
-check_includes trace 'gtk|gdk|cairo' 'GTK or cairo'
+# The rooms, lowest first: each may use only the rooms before it.
+layers="trace analyzer/read analyzer/base analyzer/model analyzer/diagnose analyzer/render analyzer/report"
+# trace/ is what the collector links into the profiled program: no GLib in
+# the whole folder (reading a trace with GLib is analyzer/read/'s).
+check_includes trace 'glib|gio|gtk|gdk|cairo' 'GLib, GTK or cairo'
 check_includes collector 'glib|gio|gtk|gdk|cairo' 'GLib, GTK or cairo'
-for d in base model analysis; do
+for d in analyzer/read analyzer/base analyzer/model analyzer/diagnose; do
   check_includes "$d" 'gtk|gdk|cairo' 'GTK or cairo'
 done
-check_includes report 'gtk|gdk' 'GTK'
-check_includes render 'gtk|gdk' 'GTK'
+check_includes analyzer/report 'gtk|gdk' 'GTK'
+check_includes analyzer/render 'gtk|gdk' 'GTK'
 check_includes cli 'gtk|gdk' 'GTK'
 
 # 1b. Project headers: arrows only go down the layers
-#     trace <- base <- model <- analysis <- render <- report <- {cli, gui};
-#     the collector uses trace/ only. Headers are included by bare name,
-#     so each is found by the folder it lives in.
-layers="trace base model analysis render report"
+#     trace <- read <- base <- model <- diagnose <- render <- report <- {cli, gui}
+#     (the analyzer's rooms under analyzer/); the collector uses trace/
+#     only. Headers are included by bare name, so each is found by the
+#     room it lives in.
 rank_of() {
   local i=0 l
   for l in $layers; do [ "$l" = "$1" ] && { echo $i; return; }; i=$((i + 1)); done
   case $1 in cli|gui) echo 99 ;; collector) echo 0 ;; *) echo -1 ;; esac
 }
+room_of() {
+  case $1 in
+    analyzer/*) local r=${1#analyzer/}; echo "analyzer/${r%%/*}" ;;
+    *) echo "${1%%/*}" ;;
+  esac
+}
 declare -A home
 while IFS= read -r h; do
-  home[$(basename "$h")]=${h%%/*}
-done < <(cd "$src" && git ls-files 2>/dev/null | grep -E '^(trace|base|model|analysis|render|report|cli|gui|collector)/.*\.h$')
+  home[$(basename "$h")]=$(room_of "$h")
+done < <(cd "$src" && git ls-files 2>/dev/null | grep -E '^(trace|analyzer|cli|gui|collector)/.*\.h$')
 for folder in $layers cli gui collector; do
   mine=$(rank_of "$folder")
   while IFS=: read -r file line inc; do
@@ -88,14 +92,15 @@ else
   echo "note: collector not built (no CUPTI): its linkage is not checked"
 fi
 
-# 3. DESIGN.md has one "## folder/" section per top-level folder, and no
-#    section for a folder that does not exist.
+# 3. DESIGN.md has one "## folder/" section per top-level folder and per
+#    room of analyzer/, and no section for a folder that does not exist.
 design="$src/DESIGN.md"
 [ -f "$design" ] || { bad "no DESIGN.md"; exit 1; }
-documented=$(sed -n 's/^## \([a-z._-]*\)\/.*/\1/p' "$design" | sort -u)
+documented=$(sed -n 's/^## \([a-z._/-]*[a-z._-]\)\/.*/\1/p' "$design" | sort -u)
 # Folders git tracks (a clean checkout); outside git, what is on disk.
-actual=$(cd "$src" && git ls-files 2>/dev/null | sed -n 's|^\([^./][^/]*\)/.*|\1|p' | sort -u)
-[ -n "$actual" ] || actual=$(cd "$src" && find . -mindepth 1 -maxdepth 1 -type d ! -name '.*' ! -name 'build*' -printf '%f\n' | sort)
+actual=$(cd "$src" && git ls-files 2>/dev/null | sed -n -e 's|^\(analyzer/[^/]*\)/.*|\1|p' -e 's|^\([^./][^/]*\)/.*|\1|p' | sort -u)
+[ -n "$actual" ] || actual=$(cd "$src" && { find . -mindepth 1 -maxdepth 1 -type d ! -name '.*' ! -name 'build*' -printf '%f\n';
+  find analyzer -mindepth 1 -maxdepth 1 -type d -printf 'analyzer/%f\n' 2>/dev/null; } | sort)
 for d in $actual; do
   echo "$documented" | grep -qx "$d" || bad "folder $d/ is not described in DESIGN.md"
 done

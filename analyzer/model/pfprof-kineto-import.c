@@ -1674,7 +1674,7 @@ notes (Importer *im)
 /* torch.profiler's times are since the epoch (PyTorch converts its
  * clock to Unix time): the profiled window is when the trace was
  * recorded, which tells traces of different runs apart
- * (model/pfprof-run-match.c) as a pfprof trace's clock triples do. A
+ * (analyzer/model/pfprof-run-match.c) as a pfprof trace's clock triples do. A
  * trace whose times are not since the epoch (a converted or synthetic
  * one: before 2001) says nothing. */
 #define EPOCH_2001_NS (G_GINT64_CONSTANT (978307200) * G_GINT64_CONSTANT (1000000000))

@@ -7,7 +7,7 @@
  * representative step with the findings marked, drawn by the renderer as
  * inline SVG. No script, no stylesheet or image fetched from anywhere:
  * the file opens the same offline. The timeline comes from render/, which
- * is why report/ sits above render/. */
+ * is why report/ sits above analyzer/render/. */
 #pragma once
 
 #include <glib.h>

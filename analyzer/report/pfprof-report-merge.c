@@ -260,7 +260,7 @@ compare_savings (gconstpointer pa, gconstpointer pb)
 }
 
 /* Whether the ranks are of one run, as the traces given together must be
- * (model/pfprof-run-match.h): a result keeps each trace's rank and
+ * (analyzer/model/pfprof-run-match.h): a result keeps each trace's rank and
  * command line, so those are what tells runs apart here. */
 static gboolean
 same_run (const GArray *ranks, GError **error)

@@ -22,7 +22,7 @@ struct _PfprofTrace
   GHashTable *meta;     /* char* key -> char* value (the meta table) */
   GPtrArray *strings;   /* id -> const char* (owned); NULL entries allowed */
   GPtrArray *display_names; /* id -> the name shown, or NULL for strings[id];
-                             * filled on first use by base/pfprof-display-name.c */
+                             * filled on first use by analyzer/base/pfprof-display-name.c */
   gint64 pid;           /* meta "pid", 0 if absent */
   gint64 rank;          /* meta "rank", -1 if absent */
   gint64 start_ns;      /* earliest timestamp of any event, 0 if none */

@@ -2,7 +2,7 @@
 /* pfprof-rules.h: the detection rules and the table that registers them.
  *
  * How to add a rule:
- *   1. Write analysis/rules/pfprof-rule-NAME.c defining
+ *   1. Write analyzer/diagnose/rules/pfprof-rule-NAME.c defining
  *        const PfprofRule pfprof_rule_NAME = { "name", ... };
  *      with a stable kebab-case id, a default severity, a one-line
  *      summary, its thresholds (PfprofRuleParam: key, default, meaning),
@@ -14,7 +14,7 @@
  *      numbers in the message, evidence, estimated savings per step, and
  *      fix text with concrete PyTorch code.
  *   2. Declare it below and add it to the table in pfprof-rules.c.
- *   3. Add the file to analysis/meson.build, its thresholds to
+ *   3. Add the file to analyzer/diagnose/meson.build, its thresholds to
  *      docs/report-format.md, and a positive, a negative and a
  *      borderline test to tests/analyzer/.
  */

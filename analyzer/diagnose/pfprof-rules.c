@@ -2,7 +2,7 @@
 /* pfprof-rules.c: the rule table.
  *
  * How to add a rule: see the recipe at the top of pfprof-rules.h (one file
- * in analysis/rules/, one line in the table below, docs, three tests).
+ * in analyzer/diagnose/rules/, one line in the table below, docs, three tests).
  * The table order is the order of `--list-rules`, of JUnit test cases and
  * the tie-break when two findings promise the same savings.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-output-check.h: where an output file may go.
  *
- * Every file a command writes goes through base/pfprof-safe-output,
+ * Every file a command writes goes through analyzer/base/pfprof-safe-output,
  * which asks here first. A symbolic link is never
  * followed, anything but a regular file is refused, an existing file
  * only replaced when asked, and never a file the process read:

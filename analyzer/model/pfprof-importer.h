@@ -4,16 +4,16 @@
  * Commands, the GUI and tests load a file with pfprof_importer_load(),
  * which reads its first bytes and hands it to the first importer whose
  * sniff accepts them; no importer calls another. The native reader
- * (trace/pfprof-trace-reader.h) comes last and takes everything the others
+ * (analyzer/read/pfprof-trace-reader.h) comes last and takes everything the others
  * refuse, so a file that is nothing pfprof reads gets the reader's one-line
  * error.
  *
- * How to add an importer: write model/pfprof-NAME-import.[ch] with a
+ * How to add an importer: write analyzer/model/pfprof-NAME-import.[ch] with a
  * `sniff` that decides from at most PFPROF_IMPORTER_HEAD_SIZE leading bytes
  * (never from the file name) and a `load` that returns a sorted
  * PfprofTrace or NULL with a PFPROF_TRACE_ERROR; add one line to
  * `importers[]` in pfprof-importer.c, before the native reader; add it to
- * model/meson.build, docs/interop.md and a test under tests/interop/.
+ * analyzer/model/meson.build, docs/interop.md and a test under tests/interop/.
  */
 #pragma once
 
