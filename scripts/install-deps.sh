@@ -12,8 +12,11 @@ packages=(
   sqlite3 python3 python3-pyflakes xvfb xauth
   libxtst6
   clang libclang-rt-14-dev
+  valgrind
   shared-mime-info libglib2.0-bin
 )
+# valgrind: bench/work-budget.py counts the instructions of fixed commands
+# (the `bench` suite's work-budget test).
 # python3-pyflakes: lints the Python start-up hook (tests/cli).
 # libxtst6: the GUI tests inject real pointer and key input into Xvfb
 # through XTEST (tests/gui/test-timeline-widget.c loads it at run time).
