@@ -67,12 +67,21 @@ const PfprofCliHelp pfprof_cmd_diff_help = {
   "with --before/--after (repeatable) instead of the two arguments. Traces may\n"
   "be pfprof traces, Nsight Systems SQLite exports or torch.profiler traces.\n"
   "The format is --format, else -o's extension (.json, .md), else text. The\n"
-  "JSON layout (pfprof-diff/1) is described in docs/interop.md.\n",
-  "  0  the comparison was written (and AFTER is not slower than --fail-if-slower)\n"
-  "  1  --fail-if-slower PCT was given and AFTER's median step is more than PCT\n"
-  "     percent longer than BEFORE's\n"
+  "JSON layout (pfprof-diff/1) is described in docs/interop.md.\n"
+  "\n"
+  "The steady steps of the two runs are compared as distributions: the change\n"
+  "of their mean, median and 90th percentile, each with a 95% interval from\n"
+  "the percentile bootstrap (both sides' steps resampled with replacement, a\n"
+  "fixed seed: the same traces give the same interval). A gate fires only when\n"
+  "the change is over its limit and the interval's low end is above zero, so\n"
+  "step-to-step noise does not fail a build; over the limit within the noise\n"
+  "is reported as such.\n",
+  "  0  the comparison was written (and no gate fired)\n"
+  "  1  a gate fired: AFTER's median step (--fail-if-slower) or 90th percentile\n"
+  "     step (--fail-if-p90-slower) is more than PCT percent longer than\n"
+  "     BEFORE's, and the 95% interval of the change is above zero\n"
   "  2  usage error, unreadable trace, unwritable output, or a side without\n"
-  "     steps under --fail-if-slower\n"
+  "     steps under a gate\n"
   "  3  -o FILE exists and --force was not given\n",
   "  NO_COLOR  no colour (as --color never)\n"
   "  TERM  dumb: no colour\n",
@@ -83,10 +92,28 @@ const PfprofCliHelp pfprof_cmd_diff_help = {
   "  pfprof diff slow.pfprof fixed.pfprof\n"
   "  # Gate a pull request on two ranks per side\n"
   "  pfprof diff --fail-if-slower 5 main/r0.pfprof,main/r1.pfprof pr/r0.pfprof,pr/r1.pfprof\n"
+  "  # Gate on the slow tail too\n"
+  "  pfprof diff --fail-if-slower 3 --fail-if-p90-slower 10 main.pfprof pr.pfprof\n"
   "  # Markdown for a review comment\n"
   "  pfprof diff -b old.pfprof -a new.pfprof -o diff.md\n",
   "pfprof(1), pfprof-report(1), pfprof-export(1)",
 };
+
+/* A gate's limit: a finite percentage >= 0. */
+static gboolean
+parse_pct (const char *option, const char *text, double *pct)
+{
+  char *end = NULL;
+
+  errno = 0;
+  *pct = g_ascii_strtod (text, &end);
+  if (end == text || *end != '\0' || errno != 0 || !isfinite (*pct) || *pct < 0)
+    {
+      pfprof_cli_error ("diff: %s takes a percentage >= 0, not '%s'", option, text);
+      return FALSE;
+    }
+  return TRUE;
+}
 
 int
 pfprof_cmd_diff (int argc, char **argv)
@@ -95,6 +122,7 @@ pfprof_cmd_diff (int argc, char **argv)
   g_autofree char *output = NULL;
   gboolean force = FALSE;
   g_autofree char *fail_if_slower = NULL;
+  g_autofree char *fail_if_p90_slower = NULL;
   g_auto (PfprofCliAnalysisOptions) analysis_opts = { 0 };
   g_autofree char *color = NULL;
   g_auto (GStrv) before_opt = NULL;
@@ -110,7 +138,9 @@ pfprof_cmd_diff (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (whole or not at all)", "FILE" },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Replace FILE if it exists", NULL },
     { "fail-if-slower", 0, 0, G_OPTION_ARG_STRING, &fail_if_slower,
-      "Exit with 1 when the median step got more than PCT percent slower", "PCT" },
+      "Exit with 1 when the median step got more than PCT percent slower, beyond the noise", "PCT" },
+    { "fail-if-p90-slower", 0, 0, G_OPTION_ARG_STRING, &fail_if_p90_slower,
+      "Exit with 1 when the 90th percentile step got more than PCT percent slower, beyond the noise", "PCT" },
     { "color", 0, 0, G_OPTION_ARG_STRING, &color, "auto (default), always or never", "WHEN" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &positional, NULL, NULL },
     { NULL }
@@ -127,7 +157,6 @@ pfprof_cmd_diff (int argc, char **argv)
   PfprofDiffGate gate = { 0 };
   DiffFormat fmt = DIFF_TEXT;
   gboolean use_color;
-  double pct = 0;
 
   if (!pfprof_cli_help_refuse_old_format ("diff", argc, argv, formats))
     return PFPROF_EXIT_USAGE;
@@ -182,21 +211,14 @@ pfprof_cmd_diff (int argc, char **argv)
       pfprof_cli_error ("diff: unknown format '%s' (text, json, markdown)", format);
       return PFPROF_EXIT_USAGE;
     }
-  if (fail_if_slower != NULL)
-    {
-      char *end = NULL;
-
-      errno = 0;
-      gate.max_slower_pct = g_ascii_strtod (fail_if_slower, &end);
-      if (end == fail_if_slower || *end != '\0' || errno != 0 || !isfinite (gate.max_slower_pct)
-          || gate.max_slower_pct < 0)
-        {
-          pfprof_cli_error ("diff: --fail-if-slower takes a percentage >= 0, not '%s'",
-                            fail_if_slower);
-          return PFPROF_EXIT_USAGE;
-        }
-      gate.has_gate = TRUE;
-    }
+  if (fail_if_slower != NULL
+      && !parse_pct ("--fail-if-slower", fail_if_slower, &gate.max_slower_pct))
+    return PFPROF_EXIT_USAGE;
+  if (fail_if_p90_slower != NULL
+      && !parse_pct ("--fail-if-p90-slower", fail_if_p90_slower, &gate.max_p90_slower_pct))
+    return PFPROF_EXIT_USAGE;
+  gate.has_slower = fail_if_slower != NULL;
+  gate.has_p90_slower = fail_if_p90_slower != NULL;
   if (!pfprof_cli_color ("diff", color, output != NULL, &use_color))
     return PFPROF_EXIT_USAGE;
   if ((options = pfprof_cli_analysis_options_build (&analysis_opts, "diff")) == NULL)
@@ -208,16 +230,18 @@ pfprof_cmd_diff (int argc, char **argv)
                                       options, FALSE)) == NULL)
     return PFPROF_EXIT_USAGE;
   diff = pfprof_diff_new (before, after);
-  if (gate.has_gate)
+  if (gate.has_slower || gate.has_p90_slower)
     {
-      if (!pfprof_diff_step_change_pct (diff, &pct))
+      double pct;
+
+      if (!diff->has_change[PFPROF_STATISTIC_MEDIAN] && !pfprof_diff_step_change_pct (diff, &pct))
         {
-          pfprof_cli_error ("diff: --fail-if-slower: %s has no steps to compare",
-                            diff->before.n_steady_steps == 0 || diff->before.median.end_ns <= 0
-                              ? "BEFORE" : "AFTER");
+          pfprof_cli_error ("diff: %s: %s has no steps to compare",
+                            gate.has_slower ? "--fail-if-slower" : "--fail-if-p90-slower",
+                            diff->before.n_steady_steps == 0 ? "BEFORE" : "AFTER");
           return PFPROF_EXIT_USAGE;
         }
-      gate.failed = pct > gate.max_slower_pct;
+      pfprof_diff_gate_judge (diff, &gate);
     }
 
   switch (fmt)

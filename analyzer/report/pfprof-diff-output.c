@@ -120,15 +120,53 @@ verdict (const PfprofDiff *d)
                           pct < 0 ? "faster" : "slower", b, a);
 }
 
+/* "+8.2% (interval +6.1% .. +10.3%)" of one statistic's change. */
 static char *
-gate_line (const PfprofDiffGate *gate)
+change_phrase (const PfprofChange *c)
 {
-  g_autofree char *num = NULL;
+  g_autofree char *pct = pfprof_format_double (c->change_pct, 1);
+  g_autofree char *lo = pfprof_format_double (c->low_pct, 1);
+  g_autofree char *hi = pfprof_format_double (c->high_pct, 1);
+
+  return g_strdup_printf ("%s%s%% (95%% interval %s%s%% .. %s%s%%)", c->change_pct >= 0 ? "+" : "", pct,
+                          c->low_pct >= 0 ? "+" : "", lo, c->high_pct >= 0 ? "+" : "", hi);
+}
+
+/* One gate's verdict: "--fail-if-slower 5.0%: FAILED, median +8.2% (...)". */
+static void
+gate_part (GString *s, const PfprofDiff *d, const char *option, double limit, PfprofStatistic stat,
+           gboolean failed, gboolean noise)
+{
+  g_autofree char *num = pfprof_format_double (limit, 1);
+
+  if (s->len > 0)
+    g_string_append (s, "; ");
+  g_string_append_printf (s, "%s %s%%: %s", option, num, failed ? "FAILED" : "passed");
+  if (d->has_change[stat])
+    {
+      g_autofree char *phrase = change_phrase (&d->change[stat]);
+
+      g_string_append_printf (s, ", %s %s", pfprof_statistic_to_string (stat), phrase);
+      if (noise)
+        g_string_append (s, ", over the limit but within the noise");
+    }
+}
+
+static char *
+gate_line (const PfprofDiff *d, const PfprofDiffGate *gate)
+{
+  GString *s;
 
   if (gate == NULL || !gate->has_gate)
     return NULL;
-  num = pfprof_format_double (gate->max_slower_pct, 1);
-  return g_strdup_printf ("--fail-if-slower %s%%: %s", num, gate->failed ? "FAILED" : "passed");
+  s = g_string_new (NULL);
+  if (gate->has_slower)
+    gate_part (s, d, "--fail-if-slower", gate->max_slower_pct, PFPROF_STATISTIC_MEDIAN,
+               gate->failed_median, gate->noise_median);
+  if (gate->has_p90_slower)
+    gate_part (s, d, "--fail-if-p90-slower", gate->max_p90_slower_pct, PFPROF_STATISTIC_P90,
+               gate->failed_p90, gate->noise_p90);
+  return g_string_free (s, FALSE);
 }
 
 /* What text and Markdown both print, formatted once: they differ only in
@@ -141,6 +179,9 @@ typedef struct
   char *idle[3];            /* GPU idle share: before, after, change */
   char *verdict;
   char *gate;               /* NULL without a gate */
+  /* Steady steps by statistic: before, after, change, interval; NULL
+   * without steps on a side. */
+  char *stats[PFPROF_DIFF_N_STATISTICS][4];
 } Cells;
 
 static void
@@ -165,7 +206,23 @@ cells_fill (Cells *c, const PfprofDiff *d, const PfprofDiffGate *gate)
   c->idle[1] = fraction_pct (TRUE, d->after.idle_fraction);
   c->idle[2] = points_change (TRUE, d->before.idle_fraction, TRUE, d->after.idle_fraction);
   c->verdict = verdict (d);
-  c->gate = gate_line (gate);
+  c->gate = gate_line (d, gate);
+  for (guint i = 0; i < PFPROF_DIFF_N_STATISTICS; i++)
+    {
+      const PfprofChange *ch = &d->change[i];
+      g_autofree char *lo = NULL, *hi = NULL, *num = NULL;
+
+      if (!d->has_change[i])
+        continue;
+      c->stats[i][0] = pfprof_format_ns (ch->before_ns);
+      c->stats[i][1] = pfprof_format_ns (ch->after_ns);
+      num = pfprof_format_double (ch->change_pct, 1);
+      c->stats[i][2] = g_strdup_printf ("%s%s%%", ch->change_pct >= 0 ? "+" : "", num);
+      lo = pfprof_format_double (ch->low_pct, 1);
+      hi = pfprof_format_double (ch->high_pct, 1);
+      c->stats[i][3] = g_strdup_printf ("%s%s%% .. %s%s%%", ch->low_pct >= 0 ? "+" : "", lo,
+                                        ch->high_pct >= 0 ? "+" : "", hi);
+    }
 }
 
 static void
@@ -183,6 +240,9 @@ cells_clear (Cells *c)
     }
   g_free (c->verdict);
   g_free (c->gate);
+  for (guint i = 0; i < PFPROF_DIFF_N_STATISTICS; i++)
+    for (guint k = 0; k < 4; k++)
+      g_free (c->stats[i][k]);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Cells, cells_clear)
@@ -254,6 +314,21 @@ pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboole
                           c.overlap[1], c.overlap[2]);
   g_string_append_printf (out, "  %-20s %12s %12s %21s\n", "GPU idle share", c.idle[0], c.idle[1],
                           c.idle[2]);
+  if (d->has_change[PFPROF_STATISTIC_MEDIAN])
+    {
+      g_string_append_printf (out, "\n%-22s %12s %12s %12s   %s\n", "Steady steps", "before", "after",
+                              "change", "95% interval (bootstrap)");
+      for (guint i = 0; i < PFPROF_DIFF_N_STATISTICS; i++)
+        {
+          if (c.stats[i][0] == NULL)
+            continue;
+          g_string_append_printf (out, "  %-20s", pfprof_statistic_to_string ((PfprofStatistic) i));
+          pad_left (out, c.stats[i][0], 13);
+          pad_left (out, c.stats[i][1], 13);
+          pad_left (out, c.stats[i][2], 13);
+          g_string_append_printf (out, "   %s\n", c.stats[i][3]);
+        }
+    }
 
   g_string_append_printf (out, "\nFindings: %u resolved, %u new, %u unchanged\n",
                           pfprof_diff_count (d, PFPROF_DIFF_RESOLVED),
@@ -342,6 +417,30 @@ pfprof_diff_output_json (const PfprofDiff *d, const PfprofDiffGate *gate, GStrin
                    d->before.has_overlap && d->after.has_overlap);
   member_fraction (w, "gpu_idle_fraction", d->after.idle_fraction - d->before.idle_fraction, TRUE);
   pfprof_json_writer_end_object (w);
+  /* The steady steps as distributions; null without steps on a side. */
+  pfprof_json_writer_key (w, "steps");
+  if (!d->has_change[PFPROF_STATISTIC_MEDIAN])
+    pfprof_json_writer_null (w);
+  else
+    {
+      pfprof_json_writer_begin_object (w);
+      pfprof_json_writer_member_string (w, "interval", "95% percentile bootstrap");
+      for (guint i = 0; i < PFPROF_DIFF_N_STATISTICS; i++)
+        {
+          const PfprofChange *ch = &d->change[i];
+
+          pfprof_json_writer_key (w, pfprof_statistic_to_string ((PfprofStatistic) i));
+          pfprof_json_writer_begin_object (w);
+          pfprof_json_writer_member_int (w, "before_ns", ch->before_ns);
+          pfprof_json_writer_member_int (w, "after_ns", ch->after_ns);
+          member_fraction (w, "change_pct", ch->change_pct, TRUE);
+          member_fraction (w, "low_pct", ch->low_pct, TRUE);
+          member_fraction (w, "high_pct", ch->high_pct, TRUE);
+          pfprof_json_writer_member_uint (w, "rounds", ch->rounds);
+          pfprof_json_writer_end_object (w);
+        }
+      pfprof_json_writer_end_object (w);
+    }
   /* One finding a line. */
   pfprof_json_writer_key (w, "findings");
   pfprof_json_writer_begin_array (w);
@@ -376,9 +475,16 @@ pfprof_diff_output_json (const PfprofDiff *d, const PfprofDiffGate *gate, GStrin
   else
     {
       pfprof_json_writer_begin_object (w);
-      member_fraction (w, "fail_if_slower_pct", gate->max_slower_pct, TRUE);
+      member_fraction (w, "fail_if_slower_pct", gate->max_slower_pct, gate->has_slower);
+      member_fraction (w, "fail_if_p90_slower_pct", gate->max_p90_slower_pct, gate->has_p90_slower);
       pfprof_json_writer_key (w, "failed");
       pfprof_json_writer_bool (w, gate->failed);
+      pfprof_json_writer_key (w, "failed_median");
+      pfprof_json_writer_bool (w, gate->failed_median);
+      pfprof_json_writer_key (w, "failed_p90");
+      pfprof_json_writer_bool (w, gate->failed_p90);
+      pfprof_json_writer_key (w, "within_noise");
+      pfprof_json_writer_bool (w, gate->noise_median || gate->noise_p90);
       pfprof_json_writer_end_object (w);
     }
   pfprof_json_writer_end_object (w);
@@ -408,6 +514,17 @@ pfprof_diff_output_markdown (const PfprofDiff *d, const PfprofDiffGate *gate, GS
                           c.overlap[1], c.overlap[2]);
   g_string_append_printf (out, "| GPU idle share | %s | %s | %s | |\n\n", c.idle[0], c.idle[1],
                           c.idle[2]);
+  if (d->has_change[PFPROF_STATISTIC_MEDIAN])
+    {
+      g_string_append (out, "| steady steps | before | after | change | 95% interval (bootstrap) |\n"
+                            "|---|---:|---:|---:|---:|\n");
+      for (guint i = 0; i < PFPROF_DIFF_N_STATISTICS; i++)
+        if (c.stats[i][0] != NULL)
+          g_string_append_printf (out, "| %s | %s | %s | %s | %s |\n",
+                                  pfprof_statistic_to_string ((PfprofStatistic) i), c.stats[i][0],
+                                  c.stats[i][1], c.stats[i][2], c.stats[i][3]);
+      g_string_append_c (out, '\n');
+    }
   g_string_append_printf (out, "**Findings:** %u resolved, %u new, %u unchanged\n\n",
                           pfprof_diff_count (d, PFPROF_DIFF_RESOLVED),
                           pfprof_diff_count (d, PFPROF_DIFF_NEW),

@@ -83,6 +83,35 @@ compare_findings (gconstpointer a, gconstpointer b)
   return strcmp (x->rule, y->rule);
 }
 
+/* The lengths of @a's steady steps, the set step_median_ns is over. */
+static gint64 *
+steady_step_lengths (const PfprofAnalysis *a, guint *n)
+{
+  gint64 *d = g_new (gint64, a->steps->len + 1);
+
+  *n = 0;
+  for (guint i = 0; i < a->steps->len; i++)
+    {
+      const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
+
+      if (!s->warmup)
+        d[(*n)++] = s->end_ns - s->start_ns;
+    }
+  return d;
+}
+
+static void
+changes_init (PfprofDiff *diff, const PfprofAnalysis *before, const PfprofAnalysis *after)
+{
+  guint nb, na;
+  g_autofree gint64 *b = steady_step_lengths (before, &nb);
+  g_autofree gint64 *a = steady_step_lengths (after, &na);
+
+  for (guint i = 0; i < PFPROF_DIFF_N_STATISTICS; i++)
+    diff->has_change[i] = pfprof_bootstrap_change (b, nb, a, na, (PfprofStatistic) i,
+                                                   &diff->change[i]);
+}
+
 PfprofDiff *
 pfprof_diff_new (const PfprofAnalysis *before, const PfprofAnalysis *after)
 {
@@ -91,8 +120,10 @@ pfprof_diff_new (const PfprofAnalysis *before, const PfprofAnalysis *after)
   GHashTableIter it;
   gpointer value;
 
+  g_return_val_if_fail (before != NULL && after != NULL, NULL);
   side_init (&diff->before, before);
   side_init (&diff->after, after);
+  changes_init (diff, before, after);
   diff->findings = g_ptr_array_new_with_free_func (diff_finding_free);
 
   for (guint i = 0; i < before->findings->len; i++)
@@ -175,4 +206,45 @@ pfprof_diff_count (const PfprofDiff *diff, PfprofDiffStatus status)
     if (((PfprofDiffFinding *) g_ptr_array_index (diff->findings, i))->status == status)
       n++;
   return n;
+}
+
+static void
+judge_one (const PfprofDiff *diff, PfprofStatistic stat, double limit,
+           gboolean *failed, gboolean *noise)
+{
+  const PfprofChange *c = &diff->change[stat];
+
+  double pct;
+
+  *failed = *noise = FALSE;
+  if (!diff->has_change[stat])
+    {
+      /* Results merged from JSON carry each side's median, not its steps:
+       * the point estimate is all there is to judge. */
+      if (stat == PFPROF_STATISTIC_MEDIAN && pfprof_diff_step_change_pct (diff, &pct))
+        *failed = pct > limit;
+      return;
+    }
+  if (c->change_pct <= limit)
+    return;
+  if (c->low_pct > 0)
+    *failed = TRUE;
+  else
+    *noise = TRUE;
+}
+
+void
+pfprof_diff_gate_judge (const PfprofDiff *diff, PfprofDiffGate *gate)
+{
+  g_return_if_fail (diff != NULL && gate != NULL);
+  gate->has_gate = gate->has_slower || gate->has_p90_slower;
+  gate->failed_median = gate->noise_median = FALSE;
+  gate->failed_p90 = gate->noise_p90 = FALSE;
+  if (gate->has_slower)
+    judge_one (diff, PFPROF_STATISTIC_MEDIAN, gate->max_slower_pct,
+               &gate->failed_median, &gate->noise_median);
+  if (gate->has_p90_slower)
+    judge_one (diff, PFPROF_STATISTIC_P90, gate->max_p90_slower_pct,
+               &gate->failed_p90, &gate->noise_p90);
+  gate->failed = gate->failed_median || gate->failed_p90;
 }

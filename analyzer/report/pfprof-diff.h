@@ -7,13 +7,18 @@
  * deltas, the HtoD copy/compute overlap fraction, the GPU idle fraction,
  * and the findings matched by rule id: resolved (only before), new (only
  * after) and unchanged (both sides, with their counts and times). The
- * JSON layout is "pfprof-diff/1" (README, section Interop).
+ * steps of the two runs are compared as distributions too: the change of
+ * their mean, median and 90th percentile, each with a 95% bootstrap
+ * interval (pfprof-bootstrap.h), so that a gate fires on a slowdown
+ * beyond the noise of the steps and not on the noise. The JSON layout is
+ * "pfprof-diff/1" (docs/interop.md).
  */
 #pragma once
 
 #include <glib.h>
 
 #include "pfprof-analysis.h"
+#include "pfprof-bootstrap.h"
 
 G_BEGIN_DECLS
 
@@ -54,11 +59,17 @@ typedef struct
   const char *step_source; /* of the first trace: "nvtx", "periodic", ... */
 } PfprofDiffSide;
 
+#define PFPROF_DIFF_N_STATISTICS 3
+
 typedef struct
 {
   PfprofDiffSide before;
   PfprofDiffSide after;
   GPtrArray *findings;    /* PfprofDiffFinding*: resolved, new, unchanged; by rule id within */
+  /* The steady steps' mean, median and p90, before and after, indexed by
+   * PfprofStatistic; has_change[i] FALSE when a side has no steady step. */
+  PfprofChange change[PFPROF_DIFF_N_STATISTICS];
+  gboolean has_change[PFPROF_DIFF_N_STATISTICS];
 } PfprofDiff;
 
 /* Compares @before and @after, which must outlive the result. */
@@ -73,13 +84,25 @@ gboolean pfprof_diff_step_change_pct (const PfprofDiff *diff, double *pct);
 /* Number of findings of @status. */
 guint pfprof_diff_count (const PfprofDiff *diff, PfprofDiffStatus status);
 
-/* The gate given to the renderers: has_gate FALSE when none. */
+/* The gate given to the renderers: has_gate FALSE when none. A gate on a
+ * statistic fails when its change is over the limit and its interval's
+ * low end is above zero: the steps got slower by more than allowed, and
+ * by more than their noise. */
 typedef struct
 {
   gboolean has_gate;
-  double max_slower_pct;  /* --fail-if-slower */
-  gboolean failed;        /* the median step got slower by more */
+  gboolean has_slower;    /* --fail-if-slower: the median step */
+  double max_slower_pct;
+  gboolean has_p90_slower; /* --fail-if-p90-slower: the slow tail */
+  double max_p90_slower_pct;
+  gboolean failed;        /* either fired */
+  gboolean failed_median, failed_p90;
+  gboolean noise_median, noise_p90; /* over the limit, but within the noise */
 } PfprofDiffGate;
+
+/* Judges @gate's limits (has_slower, max_slower_pct, has_p90_slower,
+ * max_p90_slower_pct, set by the caller) against @diff, and sets the rest. */
+void pfprof_diff_gate_judge (const PfprofDiff *diff, PfprofDiffGate *gate);
 
 /* Renderers (pfprof-diff-output.c). Untrusted text (paths, titles) is
  * escaped for each format. */

@@ -103,6 +103,32 @@ def main():
     p, g = diff_json(env, pageable, clean)
     tap.ok(g["gate"] is None, "no gate: gate is null")
 
+    # 4b. The steps as distributions, and a gate that holds up to noise.
+    st = r["steps"]
+    tap.ok(st["interval"] == "95% percentile bootstrap"
+           and all(st[k]["low_pct"] <= st[k]["change_pct"] <= st[k]["high_pct"]
+                   for k in ("mean", "median", "p90"))
+           and st["median"]["before_ns"] == r["before"]["median"]["step_ns"]
+           and abs(st["median"]["change_pct"] - r["delta"]["step_change_pct"]) < 1e-4,
+           "mean, median and p90 each with an interval around the change; the median is "
+           "the breakdown's", st)
+    p, n = diff_json(env, pageable2, pageable, "--fail-if-slower", "0", "--fail-if-p90-slower", "0")
+    noise = n and n["steps"]["median"]
+    tap.ok(noise and noise["change_pct"] > 0 and noise["low_pct"] < 0,
+           "two seeds of one program: the median moves, the interval holds zero", noise)
+    tap.ok(p.returncode == 0 and n["gate"]["failed"] is False and n["gate"]["within_noise"] is True,
+           "a slowdown within the noise does not fail the gate", n and n["gate"])
+    p = env.run("diff", pageable2, pageable, "--fail-if-slower", "0")
+    tap.ok(p.returncode == 0 and "within the noise" in p.stdout and "95% interval" in p.stdout,
+           "the text says the change was within the noise, with its interval", p.stdout[-400:])
+    p, t = diff_json(env, clean, pageable, "--fail-if-p90-slower", f"{low:.2f}")
+    tap.ok(p.returncode == 1 and t["gate"]["failed_p90"] is True and t["gate"]["failed_median"] is False
+           and t["gate"]["fail_if_slower_pct"] is None,
+           "--fail-if-p90-slower gates on the slow tail alone", t and t["gate"])
+    p = env.run("diff", clean, pageable, "--fail-if-p90-slower", "-1")
+    tap.ok(p.returncode == 2 and "--fail-if-p90-slower takes a percentage" in p.stderr,
+           "--fail-if-p90-slower refuses a negative limit", p.stderr)
+
     # 5. Rank sets: comma lists and repeated --before/--after agree.
     b0 = env.generate("b0.pfprof", plant="pageable", steps=20, rank=0)
     b1 = env.generate("b1.pfprof", plant="pageable", steps=20, rank=1)
