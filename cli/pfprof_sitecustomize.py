@@ -38,6 +38,12 @@
 #     called; the count goes to the collector at exit and before os._exit.
 #     Every other call costs the wrapper's Python call, a test and a
 #     decrement: no frame, no clock, no ctypes;
+#   - marks the training loop, so that the analysis tells training steps
+#     from evaluation batches: an NVTX mark "pfprof:Optimizer.step" after
+#     every optimizer step (torch.optim's global step post-hook) and
+#     "pfprof:backward" as every backward pass starts (a wrapper around
+#     torch.autograd.backward, which Tensor.backward calls): a mark a step,
+#     no range to balance if the step raises;
 #   - removes its folder from sys.path and imports the sitecustomize it
 #     shadows, if any, so the user's own start-up code still runs;
 #   - never raises into the user's program: every step of its own is
@@ -421,6 +427,42 @@ class _PfprofSites:
             torch.empty = self.wrap_empty(orig)
 
 
+def _pfprof_mark_training(torch):
+    state = {'mark': None, 'ok': None}
+
+    def mark(name):
+        if state['ok'] is None:
+            try:
+                from torch.cuda import nvtx
+                state['mark'], state['ok'] = nvtx.mark, True
+            except Exception:
+                state['ok'] = False
+        if state['ok']:
+            try:
+                state['mark'](name)
+            except Exception:
+                state['ok'] = False
+
+    optimizer = getattr(getattr(torch, 'optim', None), 'optimizer', None)
+    register = getattr(optimizer, 'register_optimizer_step_post_hook', None)
+    if register is not None and not getattr(optimizer, '_pfprof_marked', False):
+        register(lambda opt, args, kwargs: mark('pfprof:Optimizer.step'))
+        optimizer._pfprof_marked = True
+    autograd = getattr(torch, 'autograd', None)
+    orig = getattr(autograd, 'backward', None)
+    if orig is None or getattr(orig, '_pfprof', False):
+        return
+
+    def backward(*args, **kwargs):
+        mark('pfprof:backward')
+        return orig(*args, **kwargs)
+
+    backward._pfprof = True
+    backward.__wrapped__ = orig
+    backward.__doc__ = orig.__doc__
+    autograd.backward = backward
+
+
 def _pfprof_wrap_exit(sites):
     lib_path = _os.environ.get('CUDA_INJECTION64_PATH')
     real = _os._exit
@@ -469,6 +511,10 @@ if _os.environ.get('PFPROF_PYTHON_HOOKS', '1') == '1':
         _pfprof_site_recorder = None
     try:
         _pfprof_install(_pfprof_site_recorder)
+    except Exception:
+        pass
+    try:
+        _pfprof_when_imported('torch', _pfprof_mark_training)
     except Exception:
         pass
     try:

@@ -26,7 +26,7 @@ median_of (GArray *steps, guint trace_index, gsize offset)
     {
       const PfprofStep *s = &g_array_index (steps, PfprofStep, i);
 
-      if (!s->warmup && s->trace_index == trace_index)
+      if (pfprof_step_is_steady (s) && s->trace_index == trace_index)
         g_array_append_val (v, *(const gint64 *) ((const char *) s + offset));
     }
   if (v->len == 0)

@@ -191,6 +191,8 @@ typedef struct
   uint32_t kernel_name[N_PHASES][8];
   uint32_t domain_pfprof;
   uint32_t str_dataloader, str_step, str_forward, str_backward, str_optimizer, str_epoch;
+  uint32_t str_optimizer_step;
+  int eval; /* the batch being made is an evaluation batch (PHASES) */
 
   Event batch_ready;                  /* copy-stream event of the next batch */
   int have_batch_ready;
@@ -692,6 +694,7 @@ intern_names (Gen *g)
   g->str_backward = pfprof_trace_writer_intern (g->w, "backward");
   g->str_optimizer = pfprof_trace_writer_intern (g->w, "optimizer");
   g->str_epoch = pfprof_trace_writer_intern (g->w, "epoch_progress");
+  g->str_optimizer_step = pfprof_trace_writer_intern (g->w, PFPROF_NVTX_OPTIMIZER_STEP);
 }
 
 /* The user's lines behind the batch copy and behind moving the model to
@@ -896,6 +899,15 @@ step (Gen *g, uint32_t n)
   for (int i = 0; i < n_forward; i++)
     launch (g, 0, PHASE_FORWARD);
   nvtx (g, PFPROF_NONE, g->str_forward, phase_start, g->h, 1, PFPROF_NVTX_RANGE);
+  if (g->eval)
+    {
+      /* Evaluation: the forward pass alone, no step range, no marks. */
+      if (g->have_batch_ready == 0 && !planted (g, PFPROF_PLANT_SERIALIZED)
+          && !planted (g, PFPROF_PLANT_LATE_PREFETCH))
+        prefetch (g, 48 * MIB);
+      note_end (g, g->h);
+      return;
+    }
 
   /* By now the GPU has long passed last step's logging event. */
   if (g->have_loss_event)
@@ -917,6 +929,8 @@ step (Gen *g, uint32_t n)
   memset_async (g, 0, 4 * MIB);
 
   phase_start = g->h;
+  if (planted (g, PFPROF_PLANT_PHASES))
+    nvtx (g, g->domain_pfprof, g->str_backward, g->h, g->h, 0, PFPROF_NVTX_MARK);
   for (int i = 0; i < n_backward; i++)
     {
       if (i == collective_at && g->n_streams > 2)
@@ -957,6 +971,11 @@ step (Gen *g, uint32_t n)
   for (int i = 0; i < 4; i++)
     launch (g, 0, PHASE_OPTIMIZER);
   nvtx (g, PFPROF_NONE, g->str_optimizer, phase_start, g->h, 1, PFPROF_NVTX_RANGE);
+  if (planted (g, PFPROF_PLANT_PHASES))
+    {
+      nvtx (g, g->domain_pfprof, g->str_optimizer_step, g->h, g->h, 0, PFPROF_NVTX_MARK);
+      host_gap (g);
+    }
 
   if (planted (g, PFPROF_PLANT_SYNC_IN_LOOP))
     {
@@ -996,8 +1015,25 @@ step (Gen *g, uint32_t n)
   if (n % 50 == 0)
     nvtx (g, PFPROF_NONE, g->str_epoch, g->h, g->h, 0, PFPROF_NVTX_MARK);
 
-  nvtx (g, g->domain_pfprof, g->str_step, dl_end, g->h, 0, PFPROF_NVTX_RANGE);
+  /* With PHASES the program is recorded as the hook sees it: marks, and
+   * no step range of its own. */
+  if (!planted (g, PFPROF_PLANT_PHASES))
+    nvtx (g, g->domain_pfprof, g->str_step, dl_end, g->h, 0, PFPROF_NVTX_RANGE);
   note_end (g, g->h);
+}
+
+/* PHASES: a validation pass of PFPROF_TRACE_GENERATOR_EVAL_BATCHES
+ * batches, after a 20 ms pause (the epoch's end: the loader is
+ * re-created). */
+static void
+evaluate (Gen *g)
+{
+  g->h += 20 * MS;
+  g->eval = 1;
+  for (uint32_t i = 0; i < PFPROF_TRACE_GENERATOR_EVAL_BATCHES && g->status == PFPROF_WRITER_OK; i++)
+    step (g, i + 1);
+  g->eval = 0;
+  g->h += 20 * MS;
 }
 
 /* ---- Public API ------------------------------------------------------ */
@@ -1028,7 +1064,7 @@ pfprof_trace_generator_init (PfprofTraceGenerator *gen)
 static const char *const plant_names[] = {
   "pageable", "serialized", "record-stream", "input-starved",
   "late-prefetch", "sync-in-loop", "small-transfers", "pinned-alloc",
-  "nccl",
+  "nccl", "phases",
 };
 
 const char *
@@ -1117,7 +1153,7 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
   if (errbuf != NULL && errlen > 0)
     errbuf[0] = '\0';
   if (gen == NULL || path == NULL || gen->streams < 2 || gen->streams > MAX_STREAMS
-      || (gen->plants & ~(unsigned) PFPROF_PLANT_ALL) != 0
+      || (gen->plants & ~(unsigned) (PFPROF_PLANT_ALL | PFPROF_PLANT_PHASES)) != 0
       || gen->clock_offset_ns > 1000000000000000LL || gen->clock_offset_ns < -1000000000000000LL)
     {
       if (errbuf != NULL)
@@ -1172,7 +1208,19 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
       if (gen->steps > 0 ? n >= gen->steps
                          : (n > 0 && pfprof_trace_writer_n_records (g.w) >= gen->events))
         break;
+      if (planted (&g, PFPROF_PLANT_PHASES) && n > 0
+          && (gen->steps > 0 ? n == gen->steps / 2 : n % 200 == 0))
+        evaluate (&g);
       step (&g, n);
+    }
+  if (planted (&g, PFPROF_PLANT_PHASES))
+    {
+      evaluate (&g);
+      /* After the loop: the checkpoint copied to the host, long after. */
+      g.h += 100 * MS;
+      for (int i = 0; i < 4; i++)
+        copy (&g, 0, PFPROF_COPY_KIND_DTOH, PFPROF_MEMORY_KIND_DEVICE, PFPROF_MEMORY_KIND_PAGEABLE,
+              8 * MIB, 0);
     }
   /* Training done: the script waits for the GPU before exiting. */
   device_synchronize (&g);

@@ -101,6 +101,16 @@
  *     records an event, and the compute stream waits on that before the
  *     optimizer kernels: the GPU communicates, and computes nothing,
  *     for 2-3 ms a step.
+ *   PHASES (not in ALL: it is the loop's shape, not a problem): the
+ *     program as the launcher's hook records it: no "train_step" range;
+ *     each training step has a "backward" mark (domain "pfprof") where
+ *     its backward pass starts and an "Optimizer.step" mark after its
+ *     optimizer kernels. After half the steps (every 200 steps with
+ *     --events) and after the last, a validation pass: a 20 ms pause,
+ *     PFPROF_TRACE_GENERATOR_EVAL_BATCHES batches of DataLoader.next and
+ *     forward kernels alone, no marks, and 20 ms more. After the loop,
+ *     100 ms later, four 8 MiB DtoH copies into PAGEABLE memory (a
+ *     checkpoint) on the compute stream.
  *
  * Several ranks of one run: `rank` sets meta rank, pid and the GPU UUID;
  * `host` the host name (default "synthetic-node-RANK"); `clock_offset_ns`
@@ -130,11 +140,14 @@ typedef enum
   PFPROF_PLANT_SMALL_TRANSFERS = 1 << 6,
   PFPROF_PLANT_PINNED_ALLOC = 1 << 7,
   PFPROF_PLANT_NCCL = 1 << 8,
-  PFPROF_PLANT_ALL = (1 << 9) - 1,
+  PFPROF_PLANT_ALL = (1 << 9) - 1, /* the problems; PHASES is no problem */
+  PFPROF_PLANT_PHASES = 1 << 9,
 } PfprofTraceGeneratorPlant;
 
 /* NVTX range that spans one training step (domain "pfprof"). */
 #define PFPROF_TRACE_GENERATOR_STEP_RANGE "train_step"
+/* PHASES: the batches of each validation pass. */
+#define PFPROF_TRACE_GENERATOR_EVAL_BATCHES 10
 
 /* The Python call site (python_sites) of the batch copy of every step:
  * `Tensor.cuda` called at this file and line in `train_one_epoch`. */

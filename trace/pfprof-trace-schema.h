@@ -122,6 +122,12 @@ typedef enum
  * (cli/pfprof_sitecustomize.py); the analyzer keys on them. */
 #define PFPROF_NVTX_DOMAIN_PFPROF "pfprof"
 #define PFPROF_NVTX_DATALOADER_WAIT "DataLoader.next"
+/* Marks of the training loop: an optimizer step taken (after it ran) and
+ * a backward pass started. A step with either is a training step; loader
+ * batches without them are evaluation. torch.profiler traces carry the
+ * optimizer's own "Optimizer.step#SGD.step" ranges instead. */
+#define PFPROF_NVTX_OPTIMIZER_STEP "Optimizer.step"
+#define PFPROF_NVTX_BACKWARD "backward"
 
 /* What a Python call site called (python_sites.kind): the entry points
  * the launcher's Python hook wraps. pfprof's own numbering. */

@@ -31,6 +31,12 @@ pfprof_severity_to_string (PfprofSeverity severity)
   return "unknown";
 }
 
+const char *
+pfprof_phase_to_string (PfprofPhase phase)
+{
+  return phase == PFPROF_PHASE_EVAL ? "evaluation" : "training";
+}
+
 gboolean
 pfprof_severity_from_string (const char *s, PfprofSeverity *out)
 {
@@ -264,13 +270,46 @@ overall_steps (PfprofAnalysis *a)
     {
       PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
 
-      if (!s->warmup)
+      if (pfprof_step_is_steady (s))
         d[n++] = s->end_ns - s->start_ns;
     }
   a->n_steady_steps = n;
   a->step_median_ns = pfprof_quantile_median_i64 (d, n); /* sorts d */
   a->step_p10_ns = pfprof_quantile_sorted_i64 (d, n, 0.10);
   a->step_p90_ns = pfprof_quantile_sorted_i64 (d, n, 0.90);
+}
+
+static void
+summarize_phases (const PfprofAnalysis *a, const PfprofTraceIndex *ix, PfprofPhases *p)
+{
+  gint64 eval_before = 0, eval_in_loop = 0, eval_after = 0;
+
+  memset (p, 0, sizeof *p);
+  p->n_training_steps = ix->n_training_steps;
+  p->has_marks = ix->has_training_marks;
+  if (!p->has_marks || ix->n_training_steps == 0)
+    return;
+  p->n_eval_steps = ix->n_eval_steps;
+  for (guint i = ix->first_step; i < ix->first_step + ix->n_steps; i++)
+    {
+      const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
+      gint64 d = s->end_ns - s->start_ns;
+
+      if (s->phase != PFPROF_PHASE_EVAL)
+        continue;
+      p->eval_ns += d;
+      p->eval_compute_ns += s->compute_ns;
+      p->eval_data_wait_ns += s->data_wait_ns;
+      if (s->start_ns >= ix->loop_end_ns)
+        eval_after += d;
+      else if (s->start_ns >= ix->loop_start_ns)
+        eval_in_loop += d;
+      else
+        eval_before += d;
+    }
+  p->startup_ns = MAX (0, ix->loop_start_ns - ix->trace->start_ns - eval_before);
+  p->training_ns = MAX (0, ix->loop_end_ns - ix->loop_start_ns - eval_in_loop);
+  p->after_loop_ns = MAX (0, ix->trace->end_ns - ix->loop_end_ns - eval_after);
 }
 
 PfprofAnalysis *
@@ -322,6 +361,7 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
       ts.n_windows = ix->windows != NULL ? pfprof_interval_set_n (ix->windows) : 0;
       ts.n_api_ids_shared = ix->n_api_ids_shared;
       ts.main_tid = ix->main_tid;
+      summarize_phases (a, ix, &ts.phases);
       judge_savings (a, &ts, first_finding, ix, options);
       g_array_append_val (a->trace_summaries, ts);
       pfprof_step_ledger_free (ix->ledger);

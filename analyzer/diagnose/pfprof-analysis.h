@@ -89,7 +89,19 @@ typedef struct
 
 void pfprof_finding_free (PfprofFinding *finding);
 
-/* One training step of one trace. */
+/* What a step belongs to. A trace that shows no training evidence
+ * (no optimizer step, no backward pass recorded) has training steps only,
+ * as before such evidence was recorded. */
+typedef enum
+{
+  PFPROF_PHASE_TRAINING = 0, /* a backward pass or an optimizer step in it */
+  PFPROF_PHASE_EVAL = 1,     /* loader batches with neither */
+} PfprofPhase;
+
+/* "training", "evaluation". */
+const char *pfprof_phase_to_string (PfprofPhase phase);
+
+/* One step of one trace: a training step, or a batch of evaluation. */
 typedef struct
 {
   guint trace_index;
@@ -112,7 +124,16 @@ typedef struct
   /* The ledger of the GPU-side window (pfprof-step-ledger.h): buckets that
    * sum to gpu_end_ns - gpu_start_ns. */
   gint64 ledger_ns[PFPROF_LEDGER_N_BUCKETS];
+  PfprofPhase phase;
 } PfprofStep;
+
+/* TRUE for the steps every per-step figure is over: training steps after
+ * warm-up. */
+static inline gboolean
+pfprof_step_is_steady (const PfprofStep *s)
+{
+  return !s->warmup && s->phase == PFPROF_PHASE_TRAINING;
+}
 
 /* Per-device metrics over the steady state. */
 typedef struct
@@ -145,6 +166,25 @@ typedef struct
   gint64 comm_ns;           /* communication (NCCL) kernel busy time, not in kernel_ns */
 } PfprofDeviceSummary;
 
+/* The phases of one trace's run, where the trace shows training (the
+ * hook's optimizer and backward marks, torch.profiler's optimizer
+ * ranges): start-up before the first training step, the training loop
+ * to the last training step's end, evaluation batches (inside the loop
+ * or after it), and the rest after the loop. Times add up to the trace's
+ * span. All zero but n_training_steps when has_marks is FALSE. */
+typedef struct
+{
+  gboolean has_marks;
+  guint n_training_steps;
+  guint n_eval_steps;
+  gint64 startup_ns;
+  gint64 training_ns;       /* the loop, its evaluation batches left out */
+  gint64 eval_ns;           /* every evaluation batch */
+  gint64 eval_compute_ns;   /* kernel time in them */
+  gint64 eval_data_wait_ns; /* DataLoader waits in them */
+  gint64 after_loop_ns;     /* after the loop, evaluation left out */
+} PfprofPhases;
+
 /* How the steps of one trace were found, and its steady state. */
 typedef struct
 {
@@ -167,6 +207,7 @@ typedef struct
   PfprofLedgerSummary ledger; /* this trace's steady steps */
   gint64 predicted_step_ns; /* mean step with every finding about this trace fixed,
                              * overlapping savings counted once; 0 without steps */
+  PfprofPhases phases;
 } PfprofTraceSummary;
 
 typedef struct _PfprofAnalysisOptions PfprofAnalysisOptions;

@@ -41,7 +41,7 @@ pfprof_rank_summary_of_trace (const PfprofAnalysis *a, guint i, PfprofRankSummar
     {
       const PfprofStep *st = &g_array_index (a->steps, PfprofStep, k);
 
-      if (st->trace_index != i || st->warmup)
+      if (st->trace_index != i || !pfprof_step_is_steady (st))
         continue;
       if (n == 0 || st->start_ns < s.steady_start_ns)
         s.steady_start_ns = st->start_ns;

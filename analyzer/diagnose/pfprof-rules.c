@@ -295,3 +295,25 @@ pfprof_rule_add_memcpy_evidence (const PfprofRuleContext *ctx, PfprofFinding *fi
       pfprof_finding_add_evidence (finding, &e, PFPROF_RULE_MAX_EVIDENCE);
     }
 }
+
+gboolean
+pfprof_rule_has_input_copies (const PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
+{
+  const PfprofTraceIndex *ix;
+  const PfprofMemcpyRecord *m;
+  guint n;
+  g_autoptr (GArray) starts = NULL;
+
+  g_return_val_if_fail (ctx != NULL && ctx->ix != NULL && dev != NULL, FALSE);
+  ix = ctx->ix;
+  m = pfprof_trace_memcpys (ix->trace);
+  n = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
+  starts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (guint i = 0; i < n; i++)
+    if (m[i].copy_kind == PFPROF_COPY_KIND_HTOD && m[i].device_id == dev->device_id
+        && pfprof_trace_index_in_steady (ix, m[i].start_ns))
+      g_array_append_val (starts, m[i].start_ns);
+  if (starts->len < 2)
+    return FALSE;
+  return pfprof_rule_step_coverage (ctx, (const gint64 *) starts->data, starts->len) >= 0.5;
+}

@@ -143,6 +143,12 @@ void pfprof_rule_collect_calls (const PfprofRuleContext *ctx, const PfprofApiCla
  * (pfprof_trace_index_n_steady_steps() of them; g_free it). */
 gint64 *pfprof_rule_step_starts (const PfprofRuleContext *ctx);
 
+/* TRUE when the trace shows input reaching @dev without DataLoader
+ * ranges: host-to-device copies in at least half the steady steps (at
+ * least two in the window when it has no steps). Idle time is called
+ * input only with such evidence. */
+gboolean pfprof_rule_has_input_copies (const PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev);
+
 /* @total spread over the steady steps (or the whole window when none). */
 gint64 pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total);
 

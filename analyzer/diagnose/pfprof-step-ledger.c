@@ -497,7 +497,7 @@ pfprof_ledger_summarize (const GArray *steps, guint trace_index, PfprofLedgerSum
     {
       const PfprofStep *s = &g_array_index (steps, PfprofStep, i);
 
-      if (s->warmup || (trace_index != G_MAXUINT && s->trace_index != trace_index))
+      if (!pfprof_step_is_steady (s) || (trace_index != G_MAXUINT && s->trace_index != trace_index))
         continue;
       g_ptr_array_add (steady, (gpointer) s);
       total += s->gpu_end_ns - s->gpu_start_ns;

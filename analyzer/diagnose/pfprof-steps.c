@@ -38,6 +38,19 @@ add_step (GArray *steps, guint trace_index, gint64 start, gint64 end)
   g_array_append_val (steps, s);
 }
 
+/* The steps' name: "ProfilerStep#15–#24" when numbered ranges run from
+ * @first to @last, else @first. */
+static char *
+step_range_name (const char *first, const char *last)
+{
+  const char *a = strrchr (first, '#'), *b = strrchr (last, '#');
+
+  if (a == NULL || b == NULL || strcmp (first, last) == 0 || a - first != b - last
+      || strncmp (first, last, (size_t) (a - first)) != 0)
+    return g_strdup (first);
+  return g_strdup_printf ("%s\u2013%s", first, b);
+}
+
 /* 1. NVTX ranges matching the pattern. */
 static gboolean
 steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GArray *out)
@@ -51,7 +64,7 @@ steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GAr
   guint32 tid = 0;
   guint best = 0;
   gint64 covered_until = G_MININT64;
-  guint32 name_id = PFPROF_NONE;
+  guint32 name_id = PFPROF_NONE, last_id = PFPROF_NONE;
   guint w = 0, before = out->len;
   GHashTableIter it;
   gpointer k, v;
@@ -89,7 +102,9 @@ steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GAr
         best = GPOINTER_TO_UINT (v);
         tid = GPOINTER_TO_UINT (k);
       }
-  if (best < 2)
+  /* One annotated step is one step: the program said where its step is,
+   * and the recurring kernels inside it are its layers, not steps. */
+  if (best < 1)
     return FALSE;
   for (guint i = 0; i < n; i++)
     {
@@ -124,9 +139,10 @@ steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GAr
       covered_until = nv[i].end_ns;
       if (name_id == PFPROF_NONE)
         name_id = id;
+      last_id = id;
     }
   ix->step_source = "nvtx";
-  ix->step_name = g_strdup (pfprof_trace_string (t, name_id));
+  ix->step_name = step_range_name (pfprof_trace_string (t, name_id), pfprof_trace_string (t, last_id));
   return TRUE;
 }
 
@@ -192,6 +208,194 @@ steps_from_dataloader (PfprofTraceIndex *ix, GArray *out)
     }
   ix->step_source = "dataloader";
   ix->step_name = g_strdup (PFPROF_NVTX_DATALOADER_WAIT);
+  return TRUE;
+}
+
+/* ---- The loop's phases ---------------------------------------------- */
+
+/* Where the trace shows training: optimizer steps and backward passes,
+ * as times in order. */
+typedef struct
+{
+  GArray *optimizer; /* gint64 */
+  GArray *backward;  /* gint64 */
+} Evidence;
+
+static void
+evidence_clear (Evidence *ev)
+{
+  g_clear_pointer (&ev->optimizer, g_array_unref);
+  g_clear_pointer (&ev->backward, g_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Evidence, evidence_clear)
+
+enum { EV_UNKNOWN = -1, EV_NONE = 0, EV_OPTIMIZER = 1, EV_BACKWARD = 2, EV_PFPROF_DOMAIN = 3 };
+
+static int
+compare_i64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The hook's marks (domain "pfprof": "Optimizer.step", "backward") and
+ * torch.profiler's "Optimizer.step#SGD.step" ranges. */
+static void
+evidence_collect (const PfprofTraceIndex *ix, Evidence *ev)
+{
+  const PfprofTrace *t = ix->trace;
+  const PfprofNvtxRecord *nv = pfprof_trace_nvtx (t);
+  guint n = pfprof_trace_n (t, PFPROF_TABLE_NVTX);
+  g_autofree gint8 *cls = g_new (gint8, t->strings->len + 1);
+
+  ev->optimizer = g_array_new (FALSE, FALSE, sizeof (gint64));
+  ev->backward = g_array_new (FALSE, FALSE, sizeof (gint64));
+  memset (cls, EV_UNKNOWN, t->strings->len + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      guint32 id = nv[i].name_id, dom = nv[i].domain_id;
+      int c;
+
+      if (id >= t->strings->len)
+        continue;
+      if (cls[id] == EV_UNKNOWN)
+        {
+          const char *name = pfprof_trace_string (t, id);
+
+          cls[id] = g_str_has_prefix (name, PFPROF_NVTX_OPTIMIZER_STEP "#") ? EV_OPTIMIZER
+                    : strcmp (name, PFPROF_NVTX_OPTIMIZER_STEP) == 0          ? EV_OPTIMIZER
+                    : strcmp (name, PFPROF_NVTX_BACKWARD) == 0                ? EV_BACKWARD
+                    : strcmp (name, PFPROF_NVTX_DOMAIN_PFPROF) == 0           ? EV_PFPROF_DOMAIN
+                                                                              : EV_NONE;
+        }
+      c = cls[id];
+      if (c != EV_OPTIMIZER && c != EV_BACKWARD)
+        continue;
+      /* The hook's own names count in its domain only; the profiler's
+       * "Optimizer.step#..." in any. */
+      if (!g_str_has_prefix (pfprof_trace_string (t, id), PFPROF_NVTX_OPTIMIZER_STEP "#"))
+        {
+          if (dom >= t->strings->len)
+            continue;
+          if (cls[dom] == EV_UNKNOWN)
+            cls[dom] = strcmp (pfprof_trace_string (t, dom), PFPROF_NVTX_DOMAIN_PFPROF) == 0
+                         ? EV_PFPROF_DOMAIN : EV_NONE;
+          if (cls[dom] != EV_PFPROF_DOMAIN)
+            continue;
+        }
+      g_array_append_val (c == EV_OPTIMIZER ? ev->optimizer : ev->backward, nv[i].start_ns);
+    }
+  g_array_sort (ev->optimizer, compare_i64);
+  g_array_sort (ev->backward, compare_i64);
+}
+
+/* How many of @times (sorted) lie in [@a, @b). */
+static guint
+count_in (const GArray *times, gint64 a, gint64 b)
+{
+  const gint64 *v = (const gint64 *) times->data;
+  guint lo = 0, hi = times->len, first;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (v[mid] < a)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  first = lo;
+  hi = times->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (v[mid] < b)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo - first;
+}
+
+/* Sets each step's phase; with gradient accumulation (training batches
+ * without an optimizer step of their own) joins each optimizer step's
+ * batches into one step. */
+static void
+assign_phases (PfprofTraceIndex *ix, const Evidence *ev, GArray *steps, guint first)
+{
+  guint n = steps->len - first, keep = first, n_opt = 0, n_train = 0;
+  gint64 group_start = -1;
+
+  ix->has_training_marks = ev->optimizer->len + ev->backward->len > 0;
+  if (!ix->has_training_marks)
+    return;
+  for (guint i = first; i < steps->len; i++)
+    {
+      PfprofStep *s = &g_array_index (steps, PfprofStep, i);
+      guint opt = count_in (ev->optimizer, s->start_ns, s->end_ns);
+
+      s->phase = opt + count_in (ev->backward, s->start_ns, s->end_ns) > 0
+                   ? PFPROF_PHASE_TRAINING : PFPROF_PHASE_EVAL;
+      n_opt += opt > 0;
+      n_train += s->phase == PFPROF_PHASE_TRAINING;
+    }
+  /* Steps from loader batches: one optimizer step is one step. */
+  if (strcmp (ix->step_source, "dataloader") != 0 || n_opt < 2 || n_opt == n_train)
+    return;
+  for (guint i = first; i < first + n; i++)
+    {
+      PfprofStep s = g_array_index (steps, PfprofStep, i);
+
+      if (s.phase == PFPROF_PHASE_EVAL)
+        {
+          if (group_start >= 0)
+            {
+              /* Micro-batches left without their optimizer step. */
+              PfprofStep *g = &g_array_index (steps, PfprofStep, keep - 1);
+
+              g->start_ns = group_start;
+              group_start = -1;
+            }
+          g_array_index (steps, PfprofStep, keep++) = s;
+          continue;
+        }
+      if (group_start < 0)
+        {
+          group_start = s.start_ns;
+          g_array_index (steps, PfprofStep, keep++) = s;
+        }
+      else
+        g_array_index (steps, PfprofStep, keep - 1).end_ns = s.end_ns;
+      if (count_in (ev->optimizer, s.start_ns, s.end_ns) > 0)
+        {
+          g_array_index (steps, PfprofStep, keep - 1).start_ns = group_start;
+          group_start = -1;
+        }
+    }
+  g_array_set_size (steps, keep);
+  ix->step_source = "optimizer";
+  g_free (ix->step_name);
+  ix->step_name = g_strdup (PFPROF_NVTX_OPTIMIZER_STEP);
+}
+
+/* Without loader batches or annotated steps: each optimizer step ends one. */
+static gboolean
+steps_from_optimizer (PfprofTraceIndex *ix, const Evidence *ev, GArray *out)
+{
+  guint before = out->len;
+
+  if (ev->optimizer->len < 2
+      || !steps_from_starts (ix, (const gint64 *) ev->optimizer->data, ev->optimizer->len, out))
+    {
+      g_array_set_size (out, before);
+      return FALSE;
+    }
+  ix->step_source = "optimizer";
+  ix->step_name = g_strdup (PFPROF_NVTX_OPTIMIZER_STEP);
   return TRUE;
 }
 
@@ -507,18 +711,58 @@ set_steady (PfprofTraceIndex *ix, GArray *steps, guint from, guint to, gint64 lo
     pfprof_trace_index_set_steady (ix, lo, lo);
 }
 
+/* Warm-up over the training steps alone: evaluation batches interleaved
+ * with them are no part of the training loop's pace. */
+static guint
+detect_training_warmup (GArray *steps, guint first, guint n, int fixed)
+{
+  g_autoptr (GArray) train = g_array_new (FALSE, FALSE, sizeof (PfprofStep));
+
+  for (guint i = first; i < first + n; i++)
+    if (g_array_index (steps, PfprofStep, i).phase == PFPROF_PHASE_TRAINING)
+      g_array_append_val (train, g_array_index (steps, PfprofStep, i));
+  return detect_warmup (train, 0, train->len, fixed);
+}
+
+/* The steady window when evaluation batches lie between steady training
+ * steps: one part per run of steady steps, so that what the rules judge
+ * over the window is training alone. */
+static void
+set_steady_training_parts (PfprofTraceIndex *ix, GArray *steps, guint first, guint n)
+{
+  g_array_set_size (ix->steady_parts, 0);
+  for (guint i = first; i < first + n;)
+    {
+      const PfprofStep *s = &g_array_index (steps, PfprofStep, i);
+      gint64 end;
+
+      if (!pfprof_step_is_steady (s))
+        {
+          i++;
+          continue;
+        }
+      end = s->end_ns;
+      for (i++; i < first + n && pfprof_step_is_steady (&g_array_index (steps, PfprofStep, i)); i++)
+        end = MAX (end, g_array_index (steps, PfprofStep, i).end_ns);
+      pfprof_trace_index_add_steady_part (ix, s->start_ns, end);
+    }
+}
+
 void
 pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GArray *steps)
 {
-  guint first;
-  guint n;
+  g_auto (Evidence) ev = { 0 };
+  guint first, n, n_steady = 0, first_steady = G_MAXUINT, last_steady = 0;
+  gboolean eval_between = FALSE;
 
   g_return_if_fail (ix != NULL);
   g_return_if_fail (steps != NULL);
   first = steps->len;
+  evidence_collect (ix, &ev);
   if (!steps_from_nvtx (ix, options, steps) && !steps_from_dataloader (ix, steps)
-      && !steps_from_period (ix, steps))
+      && !steps_from_optimizer (ix, &ev, steps) && !steps_from_period (ix, steps))
     ix->step_source = "none";
+  assign_phases (ix, &ev, steps, first);
   /* The GPU side of each step reaches to the next step's work: found over
    * every step before a trace recorded in windows loses those across its
    * pauses. */
@@ -528,25 +772,56 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
   n = steps->len - first;
   ix->first_step = first;
   ix->n_steps = n;
-  ix->n_warmup_steps = detect_warmup (steps, first, n,
-                                      pfprof_analysis_options_get_warmup_steps (options));
-  for (guint i = 0; i < n; i++)
-    g_array_index (steps, PfprofStep, first + i).warmup = i < ix->n_warmup_steps;
-
-  if (n > ix->n_warmup_steps)
+  ix->n_warmup_steps = detect_training_warmup (steps, first, n,
+                                               pfprof_analysis_options_get_warmup_steps (options));
+  for (guint i = 0, seen = 0; i < n; i++)
     {
-      g_autofree gint64 *d = g_new (gint64, n - ix->n_warmup_steps);
-      gint64 lo = g_array_index (steps, PfprofStep, first + ix->n_warmup_steps).start_ns, hi = lo;
+      PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
 
-      for (guint i = ix->n_warmup_steps; i < n; i++)
+      if (s->phase != PFPROF_PHASE_TRAINING)
+        {
+          ix->n_eval_steps++;
+          ix->eval_ns += s->end_ns - s->start_ns;
+          continue;
+        }
+      if (ix->n_training_steps++ == 0)
+        ix->loop_start_ns = s->start_ns;
+      ix->loop_end_ns = MAX (ix->loop_end_ns, s->end_ns);
+      s->warmup = seen++ < ix->n_warmup_steps;
+      if (!s->warmup)
+        {
+          if (first_steady == G_MAXUINT)
+            first_steady = i;
+          last_steady = i;
+          n_steady++;
+        }
+    }
+  /* Evaluation between two steady steps splits the window; after the
+   * last one it is after the loop, which ends with that step. */
+  for (guint i = first_steady; n_steady > 0 && i <= last_steady; i++)
+    if (g_array_index (steps, PfprofStep, first + i).phase != PFPROF_PHASE_TRAINING)
+      eval_between = TRUE;
+
+  if (n_steady > 0)
+    {
+      g_autofree gint64 *d = g_new (gint64, n_steady);
+      gint64 lo = g_array_index (steps, PfprofStep, first + first_steady).start_ns, hi = lo;
+      guint k = 0;
+
+      for (guint i = first_steady; i <= last_steady; i++)
         {
           PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
 
+          if (!pfprof_step_is_steady (s))
+            continue;
           hi = MAX (hi, s->end_ns);
-          d[i - ix->n_warmup_steps] = s->end_ns - s->start_ns;
+          d[k++] = s->end_ns - s->start_ns;
         }
-      ix->step_median_ns = pfprof_quantile_median_i64 (d, n - ix->n_warmup_steps);
-      set_steady (ix, steps, first + ix->n_warmup_steps, first + n, lo, hi);
+      ix->step_median_ns = pfprof_quantile_median_i64 (d, k);
+      if (eval_between && ix->windows == NULL)
+        set_steady_training_parts (ix, steps, first, n);
+      else
+        set_steady (ix, steps, first + first_steady, first + last_steady + 1, lo, hi);
     }
   else
     {

@@ -105,7 +105,7 @@ typedef struct
   PfprofIntervalSet *sync_wait;  /* blocking synchronizing calls, all threads */
 
   /* Filled by pfprof_steps_detect(). */
-  const char *step_source;     /* "nvtx", "dataloader", "periodic" or "none" */
+  const char *step_source;     /* "nvtx", "optimizer", "dataloader", "periodic" or "none" */
   char *step_name;             /* NVTX range or kernel name used, untrusted; may be NULL */
   guint first_step;            /* index of this trace's first step in the analysis */
   guint n_steps;               /* steps of this trace, warm-up included */
@@ -119,6 +119,13 @@ typedef struct
   PfprofIntervalSet *windows;  /* the recording windows (windows table),
                                 * NULL when recorded all through */
   gint64 step_median_ns;       /* over this trace's steady steps, 0 if none */
+  /* The loop's phases (pfprof-steps.h): */
+  gboolean has_training_marks; /* optimizer steps or backward passes recorded */
+  guint n_training_steps;      /* steps with either (all steps without marks) */
+  guint n_eval_steps;          /* loader batches with neither */
+  gint64 eval_ns;              /* their host time */
+  gint64 loop_start_ns;        /* first training step's start, 0 without steps */
+  gint64 loop_end_ns;          /* last training step's end, 0 without steps */
 
   /* Set by pfprof_analysis_run() before the steps are found, owned by it:
    * the timeline classified for the step ledger (pfprof-step-ledger.h). */

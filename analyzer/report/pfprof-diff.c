@@ -94,7 +94,7 @@ steady_step_lengths (const PfprofAnalysis *a, guint *n)
     {
       const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
 
-      if (!s->warmup)
+      if (pfprof_step_is_steady (s))
         d[(*n)++] = s->end_ns - s->start_ns;
     }
   return d;

@@ -59,7 +59,7 @@ representative_step (const PfprofAnalysis *a)
             {
               const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
 
-              if (!s->warmup && s->trace_index == ev->trace_index && ev->start_ns >= s->start_ns
+              if (pfprof_step_is_steady (s) && s->trace_index == ev->trace_index && ev->start_ns >= s->start_ns
                   && ev->start_ns < s->end_ns)
                 return (int) i;
             }
@@ -71,7 +71,7 @@ representative_step (const PfprofAnalysis *a)
       const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
       gint64 d = llabs ((s->end_ns - s->start_ns) - a->step_median_ns);
 
-      if (!s->warmup && d < best_d)
+      if (pfprof_step_is_steady (s) && d < best_d)
         best = (int) i, best_d = d;
     }
   return best;
@@ -162,7 +162,7 @@ steps_chart (const PfprofAnalysis *a, GString *out)
   double w = 1000, h = 220, bar;
 
   for (guint i = 0; a->steps != NULL && i < a->steps->len; i++)
-    if (!g_array_index (a->steps, PfprofStep, i).warmup)
+    if (pfprof_step_is_steady (&g_array_index (a->steps, PfprofStep, i)))
       g_array_append_val (idx, i);
   if (idx->len == 0)
     {

@@ -93,6 +93,19 @@ write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
       pfprof_json_writer_member_uint (w, "main_tid", ts->main_tid);
       pfprof_json_writer_member_uint (w, "events_out_of_range", ts->n_out_of_range);
       pfprof_json_writer_member_uint (w, "sites_left_out", ts->n_bad_sites);
+      pfprof_json_writer_key (w, "phases");
+      pfprof_json_writer_begin_object (w);
+      pfprof_json_writer_key (w, "marks");
+      pfprof_json_writer_bool (w, ts->phases.has_marks);
+      pfprof_json_writer_member_uint (w, "training_steps", ts->phases.n_training_steps);
+      pfprof_json_writer_member_uint (w, "evaluation_batches", ts->phases.n_eval_steps);
+      pfprof_json_writer_member_int (w, "startup_ns", ts->phases.startup_ns);
+      pfprof_json_writer_member_int (w, "training_ns", ts->phases.training_ns);
+      pfprof_json_writer_member_int (w, "evaluation_ns", ts->phases.eval_ns);
+      pfprof_json_writer_member_int (w, "evaluation_compute_ns", ts->phases.eval_compute_ns);
+      pfprof_json_writer_member_int (w, "evaluation_data_wait_ns", ts->phases.eval_data_wait_ns);
+      pfprof_json_writer_member_int (w, "after_loop_ns", ts->phases.after_loop_ns);
+      pfprof_json_writer_end_object (w);
       /* A trace cut short: its data ends at end_ns. */
       pfprof_json_writer_key (w, "complete");
       pfprof_json_writer_bool (w, !pfprof_trace_is_incomplete (t));

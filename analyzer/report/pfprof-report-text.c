@@ -135,7 +135,7 @@ pct (double fraction)
 static void
 header (Text *t, const PfprofAnalysis *a)
 {
-  guint warm = 0;
+  guint warm = 0, n_eval = 0;
   g_autofree char *source = g_strdup ("none found");
   g_autofree char *headline = pfprof_report_headline (a);
 
@@ -144,6 +144,7 @@ header (Text *t, const PfprofAnalysis *a)
       const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
 
       warm += ts->n_warmup_steps;
+      n_eval += ts->phases.n_eval_steps;
       if (i > 0)
         continue;
       g_free (source);
@@ -151,17 +152,28 @@ header (Text *t, const PfprofAnalysis *a)
         source = g_strdup_printf ("NVTX ranges \"%s\"", ts->step_name ? ts->step_name : "");
       else if (g_str_equal (ts->step_source, "dataloader"))
         source = g_strdup ("DataLoader waits");
+      else if (g_str_equal (ts->step_source, "optimizer"))
+        source = g_strdup ("optimizer steps");
       else if (g_str_equal (ts->step_source, "periodic"))
         source = g_strdup ("periodic GPU work");
       else
         source = g_strdup ("none found");
     }
   {
-    g_autofree char *line = g_strdup_printf ("pfprof report: %u trace%s, %u device%s, %u steps (%u "
-                                             "warm-up, steps from %s)",
-                                             a->traces->len, a->traces->len == 1 ? "" : "s",
-                                             a->devices->len, a->devices->len == 1 ? "" : "s",
-                                             a->steps->len, warm, source);
+    g_autofree char *line = NULL;
+
+    if (n_eval > 0)
+      line = g_strdup_printf ("pfprof report: %u trace%s, %u device%s, %u training steps (%u "
+                              "warm-up, steps from %s) and %u evaluation batches",
+                              a->traces->len, a->traces->len == 1 ? "" : "s",
+                              a->devices->len, a->devices->len == 1 ? "" : "s",
+                              a->steps->len - n_eval, warm, source, n_eval);
+    else
+      line = g_strdup_printf ("pfprof report: %u trace%s, %u device%s, %u steps (%u "
+                              "warm-up, steps from %s)",
+                              a->traces->len, a->traces->len == 1 ? "" : "s",
+                              a->devices->len, a->devices->len == 1 ? "" : "s",
+                              a->steps->len, warm, source);
 
     style (t, BOLD);
     wrap_untrusted (t, line, 0); /* the step name came from the program */
@@ -193,6 +205,12 @@ header (Text *t, const PfprofAnalysis *a)
             style (t, RESET);
           }
       }
+      if (ts->phases.has_marks)
+        {
+          g_autofree char *phases = pfprof_report_phases_phrase (&ts->phases, tr->end_ns - tr->start_ns);
+
+          wrap (t, phases, 6);
+        }
       if (ts->n_out_of_range > 0)
         g_string_append_printf (t->out, "      %" G_GUINT64_FORMAT " events left out: their times "
                                 "are 39 hours or more away from the rest of the trace.\n",
@@ -293,7 +311,7 @@ gpu_step_median (const PfprofAnalysis *a)
     {
       const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
 
-      if (!s->warmup)
+      if (pfprof_step_is_steady (s))
         d[n++] = s->gpu_end_ns - s->gpu_start_ns;
     }
   return pfprof_quantile_median_i64 (d, n);

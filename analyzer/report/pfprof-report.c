@@ -147,7 +147,7 @@ median_of (const PfprofAnalysis *a, gsize offset)
     {
       const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
 
-      if (!s->warmup)
+      if (pfprof_step_is_steady (s))
         v[n++] = *(const gint64 *) (const void *) ((const char *) s + offset);
     }
   return pfprof_quantile_median_i64 (v, n);
@@ -167,6 +167,31 @@ pfprof_report_median_step (const PfprofAnalysis *a)
   m.sync_wait_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, sync_wait_ns));
   m.idle_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, idle_ns));
   return m;
+}
+
+char *
+pfprof_report_phases_phrase (const PfprofPhases *p, gint64 span_ns)
+{
+  g_autofree char *startup = pfprof_report_figure_share (p->startup_ns, span_ns);
+  g_autofree char *training = pfprof_report_figure_share (p->training_ns, span_ns);
+  g_autofree char *eval = pfprof_report_figure_share (p->eval_ns, span_ns);
+  g_autofree char *after = pfprof_report_figure_share (p->after_loop_ns, span_ns);
+  g_autofree char *compute = pfprof_format_ns (p->eval_compute_ns);
+  g_autofree char *wait = pfprof_format_ns (p->eval_data_wait_ns);
+  g_autofree char *eval_part = NULL;
+
+  g_return_val_if_fail (p != NULL, NULL);
+  if (p->n_eval_steps > 0)
+    eval_part = g_strdup_printf (", evaluation %s in %u batch%s (GPU computing %s of it, "
+                                 "waiting for the DataLoader %s)",
+                                 eval, p->n_eval_steps, p->n_eval_steps == 1 ? "" : "es", compute,
+                                 wait);
+  else
+    eval_part = g_strdup (", no evaluation");
+  return g_strdup_printf ("Phases: start-up %s, training %s in %u step%s%s, after the loop %s. "
+                          "Steps, findings and predictions are the training steps'.",
+                          startup, training, p->n_training_steps,
+                          p->n_training_steps == 1 ? "" : "s", eval_part, after);
 }
 
 guint

@@ -87,6 +87,11 @@ void pfprof_report_csv_findings (const PfprofAnalysis *analysis, const PfprofRep
  * (start 0, end = median step length). */
 PfprofStep pfprof_report_median_step (const PfprofAnalysis *analysis);
 
+/* One sentence on a trace's phases (@span_ns: the trace's span): each
+ * phase's time and share, the steps and batches in each, and that the
+ * figures are the training steps'. Plain text, no untrusted content. */
+char *pfprof_report_phases_phrase (const PfprofPhases *phases, gint64 span_ns);
+
 /* The words and figures every human-readable format (text, Markdown,
  * HTML, diff) uses for the same thing, so a reader comparing two of them
  * finds the same label and the same number. */

@@ -29,6 +29,8 @@ FAKE_TORCH = {
     # fail as a real one can.
     "torch/__init__.py": textwrap.dedent("""\
         from . import cuda
+        from . import autograd
+        from . import optim
 
         class Tensor:
             raise_on_item = False
@@ -48,6 +50,8 @@ FAKE_TORCH = {
                 return Tensor(self.v)
             def record_stream(self, s):
                 return None
+            def backward(self, gradient=None):
+                autograd.backward(self, gradient)
 
         def empty(*size, pin_memory=False):
             return Tensor(len(size))
@@ -70,6 +74,27 @@ FAKE_TORCH = {
             log.append(("push", msg))
         def range_pop():
             log.append(("pop",))
+        def mark(msg):
+            log.append(("mark", msg))
+        """),
+    # Optimizer.step runs the global post-hooks after the step, as
+    # torch.optim does; autograd.backward is what Tensor.backward calls.
+    "torch/autograd/__init__.py": textwrap.dedent("""\
+        calls = []
+        def backward(tensors, grad_tensors=None, **kwargs):
+            calls.append("backward")
+        """),
+    "torch/optim/__init__.py": "from . import optimizer\nfrom .optimizer import Optimizer\n",
+    "torch/optim/optimizer.py": textwrap.dedent("""\
+        _post = []
+        def register_optimizer_step_post_hook(hook):
+            _post.append(hook)
+        class Optimizer:
+            steps = 0
+            def step(self):
+                Optimizer.steps += 1
+                for h in _post:
+                    h(self, (), {})
         """),
     "torch/utils/__init__.py": "",
     "torch/utils/data/__init__.py": "from .dataloader import DataLoader\n",
@@ -257,6 +282,41 @@ class HookTest(unittest.TestCase):
         self.assertEqual(r["log"], [["push", "pfprof:DataLoader.next"], ["pop"]] * 4)
         self.assertTrue(r["marked"])
         self.assertEqual(r["name"], "_BaseDataLoaderIter.__next__")
+
+    def test_training_steps_are_marked(self):
+        r = self.run_py("""
+            import json, torch
+            import torch.cuda.nvtx as nvtx
+            from torch.optim import Optimizer
+            opt = Optimizer()
+            for step in range(2):
+                loss = torch.Tensor(1.0)
+                loss.backward()
+                opt.step()
+            torch.autograd.backward([torch.Tensor(2.0)])
+            print(json.dumps({"log": nvtx.log, "backward": torch.autograd.calls,
+                              "steps": Optimizer.steps,
+                              "wrapped": torch.autograd.backward.__wrapped__.__module__}))
+            """)
+        marks = [e for e in r["log"] if e[0] == "mark"]
+        # A backward mark as each pass starts, an optimizer mark after each step.
+        self.assertEqual(marks, [["mark", "pfprof:backward"], ["mark", "pfprof:Optimizer.step"]] * 2
+                         + [["mark", "pfprof:backward"]])
+        self.assertEqual(r["backward"], ["backward"] * 3)
+        self.assertEqual(r["steps"], 2)
+        self.assertEqual(r["wrapped"], "torch.autograd")
+
+    def test_no_python_hooks_marks_nothing(self):
+        r = self.run_py("""
+            import json, torch
+            import torch.cuda.nvtx as nvtx
+            from torch.optim import Optimizer
+            torch.Tensor(1.0).backward()
+            Optimizer().step()
+            print(json.dumps({"log": nvtx.log,
+                              "plain": not hasattr(torch.autograd.backward, "__wrapped__")}))
+            """, env={"PFPROF_PYTHON_HOOKS": "0"})
+        self.assertEqual(r, {"log": [], "plain": True})
 
     def test_dataloader_imported_before_the_hook(self):
         # python3 -S skips site: the hook runs after the module exists.

@@ -185,7 +185,10 @@ def main():
     p = env.run("diff", pageable, clean, "--before", pageable)
     tap.ok(p.returncode == 2, "positional runs and --before together are refused", p.stderr)
     one = env.generate("one.pfprof", plant="none", steps=1)
-    p = env.run("diff", one, clean, "--fail-if-slower", "5")
+    p, o = diff_json(env, one, clean, "--fail-if-slower", "5")
+    tap.ok(p.returncode in (0, 1) and o["before"]["steady_steps"] == 1,
+           "a run of one annotated step is one step, and the gate judges it", p.stderr)
+    p = env.run("diff", one, clean, "--fail-if-slower", "5", "--step-pattern", "no-such-range")
     tap.ok(p.returncode == 2 and "no steps" in p.stderr,
            "--fail-if-slower with a side without steady steps: exit 2, says why", p.stderr)
     p = env.run("diff", "--help")

@@ -146,6 +146,16 @@ def main():
            and any("ProfilerStep" in n for n in rep["traces"][0]["notes"]),
            "no ProfilerStep#N ranges: steps from the _MultiProcessingDataLoaderIter.__next__ waits, "
            "input-starved found, noted", rep.get("traces", rep))
+    one = env.generate("one.pfprof", plant="none", steps=1)
+    rep = report(env, kineto_schema.convert(one, env.path("one.json")))
+    tr = rep.get("traces", [{}])[0]
+    tap.ok("error" not in rep and tr.get("step_source") == "nvtx" and tr.get("steps") == 1
+           and tr.get("step_name", "").startswith("ProfilerStep#"),
+           "one ProfilerStep is one step, not the layers recurring inside it", tr)
+    ten = report(env, kineto_schema.convert(pageable, env.path("named.json")))
+    name = ten.get("traces", [{}])[0].get("step_name", "")
+    tap.ok(name.startswith("ProfilerStep#") and "\u2013#" in name,
+           "the step source names the range of steps (ProfilerStep#first\u2013#last)", name)
     two = env.generate("two.pfprof", plant="pageable", steps=2)
     rep = report(env, kineto_schema.convert(two, env.path("two.json")))
     tap.ok("error" not in rep and any("only 2 profiled steps" in n for n in rep["traces"][0]["notes"]),

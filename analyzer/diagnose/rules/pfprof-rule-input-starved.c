@@ -4,10 +4,15 @@
  * CUPTI cannot see Python; the launcher's hook wraps the DataLoader's
  * next() in an NVTX range (domain "pfprof", "DataLoader.next"). Time in
  * that range during which the GPU had nothing to do is time the input
- * pipeline cost. Without those ranges the rule falls back to the GPU's
- * idle time while the launching thread was outside every CUDA call (so
- * not blocked on the GPU): the host was busy elsewhere, most often
- * producing the next batch, and the message says it could not confirm.
+ * pipeline cost. Without those ranges the rule needs other evidence of
+ * input before it calls idle time input: host-to-device copies in the
+ * steady state, at least one a step (the batches). With them it falls
+ * back to the GPU's idle time while the launching thread was outside
+ * every CUDA call (so not blocked on the GPU): the host was busy
+ * elsewhere, most often producing the next batch, and the message says
+ * it could not confirm. With neither, idle time is not called input:
+ * the step ledger names it (host-bound, sync waits), and the report says
+ * what the trace cannot show.
  */
 #include "pfprof-rules.h"
 
@@ -116,6 +121,8 @@ judge_without_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
   guint n_gaps = 0;
 
   if (ix->main_tid == 0 || hi <= lo)
+    return;
+  if (!pfprof_rule_has_input_copies (ctx, dev))
     return;
   window = pfprof_trace_index_steady_set (ix);
   idle_set = pfprof_interval_set_subtract (window, dev->busy);

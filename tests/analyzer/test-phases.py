@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The loop's phases on planted traces: training steps told from
+evaluation batches by the optimizer and backward marks, the steady state
+made of training steps only, phases that add up to the run, and idle
+time that is not called input when the trace shows no input.
+
+Usage: test-phases.py PFPROF WORKDIR  (TAP on stdout)
+"""
+import json
+import os
+import shutil
+import sqlite3
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from analyzer_tap import check, finish, run  # noqa: E402
+
+pfprof, work = sys.argv[1], sys.argv[2]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+
+
+def path(name):
+    return os.path.join(work, name)
+
+
+def generate(name, *args):
+    rc, _, err = run(pfprof, "generate", "-o", path(name), *args)
+    assert rc == 0, err
+    return path(name)
+
+
+def report(trace, *args):
+    rc, out, err = run(pfprof, "report", "--format", "json", *args, trace)
+    try:
+        return rc, json.loads(out), err
+    except ValueError:
+        return rc, None, err
+
+
+# 1. Training with validation halfway and at the end, then a checkpoint.
+ph = generate("phases.pfprof", "--plant", "phases", "--steps", "40")
+rc, r, err = report(ph)
+t = r["traces"][0]
+p = t["phases"]
+check("the marks are seen", rc == 0 and p["marks"] is True, p)
+check("40 training steps, 20 evaluation batches (2 passes of 10)",
+      p["training_steps"] == 40 and p["evaluation_batches"] == 20 and t["steps"] == 60, p)
+check("the phases add up to the trace's span",
+      p["startup_ns"] + p["training_ns"] + p["evaluation_ns"] + p["after_loop_ns"]
+      == t["end_ns"] - t["start_ns"], p)
+check("start-up, training, evaluation and after the loop each take time",
+      all(p[k] > 0 for k in ("startup_ns", "training_ns", "evaluation_ns", "after_loop_ns")), p)
+steps = r["summary"]["steps"]
+check("the steady steps are training steps after warm-up",
+      steps["steady"] == 40 - t["warmup_steps"], (steps["steady"], t["warmup_steps"]))
+# The steady window stops at the loop's end and leaves the validation
+# passes out: it is shorter than the training phase.
+window = sum(d["steady_ns"] for d in r["summary"]["devices"]) if "steady_ns" in r["summary"]["devices"][0] \
+    else t["steady_end_ns"] - t["steady_start_ns"]
+check("the steady window holds no evaluation", window <= p["training_ns"], (window, p["training_ns"]))
+
+rc, txt, _ = run(pfprof, "report", ph)
+check("the text names both phases",
+      "40 training steps" in txt and "20 evaluation batches" in txt and "Phases: start-up" in txt,
+      txt[:600])
+check("the text says which steps the figures are", "Steps, findings and predictions are the training steps'" in txt,
+      txt[:800])
+ledger = t["ledger"]
+check("mean step within 10% of the median (no validation batch among the steps)",
+      abs(ledger["mean"]["step_ns"] - ledger["median"]["step_ns"]) <= 0.1 * ledger["median"]["step_ns"],
+      ledger["mean"]["step_ns"])
+
+# 2. Without marks nothing changes: every step is a training step.
+rc, n, _ = report(generate("none.pfprof", "--steps", "40"))
+check("a trace without marks: every step counts, no phases",
+      n["traces"][0]["phases"]["marks"] is False and n["traces"][0]["phases"]["evaluation_batches"] == 0
+      and n["traces"][0]["steps"] == 40, n["traces"][0]["phases"])
+
+# 3. Idle GPU, no DataLoader ranges, no input copies: not input-starved.
+starved = generate("starved.pfprof", "--plant", "input-starved", "--steps", "40")
+rows = path("no-input.sqlite")
+rc, _, err = run(pfprof, "export", "--format", "sqlite", starved, "-o", rows)
+db = sqlite3.connect(rows)
+db.execute("DELETE FROM nvtx")
+db.execute("DELETE FROM memcpys WHERE copy_kind = 1")
+db.commit()
+db.close()
+rc, q, err = report(rows)
+rules = [f["rule"] for f in q["findings"]] if q else []
+check("idle without input evidence is not called input-starved",
+      rc in (0, 1) and "input-starved" not in rules and "host-bound" in rules, (rc, rules, err))
+rc, txt, _ = run(pfprof, "report", rows)
+check("the report says the trace cannot tell input from other host work",
+      "no DataLoader ranges" in txt, txt[-1500:])
+# With the batches' copies left in, the same idle is input.
+rows2 = path("copies.sqlite")
+run(pfprof, "export", "--format", "sqlite", starved, "-o", rows2)
+db = sqlite3.connect(rows2)
+db.execute("DELETE FROM nvtx")
+db.commit()
+db.close()
+rc, q2, _ = report(rows2)
+check("with input copies every step, idle time can be input",
+      q2 and "input-starved" in [f["rule"] for f in q2["findings"]],
+      q2 and [f["rule"] for f in q2["findings"]])
+finish()
