@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/gpu/loop-call.sh: one GPU call (at most LIMIT_S, default 560 s)
+# that records the training programs the loop model is checked on, each
+# under `pfprof record` (trace, report text and JSON) and bare (the
+# program's own step times):
+#   apex       apex's examples/imagenet/main_amp.py (APEX_DIR/main_amp.py,
+#              never committed) for one epoch with validation on a
+#              generated JPEG ImageFolder (3,840 train and 1,280 val images
+#              of 320x320: 30 training steps and 10 validation batches of
+#              128), 12 workers, resnet50; and the same with
+#              pin_memory=False (a copy edited at call time)
+#   examples   pytorch/examples' imagenet/main.py (EXAMPLES_DIR/main.py)
+#              with --dummy, its FakeData cut to 40 training and 10
+#              validation batches at call time; pinned and pageable
+#   ours       samples/train_validate.py and samples/grad_accum.py, with
+#              and without --fix, natively and under samples/torch_profile.py
+# PHASES (default "data apex examples ours"), ONLY (run names), BUDGET_S
+# (no run starts after it, default 480). Everything goes to $OUT: logs/,
+# traces/ (xz), kineto/, summary.tsv (name, rc, seconds, the program's
+# last line). Expected diagnoses, written from the programs' source before
+# any run: tests/gpu/LOOP-EXPECTED.md.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source tests/gpu/env.sh
+OUT=${OUT:-/tmp/pfprof-loop-call}
+PHASES=${PHASES:-data apex examples ours}
+BUDGET_S=${BUDGET_S:-480}
+LIMIT_S=${LIMIT_S:-560}
+DATA=${DATA:-/tmp/pfprof-imagefolder}
+mkdir -p "$OUT/logs" "$OUT/traces" "$OUT/kineto"
+summary=$OUT/summary.tsv
+printf "name\trc\tseconds\tlast line\n" >"$summary"
+t0=$SECONDS
+
+want() { [[ " $PHASES " == *" $1 "* ]]; }
+# run NAME TIMEOUT CMD...: logs/NAME.log, a summary row; skipped when ONLY
+# leaves it out or the budget is spent.
+run() {
+  local name=$1 t=$2 left
+  shift 2
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return 0; fi
+  left=$((LIMIT_S - (SECONDS - t0)))
+  if [ $((SECONDS - t0)) -ge "$BUDGET_S" ] || [ "$left" -le 20 ]; then
+    printf "%s\t-\t-\tnot run: budget spent\n" "$name" >>"$summary"
+    return 0
+  fi
+  [ "$t" -gt $((left - 10)) ] && t=$((left - 10))
+  local s=$SECONDS
+  timeout -k 5 "$t" "$@" >"$OUT/logs/$name.log" 2>&1
+  local rc=$?
+  printf "%s\t%s\t%s\t%s\n" "$name" "$rc" "$((SECONDS - s))" \
+    "$(grep -v '^\s*$' "$OUT/logs/$name.log" | tail -1 | cut -c1-200)" >>"$summary"
+  echo "== $name rc=$rc $((SECONDS - s))s"
+}
+# rec NAME TIMEOUT CMD...: the same under pfprof record, then its reports.
+rec() {
+  local name=$1 t=$2
+  shift 2
+  run "r_$name" "$t" "$pfprof" record -o "$OUT/traces/$name.pfprof" --force -- "$@"
+  if [ -f "$OUT/traces/$name.pfprof" ]; then
+    "$pfprof" report "$OUT/traces/$name.pfprof" >"$OUT/logs/r_$name.report.txt" 2>&1
+    "$pfprof" report --format json "$OUT/traces/$name.pfprof" >"$OUT/logs/r_$name.report.json" 2>/dev/null
+  fi
+}
+
+if want data; then
+  run data 120 python3 tests/gpu/make_imagefolder.py "$DATA" 3840 1280
+  nproc >"$OUT/logs/nproc.txt"
+fi
+
+if want apex && [ -f "${APEX_DIR:-}/main_amp.py" ]; then
+  cp "$APEX_DIR/main_amp.py" /tmp/main_amp.py
+  sed 's/pin_memory=True/pin_memory=False/g' "$APEX_DIR/main_amp.py" >/tmp/main_amp_pageable.py
+  args=(-a resnet50 -b 128 -j 12 --epochs 1 --print-freq 10 "$DATA")
+  rec apex 200 python3 /tmp/main_amp.py "${args[@]}"
+  rec apex_pageable 200 python3 /tmp/main_amp_pageable.py "${args[@]}"
+  run b_apex 150 python3 /tmp/main_amp.py "${args[@]}"
+fi
+
+if want examples && [ -f "${EXAMPLES_DIR:-}/main.py" ]; then
+  # FakeData sized to 40 training and 10 validation batches of 64.
+  sed -e 's/FakeData(1281167,/FakeData(2560,/' -e 's/FakeData(50000,/FakeData(640,/' \
+    "$EXAMPLES_DIR/main.py" >/tmp/examples_main.py
+  sed 's/pin_memory=True/pin_memory=False/g' /tmp/examples_main.py >/tmp/examples_main_pageable.py
+  args=(--dummy -a resnet18 -b 64 -j 4 --epochs 1 --print-freq 10 --gpu 0)
+  rec examples 120 python3 /tmp/examples_main.py "${args[@]}"
+  rec examples_pageable 120 python3 /tmp/examples_main_pageable.py "${args[@]}"
+fi
+
+if want ours; then
+  for s in train_validate grad_accum; do
+    rec "$s" 90 python3 "samples/$s.py"
+    rec "${s}_fix" 90 python3 "samples/$s.py" --fix
+    run "b_$s" 60 python3 "samples/$s.py"
+    run "b_${s}_fix" 60 python3 "samples/$s.py" --fix
+    run "k_$s" 90 python3 samples/torch_profile.py --out "$OUT/kineto/$s" -- "samples/$s.py"
+  done
+fi
+ls -la "$OUT/traces" >"$OUT/logs/traces.txt"
+for f in "$OUT"/traces/*.pfprof; do [ -f "$f" ] && xz -T0 -1 "$f"; done
+echo "loop-call: $((SECONDS - t0)) s"
+cat "$summary"
