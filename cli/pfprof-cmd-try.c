@@ -962,7 +962,7 @@ pfprof_cmd_try (int argc, char **argv)
   g_autofree char *format_opt = NULL;
   g_autofree char *fixes = NULL;
   g_autofree char *sample = NULL;
-  gint steps = 0, rounds = 3;
+  gint steps = G_MININT, rounds = 3; /* G_MININT: --steps not given */
   gboolean traced = FALSE, help = FALSE;
   GOptionEntry entries[] = {
     { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help", NULL },
@@ -996,7 +996,7 @@ pfprof_cmd_try (int argc, char **argv)
       pfprof_cli_error ("--rounds expects 1 to 100, not %d", rounds);
       return PFPROF_EXIT_USAGE;
     }
-  if (steps < 0)
+  if (steps != G_MININT && steps < 1)
     {
       pfprof_cli_error ("--steps expects a positive number, not %d", steps);
       return PFPROF_EXIT_USAGE;
@@ -1025,7 +1025,7 @@ pfprof_cmd_try (int argc, char **argv)
   t.self = g_file_read_link ("/proc/self/exe", NULL);
   t.traced = traced;
   t.sample = sample;
-  t.steps = (guint) steps;
+  t.steps = steps == G_MININT ? 0 : (guint) steps;
   t.dir = g_dir_make_tmp ("pfprof-try-XXXXXX", &error);
   if (t.self == NULL || t.dir == NULL)
     {

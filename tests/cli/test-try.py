@@ -876,6 +876,8 @@ class TryTest(Base):
                             (["try", "--fix", "workers=0", "--", "true"], "workers needs a number"),
                             (["try", "--fix", "prefetch=2", "--", "true"], "takes no value"),
                             (["try", "--rounds", "0", "--", "true"], "--rounds"),
+                            (["try", "--steps", "0", "--", "true"], "--steps expects a positive number, not 0"),
+                            (["try", "--steps", "-5", "--", "true"], "--steps expects a positive number, not -5"),
                             (["try", "--format", "xml", "--", "true"], "--format"),
                             (["try", "--sample", "4/1", "--", "true"], "--sample expects ON/EVERY"),
                             (["try", "--sample", "1/4", "--fix", "pin-memory", "--", "true"], "add --traced"),
