@@ -652,10 +652,21 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
   g_autoptr (GString) out = g_string_new (NULL);
   g_autofree char *verdict = NULL;
   const char *source = NULL;
+  guint rounds_run = 0, runs_run = 0;
 
   loss_check (t, &loss);
-  for (guint i = 0; i < t->runs->len && source == NULL; i++)
-    source = ((TryRun *) g_ptr_array_index (t->runs, i))->step_source;
+  for (guint i = 0; i < t->runs->len; i++)
+    {
+      TryRun *r = g_ptr_array_index (t->runs, i);
+
+      if (source == NULL)
+        source = r->step_source;
+      if (r->round > 0)
+        {
+          rounds_run = MAX (rounds_run, (guint) r->round);
+          runs_run++;
+        }
+    }
   if (ta != NULL)
     {
       const json_t *findings = report_findings (ta->report);
@@ -673,7 +684,9 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
   if (failed != NULL)
     verdict = g_strdup_printf ("abandoned: %s", failed);
   else if (source == NULL)
-    verdict = g_strdup ("inconclusive: no step seen (no optimizer.step() and no DataLoader batch in Python)");
+    verdict = g_strdup_printf ("inconclusive: no step measured: none of the %u runs called optimizer.step() or "
+                               "took a batch from a torch DataLoader in Python",
+                               runs_run);
   else if (!d.conclusive)
     verdict = g_strdup_printf ("inconclusive: %s", d.why);
   else
@@ -840,10 +853,20 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
           g_string_append (out, "| arm | rounds | step mean | step median | spread |\n|---|---|---|---|---|\n");
         }
       else
-        g_string_append_printf (out, "pfprof try: %s (step time from %s, median of each run, over %u rounds)\n\n"
-                                     "  %-16s %6s  %12s  %12s  %12s\n",
-                                fixes ? fixes : "no fix", source ? source : "no steps", MAX (a.n, b.n), "arm",
-                                "rounds", "step mean", "step median", "spread");
+        {
+          g_autofree char *what = NULL;
+
+          if (source == NULL)
+            what = g_strdup_printf ("%u rounds, %u runs, no step measured in any", rounds_run, runs_run);
+          else if (MAX (a.n, b.n) < rounds_run)
+            what = g_strdup_printf ("step time from %s, median of each run, %u rounds run, %u measured", source,
+                                    rounds_run, MAX (a.n, b.n));
+          else
+            what = g_strdup_printf ("step time from %s, median of each run, over %u rounds", source, rounds_run);
+          g_string_append_printf (out, "pfprof try: %s (%s)\n\n  %-16s %6s  %12s  %12s  %12s\n",
+                                  fixes ? fixes : "no fix", what, "arm", "rounds", "step mean", "step median",
+                                  "spread");
+        }
       if (md)
         {
           g_string_append_printf (out, "%sA: as it is%s%u%s%s%s%s%s%s%s", h, sep, a.n, sep, am, sep, amed, sep, asp, end);

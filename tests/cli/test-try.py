@@ -825,6 +825,16 @@ class TryTest(Base):
         self.assertEqual(r["loss"]["verdict"], "same")
         self.assertAlmostEqual(r["loss"]["last_quarter"]["a_min"], 0.5, places=6)
 
+    def test_a_program_without_steps_says_what_ran(self):
+        e = self.clean_env()
+        p = subprocess.run([PFPROF, "try", "--fix", "pin-memory", "--", sys.executable, "-c", "print(1)"], env=e,
+                           cwd=self.dir, capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("pfprof try: pin-memory (3 rounds, 6 runs, no step measured in any)", p.stdout)
+        self.assertIn("Result: inconclusive: no step measured: none of the 6 runs called optimizer.step() or took "
+                      "a batch from a torch DataLoader in Python", p.stdout)
+        self.assertNotIn("over 0 rounds", p.stdout)
+
     def test_the_programs_failure_is_its_exit_code(self):
         p = self.pfprof_try("--fix", "pin-memory", mode="crash-a", want_rc=5)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
