@@ -884,7 +884,9 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
         g_string_append_printf (out, "%sLoss: %s: %s\n", md ? "- " : "  ",
                                 loss.verdict == PFPROF_TRY_LOSS_SAME      ? "within the noise"
                                 : loss.verdict == PFPROF_TRY_LOSS_CHANGED ? "changed with the fix"
-                                                                          : "not compared",
+                                : loss.verdict == PFPROF_TRY_LOSS_UNJUDGED
+                                  ? "cannot judge the loss, the speed verdict stands"
+                                  : "not compared",
                                 loss.why);
       for (guint i = 0; i < predictions->len; i++)
         {
@@ -943,9 +945,11 @@ const PfprofCliHelp pfprof_cmd_try_help = {
   "quarters), and a run counts by its median step. The difference is\n"
   "conclusive only when every round agrees on its sign and the rounds'\n"
   "differences spread less than their mean; else it is \"inconclusive\".\n"
-  "When the program prints its loss (\"loss: 0.52\"), a fix whose losses leave\n"
-  "the spread of the unmodified runs' is abandoned: it changed what the\n"
-  "program computes.\n"
+  "When the program prints its training loss (\"loss: 0.52\"; test, validation\n"
+  "and evaluation losses are left out), a fix whose losses leave the spread\n"
+  "of the unmodified runs' is abandoned: it changed what the program\n"
+  "computes. When the unmodified runs' losses lie more than 20% apart, the\n"
+  "loss cannot be judged and the speed verdict stands.\n"
   "\n"
   "Fixes (docs/try.md says what each patches): pin-memory, workers=N,\n"
   "persistent-workers, prefetch-factor=N (DataLoader arguments),\n"

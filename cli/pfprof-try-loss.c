@@ -29,6 +29,33 @@ number_after (const char *p, double *value)
   return TRUE;
 }
 
+/* Whether [@p, @end) holds a word that names an evaluation phase: the
+ * words are runs of letters and digits ('_' and punctuation part them,
+ * so "val_loss" holds "val"). */
+static gboolean
+names_evaluation (const char *p, const char *end)
+{
+  static const char *const words[] = {
+    "test",  "tests",    "testing",  "val",      "valid",     "validate",  "validating",
+    "validation", "eval", "evaluate", "evaluating", "evaluation", "dev",
+  };
+
+  while (p < end)
+    {
+      const char *w;
+
+      while (p < end && !g_ascii_isalnum (*p))
+        p++;
+      w = p;
+      while (p < end && g_ascii_isalnum (*p))
+        p++;
+      for (gsize k = 0; k < G_N_ELEMENTS (words) && p > w; k++)
+        if ((gsize) (p - w) == strlen (words[k]) && g_ascii_strncasecmp (w, words[k], p - w) == 0)
+          return TRUE;
+    }
+  return FALSE;
+}
+
 GArray *
 pfprof_try_loss_parse (const char *text)
 {
@@ -49,6 +76,11 @@ pfprof_try_loss_parse (const char *text)
           if (g_ascii_strncasecmp (p, "loss", 4) != 0 || (p > copy && g_ascii_isalnum (p[-1]))
               || strchr (" \t'\":=", p[4]) == NULL || p[4] == '\0')
             continue;
+          /* An evaluation loss ("Test: [10/196] Loss", "val_loss",
+           * "eval_loss"): anything the line says before it of a phase
+           * other than training. */
+          if (names_evaluation (copy, p))
+            break;
           if (number_after (p + 4, &v))
             {
               g_array_append_val (out, v);
@@ -173,6 +205,31 @@ pfprof_try_loss_compare (GPtrArray *a, GPtrArray *b, PfprofTryLoss *out)
     }
   {
     guint quarter = MAX (n / 4, 1);
+    PfprofTryLossWindow wa, we;
+
+    /* Unmodified runs whose own means lie far apart: any range wide
+     * enough to hold them holds a changed loss too. */
+    window_means (sa, 0, n, &wa.lo, &wa.hi);
+    window_means (sa, n - quarter, n, &we.lo, &we.hi);
+    for (int k = 0; k < 2; k++)
+      {
+        const PfprofTryLossWindow *w = k == 0 ? &we : &wa;
+
+        if (w->hi - w->lo > PFPROF_TRY_LOSS_SPREAD_MAX * fabs ((w->lo + w->hi) / 2))
+          {
+            g_autofree char *ra = range (w->lo, w->hi);
+
+            out->verdict = PFPROF_TRY_LOSS_UNJUDGED;
+            out->why = g_strdup_printf ("%s mean loss of the unmodified runs alone spans %s, more than %d%% of its "
+                                        "middle apart (%u values a run, %u runs without the fix)",
+                                        k == 0 ? "the last quarter's" : "the trajectory's", ra,
+                                        (int) (PFPROF_TRY_LOSS_SPREAD_MAX * 100), n, sa->len);
+            return;
+          }
+      }
+  }
+  {
+    guint quarter = MAX (n / 4, 1);
     gboolean same_all = window_same (sa, sb, 0, n, &out->all);
     gboolean same_end = window_same (sa, sb, n - quarter, n, &out->end);
     /* The window that says changed, else where the trajectory ends. */
@@ -205,6 +262,8 @@ pfprof_try_loss_verdict_name (PfprofTryLossVerdict verdict)
       return "changed";
     case PFPROF_TRY_LOSS_UNKNOWN:
       return "not compared";
+    case PFPROF_TRY_LOSS_UNJUDGED:
+      return "cannot judge";
     case PFPROF_TRY_LOSS_NONE:
     default:
       return "none";

@@ -678,15 +678,30 @@ TRAIN = textwrap.dedent("""\
         loss = 2.0 / (1 + i) * (1 + rng.uniform(-0.003, 0.003))
         if mode == "loss-bad" and fast:
             loss = 2.3
+        if mode == "loss-wild":
+            # Unmodified runs that print losses of a different scale each.
+            loss *= 1 + n
         if mode == "loss-nan" and fast and i > 6:
             loss = float("nan")
         if mode.startswith("loss") and not (mode == "loss-none" and fast):
             print(f"step {i} loss: {loss:.5f} lr 0.1", flush=True)
+    if mode == "loss-eval":
+        # Evaluation lines whose losses vary from 6.9 to 1815 between
+        # unmodified runs (pytorch/examples imagenet main.py --dummy), and
+        # the evaluation losses of Lightning and of Hugging Face.
+        wild = (6.9, 1815.0, 41.2, 310.5, 12.0, 905.3)[n % 6]
+        print(f"Test: [  0/196]\tTime  0.101 ( 0.101)\tLoss {wild:.4e} ({wild:.4e})\tAcc@1   0.00 (  0.00)",
+              flush=True)
+        print(" * Acc@1 0.100 Acc@5 0.500", flush=True)
+        print(f"Epoch 0: 100%|##########| 12/12 [00:01<00:00, v_num=0, val_loss={wild:.3f}]", flush=True)
+        print(f"{{'eval_loss': {wild}, 'eval_runtime': 1.0, 'epoch': 1.0}}", flush=True)
+        print(f"Validation loss: {wild}", flush=True)
     if mode == "loss-formats":
-        # Each of these is read as one loss; the last three are not losses.
+        # Each of these is read as one loss; the last four are not
+        # training losses.
         for line in ("{'loss': 0.5, 'learning_rate': 1e-05}", "train_loss=0.5", "Loss 5e-1",
                      "loss tensor(0.5000, device='cuda:0', grad_fn=<NllLossBackward0>)",
-                     "epoch 3: val_loss = .5 acc 0.9", "lossy 3", "loss_scale: 65536", "loss: none"):
+                     "lossy 3", "loss_scale: 65536", "loss: none", "epoch 3: val_loss = .5 acc 0.9"):
             print(line, flush=True)
     print("done", mode, flush=True)
     open(os.path.join(os.path.dirname(count), "written"), "w").write(str(dl.pin_memory))
@@ -819,9 +834,29 @@ class TryTest(Base):
         p = self.pfprof_try("--fix", "pin-memory", "--rounds", "2")
         self.assertNotIn("Loss:", p.stdout)
 
+    def test_evaluation_losses_are_left_out(self):
+        p, r = self.try_json("--fix", "pin-memory", mode="loss-eval")
+        self.assertEqual((r["loss"]["verdict"], r["loss"]["values"]), ("same", 12), r["loss"])
+        self.assertEqual(r["difference"]["verdict"], "faster")
+        self.assertEqual(p.stderr, "")
+
+    def test_unmodified_losses_too_far_apart_cannot_be_judged(self):
+        p, r = self.try_json("--fix", "pin-memory", mode="loss-wild")
+        self.assertEqual(r["loss"]["verdict"], "cannot judge", r["loss"])
+        self.assertIn("mean loss of the unmodified runs alone spans", r["loss"]["why"])
+        self.assertIn("more than 20% of its middle apart", r["loss"]["why"])
+        # The fix is kept and measured: every round ran it.
+        self.assertEqual(r["difference"]["verdict"], "faster")
+        self.assertEqual([x["arm"] for x in r["runs"]], ["B", "A"] * 3)
+        self.assertEqual(p.stderr, "")
+        os.unlink(os.path.join(self.dir, "count"))
+        p = self.pfprof_try("--fix", "pin-memory", mode="loss-wild")
+        self.assertIn("Loss: cannot judge the loss, the speed verdict stands: ", p.stdout)
+        self.assertIn("Result: faster by", p.stdout)
+
     def test_the_forms_a_loss_is_printed_in(self):
         p, r = self.try_json("--fix", "pin-memory", mode="loss-formats")
-        self.assertEqual(r["loss"]["values"], 12 + 5, r["loss"])
+        self.assertEqual(r["loss"]["values"], 12 + 4, r["loss"])
         self.assertEqual(r["loss"]["verdict"], "same")
         self.assertAlmostEqual(r["loss"]["last_quarter"]["a_min"], 0.5, places=6)
 
