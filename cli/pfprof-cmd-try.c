@@ -37,15 +37,24 @@
 #define PFPROF_TRY_FIXES_RESOURCE "/org/pfprof/cli/pfprof_fixes.py"
 
 /* The fixes the hook knows (cli/pfprof_fixes.py); `value` says whether
- * it takes =N. */
+ * it takes =N, `optional` whether it may go without. ideal-input is a
+ * measurement, not a fix: it is tried alone and never picked. */
 static const struct
 {
   const char *name;
   gboolean value;
+  gboolean optional;
 } known_fixes[] = {
-  { "pin-memory", FALSE }, { "workers", TRUE },      { "persistent-workers", FALSE },
-  { "prefetch-factor", TRUE }, { "non-blocking", FALSE }, { "prefetch", FALSE },
+  { "pin-memory", FALSE, FALSE },     { "workers", TRUE, FALSE },     { "persistent-workers", FALSE, FALSE },
+  { "prefetch-factor", TRUE, FALSE }, { "non-blocking", FALSE, FALSE }, { "prefetch", FALSE, FALSE },
+  { "ideal-input", TRUE, TRUE },
 };
+
+#define PFPROF_TRY_IDEAL "ideal-input"
+
+/* A step with free input this much shorter, or less, says that no input
+ * fix pays. */
+#define PFPROF_TRY_IDEAL_PAYS_PCT 5.0
 
 /* What a finding's rule suggests that the hook can apply; `workers`
  * puts workers=N first, N the processors less two (2 to 16). A rule not
@@ -83,6 +92,7 @@ typedef struct
   char *hook_dir;   /* sitecustomize.py (untraced runs) */
   char *fixes_dir;  /* pfprof_fixes.py */
   gboolean traced;
+  gboolean ideal;   /* arm B is the ideal-input measurement */
   char *sample;     /* --sample ON/EVERY of the traced runs, or NULL */
   guint steps;      /* 0: all but the first quarter */
   GPtrArray *runs;  /* TryRun */
@@ -125,11 +135,13 @@ check_fixes (const char *text)
       if (k == G_N_ELEMENTS (known_fixes))
         {
           pfprof_cli_error ("unknown fix '%s'; the fixes are pin-memory, workers=N, persistent-workers, "
-                            "prefetch-factor=N, non-blocking, prefetch",
+                            "prefetch-factor=N, non-blocking, prefetch, and the measurement ideal-input[=K]",
                             item);
           return NULL;
         }
-      if (known_fixes[k].value)
+      if (known_fixes[k].optional && eq == NULL)
+        g_string_append_printf (out, "%s%s", out->len ? "," : "", item);
+      else if (known_fixes[k].value)
         {
           guint64 n = 0;
 
@@ -151,6 +163,11 @@ check_fixes (const char *text)
   if (out->len == 0)
     {
       pfprof_cli_error ("--fix needs at least one fix name");
+      return NULL;
+    }
+  if (strstr (out->str, PFPROF_TRY_IDEAL) != NULL && strchr (out->str, ',') != NULL)
+    {
+      pfprof_cli_error ("--fix ideal-input is a measurement, not a fix: try it alone");
       return NULL;
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
@@ -651,7 +668,11 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
   g_autoptr (GPtrArray) rules_b = tb ? report_rules (tb->report) : NULL;
   g_autoptr (GString) out = g_string_new (NULL);
   g_autofree char *verdict = NULL;
+  g_autofree char *ideal = NULL; /* the ideal-input sentence */
+  double ideal_pct = 0;
+  gboolean ideal_pays = FALSE, suggest_ideal = FALSE;
   const char *source = NULL;
+  const char *not_checked = "arm B replays the program's first batches on purpose: its loss is not the program's";
   guint rounds_run = 0, runs_run = 0;
 
   loss_check (t, &loss);
@@ -697,6 +718,27 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
       verdict = g_strdup_printf ("%s by %s a step (%s%%), every round agreeing", d.mean < 0 ? "faster" : "slower",
                                  amount, pct);
     }
+  /* ideal-input: the step with free input, the ceiling of input fixes. */
+  if (t->ideal && failed == NULL && a.n > 0 && b.n > 0 && a.mean > 0)
+    {
+      g_autofree char *step = pfprof_format_ns (b.mean);
+      g_autofree char *pct = NULL;
+      g_autofree char *least = pfprof_format_double (PFPROF_TRY_IDEAL_PAYS_PCT, 0);
+
+      ideal_pct = 100.0 * (double) (b.mean - a.mean) / (double) a.mean;
+      ideal_pays = d.conclusive && d.mean < 0 && -ideal_pct > PFPROF_TRY_IDEAL_PAYS_PCT;
+      pct = pfprof_format_double (ABS (ideal_pct), 1);
+      ideal = g_strdup_printf ("a perfect input pipeline would make the step %s (%s%s%%): no input fix can beat "
+                               "it%s%s%s",
+                               step, ideal_pct < 0 ? "-" : "+", pct,
+                               ideal_pays ? "" : "; with free input the step is not ",
+                               ideal_pays ? "" : d.conclusive ? least : "measurably",
+                               ideal_pays ? ""
+                               : d.conclusive ? "% shorter, so optimizing the input will not pay"
+                                              : " shorter, so optimizing the input will not pay");
+    }
+  suggest_ideal = !t->ideal && rules_a != NULL
+                  && g_ptr_array_find_with_equal_func (rules_a, "input-starved", g_str_equal, NULL);
 
   if (format == TRY_JSON)
     {
@@ -751,14 +793,28 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
                                                                             : "inconclusive");
       pfprof_json_writer_member_string (&w, "why", failed ? failed : d.why);
       pfprof_json_writer_end_object (&w);
+      if (ideal != NULL)
+        {
+          pfprof_json_writer_key (&w, "ideal_input");
+          pfprof_json_writer_begin_object (&w);
+          pfprof_json_writer_member_int (&w, "step_ns", b.mean);
+          pfprof_json_writer_member_double (&w, "change_pct", ideal_pct, 1);
+          pfprof_json_writer_key (&w, "input_fix_pays");
+          pfprof_json_writer_bool (&w, ideal_pays);
+          pfprof_json_writer_member_string (&w, "text", ideal);
+          pfprof_json_writer_end_object (&w);
+        }
+      pfprof_json_writer_member_string (&w, "suggested_measurement", suggest_ideal ? PFPROF_TRY_IDEAL : NULL);
       pfprof_json_writer_key (&w, "loss");
       pfprof_json_writer_begin_object (&w);
-      pfprof_json_writer_member_string (&w, "verdict", pfprof_try_loss_verdict_name (loss.verdict));
-      pfprof_json_writer_member_string (&w, "why", loss.why);
+      pfprof_json_writer_member_string (&w, "verdict",
+                                        t->ideal ? "not checked" : pfprof_try_loss_verdict_name (loss.verdict));
+      pfprof_json_writer_member_string (&w, "why", t->ideal ? not_checked : loss.why);
       pfprof_json_writer_member_int (&w, "a_runs", loss.a_runs);
       pfprof_json_writer_member_int (&w, "b_runs", loss.b_runs);
       pfprof_json_writer_member_int (&w, "values", loss.values);
-      if (loss.verdict == PFPROF_TRY_LOSS_SAME || (loss.verdict == PFPROF_TRY_LOSS_CHANGED && loss.values > 0))
+      if (!t->ideal
+          && (loss.verdict == PFPROF_TRY_LOSS_SAME || (loss.verdict == PFPROF_TRY_LOSS_CHANGED && loss.values > 0)))
         for (int k = 0; k < 2; k++)
           {
             const PfprofTryLossWindow *lw = k == 0 ? &loss.all : &loss.end;
@@ -834,6 +890,7 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
       g_autofree char *am = cell_ns (a.mean), *amed = cell_ns (a.median), *asp = cell_ns (a.spread);
       g_autofree char *bm = cell_ns (b.mean), *bmed = cell_ns (b.median), *bsp = cell_ns (b.spread);
       g_autofree char *dm = NULL, *dsp = cell_ns (d.n ? d.spread : -1);
+      const char *arm_b = t->ideal ? "B: free input" : "B: with the fix";
 
       if (d.n)
         {
@@ -870,17 +927,21 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
       if (md)
         {
           g_string_append_printf (out, "%sA: as it is%s%u%s%s%s%s%s%s%s", h, sep, a.n, sep, am, sep, amed, sep, asp, end);
-          g_string_append_printf (out, "%sB: with the fix%s%u%s%s%s%s%s%s%s", h, sep, b.n, sep, bm, sep, bmed, sep, bsp, end);
+          g_string_append_printf (out, "%s%s%s%u%s%s%s%s%s%s%s", h, arm_b, sep, b.n, sep, bm, sep, bmed, sep, bsp, end);
           g_string_append_printf (out, "%sB - A%s%u%s%s%s%s%s%s%s\n", h, sep, d.n, sep, dm, sep, "", sep, dsp, end);
         }
       else
         {
           g_string_append_printf (out, "  %-16s %6u  %12s  %12s  %12s\n", "A: as it is", a.n, am, amed, asp);
-          g_string_append_printf (out, "  %-16s %6u  %12s  %12s  %12s\n", "B: with the fix", b.n, bm, bmed, bsp);
+          g_string_append_printf (out, "  %-16s %6u  %12s  %12s  %12s\n", arm_b, b.n, bm, bmed, bsp);
           g_string_append_printf (out, "  %-16s %6u  %12s  %12s  %12s\n\n", "B - A", d.n, dm, "", dsp);
         }
       g_string_append_printf (out, "%s%s\n", md ? "**Result:** " : "Result: ", verdict);
-      if (loss.verdict != PFPROF_TRY_LOSS_NONE)
+      if (ideal != NULL)
+        g_string_append_printf (out, "%s%c%s\n", md ? "- " : "  ", g_ascii_toupper (ideal[0]), ideal + 1);
+      if (t->ideal)
+        g_string_append_printf (out, "%sLoss: not checked: %s\n", md ? "- " : "  ", not_checked);
+      else if (loss.verdict != PFPROF_TRY_LOSS_NONE)
         g_string_append_printf (out, "%sLoss: %s: %s\n", md ? "- " : "  ",
                                 loss.verdict == PFPROF_TRY_LOSS_SAME      ? "within the noise"
                                 : loss.verdict == PFPROF_TRY_LOSS_CHANGED ? "changed with the fix"
@@ -911,6 +972,10 @@ print_result (Try *t, TryFormat format, const char *fixes, GPtrArray *manual, co
       for (guint i = 0; i < manual->len; i++)
         g_string_append_printf (out, "%s%s: needs a code change (see pfprof report)\n", md ? "- " : "  ",
                                 (char *) g_ptr_array_index (manual, i));
+      if (suggest_ideal)
+        g_string_append_printf (out, "%sinput-starved: pfprof try --fix ideal-input measures the step with free "
+                                     "input, the most any input fix can give\n",
+                                md ? "- " : "  ");
       if (rules_a != NULL && rules_b != NULL)
         for (int k = 0; k < 3; k++)
           {
@@ -957,11 +1022,20 @@ const PfprofCliHelp pfprof_cmd_try_help = {
   "batch's tensors that the loop moves to the GPU copied there one batch\n"
   "ahead on a side stream). Without --fix, a first traced run of A picks the\n"
   "fixes its findings suggest; the findings whose fix needs a code change\n"
-  "are listed as such. --traced records every run as pfprof record does,\n"
-  "and compares the findings of the first A and B runs. --sample ON/EVERY\n"
-  "has the traced runs record ON seconds of every EVERY, as pfprof record\n"
-  "--sample does: on a long run, less of the recording's cost is in the\n"
-  "traced runs' step times.\n"
+  "are listed as such, and an input-starved finding suggests ideal-input.\n"
+  "\n"
+  "--fix ideal-input[=K] is a measurement, not a fix, tried alone and never\n"
+  "picked: arm B keeps the first K (default 8) batches the loop took from each\n"
+  "DataLoader, pinned, and replays them for the rest of the run, each pass\n"
+  "as long as the DataLoader's (evaluation loaders too). The result says how\n"
+  "long the step is with free input: no input fix can beat it. The loss is\n"
+  "not checked in this arm.\n"
+  "\n"
+  "--traced records every run as pfprof record does, and compares the\n"
+  "findings of the first A and B runs. --sample ON/EVERY has the traced\n"
+  "runs record ON seconds of every EVERY, as pfprof record --sample does: on\n"
+  "a long run, less of the recording's cost is in the traced runs' step\n"
+  "times.\n"
   "\n"
   "The first run of A prints to the terminal; every other run's output goes\n"
   "to a log in the folder named at the end, with the step times (and with\n"
@@ -978,7 +1052,9 @@ const PfprofCliHelp pfprof_cmd_try_help = {
   "  # Measure pinned memory and non-blocking copies on one epoch\n"
   "  pfprof try --fix pin-memory,non-blocking -- python train.py --epochs 1\n"
   "  # Let the findings of a traced run pick the fixes\n"
-  "  pfprof try -- python train.py --epochs 1\n",
+  "  pfprof try -- python train.py --epochs 1\n"
+  "  # The step when input costs nothing: the ceiling of any input fix\n"
+  "  pfprof try --fix ideal-input -- python train.py --epochs 1\n",
   "pfprof(1), pfprof-record(1), pfprof-report(1)",
 };
 
@@ -1051,6 +1127,7 @@ pfprof_cmd_try (int argc, char **argv)
 
   t.self = g_file_read_link ("/proc/self/exe", NULL);
   t.traced = traced;
+  t.ideal = fixes != NULL && g_str_has_prefix (fixes, PFPROF_TRY_IDEAL);
   t.sample = sample;
   t.steps = steps == G_MININT ? 0 : (guint) steps;
   t.dir = g_dir_make_tmp ("pfprof-try-XXXXXX", &error);
@@ -1149,7 +1226,7 @@ pfprof_cmd_try (int argc, char **argv)
           /* Each round's unmodified run adds to the noise the losses
            * with the fix are held against; once they leave it, no more
            * runs with the fix. */
-          if (k == 1 && failed == NULL)
+          if (k == 1 && failed == NULL && !t.ideal)
             {
               PfprofTryLoss loss;
 

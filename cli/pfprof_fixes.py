@@ -14,7 +14,7 @@
 #                     is added: the program's timing is its own.
 #   PFPROF_TRY_FIXES  comma-separated fixes (pin-memory, workers=N,
 #                     persistent-workers, prefetch-factor=N, non-blocking,
-#                     prefetch)
+#                     prefetch), or the measurement ideal-input[=K] alone
 #   PFPROF_TRY_NOTES  a file that gets one line per fact the launcher
 #                     reports: "STATE<TAB>FIX<TAB>TEXT", STATE one of
 #                     applied, error (the fix raised and is off from then
@@ -27,7 +27,8 @@ import os as _os
 import sys as _sys
 
 DATALOADER = 'torch.utils.data.dataloader'
-KNOWN = ('pin-memory', 'workers', 'persistent-workers', 'prefetch-factor', 'non-blocking', 'prefetch')
+KNOWN = ('pin-memory', 'workers', 'persistent-workers', 'prefetch-factor', 'non-blocking', 'prefetch',
+         'ideal-input')
 
 
 def parse(text):
@@ -160,6 +161,7 @@ class Fixes:
         self.batches = 0
         self.prefetch = None
         self.pin_thread = False  # patch_single_process reached the DataLoader's iterators
+        self.ideal = None  # IdealInput under ideal-input
 
     def off(self, fix, e):
         """A fix that raised: reported, and never applied again."""
@@ -192,6 +194,9 @@ class Fixes:
             cls.__init__ = __init__
             if 'pin-memory' in self.fixes:
                 self.patch_single_process(module, cls)
+        if cls is not None and 'ideal-input' in self.fixes and not getattr(cls.__iter__, '_pfprof_try', False):
+            self.ideal = IdealInput(self, self.fixes['ideal-input'])
+            self.ideal.patch_iter(cls)
         it = getattr(module, '_BaseDataLoaderIter', None)
         if it is not None and not getattr(it.__next__, '_pfprof_try', False):
             self.patch_next(it)
@@ -312,6 +317,8 @@ class Fixes:
         def __next__(self):
             if me.steps is not None:
                 me.steps.mark()
+            if me.ideal is not None and '_pfprof_ideal' in self.__dict__ and 'ideal-input' in me.fixes:
+                return me.ideal.next(self, orig)
             if me.prefetch is not None and 'prefetch' in me.fixes:
                 try:
                     return me.prefetch.next(self, orig)
@@ -539,6 +546,199 @@ def replace(batch, new, path=()):
     return batch
 
 
+def pinned_limit(most):
+    """@most bytes or an eighth of the machine's memory, whichever is
+    less: what the hook may keep in pinned memory, which cannot be
+    swapped out."""
+    try:
+        return min(most, _os.sysconf('SC_PAGE_SIZE') * _os.sysconf('SC_PHYS_PAGES') // 8)
+    except (ValueError, OSError, AttributeError):
+        return most
+
+
+def host_bytes(batch):
+    """The bytes of the CPU tensors in a batch (pin_tree's reach)."""
+    import torch
+    if isinstance(batch, torch.Tensor):
+        return batch.numel() * batch.element_size() if batch.device.type == 'cpu' else 0
+    if isinstance(batch, (list, tuple)):
+        return sum(host_bytes(v) for v in batch)
+    if isinstance(batch, dict):
+        return sum(host_bytes(v) for v in batch.values())
+    if hasattr(batch, '__dict__') and not isinstance(batch, type):
+        return sum(host_bytes(v) for v in vars(batch).values())
+    return 0
+
+
+def pin_tree(batch):
+    """A copy of @batch whose CPU tensors are in pinned memory: tensors,
+    lists, tuples (named too), dicts, objects with a pin_memory() method
+    and other objects whose attributes hold tensors (copied, their
+    attributes pinned). Anything else is kept as it is."""
+    import copy
+    import torch
+    if isinstance(batch, torch.Tensor):
+        return batch.pin_memory() if batch.device.type == 'cpu' and not batch.is_pinned() else batch
+    if isinstance(batch, (list, tuple)):
+        vals = [pin_tree(v) for v in batch]
+        if isinstance(batch, list):
+            return vals
+        return type(batch)(*vals) if hasattr(batch, '_fields') else type(batch)(vals)
+    if isinstance(batch, dict):
+        out = {k: pin_tree(v) for k, v in batch.items()}
+        try:
+            return type(batch)(out)
+        except Exception:
+            return out
+    if isinstance(batch, (str, bytes, int, float, bool, type)) or batch is None:
+        return batch
+    if callable(getattr(batch, 'pin_memory', None)):
+        return batch.pin_memory()
+    if hasattr(batch, '__dict__'):
+        out = copy.copy(batch)
+        for k, v in vars(batch).items():
+            object.__setattr__(out, k, pin_tree(v))   # a frozen dataclass too
+        return out
+    return batch
+
+
+class IdealInput:
+    """ideal-input: the input pipeline taken out. The first K batches
+    that the loop received from each DataLoader are kept, their CPU
+    tensors pinned (pin_tree), and handed out again for the rest of the
+    run, as many a pass as the DataLoader has batches (len()), batch n of
+    a pass being kept batch n modulo the number kept, so
+    the loop's steps show what the GPU does when input costs nothing.
+    Once a DataLoader has its K batches, iter() of it makes no iterator
+    of torch's (no workers started, no sampler read). The batches kept
+    are at most MAX_BYTES in all or an eighth of the machine's memory,
+    whichever is less; a DataLoader that reaches the cap replays the
+    batches it has (at least its first). A DataLoader without len() is
+    read as it is: the end of its pass is known only by reading it."""
+
+    BATCHES = 8
+    MAX_BYTES = 8 << 30
+
+    class Loader:
+        def __init__(self, length):
+            self.length = length   # batches a pass
+            self.kept = []
+            self.full = False
+            self.pinned = True   # no pin raised
+            self.bytes = 0       # of CPU tensors kept
+
+    def __init__(self, fixes, k):
+        self.fixes = fixes
+        self.k = k or self.BATCHES
+        self.bytes = 0
+        self.limit = pinned_limit(self.MAX_BYTES)
+
+    def loader(self, loader):
+        """The Loader state of a DataLoader, made at its first pass; None
+        when it is not replayed."""
+        st = loader.__dict__.get('_pfprof_ideal')
+        if st is None:
+            try:
+                st = self.Loader(len(loader))
+            except Exception:
+                st = False
+                self.fixes.notes.say('off', 'ideal-input', 'a DataLoader without len() (%s) is read as it is: '
+                                     'the end of its pass is known only by reading it'
+                                     % type(getattr(loader, 'dataset', None)).__name__)
+            loader.__dict__['_pfprof_ideal'] = st
+        return st or None
+
+    def keep(self, st, batch):
+        """@batch kept (pinned) in @st, or as it is when the cap is
+        reached; returns the batch to hand out."""
+        n = host_bytes(batch)
+        if st.kept and self.bytes + n > self.limit:
+            self.done(st, 'the cap of %d MiB reached' % (self.limit >> 20))
+            return batch
+        try:
+            kept = pin_tree(batch)
+        except Exception as e:
+            self.fixes.notes.say('off', 'ideal-input', 'the batches are replayed unpinned: pinning one '
+                                 'raised %s: %s' % (type(e).__name__, e))
+            kept = batch
+            st.pinned = False
+        st.kept.append(kept)
+        st.bytes += n
+        self.bytes += n
+        if len(st.kept) >= self.k:
+            self.done(st, '')
+        return kept
+
+    def done(self, st, why):
+        st.full = True
+        self.fixes.notes.say('applied', 'ideal-input', 'a DataLoader of %d batches a pass: its first %d kept%s and '
+                             'replayed%s' % (st.length, len(st.kept), ' (pinned)' if st.pinned and st.bytes else '',
+                                             ' (%s)' % why if why else ''))
+
+    def next(self, it, orig):
+        """The next batch of a torch iterator @it of a DataLoader's pass."""
+        st, served = it.__dict__['_pfprof_ideal']
+        if not st.full:
+            try:
+                batch = orig(it)
+            except StopIteration:
+                if st.kept:
+                    self.done(st, 'a pass shorter than %d batches' % self.k)
+                raise
+            served[0] += 1
+            return self.keep(st, batch)
+        if served[0] >= st.length:
+            raise StopIteration
+        served[0] += 1
+        return st.kept[(served[0] - 1) % len(st.kept)]
+
+    def patch_iter(self, cls):
+        orig = cls.__iter__
+        me = self
+
+        def __iter__(self):
+            try:
+                st = me.loader(self)
+            except Exception as e:
+                st = None
+                me.fixes.off('ideal-input', e)
+            if st is not None and st.full:
+                return Replay(me.fixes, st)
+            it = orig(self)
+            if st is not None:
+                try:
+                    it.__dict__['_pfprof_ideal'] = (st, [0])
+                except Exception as e:
+                    me.fixes.off('ideal-input', e)
+            return it
+
+        __iter__._pfprof_try = True
+        __iter__.__wrapped__ = orig
+        cls.__iter__ = __iter__
+
+
+class Replay:
+    """A pass of a DataLoader under ideal-input once its batches are
+    kept: the kept batches in turn, len() of them."""
+
+    def __init__(self, fixes, st):
+        self.fixes, self.st, self.i = fixes, st, 0
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return self.st.length
+
+    def __next__(self):
+        if self.i >= self.st.length:
+            raise StopIteration
+        if self.fixes.steps is not None:
+            self.fixes.steps.mark()
+        self.i += 1
+        return self.st.kept[(self.i - 1) % len(self.st.kept)]
+
+
 class PinCache:
     """The pinned copies of tensors that a dataset hands out again and
     again (batches kept in memory: a pool, a list of tensors), so that a
@@ -567,11 +767,7 @@ class PinCache:
         self.Entry = collections.namedtuple('Entry', 'ref version ptr copy copy_version sample nbytes')
         self.entries = {}
         self.bytes = 0
-        self.limit = self.MAX_BYTES
-        try:
-            self.limit = min(self.limit, _os.sysconf('SC_PAGE_SIZE') * _os.sysconf('SC_PHYS_PAGES') // 8)
-        except (ValueError, OSError, AttributeError):
-            pass
+        self.limit = pinned_limit(self.MAX_BYTES)
 
     def drop(self, key, ref=None):
         e = self.entries.get(key)

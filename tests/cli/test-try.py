@@ -204,6 +204,8 @@ FAKE_TORCH["torch/utils/data/dataloader.py"] = textwrap.dedent("""\
             self.dataset, self.num_workers, self.pin_memory = dataset, num_workers, pin_memory
             self.prefetch_factor, self.persistent_workers = prefetch_factor, persistent_workers
             self.pin_memory_device = pin_memory_device
+        def __len__(self):
+            return len(self.dataset)
         def _get_iterator(self):
             if self.num_workers == 0:
                 return _SingleProcessDataLoaderIter(self)
@@ -636,6 +638,66 @@ class FixesTest(Base):
             """, fixes="prefetch")
         self.assertEqual(r, [0, 1, 2, "KeyError", 4])
 
+    IDEAL = """
+        import json, sys, torch
+        from torch.utils.data import DataLoader
+        made = []
+        import dataclasses
+        @dataclasses.dataclass(frozen=True)
+        class Batch:   # a batch type of the program's, without pin_memory()
+            x: torch.Tensor
+        def item(i):
+            def make():
+                made.append(i)
+                return (torch.Tensor(i), {"y": torch.Tensor(10 + i), "name": "s%d" % i}, Batch(torch.Tensor(20 + i)))
+            return make
+        SETUP
+        dl = DataLoader([item(i) for i in range(5)])
+        out = [[b[0].v for b in dl] for epoch in range(2)]
+        b = next(iter(dl))
+        print(json.dumps({"out": out, "made": made, "len": len(iter(dl)), "name": b[1]["name"],
+                          "pinned": [b[0].pinned, b[1]["y"].pinned, b[2].x.pinned, b[2].x.v],
+                          "custom": type(b[2]).__name__}))
+        """
+
+    def test_ideal_input_replays_the_first_batches_pinned(self):
+        r, notes = self.run_py(self.IDEAL.replace("SETUP", ""), fixes="ideal-input=2")
+        # Each pass as long as the DataLoader's, of its first two batches;
+        # only those two were ever made.
+        self.assertEqual(r["out"], [[0, 1, 0, 1, 0], [0, 1, 0, 1, 0]])
+        self.assertEqual(r["made"], [0, 1])
+        self.assertEqual(r["len"], 5)
+        self.assertEqual((r["pinned"], r["name"], r["custom"]), ([True, True, True, 20], "s0", "Batch"))
+        self.assertEqual(notes, [["applied", "ideal-input",
+                                  "a DataLoader of 5 batches a pass: its first 2 kept (pinned) and replayed"]])
+        # K defaults to 8: a DataLoader of 5 batches keeps them all.
+        r, notes = self.run_py(self.IDEAL.replace("SETUP", ""), fixes="ideal-input")
+        self.assertEqual((r["out"], r["made"]), ([[0, 1, 2, 3, 4]] * 2, [0, 1, 2, 3, 4]))
+        self.assertIn("its first 5 kept (pinned) and replayed (a pass shorter than 8 batches)", notes[0][2])
+
+    def test_ideal_input_keeps_at_most_its_cap(self):
+        # Each fake tensor is 4 MiB, a batch 12 MiB: a cap of 30 MiB holds two.
+        r, notes = self.run_py(self.IDEAL.replace("SETUP", "sys.modules['pfprof_fixes'].active.ideal.limit = 30 << 20"),
+                               fixes="ideal-input=4")
+        # Batch n of a pass is kept batch n modulo the number kept.
+        self.assertEqual(r["out"], [[0, 1, 2, 1, 0], [0, 1, 0, 1, 0]])
+        self.assertEqual(r["made"], [0, 1, 2])
+        self.assertIn("its first 2 kept (pinned) and replayed (the cap of 30 MiB reached)", notes[0][2])
+
+    def test_ideal_input_reads_a_loader_without_len_as_it_is(self):
+        r, notes = self.run_py("""
+            import json, torch
+            from torch.utils.data import DataLoader, IterableDataset
+            class Stream(IterableDataset):
+                def __iter__(self):
+                    return iter([torch.Tensor(i) for i in range(3)])
+            dl = DataLoader(Stream())
+            print(json.dumps([[b.v for b in dl] for epoch in range(2)]))
+            """, fixes="ideal-input")
+        self.assertEqual(r, [[0, 1, 2], [0, 1, 2]])
+        self.assertEqual(notes[0][:2], ["off", "ideal-input"])
+        self.assertIn("without len() (Stream) is read as it is", notes[0][2])
+
     def test_a_fix_that_raises_is_reported_and_abandoned(self):
         r, notes = self.run_py("""
             import json, torch
@@ -659,8 +721,14 @@ TRAIN = textwrap.dedent("""\
     count = os.path.join(os.path.dirname(os.path.abspath(__file__)), "count")
     n = len(open(count).read()) if os.path.exists(count) else 0
     open(count, "a").write("x")
-    dl = DataLoader([torch.Tensor(i) for i in range(12)])
-    fast = dl.pin_memory
+    def fetch(i):
+        # A batch that takes 10 ms to make (mode input) or none (input-free).
+        def make():
+            time.sleep(0.010 if mode == "input" else 0)
+            return torch.Tensor(i)
+        return make
+    dl = DataLoader([fetch(i) if mode.startswith("input") else torch.Tensor(i) for i in range(12)])
+    fast = dl.pin_memory or mode.startswith("input")
     if mode == "crash-b" and fast:
         raise SystemExit("the fix broke me")
     if mode == "crash-a":
@@ -683,7 +751,9 @@ TRAIN = textwrap.dedent("""\
             loss *= 1 + n
         if mode == "loss-nan" and fast and i > 6:
             loss = float("nan")
-        if mode.startswith("loss") and not (mode == "loss-none" and fast):
+        if mode.startswith("input") and os.environ.get("PFPROF_TRY_FIXES"):
+            loss = 9.0   # replayed batches: not the program's loss
+        if (mode.startswith("loss") or mode.startswith("input")) and not (mode == "loss-none" and fast):
             print(f"step {i} loss: {loss:.5f} lr 0.1", flush=True)
     if mode == "loss-eval":
         # Evaluation lines whose losses vary from 6.9 to 1815 between
@@ -870,6 +940,43 @@ class TryTest(Base):
                       "a batch from a torch DataLoader in Python", p.stdout)
         self.assertNotIn("over 0 rounds", p.stdout)
 
+    def test_ideal_input_measures_the_step_with_free_input(self):
+        p, r = self.try_json("--fix", "ideal-input=2", mode="input")
+        self.assertEqual(r["fixes"], "ideal-input=2")
+        self.assertEqual(r["difference"]["verdict"], "faster")
+        self.assertTrue(8e6 < r["a"]["median_ns"] < 40e6, r["a"])
+        self.assertTrue(1e6 < r["b"]["median_ns"] < 8e6, r["b"])
+        ideal = r["ideal_input"]
+        self.assertEqual(ideal["step_ns"], r["b"]["mean_ns"])
+        self.assertAlmostEqual(ideal["change_pct"], 100 * (r["b"]["mean_ns"] - r["a"]["mean_ns"]) / r["a"]["mean_ns"],
+                               places=0)
+        self.assertTrue(ideal["input_fix_pays"])
+        # Arm B's loss differs on purpose: not checked, not abandoned.
+        self.assertEqual(r["loss"]["verdict"], "not checked")
+        self.assertEqual([x["arm"] for x in r["runs"]], ["B", "A"] * 3)
+        self.assertEqual(p.stderr, "")
+        p = self.pfprof_try("--fix", "ideal-input=2", mode="input")
+        self.assertRegex(p.stdout, r"\n  A perfect input pipeline would make the step [0-9.]+ ms \(-[0-9.]+%\): no input "
+                                   r"fix can beat it\n")
+        self.assertIn("  Loss: not checked: arm B replays the program's first batches on purpose", p.stdout)
+        self.assertRegex(p.stdout, r"\n  B: free input +3 ")
+
+    def test_ideal_input_says_when_input_fixes_do_not_pay(self):
+        p = self.pfprof_try("--fix", "ideal-input", mode="input-free")
+        self.assertRegex(p.stdout, r"A perfect input pipeline would make the step [0-9.]+ ms \([-+][0-9.]+%\): no input "
+                                   r"fix can beat it; with free input the step is not (5% |measurably )?shorter, so "
+                                   r"optimizing the input will not pay\n")
+
+    def test_input_starved_suggests_ideal_input(self):
+        p = self.traced_try('"e_slow_loader_fix.pfprof" if os.environ.get("PFPROF_TRY_FIXES") '
+                            'else "e_slow_loader.pfprof"', "fixes", "PFPROF_TRY_FIXES")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = json.loads(p.stdout[p.stdout.index("{"):])
+        self.assertEqual(r["suggested_measurement"], "ideal-input")
+        self.assertNotIn("ideal-input", r["fixes"])   # a measurement is never picked
+        p = self.traced_try('"a_pageable.pfprof"', "fixes", "PFPROF_TRY_FIXES")
+        self.assertIsNone(json.loads(p.stdout[p.stdout.index("{"):])["suggested_measurement"])
+
     def test_the_programs_failure_is_its_exit_code(self):
         p = self.pfprof_try("--fix", "pin-memory", mode="crash-a", want_rc=5)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
@@ -920,6 +1027,9 @@ class TryTest(Base):
                             (["try", "--fix", "turbo", "--", "true"], "unknown fix 'turbo'"),
                             (["try", "--fix", "workers=0", "--", "true"], "workers needs a number"),
                             (["try", "--fix", "prefetch=2", "--", "true"], "takes no value"),
+                            (["try", "--fix", "ideal-input,pin-memory", "--", "true"],
+                             "--fix ideal-input is a measurement, not a fix: try it alone"),
+                            (["try", "--fix", "ideal-input=0", "--", "true"], "ideal-input needs a number"),
                             (["try", "--rounds", "0", "--", "true"], "--rounds"),
                             (["try", "--steps", "0", "--", "true"], "--steps expects a positive number, not 0"),
                             (["try", "--steps", "-5", "--", "true"], "--steps expects a positive number, not -5"),
