@@ -18,6 +18,9 @@
 #   side_stream_pageable.py   auto (pin-memory...)  --fix (pinned batches)
 #   custom_batch.py           auto (pin-memory...)  --fix (a pin_memory() method);
 #                             the hook must report the batch type unpinnable
+#   slow_dataloader.py        --fix ideal-input     --fix (12 workers): the
+#                             step with free input, which the own input fix
+#                             should not beat
 # "auto" is `pfprof try` without --fix: a first traced run picks the fixes
 # from its findings (and gives the prediction). The samples without an
 # automatic fix (late_prefetch, small_transfers, pinned_alloc_in_loop,
@@ -104,6 +107,7 @@ one ta_speech auto "--workers 14" -- tests/gpu/thirdparty/ta_speech.py "${s[@]}"
 one tv_detection prefetch - -- tests/gpu/thirdparty/tv_detection.py "${s[@]}"
 one side_stream_pageable auto --fix -- samples/side_stream_pageable.py "${s[@]}"
 one custom_batch auto --fix -- samples/custom_batch.py "${s[@]}"
+one slow_loader_ideal ideal-input --fix -- samples/slow_dataloader.py "${s[@]}"
 [ "$dry" = 1 ] && exit 0
 if grep '^custom_batch	' "$out/try.tsv" | grep -v -q 'not run' && \
    ! grep '^custom_batch	' "$out/try.tsv" | grep -q unpinnable; then
