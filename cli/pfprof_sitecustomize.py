@@ -443,7 +443,13 @@ def _pfprof_mark_training(torch):
             except Exception:
                 state['ok'] = False
 
-    optimizer = getattr(getattr(torch, 'optim', None), 'optimizer', None)
+    # torch.optim deletes its submodules' names from its namespace, so the
+    # module is found by import, not as an attribute.
+    try:
+        import importlib
+        optimizer = importlib.import_module('torch.optim.optimizer')
+    except Exception:
+        optimizer = None
     register = getattr(optimizer, 'register_optimizer_step_post_hook', None)
     if register is not None and not getattr(optimizer, '_pfprof_marked', False):
         register(lambda opt, args, kwargs: mark('pfprof:Optimizer.step'))

@@ -343,8 +343,13 @@ assign_phases (PfprofTraceIndex *ix, const Evidence *ev, GArray *steps, guint fi
       n_opt += opt > 0;
       n_train += s->phase == PFPROF_PHASE_TRAINING;
     }
-  /* Steps from loader batches: one optimizer step is one step. */
-  if (strcmp (ix->step_source, "dataloader") != 0 || n_opt < 2 || n_opt == n_train)
+  /* Steps from loader batches: one optimizer step is one step, when the
+   * batches accumulate (at least 1.5 a step on average). An optimizer
+   * step skipped now and then is no accumulation: GradScaler skips the
+   * step of a batch whose gradients overflowed, and that batch is still
+   * a step of its own. */
+  if (strcmp (ix->step_source, "dataloader") != 0 || n_opt < 2
+      || (double) n_train < 1.5 * (double) n_opt)
     return;
   for (guint i = first; i < first + n; i++)
     {
@@ -606,6 +611,13 @@ gpu_windows (PfprofTraceIndex *ix, GArray *steps, guint first, guint n)
         }
       s->gpu_start_ns = later;
       s->gpu_end_ns = MAX (later, next != G_MAXINT64 ? next : last_end[i]);
+      /* Where the phase changes (the last training step before a
+       * validation pass), the gap to the next step's work is the next
+       * phase's start-up (its loader's workers, cuDNN autotuning), not
+       * this step's: it ends with the last work it launched. */
+      if (i + 1 < n && last_end[i] != G_MININT64
+          && g_array_index (steps, PfprofStep, first + i + 1).phase != s->phase)
+        s->gpu_end_ns = MAX (later, MIN (s->gpu_end_ns, MAX (last_end[i], s->end_ns)));
     }
 }
 

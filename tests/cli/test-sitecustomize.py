@@ -84,7 +84,8 @@ FAKE_TORCH = {
         def backward(tensors, grad_tensors=None, **kwargs):
             calls.append("backward")
         """),
-    "torch/optim/__init__.py": "from . import optimizer\nfrom .optimizer import Optimizer\n",
+    # As torch's: the submodule's name is deleted from the package.
+    "torch/optim/__init__.py": "from .optimizer import Optimizer\ndel optimizer\n",
     "torch/optim/optimizer.py": textwrap.dedent("""\
         _post = []
         def register_optimizer_step_post_hook(hook):
