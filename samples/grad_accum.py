@@ -1,8 +1,8 @@
 """(q) Gradient accumulation: four micro-batches per optimizer step, so
 one training step (what the user counts and the learning-rate schedule
 sees) is four loader batches. Each micro-batch is copied from pageable
-memory on the compute stream, exposed. --fix: pinned batches copied with
-non_blocking=True on a side stream ahead of use. pfprof must count one
+memory on the compute stream, exposed. --fix: the DataLoader pins the
+batches and they are copied with non_blocking=True on a side stream. pfprof must count one
 step per optimizer step, not per micro-batch."""
 import torch
 import torch.nn.functional as F
@@ -18,8 +18,8 @@ def main():
     args = p.parse_args()
     model, opt = sc.make_model()
     n = (args.warmup + args.steps) * ACCUMULATE
-    ds = sc.SyntheticBatches(n, args.batch, args.res, pinned=args.fix)
-    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2, pin_memory=False)
+    ds = sc.SyntheticBatches(n, args.batch, args.res)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2, pin_memory=args.fix)
     copy_stream = torch.cuda.Stream() if args.fix else None
     timer = sc.StepTimer(args.warmup)
     it = iter(loader)

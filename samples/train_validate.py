@@ -4,7 +4,7 @@ torch.no_grad(), a larger eval batch, so cuDNN's autotuning with
 cudnn.benchmark=True runs again for the new shapes). The training loop
 itself has no input problem; the batches come from pageable memory and
 are copied on the compute stream (copies exposed every step). --fix: a
-side-stream prefetcher of pinned batches (apex's data_prefetcher), so the
+side-stream prefetcher of batches the DataLoader pins (apex's data_prefetcher), so the
 copies overlap the previous step's kernels. pfprof must judge the
 training steps alone and report validation as its own phase."""
 import time
@@ -70,12 +70,12 @@ def main():
     args = p.parse_args()
     model, opt = sc.make_model()
     per_epoch = (args.warmup + args.steps) // args.epochs
-    train_ds = sc.SyntheticBatches(per_epoch, args.batch, args.res, pinned=args.fix)
-    val_ds = sc.SyntheticBatches(args.val_steps, args.batch * 2, args.res, pinned=args.fix)
+    train_ds = sc.SyntheticBatches(per_epoch, args.batch, args.res)
+    val_ds = sc.SyntheticBatches(args.val_steps, args.batch * 2, args.res)
     train_loader = torch.utils.data.DataLoader(train_ds, batch_size=None, num_workers=2,
-                                               pin_memory=False)
+                                               pin_memory=args.fix)
     val_loader = torch.utils.data.DataLoader(val_ds, batch_size=None, num_workers=2,
-                                             pin_memory=False)
+                                             pin_memory=args.fix)
     timer = sc.StepTimer(args.warmup)
     val_s = 0.0
     for epoch in range(args.epochs):

@@ -15,6 +15,11 @@
 #              validation batches at call time; pinned and pageable
 #   ours       samples/train_validate.py and samples/grad_accum.py, with
 #              and without --fix, natively and under samples/torch_profile.py
+#   workers    samples/slow_dataloader.py with 2 and 8 workers, under
+#              pfprof record and bare (what the hook records inside the
+#              DataLoader's workers)
+#   try        pfprof try --fix ideal-input on slow_dataloader.py (2
+#              workers), when this pfprof has it
 # PHASES (default "data apex examples ours"), ONLY (run names), BUDGET_S
 # (no run starts after it, default 480). Everything goes to $OUT: logs/,
 # traces/ (xz), kineto/, summary.tsv (name, rc, seconds, the program's
@@ -24,7 +29,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 source tests/gpu/env.sh
 OUT=${OUT:-/tmp/pfprof-loop-call}
-PHASES=${PHASES:-data apex examples ours}
+PHASES=${PHASES:-data apex examples ours workers try}
 BUDGET_S=${BUDGET_S:-480}
 LIMIT_S=${LIMIT_S:-560}
 DATA=${DATA:-/tmp/pfprof-imagefolder}
@@ -97,7 +102,23 @@ if want ours; then
     run "k_$s" 90 python3 samples/torch_profile.py --out "$OUT/kineto/$s" -- "samples/$s.py"
   done
 fi
+if want workers; then
+  for w in 2 8; do
+    rec "slow_w$w" 90 python3 samples/slow_dataloader.py --workers "$w" --steps 40 --warmup 5
+    run "b_slow_w$w" 60 python3 samples/slow_dataloader.py --workers "$w" --steps 40 --warmup 5
+  done
+fi
+
+if want try && "$pfprof" try --help 2>&1 | grep -q ideal-input; then
+  run try_ideal 200 "$pfprof" try --fix ideal-input --steps 30 --rounds 2 \
+    -- python3 samples/slow_dataloader.py --steps 30 --warmup 5
+fi
+
 ls -la "$OUT/traces" >"$OUT/logs/traces.txt"
 for f in "$OUT"/traces/*.pfprof; do [ -f "$f" ] && xz -T0 -1 "$f"; done
 echo "loop-call: $((SECONDS - t0)) s"
 cat "$summary"
+# A lent machine brings back at most 8 files: one archive in volumes of
+# 15 MiB (join with cat call.tar.* | tar -x).
+tar -C "$OUT" -cf - summary.tsv logs traces kineto | split -b 15M -d - "$OUT/call.tar."
+rm -rf "$OUT/logs" "$OUT/traces" "$OUT/kineto"
