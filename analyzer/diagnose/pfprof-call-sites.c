@@ -7,6 +7,7 @@
  * correlation ids, made only for a trace that has sites.
  */
 #include "pfprof-call-sites.h"
+#include "pfprof-hash.h"
 #include "pfprof-format.h"
 
 #include <glib/gstdio.h>
@@ -284,7 +285,7 @@ load_sites (Ctx *c, guint64 *n_bad)
       if (s == NULL)
         {
           s = g_new0 (Site, 1);
-          s->sigs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+          s->sigs = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, g_free);
           g_ptr_array_add (c->sites, s);
           g_hash_table_insert (c->by_id, GUINT_TO_POINTER (r->site_id), s);
         }
@@ -787,7 +788,7 @@ add_record_stream_advice (Ctx *c, GPtrArray *findings, guint first, GHashTable *
 static void
 attach_one (Ctx *c, PfprofFinding *f, GHashTable *sources, gboolean redacted)
 {
-  g_autoptr (GHashTable) per_sig = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  g_autoptr (GHashTable) per_sig = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, g_free);
   g_autoptr (GHashTable) shares = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   GHashTableIter it;
   gpointer k, v;

@@ -2,6 +2,7 @@
 /* pfprof-kineto-import.c: torch.profiler (Kineto) Chrome-trace JSON as a
  * trace (see the header for what is read and how it maps). */
 #include "pfprof-kineto-import-private.h"
+#include "pfprof-hash.h"
 #include "pfprof-kineto-sites-private.h"
 
 #include <errno.h>
@@ -1708,9 +1709,9 @@ pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, g
   im.interned = g_hash_table_new (g_str_hash, g_str_equal);
   im.api_names = g_hash_table_new (NULL, NULL);
   im.pid_calls = g_hash_table_new (NULL, NULL);
-  im.streams = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  im.streams = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, NULL);
   im.devices_seen = g_hash_table_new (NULL, NULL);
-  im.thread_names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  im.thread_names = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, NULL);
   im.process_names = g_hash_table_new (NULL, NULL);
   im.dom_pfprof = intern (&im, PFPROF_NVTX_DOMAIN_PFPROF);
   im.dom_python = intern (&im, PFPROF_NVTX_DOMAIN_PYTHON);

@@ -2,6 +2,7 @@
 /* pfprof-nsys-import.c: Nsight Systems SQLite exports as traces (see the
  * header for what is read and how it maps). */
 #include "pfprof-nsys-import-private.h"
+#include "pfprof-hash.h"
 
 #include <string.h>
 
@@ -1107,10 +1108,10 @@ pfprof_nsys_import_read (sqlite3 *db, const char *path, GError **error)
   im.path = path;
   im.trace = pfprof_trace_new ();
   im.trace->path = g_strdup (path);
-  im.nsys_strings = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  im.nsys_strings = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, g_free);
   im.interned = g_hash_table_new (g_str_hash, g_str_equal);
-  im.by_nsys_id = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  im.api_by_nsys_id = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  im.by_nsys_id = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, NULL);
+  im.api_by_nsys_id = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, NULL);
   im.api_names = g_hash_table_new (NULL, NULL);
   im.context_device = g_hash_table_new (NULL, NULL);
   im.nvtx_domains = g_hash_table_new_full (NULL, NULL, NULL, g_free);

@@ -2,6 +2,7 @@
 /* pfprof-run-match.c: whether traces are of one run; see
  * pfprof-run-match.h. */
 #include "pfprof-run-match.h"
+#include "pfprof-hash.h"
 
 #include <string.h>
 
@@ -107,7 +108,7 @@ mixed (const PfprofTrace *a, const PfprofTrace *b, const char *why, GError **err
 gboolean
 pfprof_run_match_traces (const GPtrArray *traces, GError **error)
 {
-  g_autoptr (GHashTable) ranks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GHashTable) ranks = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, NULL);
 
   g_return_val_if_fail (traces != NULL, FALSE);
   /* Each against the first, and no rank twice: linear in the ranks. */

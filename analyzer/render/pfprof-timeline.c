@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-timeline.c: rows and lanes of the timeline. */
 #include "pfprof-timeline.h"
+#include "pfprof-hash.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -662,7 +663,7 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
 {
   const PfprofTrace *trace = g_ptr_array_index (tl->traces, ti);
   struct _PfprofTimelineTraceInfo *info = &tl->infos[ti];
-  g_autoptr (GHashTable) by_key = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GHashTable) by_key = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, NULL);
   g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func (pending_free);
   g_autoptr (GHashTable) ctx_dev = g_hash_table_new (NULL, NULL);
   static const PfprofTableId gpu_tables[] = { PFPROF_TABLE_KERNELS, PFPROF_TABLE_MEMCPYS,
@@ -687,7 +688,7 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
                          GUINT_TO_POINTER (pfprof_trace_contexts (trace)[i].device_id));
   hr.trace = trace;
   hr.ctx_dev = ctx_dev;
-  hr.by_key = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  hr.by_key = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, NULL);
   hr.all = g_ptr_array_new_with_free_func (pending_free);
   host_thread = g_thread_new ("pfprof-layout", collect_host_rows, &hr);
 

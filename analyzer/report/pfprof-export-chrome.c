@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-export-chrome.c: Trace Event Format JSON (see the header). */
 #include "pfprof-config.h"
+#include "pfprof-hash.h"
 
 #include "pfprof-export-chrome.h"
 
@@ -174,7 +175,7 @@ note_thread (Export *x, guint trace, guint32 tid)
 static void
 assign_host_pids (Export *x)
 {
-  g_autoptr (GHashTable) used = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GHashTable) used = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, NULL);
   guint n = x->analysis->traces->len;
 
   x->host_pids = g_new0 (gint64, n + 1);

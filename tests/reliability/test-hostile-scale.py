@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Traces whose ids are chosen to make pfprof's work grow faster than the
+file (suite `reliability`).
+
+Usage: test-hostile-scale.py PFPROF WORKDIR
+
+- an Nsight Systems export whose 200,000 StringIds ids differ only above
+  bit 31, and a torch.profiler trace whose 200,000 thread names have
+  distinct pids and one tid: keys packed as (high << 32 | low) that a hash
+  of the low half puts in one bucket (n² probes: minutes);
+Each must be read and analysed in linear work. The bound is a hang guard
+(the plain build takes well under a second for each; before, each took
+a minute or more), not a timing. Prints TAP.
+"""
+import json
+import os
+import sqlite3
+import sys
+import time
+
+from reltest import check, connect, finish, generate, note, run, setup
+from reltest import nsys_schema as reltest_nsys_schema
+
+PFPROF, WORK, OUT, TMP, SRC = setup("out", "tmp", "src")
+nsys_schema = reltest_nsys_schema()
+import kineto_schema  # noqa: E402 (tests/interop, on the path from nsys_schema())
+
+# Far above what each input takes in linear work under ASan on a busy
+# 2-core machine, far below what it took in quadratic work.
+GUARD = 30
+
+rows = generate(PFPROF, os.path.join(SRC, "rows.pfprof"), "--steps", "20")
+
+
+def timed(what, args):
+    r = run(PFPROF, args, TMP, timeout=GUARD)
+    note(f"{what}: exit {r.rc} in {r.secs:.2f} s")
+    check(f"{what}: read and analysed within {GUARD} s, exit 0", r.rc == 0 and not r.crashed(),
+          r.describe())
+    return r
+
+
+# Nsight Systems: StringIds ids (i + 1) << 32.
+nsys = os.path.join(SRC, "stringids.sqlite")
+nsys_schema.convert(rows, nsys)
+db = sqlite3.connect(nsys, isolation_level=None)
+db.execute("BEGIN")
+db.executemany("INSERT INTO StringIds (id, value) VALUES (?, ?)",
+               (((i + 1) << 32, f"s{i}") for i in range(200000)))
+db.execute("COMMIT")
+db.close()
+timed("nsys export with 200,000 StringIds ids apart only above bit 31", ["report", nsys])
+
+# torch.profiler: 200,000 thread_name events of distinct pids, one tid.
+kineto = os.path.join(SRC, "pids.json")
+kineto_schema.convert(rows, kineto)
+with open(kineto) as f:
+    doc = json.load(f)
+doc["traceEvents"] += [{"ph": "M", "name": "thread_name", "pid": 1000 + i, "tid": 7,
+                        "args": {"name": f"t{i}"}} for i in range(200000)]
+with open(kineto, "w") as f:
+    json.dump(doc, f)
+timed("torch.profiler trace with 200,000 thread names of distinct pids", ["report", kineto])
+
+finish()
