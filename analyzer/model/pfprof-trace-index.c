@@ -90,8 +90,9 @@ device_timeline_clear (gpointer p)
 typedef struct
 {
   guint32 device_id;
-  PfprofIntervalSetBuilder *k, *c, *n;
-  GArray *stream_ns; /* StreamTime */
+  PfprofIntervalSetBuilder *k, *c, *n, *b;
+  GArray *stream_ns;    /* StreamTime, in the order the streams first appear */
+  GHashTable *stream_at; /* stream id -> its index in stream_ns */
   guint64 n_kernels, n_comm_kernels;
   gint64 kernel_sum_ns;
 } DeviceScratch;
@@ -102,27 +103,32 @@ typedef struct
   gint64 ns;
 } StreamTime;
 
-static DeviceScratch *
-scratch_for (GArray *scratch, guint32 device_id, guint *cache)
+/* Devices and streams are found by id through a hash table: a trace may
+ * name hundreds of thousands of each, and each record looks one up. */
+typedef struct
 {
+  GArray *devices;   /* DeviceScratch, in the order the devices first appear */
+  GHashTable *at;    /* device id -> its index in devices */
+} Scratch;
+
+static DeviceScratch *
+scratch_for (Scratch *sc, guint32 device_id)
+{
+  gpointer v;
   DeviceScratch *d;
 
-  if (*cache < scratch->len && g_array_index (scratch, DeviceScratch, *cache).device_id == device_id)
-    return &g_array_index (scratch, DeviceScratch, *cache);
-  for (guint i = 0; i < scratch->len; i++)
-    if (g_array_index (scratch, DeviceScratch, i).device_id == device_id)
-      {
-        *cache = i;
-        return &g_array_index (scratch, DeviceScratch, i);
-      }
-  g_array_set_size (scratch, scratch->len + 1);
-  d = &g_array_index (scratch, DeviceScratch, scratch->len - 1);
+  if (g_hash_table_lookup_extended (sc->at, GUINT_TO_POINTER (device_id), NULL, &v))
+    return &g_array_index (sc->devices, DeviceScratch, GPOINTER_TO_UINT (v));
+  g_hash_table_insert (sc->at, GUINT_TO_POINTER (device_id), GUINT_TO_POINTER (sc->devices->len));
+  g_array_set_size (sc->devices, sc->devices->len + 1);
+  d = &g_array_index (sc->devices, DeviceScratch, sc->devices->len - 1);
   d->device_id = device_id;
   d->k = pfprof_interval_set_builder_new ();
   d->c = pfprof_interval_set_builder_new ();
   d->n = pfprof_interval_set_builder_new ();
+  d->b = pfprof_interval_set_builder_new ();
   d->stream_ns = g_array_new (FALSE, FALSE, sizeof (StreamTime));
-  *cache = scratch->len - 1;
+  d->stream_at = g_hash_table_new (g_direct_hash, g_direct_equal);
   return d;
 }
 
@@ -130,14 +136,14 @@ static void
 add_stream_time (DeviceScratch *d, guint32 stream_id, gint64 ns)
 {
   StreamTime st = { stream_id, ns };
+  gpointer v;
 
-  /* Few streams per device: a linear scan beats hashing here. */
-  for (guint i = 0; i < d->stream_ns->len; i++)
-    if (g_array_index (d->stream_ns, StreamTime, i).stream_id == stream_id)
-      {
-        g_array_index (d->stream_ns, StreamTime, i).ns += ns;
-        return;
-      }
+  if (g_hash_table_lookup_extended (d->stream_at, GUINT_TO_POINTER (stream_id), NULL, &v))
+    {
+      g_array_index (d->stream_ns, StreamTime, GPOINTER_TO_UINT (v)).ns += ns;
+      return;
+    }
+  g_hash_table_insert (d->stream_at, GUINT_TO_POINTER (stream_id), GUINT_TO_POINTER (d->stream_ns->len));
   g_array_append_val (d->stream_ns, st);
 }
 
@@ -300,14 +306,14 @@ build_devices (PfprofTraceIndex *ix)
   guint nk = pfprof_trace_n (t, PFPROF_TABLE_KERNELS);
   guint nm = pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS);
   guint nms = pfprof_trace_n (t, PFPROF_TABLE_MEMSETS);
-  GArray *scratch = g_array_new (FALSE, TRUE, sizeof (DeviceScratch));
-  guint cache = 0;
+  Scratch sc = { g_array_new (FALSE, TRUE, sizeof (DeviceScratch)),
+                 g_hash_table_new (g_direct_hash, g_direct_equal) };
   g_autofree gint8 *comm_name = g_new (gint8, t->strings->len + 1); /* -1 unknown */
 
   memset (comm_name, -1, t->strings->len + 1);
   for (guint i = 0; i < nk; i++)
     {
-      DeviceScratch *d = scratch_for (scratch, k[i].device_id, &cache);
+      DeviceScratch *d = scratch_for (&sc, k[i].device_id);
       guint32 id = k[i].name_id < t->strings->len ? k[i].name_id : t->strings->len;
 
       if (comm_name[id] < 0)
@@ -327,19 +333,27 @@ build_devices (PfprofTraceIndex *ix)
     }
   for (guint i = 0; i < nm; i++)
     {
-      DeviceScratch *d = scratch_for (scratch, m[i].device_id, &cache);
+      DeviceScratch *d = scratch_for (&sc, m[i].device_id);
 
       if (m[i].copy_kind == PFPROF_COPY_KIND_HTOD)
         pfprof_interval_set_builder_add (d->c, m[i].start_ns, m[i].end_ns);
+      /* Busy: kernels, every copy and memset of the device. */
+      pfprof_interval_set_builder_add (d->b, m[i].start_ns, m[i].end_ns);
+    }
+  for (guint i = 0; i < nms; i++)
+    {
+      DeviceScratch *d = scratch_for (&sc, ms[i].device_id);
+
+      pfprof_interval_set_builder_add (d->b, ms[i].start_ns, ms[i].end_ns);
     }
 
   ix->devices = g_array_new (FALSE, TRUE, sizeof (PfprofDeviceTimeline));
   g_array_set_clear_func (ix->devices, device_timeline_clear);
-  for (guint i = 0; i < scratch->len; i++)
+  ix->device_at = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < sc.devices->len; i++)
     {
-      DeviceScratch *d = &g_array_index (scratch, DeviceScratch, i);
+      DeviceScratch *d = &g_array_index (sc.devices, DeviceScratch, i);
       PfprofDeviceTimeline dt = { 0 };
-      PfprofIntervalSetBuilder *bb = pfprof_interval_set_builder_new ();
       PfprofIntervalSet *kc;
       gint64 best = -1;
 
@@ -363,20 +377,16 @@ build_devices (PfprofTraceIndex *ix)
       dt.kernels_comm = pfprof_interval_set_union (dt.kernels, dt.comm);
       dt.htod = pfprof_interval_set_build (d->c);
       dt.htod_kernels = pfprof_interval_set_intersect (dt.htod, dt.kernels_comm);
-      /* Busy: kernels, every copy and memset of this device. */
-      for (guint j = 0; j < nm; j++)
-        if (m[j].device_id == d->device_id)
-          pfprof_interval_set_builder_add (bb, m[j].start_ns, m[j].end_ns);
-      for (guint j = 0; j < nms; j++)
-        if (ms[j].device_id == d->device_id)
-          pfprof_interval_set_builder_add (bb, ms[j].start_ns, ms[j].end_ns);
-      kc = pfprof_interval_set_build (bb);
+      kc = pfprof_interval_set_build (d->b);
       dt.busy = pfprof_interval_set_union (dt.kernels_comm, kc);
       pfprof_interval_set_free (kc);
       g_array_unref (d->stream_ns);
+      g_hash_table_unref (d->stream_at);
+      g_hash_table_insert (ix->device_at, GUINT_TO_POINTER (d->device_id), GUINT_TO_POINTER (ix->devices->len));
       g_array_append_val (ix->devices, dt);
     }
-  g_array_unref (scratch);
+  g_array_unref (sc.devices);
+  g_hash_table_unref (sc.at);
 }
 
 /* The launcher's hook wraps next() on the training loop's thread: when
@@ -498,6 +508,7 @@ pfprof_trace_index_free (PfprofTraceIndex *ix)
     if (ix->api_of_class[c])
       g_array_unref (ix->api_of_class[c]);
   g_array_unref (ix->devices);
+  g_clear_pointer (&ix->device_at, g_hash_table_unref);
   g_array_unref (ix->data_waits);
   g_array_unref (ix->data_wait_nvtx);
   pfprof_interval_set_free (ix->data_wait);
@@ -511,11 +522,12 @@ pfprof_trace_index_free (PfprofTraceIndex *ix)
 const PfprofDeviceTimeline *
 pfprof_trace_index_device (const PfprofTraceIndex *ix, guint32 device_id)
 {
+  gpointer v;
+
   g_return_val_if_fail (ix != NULL, NULL);
-  for (guint i = 0; i < ix->devices->len; i++)
-    if (g_array_index (ix->devices, PfprofDeviceTimeline, i).device_id == device_id)
-      return &g_array_index (ix->devices, PfprofDeviceTimeline, i);
-  return NULL;
+  if (!g_hash_table_lookup_extended (ix->device_at, GUINT_TO_POINTER (device_id), NULL, &v))
+    return NULL;
+  return &g_array_index (ix->devices, PfprofDeviceTimeline, GPOINTER_TO_UINT (v));
 }
 
 guint

@@ -96,6 +96,7 @@ typedef struct
   gboolean has_api;            /* the trace holds API records at all */
 
   GArray *devices;             /* PfprofDeviceTimeline */
+  GHashTable *device_at;       /* device id -> its index in devices */
   guint32 main_tid;            /* the training loop's thread: DataLoader waits', else
                                 * the one that launched most kernels; 0 if unknown */
 

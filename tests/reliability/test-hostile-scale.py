@@ -9,6 +9,8 @@ Usage: test-hostile-scale.py PFPROF WORKDIR
   bit 31, and a torch.profiler trace whose 200,000 thread names have
   distinct pids and one tid: keys packed as (high << 32 | low) that a hash
   of the low half puts in one bucket (n² probes: minutes);
+- 600,000 streams, one kernel each: the index's stream lookup was a scan
+  per kernel (a minute).
 Each must be read and analysed in linear work. The bound is a hang guard
 (the plain build takes well under a second for each; before, each took
 a minute or more), not a timing. Prints TAP.
@@ -62,5 +64,21 @@ doc["traceEvents"] += [{"ph": "M", "name": "thread_name", "pid": 1000 + i, "tid"
 with open(kineto, "w") as f:
     json.dump(doc, f)
 timed("torch.profiler trace with 200,000 thread names of distinct pids", ["report", kineto])
+
+# 600,000 streams, one kernel on each.
+streams = os.path.join(SRC, "streams.pfprof")
+with open(rows, "rb") as a, open(streams, "wb") as b:
+    b.write(a.read())
+c = connect(streams)
+t0 = c.execute("SELECT min(start_ns) FROM kernels").fetchone()[0]
+k = list(c.execute("SELECT * FROM kernels LIMIT 1").fetchone())
+N_STREAMS = 600000
+c.execute("BEGIN")
+c.executemany(f"INSERT INTO kernels VALUES ({','.join('?' * len(k))})",
+              ([t0 + i * 1000, 500] + k[2:4] + [100 + i] + k[5:] for i in range(N_STREAMS)))
+c.executemany("INSERT INTO streams VALUES (?, 1, 0, 0, 0, 0)", ((100 + i,) for i in range(N_STREAMS)))
+c.execute("COMMIT")
+c.close()
+timed(f"{N_STREAMS:,} streams, one kernel each", ["report", "--format", "json", streams])
 
 finish()
