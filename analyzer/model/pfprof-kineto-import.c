@@ -2,6 +2,7 @@
 /* pfprof-kineto-import.c: torch.profiler (Kineto) Chrome-trace JSON as a
  * trace (see the header for what is read and how it maps). */
 #include "pfprof-kineto-import-private.h"
+#include "pfprof-file-read.h"
 #include "pfprof-hash.h"
 #include "pfprof-kineto-sites-private.h"
 
@@ -32,7 +33,7 @@ typedef struct
   GHashTable *interned;
   const char *buf;          /* the JSON text */
   gsize len;
-  GMappedFile *mapped;      /* a plain file */
+  char *read;               /* the file's bytes (pfprof_file_read) */
   char *inflated;           /* a gzip file, inflated */
   PfprofTraceProgressFunc progress;
   gpointer user_data;
@@ -280,26 +281,25 @@ open_input (Importer *im, GError **error)
 {
   g_autoptr (GError) local = NULL;
   const guint8 *data;
-  gsize len;
+  gsize len = 0;
 
-  if (!g_file_test (im->path, G_FILE_TEST_IS_REGULAR))
-    return fail (im, error, PFPROF_TRACE_ERROR_NOT_FOUND, "no such file");
-  im->mapped = g_mapped_file_new (im->path, FALSE, &local);
-  if (im->mapped == NULL)
-    return fail (im, error, PFPROF_TRACE_ERROR_NOT_FOUND, "%s", local->message);
-  data = (const guint8 *) g_mapped_file_get_contents (im->mapped);
-  len = g_mapped_file_get_length (im->mapped);
-  if (len == 0 || data == NULL)
+  /* Read, not mapped (pfprof-file-read.h): a trace re-exported in place
+   * while it is read is an error, not a SIGBUS. */
+  im->read = pfprof_file_read (im->path, MAX_JSON_BYTES, 0, &len, &local);
+  if (im->read == NULL)
+    return fail (im, error, (PfprofTraceError) local->code, "%s", local->message);
+  data = (const guint8 *) im->read;
+  if (len == 0)
     return fail (im, error, PFPROF_TRACE_ERROR_EMPTY, "empty file");
   if (len >= 2 && data[0] == 0x1f && data[1] == 0x8b)
     {
       im->progress_base = 0.3;
       if (!inflate_gzip (im, data, len, error))
         return FALSE;
-      g_clear_pointer (&im->mapped, g_mapped_file_unref);
+      g_clear_pointer (&im->read, g_free);
       return TRUE;
     }
-  im->buf = (const char *) data;
+  im->buf = im->read;
   im->len = len;
   return TRUE;
 }
@@ -1732,8 +1732,7 @@ pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, g
       ok = report_progress (&im, 1.0, error);
     }
 
-  if (im.mapped != NULL)
-    g_mapped_file_unref (im.mapped);
+  g_free (im.read);
   g_free (im.inflated);
   g_hash_table_unref (im.interned);
   g_hash_table_unref (im.api_names);
