@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* pfprof-cli-analysis-options.c: --config, --rules and --step-pattern for
- * every analysing command; see pfprof-cli-analysis-options.h. */
+/* pfprof-cli-analysis-options.c: --config, --rules, --step-pattern and
+ * --source-lines for every analysing command; see
+ * pfprof-cli-analysis-options.h. */
 #include "pfprof-cli-analysis-options.h"
 
 #include "pfprof-cli.h"
@@ -15,6 +16,9 @@ pfprof_cli_analysis_options_add (PfprofCliAnalysisOptions *opts, GOptionContext 
       "Thresholds and options (docs/report-format.md)", "FILE" },
     { "step-pattern", 0, 0, G_OPTION_ARG_STRING, &opts->step_pattern,
       "Regular expression for NVTX step range names", "REGEX" },
+    { "source-lines", 0, 0, G_OPTION_ARG_STRING, &opts->source_lines,
+      "Show the source text of call sites: auto (Python files under the current folder), "
+      "always or never", "WHEN" },
     { NULL }
   };
 
@@ -47,6 +51,21 @@ pfprof_cli_analysis_options_build (const PfprofCliAnalysisOptions *opts, const c
       pfprof_cli_error ("%s: --step-pattern: %s", command, error->message);
       return NULL;
     }
+  {
+    /* The option, else the environment (which pfprof view hands on to
+     * pfprof-view, whose analysis reads the same variable). */
+    const char *when = opts->source_lines ? opts->source_lines : g_getenv ("PFPROF_SOURCE_LINES");
+    PfprofSourceLinesPolicy policy;
+
+    if (when != NULL && !pfprof_source_lines_policy_from_string (when, &policy))
+      {
+        pfprof_cli_error ("%s: %s: '%s' is not auto, always or never", command,
+                          opts->source_lines ? "--source-lines" : "PFPROF_SOURCE_LINES", when);
+        return NULL;
+      }
+    if (when != NULL)
+      pfprof_analysis_options_set_source_lines (options, policy);
+  }
   return g_steal_pointer (&options);
 }
 
@@ -56,4 +75,5 @@ pfprof_cli_analysis_options_clear (PfprofCliAnalysisOptions *opts)
   g_clear_pointer (&opts->config, g_free);
   g_clear_pointer (&opts->rules, g_free);
   g_clear_pointer (&opts->step_pattern, g_free);
+  g_clear_pointer (&opts->source_lines, g_free);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-cli-analysis-options.h: the options of every command that
- * analyses traces (report, export, diff, render): --config, --rules and
- * --step-pattern, with one help text and one way of applying them.
+ * analyses traces (report, export, diff, render): --config, --rules,
+ * --step-pattern and --source-lines (else PFPROF_SOURCE_LINES), with one
+ * help text and one way of applying them.
  *
  * A command adds them to its option context after its own entries,
  * parses, then builds the PfprofAnalysisOptions it hands to
@@ -21,9 +22,10 @@ typedef struct
   char *config;       /* --config FILE */
   char *rules;        /* --rules LIST */
   char *step_pattern; /* --step-pattern REGEX */
+  char *source_lines; /* --source-lines WHEN */
 } PfprofCliAnalysisOptions;
 
-/* Adds the three options to @context's main group, parsed into @opts
+/* Adds the four options to @context's main group, parsed into @opts
  * (zeroed by the caller; freed by pfprof_cli_analysis_options_clear()). */
 void pfprof_cli_analysis_options_add (PfprofCliAnalysisOptions *opts, GOptionContext *context);
 

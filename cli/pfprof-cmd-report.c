@@ -138,6 +138,7 @@ const PfprofCliHelp pfprof_cmd_report_help = {
   "  NO_COLOR  no colour in the text report (as --color never)\n"
   "  TERM  dumb: no colour\n"
   "  COLUMNS  wrap width when stdout is not a terminal\n"
+  "  PFPROF_SOURCE_LINES  auto, always or never: --source-lines when not given\n"
   "  RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK  %r in -o and TRACE\n",
   "  TRACE.pfprof  a trace (docs/trace-format.md)\n"
   "  RESULT.json  a pfprof-report/1 result to merge (docs/report-format.md)\n"

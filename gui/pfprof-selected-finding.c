@@ -48,14 +48,21 @@ pfprof_selected_finding_set_finding (PfprofSelectedFinding *self, const PfprofFi
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->fix), f->fix ? f->fix : "", -1);
   {
     g_autoptr (GString) s = g_string_new ("");
+    gboolean withheld = FALSE;
 
     for (guint i = 0; f->sites != NULL && i < f->sites->len; i++)
       {
-        g_autofree char *line = pfprof_call_site_summary (&g_array_index (f->sites, PfprofFindingSite, i));
+        const PfprofFindingSite *site = &g_array_index (f->sites, PfprofFindingSite, i);
+        g_autofree char *line = pfprof_call_site_summary (site);
         g_autofree char *clean = g_utf8_make_valid (line, -1);
 
         g_string_append_printf (s, "%s%s", s->len ? "\n" : "", clean);
+        withheld |= site->source_withheld;
       }
+    /* Said once, under the sites it concerns. */
+    if (withheld)
+      g_string_append (s, "\nSource text not shown for files outside the folder pfprof-view runs in "
+                          "(or not Python files): PFPROF_SOURCE_LINES=always shows it.");
     gtk_label_set_text (self->sites, s->str);
     gtk_widget_set_visible (GTK_WIDGET (self->sites_heading), s->len > 0);
     gtk_widget_set_visible (GTK_WIDGET (self->sites), s->len > 0);

@@ -159,8 +159,14 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   {
     g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
 
+    PfprofSourceLinesPolicy policy;
+
     /* The occurrence navigator steps through all of them. */
     pfprof_analysis_options_set_keep_occurrences (options, TRUE);
+    /* As `pfprof report` reads it; a value it would refuse leaves the
+     * default, which reads the least. */
+    if (pfprof_source_lines_policy_from_string (g_getenv ("PFPROF_SOURCE_LINES"), &policy))
+      pfprof_analysis_options_set_source_lines (options, policy);
     loaded->analysis = pfprof_analysis_run (loaded->run, options);
   }
   loaded->analysis_us = g_get_monotonic_time () - t;

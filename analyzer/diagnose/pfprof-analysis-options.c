@@ -22,6 +22,7 @@ struct _PfprofAnalysisOptions
   gboolean select_only;  /* a selection was given: absent means off */
   GHashTable *severity;  /* rule id -> GINT(severity + 1) */
   gboolean keep_occurrences;
+  PfprofSourceLinesPolicy source_lines;
 };
 
 G_DEFINE_QUARK (pfprof-analysis-error-quark, pfprof_analysis_error)
@@ -471,4 +472,18 @@ gboolean
 pfprof_analysis_options_get_keep_occurrences (const PfprofAnalysisOptions *options)
 {
   return options != NULL && options->keep_occurrences;
+}
+
+void
+pfprof_analysis_options_set_source_lines (PfprofAnalysisOptions *options, PfprofSourceLinesPolicy policy)
+{
+  g_return_if_fail (options != NULL);
+
+  options->source_lines = policy;
+}
+
+PfprofSourceLinesPolicy
+pfprof_analysis_options_get_source_lines (const PfprofAnalysisOptions *options)
+{
+  return options != NULL ? options->source_lines : PFPROF_SOURCE_LINES_AUTO;
 }

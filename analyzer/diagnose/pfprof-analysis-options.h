@@ -25,6 +25,7 @@
 #include <glib.h>
 
 #include "pfprof-analysis.h"
+#include "pfprof-source-lines.h"
 
 G_BEGIN_DECLS
 
@@ -86,6 +87,12 @@ double pfprof_analysis_options_get_min_saving_share (const PfprofAnalysisOptions
 void pfprof_analysis_options_set_keep_occurrences (PfprofAnalysisOptions *options, gboolean keep);
 
 gboolean pfprof_analysis_options_get_keep_occurrences (const PfprofAnalysisOptions *options);
+
+/* Which files the call sites' source text is read from
+ * (pfprof-source-lines.h); PFPROF_SOURCE_LINES_AUTO by default. */
+void pfprof_analysis_options_set_source_lines (PfprofAnalysisOptions *options,
+                                               PfprofSourceLinesPolicy policy);
+PfprofSourceLinesPolicy pfprof_analysis_options_get_source_lines (const PfprofAnalysisOptions *options);
 
 /* Whether @rule runs. */
 gboolean pfprof_analysis_options_rule_enabled (const PfprofAnalysisOptions *options,

@@ -348,7 +348,9 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
       summarize_devices (a, ix);
       for (guint r = 0; r < n_rules; r++)
         pfprof_rule_run (rules[r], a, options, ix);
-      pfprof_call_sites_attach (ix, a->findings, first_finding, &ts.n_bad_sites);
+      pfprof_call_sites_attach (ix, a->findings, first_finding,
+                                pfprof_analysis_options_get_source_lines (options), &ts.n_bad_sites,
+                                &ts.n_sources_withheld);
       ts.trace_index = i;
       ts.step_source = ix->step_source;
       ts.step_name = g_strdup (ix->step_name);

@@ -204,6 +204,8 @@ typedef struct
   guint32 main_tid;         /* thread that launched most kernels, 0 if unknown */
   guint64 n_out_of_range;   /* events left out: times ~39 h or more from the rest */
   guint64 n_bad_sites;      /* python_sites rows left out (pfprof_call_sites_attach) */
+  guint n_sources_withheld; /* files of its sites whose text the source-lines
+                             * policy left unread (pfprof-source-lines.h) */
   PfprofLedgerSummary ledger; /* this trace's steady steps */
   gint64 predicted_step_ns; /* mean step with every finding about this trace fixed,
                              * overlapping savings counted once; 0 without steps */

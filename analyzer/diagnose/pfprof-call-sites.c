@@ -10,18 +10,16 @@
 #include "pfprof-hash.h"
 #include "pfprof-format.h"
 
-#include <glib/gstdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* Names longer than this (in characters) are cut in descriptions. */
 #define NAME_MAX_CHARS 120
+/* Lines looked at above and below a copy for its `with` block. */
+#define BLOCK_SCAN_LINES 200
 /* Source text shown, in characters. */
 #define SOURCE_MAX_CHARS 160
 /* Longer names mark a bad python_sites row. */
 #define SITE_NAME_MAX_BYTES 4096
-/* Larger files are not read for their source text. */
-#define SOURCE_MAX_BYTES (16 << 20)
 
 /* Signature tables: what kind of event. */
 enum
@@ -346,32 +344,11 @@ shorten (const char *s, glong max)
   }
 }
 
-/* The lines of @path (NULL when it cannot be read), read once. */
-static char **
-lines_of (GHashTable *cache, const char *path)
-{
-  char **lines;
-
-  if (!g_hash_table_lookup_extended (cache, path, NULL, (gpointer *) &lines))
-    {
-      g_autofree char *text = NULL;
-      gsize len = 0;
-      GStatBuf st;
-
-      lines = NULL;
-      if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size <= SOURCE_MAX_BYTES
-          && g_file_get_contents (path, &text, &len, NULL))
-        lines = g_strsplit (text, "\n", -1);
-      g_hash_table_insert (cache, g_strdup (path), lines);
-    }
-  return lines;
-}
-
 /* Line @line of @path, stripped and shortened, or NULL. */
 static char *
-read_source (GHashTable *cache, const char *path, gint32 line)
+read_source (PfprofSourceLines *sources, const char *path, gint32 line)
 {
-  char **lines = lines_of (cache, path);
+  char **lines = pfprof_source_lines_get (sources, path);
 
   if (lines == NULL || line < 1 || (guint) line > g_strv_length (lines))
     return NULL;
@@ -555,7 +532,7 @@ side_stream_work (char **lines, gint32 line, gint32 *with_line, gint32 *work_lin
   if (line < 1 || (guint) line > n || (at = indent_of (lines[line - 1])) < 0)
     return FALSE;
   *with_line = 0;
-  for (gint32 k = line - 1; k >= 1 && *with_line == 0; k--)
+  for (gint32 k = line - 1; k >= 1 && k >= line - BLOCK_SCAN_LINES && *with_line == 0; k--)
     {
       int i = indent_of (lines[k - 1]);
 
@@ -568,7 +545,7 @@ side_stream_work (char **lines, gint32 line, gint32 *with_line, gint32 *work_lin
     }
   if (*with_line == 0)
     return FALSE;
-  for (guint k = (guint) line + 1; k <= n; k++)
+  for (guint k = (guint) line + 1; k <= n && k <= (guint) line + BLOCK_SCAN_LINES; k++)
     {
       int i = indent_of (lines[k - 1]);
 
@@ -654,7 +631,7 @@ add_library_advice (GString *advice, const PfprofFindingSite *top)
  * tensor at a time, and a copy on a side stream that then converts or
  * normalises the batch there. */
 static void
-add_copy_advice (Ctx *c, PfprofFinding *f, const PfprofFindingSite *top, GHashTable *sources, GString *advice)
+add_copy_advice (Ctx *c, PfprofFinding *f, const PfprofFindingSite *top, PfprofSourceLines *sources, GString *advice)
 {
   g_autofree char *copy_at = where (top->file, top->line);
   g_autofree char *loader_at = NULL;
@@ -703,7 +680,7 @@ add_copy_advice (Ctx *c, PfprofFinding *f, const PfprofFindingSite *top, GHashTa
                                 "custom batch type a pin_memory() method).\n\n",
                                 copy_at, loader_at);
     }
-  if (top->source != NULL && side_stream_work (lines_of (sources, top->file), top->line, &with_line, &work_line))
+  if (top->source != NULL && side_stream_work (pfprof_source_lines_get (sources, top->file), top->line, &with_line, &work_line))
     {
       g_autofree char *with_at = where (top->file, with_line);
       g_autofree char *work_at = where (top->file, work_line);
@@ -724,7 +701,7 @@ add_copy_advice (Ctx *c, PfprofFinding *f, const PfprofFindingSite *top, GHashTa
  * inside an installed package rather than the user's own lines, and what
  * a copy site's lines show (add_copy_advice). */
 static void
-add_site_advice (Ctx *c, PfprofFinding *f, GHashTable *sources)
+add_site_advice (Ctx *c, PfprofFinding *f, PfprofSourceLines *sources)
 {
   g_autoptr (GString) advice = g_string_new (NULL);
   const PfprofFindingSite *top = &g_array_index (f->sites, PfprofFindingSite, 0);
@@ -746,7 +723,7 @@ add_site_advice (Ctx *c, PfprofFinding *f, GHashTable *sources)
  * record-stream-stall finding, else of its first finding about the
  * batch's copies. */
 static void
-add_record_stream_advice (Ctx *c, GPtrArray *findings, guint first, GHashTable *sources)
+add_record_stream_advice (Ctx *c, GPtrArray *findings, guint first, PfprofSourceLines *sources)
 {
   static const char *const rules[] = { "record-stream-stall", "late-prefetch", "serialized-copy", "pageable-transfer" };
   g_autoptr (GRegex) re = g_regex_new ("^\\s*([A-Za-z_][\\w.]*(\\[[^]=]*\\])?)\\s*=(?!=)\\s*(.+?)\\.record_stream\\s*\\(", 0, 0, NULL);
@@ -786,7 +763,7 @@ add_record_stream_advice (Ctx *c, GPtrArray *findings, guint first, GHashTable *
 }
 
 static void
-attach_one (Ctx *c, PfprofFinding *f, GHashTable *sources, gboolean redacted)
+attach_one (Ctx *c, PfprofFinding *f, PfprofSourceLines *sources, gboolean redacted)
 {
   g_autoptr (GHashTable) per_sig = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, g_free);
   g_autoptr (GHashTable) shares = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
@@ -857,19 +834,15 @@ attach_one (Ctx *c, PfprofFinding *f, GHashTable *sources, gboolean redacted)
       PfprofFindingSite *fs = &g_array_index (f->sites, PfprofFindingSite, i);
 
       fs->source = read_source (sources, fs->file, fs->line);
+      fs->source_withheld = pfprof_source_lines_withheld (sources, fs->file);
     }
   add_site_advice (c, f, sources);
 }
 
-static void
-free_lines (gpointer p)
-{
-  g_strfreev (p);
-}
-
 void
 pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint first,
-                          guint64 *n_bad_sites)
+                          PfprofSourceLinesPolicy policy, guint64 *n_bad_sites,
+                          guint *n_sources_withheld)
 {
   Ctx c = { 0 };
   const char *cmd = pfprof_trace_meta (ix->trace, "command_line");
@@ -879,7 +852,7 @@ pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint
    * (pfprof-kineto-sites-private.h), not the lines of the calls. */
   gboolean redacted = (cmd != NULL && g_str_has_suffix (cmd, "[arguments redacted]"))
                       || g_strcmp0 (pfprof_trace_meta (ix->trace, "source"), "kineto-json") == 0;
-  g_autoptr (GHashTable) sources = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, free_lines);
+  g_autoptr (PfprofSourceLines) sources = pfprof_source_lines_new (policy);
 
   c.ix = ix;
   c.t = ix->trace;
@@ -907,6 +880,7 @@ pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint
   g_hash_table_unref (c.by_id);
   g_ptr_array_unref (c.sites);
   g_array_unref (c.calls);
+  *n_sources_withheld = pfprof_source_lines_n_withheld (sources);
 }
 
 char *

@@ -24,6 +24,7 @@
 #include <glib.h>
 
 #include "pfprof-analysis.h"
+#include "pfprof-source-lines.h"
 #include "pfprof-trace-index.h"
 
 G_BEGIN_DECLS
@@ -45,8 +46,11 @@ typedef struct
   gint32 caller_line;       /* 0 if none */
   const char *caller_function;
   char *source;             /* the line's text, read at analysis time; NULL when the
-                             * file is missing or the trace was recorded with
-                             * --redact-args */
+                             * file is missing, the policy leaves it unread
+                             * (pfprof-source-lines.h) or the trace was recorded
+                             * with --redact-args */
+  gboolean source_withheld; /* the file is there, but the policy leaves it
+                             * unread (pfprof-source-lines.h) */
   guint64 calls;            /* the hook's count of calls */
   guint64 count;            /* the finding's events attributed to this site */
   gint64 time_ns;           /* their time */
@@ -60,9 +64,12 @@ typedef struct
  * the trace @ix describes) its sites (PfprofFinding.sites), and frees the
  * findings' evidence keys. Sites of bad python_sites rows (a line below 1,
  * no file name, an unknown kind, a name over 4 KiB) are left out and
- * counted in *@n_bad_sites. Does nothing for a trace without sites. */
+ * counted in *@n_bad_sites. Source text is read under @policy; the files
+ * it left unread are counted in *@n_sources_withheld. Does nothing for a
+ * trace without sites. */
 void pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint first,
-                               guint64 *n_bad_sites);
+                               PfprofSourceLinesPolicy policy, guint64 *n_bad_sites,
+                               guint *n_sources_withheld);
 
 /* "file:line in function: api", with @file's folders left out unless
  * @full; the strings shortened to a sane length. Free with g_free(). */

@@ -106,6 +106,7 @@ write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
       pfprof_json_writer_member_int (w, "evaluation_data_wait_ns", ts->phases.eval_data_wait_ns);
       pfprof_json_writer_member_int (w, "after_loop_ns", ts->phases.after_loop_ns);
       pfprof_json_writer_end_object (w);
+      pfprof_json_writer_member_uint (w, "sources_withheld", ts->n_sources_withheld);
       /* A trace cut short: its data ends at end_ns. */
       pfprof_json_writer_key (w, "complete");
       pfprof_json_writer_bool (w, !pfprof_trace_is_incomplete (t));
