@@ -34,6 +34,9 @@ median_of (GArray *steps, guint trace_index, gsize offset)
   return pfprof_quantile_median_i64 ((gint64 *) v->data, v->len);
 }
 
+/* GPUs the line names. */
+#define SUMMARY_MAX_DEVICES 8
+
 void
 pfprof_summary_bar_set_analysis (PfprofSummaryBar *self, const PfprofAnalysis *a)
 {
@@ -42,7 +45,12 @@ pfprof_summary_bar_set_analysis (PfprofSummaryBar *self, const PfprofAnalysis *a
   g_return_if_fail (PFPROF_IS_SUMMARY_BAR (self));
   g_return_if_fail (a != NULL);
 
-  for (guint i = 0; a->devices != NULL && i < a->devices->len; i++)
+  guint n_devices = a->devices != NULL ? a->devices->len : 0;
+
+  /* One line: the first few GPUs, and how many more. A trace may name
+   * thousands, and a label's natural width grows with its text: the
+   * window sized to it failed (an X BadAlloc) or hit GSK's texture limit. */
+  for (guint i = 0; i < MIN (n_devices, SUMMARY_MAX_DEVICES); i++)
     {
       const PfprofDeviceSummary *d = &g_array_index (a->devices, PfprofDeviceSummary, i);
       gint64 exposed = median_of (a->steps, d->trace_index, G_STRUCT_OFFSET (PfprofStep, copy_exposed_ns));
@@ -62,6 +70,8 @@ pfprof_summary_bar_set_analysis (PfprofSummaryBar *self, const PfprofAnalysis *a
           g_string_append_printf (s, " \u00b7 exposed copy %s/step \u00b7 idle %s/step", e, l);
         }
     }
+  if (n_devices > SUMMARY_MAX_DEVICES)
+    g_string_append_printf (s, "   |   and %u more GPUs (in the timeline)", n_devices - SUMMARY_MAX_DEVICES);
   if (a->step_median_ns > 0)
     {
       g_autofree char *m = pfprof_format_ns (a->step_median_ns);

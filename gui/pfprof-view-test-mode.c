@@ -77,9 +77,12 @@ report_view (const char *prefix)
       q = p;
     report_kv (key, "%.0f %.0f %.0f %.0f %.0f", q.x, q.y, v->label_width, v->width, v->height);
   }
+  g_autofree double *tops = g_new (double, loaded->timeline->rows->len + 1);
+
+  pfprof_renderer_row_tops (loaded->timeline, v, tops);
   for (guint i = 0; i < loaded->timeline->rows->len; i++)
     {
-      double y = pfprof_renderer_row_y (loaded->timeline, v, i);
+      double y = tops[i];
       g_autofree char *key = NULL;
 
       if (y < v->ruler_height || y >= v->height)

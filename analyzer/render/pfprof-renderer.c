@@ -178,6 +178,22 @@ pfprof_renderer_row_y (const PfprofTimeline *timeline, const PfprofRenderView *v
   return y;
 }
 
+void
+pfprof_renderer_row_tops (const PfprofTimeline *timeline, const PfprofRenderView *view, double *tops)
+{
+  double y = view->ruler_height - view->scroll_y;
+
+  g_return_if_fail (timeline != NULL && view != NULL && tops != NULL);
+  for (guint i = 0; i < timeline->rows->len; i++)
+    {
+      tops[i] = -1;
+      if (!pfprof_renderer_row_shown (timeline, view, i))
+        continue;
+      tops[i] = y;
+      y += pfprof_renderer_row_height (timeline, view, i);
+    }
+}
+
 int
 pfprof_renderer_row_at (const PfprofTimeline *timeline, const PfprofRenderView *view, double y)
 {
@@ -879,7 +895,6 @@ pfprof_renderer_draw (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *v
   double bg[3], fg[3], alt[3];
   double rows_top = view->ruler_height;
   double rows_bottom = view->height - view->legend_height;
-  double y;
   g_autofree double *row_top = g_new (double, tl->rows->len + 1);
 
   if (stats == NULL)
@@ -909,17 +924,11 @@ pfprof_renderer_draw (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *v
   cairo_fill (cr);
 
   /* Row positions once; rows off screen are skipped. */
-  y = rows_top - view->scroll_y;
+  pfprof_renderer_row_tops (tl, view, row_top);
   for (guint i = 0; i < tl->rows->len; i++)
-    {
+    if (row_top[i] >= 0
+        && (row_top[i] + pfprof_renderer_row_height (tl, view, i) <= rows_top || row_top[i] >= rows_bottom))
       row_top[i] = -1;
-      if (!pfprof_renderer_row_shown (tl, view, i))
-        continue;
-      row_top[i] = y;
-      y += pfprof_renderer_row_height (tl, view, i);
-      if (row_top[i] + pfprof_renderer_row_height (tl, view, i) <= rows_top || row_top[i] >= rows_bottom)
-        row_top[i] = -1;
-    }
 
   cairo_save (cr);
   cairo_rectangle (cr, 0, rows_top, view->width, MAX (0, rows_bottom - rows_top));

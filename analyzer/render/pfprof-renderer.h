@@ -78,6 +78,13 @@ double pfprof_renderer_content_height (const PfprofTimeline *timeline, const Pfp
  * value if it is not shown. */
 double pfprof_renderer_row_y (const PfprofTimeline *timeline, const PfprofRenderView *view, guint row);
 
+/* The top of every row at once, as pfprof_renderer_row_y() gives one:
+ * @tops[i] for row i, negative when it is not shown; @tops holds
+ * timeline->rows->len values. One pass over the rows, where asking
+ * pfprof_renderer_row_y() of each row would be a pass per row. */
+void pfprof_renderer_row_tops (const PfprofTimeline *timeline, const PfprofRenderView *view,
+                               double *tops);
+
 /* The row under drawing coordinate @y, or -1 (ruler, legend, below). */
 int pfprof_renderer_row_at (const PfprofTimeline *timeline, const PfprofRenderView *view, double y);
 

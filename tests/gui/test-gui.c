@@ -422,6 +422,41 @@ test_no_gpu (void)
   g_assert_cmpstr (get (r, "error_dialog"), ==, "0");
 }
 
+/* A trace naming 40,000 GPUs with a stream each (80,000 rows): the window
+ * opens and reports every row on screen, in work linear in the rows (the
+ * report asked each row's position with a pass over the rows before it),
+ * and the summary line names a few GPUs and says how many more (naming
+ * all of them made a label the window could not be sized to: X's
+ * BadAlloc, GSK's texture limit). */
+static void
+test_many_devices (void)
+{
+  g_autofree char *path = tmp_path ("many-devices.pfprof");
+  PfprofTrace *t = rt_trace_new (FALSE, NULL);
+  g_autoptr (Report) r = NULL;
+  guint on_screen = 0;
+
+  for (guint i = 0; i < 40000; i++)
+    {
+      PfprofKernelRecord k = g_array_index (t->tables[PFPROF_TABLE_KERNELS], PfprofKernelRecord, 0);
+
+      k.device_id = 100 + i;
+      k.stream_id = 1000 + i;
+      k.correlation_id = 0;
+      g_array_append_val (t->tables[PFPROF_TABLE_KERNELS], k);
+    }
+  pfprof_trace_sort (t);
+  g_assert_true (rt_trace_write (t, path));
+  pfprof_trace_free (t);
+  r = run_view (path, NULL);
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (get (r, "page"), ==, "content");
+  g_assert_nonnull (strstr (get (r, "summary"), "and 39993 more GPUs"));
+  for (guint i = 0; i < r->lines->len; i++)
+    on_screen += g_str_has_prefix (g_ptr_array_index (r->lines, i), "initial_row=");
+  g_assert_cmpuint (on_screen, >, 10);
+}
+
 /* A trace recorded on the GPU (samples/traces), if the tree has one: it
  * opens and draws its GPU rows with kernels; its first finding (the
  * pageable-copy finding for the pageable sample) can be selected, the view
@@ -649,6 +684,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/corrupt-file-survives", test_corrupt_file_survives);
   g_test_add_func ("/gui/start-on-bad-file", test_start_on_bad_file);
   g_test_add_func ("/gui/no-gpu", test_no_gpu);
+  g_test_add_func ("/gui/many-devices", test_many_devices);
   g_test_add_func ("/gui/pfprof-view", test_pfprof_view);
   g_test_add_func ("/gui/dark-theme", test_dark_theme);
   g_test_add_func ("/gui/recorded-sample", test_recorded_sample);
