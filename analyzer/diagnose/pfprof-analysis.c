@@ -83,7 +83,8 @@ summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
 {
   const PfprofTrace *t = ix->trace;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
-  guint nm = pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS);
+  const guint *dev_m;    /* the device's copies */
+  guint dev_m_n;
   gint64 lo = ix->steady_start, hi = ix->steady_end;
 
   for (guint d = 0; d < ix->devices->len; d++)
@@ -113,8 +114,10 @@ summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
 
         s.idle_data_wait_ns = s.data_wait_ns - pfprof_trace_index_steady_length_of (ix, wb);
       }
-      for (guint i = 0; i < nm; i++)
+      dev_m = pfprof_device_timeline_records (dt, PFPROF_TABLE_MEMCPYS, &dev_m_n);
+      for (guint r = 0; r < dev_m_n; r++)
         {
+          guint i = dev_m[r];
           gint64 dur = m[i].end_ns - m[i].start_ns;
 
           if (m[i].device_id != dt->device_id || !pfprof_trace_index_in_steady (ix, m[i].start_ns))

@@ -229,24 +229,23 @@ queued_idle (const PfprofTraceIndex *ix, const PfprofDeviceTimeline *dev, const 
   PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
   guint j = 0;
 
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
-    if (k[i].device_id == dev->device_id)
-      note_first (first, k[i].correlation_id, k[i].start_ns);
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
-    if (m[i].device_id == dev->device_id)
-      note_first (first, m[i].correlation_id, m[i].start_ns);
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
-    if (s[i].device_id == dev->device_id)
-      note_first (first, s[i].correlation_id, s[i].start_ns);
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
-    if (k[i].device_id == dev->device_id)
-      add_work (w, ix, first, k[i].start_ns, k[i].correlation_id);
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
-    if (m[i].device_id == dev->device_id)
-      add_work (w, ix, first, m[i].start_ns, m[i].correlation_id);
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
-    if (s[i].device_id == dev->device_id)
-      add_work (w, ix, first, s[i].start_ns, s[i].correlation_id);
+  guint nk, nm, ns;
+  const guint *ki = pfprof_device_timeline_records (dev, PFPROF_TABLE_KERNELS, &nk);
+  const guint *mi = pfprof_device_timeline_records (dev, PFPROF_TABLE_MEMCPYS, &nm);
+  const guint *si = pfprof_device_timeline_records (dev, PFPROF_TABLE_MEMSETS, &ns);
+
+  for (guint r = 0; r < nk; r++)
+    note_first (first, k[ki[r]].correlation_id, k[ki[r]].start_ns);
+  for (guint r = 0; r < nm; r++)
+    note_first (first, m[mi[r]].correlation_id, m[mi[r]].start_ns);
+  for (guint r = 0; r < ns; r++)
+    note_first (first, s[si[r]].correlation_id, s[si[r]].start_ns);
+  for (guint r = 0; r < nk; r++)
+    add_work (w, ix, first, k[ki[r]].start_ns, k[ki[r]].correlation_id);
+  for (guint r = 0; r < nm; r++)
+    add_work (w, ix, first, m[mi[r]].start_ns, m[mi[r]].correlation_id);
+  for (guint r = 0; r < ns; r++)
+    add_work (w, ix, first, s[si[r]].start_ns, s[si[r]].correlation_id);
   g_array_sort (w, compare_work);
   for (guint g = 0; g < pfprof_interval_set_n (idle); g++)
     {
@@ -327,6 +326,8 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix)
   const PfprofTrace *t = ix->trace;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
   PfprofIntervalSetBuilder *cb[4];
+  const guint *dev_m;    /* the device's copies */
+  guint dev_m_n;
   PfprofIntervalSet *copies[4];
   PfprofIntervalSet *taken, *all_copies, *idle, *rest;
   static const PfprofApiClass stream_sync[] = { PFPROF_API_CLASS_STREAM_SYNC };
@@ -357,8 +358,10 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix)
   /* GPU busy: copies by kind (pageable first, the compute stream first). */
   for (guint c = 0; c < 4; c++)
     cb[c] = pfprof_interval_set_builder_new ();
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
+  dev_m = pfprof_device_timeline_records (dev, PFPROF_TABLE_MEMCPYS, &dev_m_n);
+  for (guint r = 0; r < dev_m_n; r++)
     {
+      guint i = dev_m[r];
       gboolean pageable;
 
       if (m[i].device_id != dev->device_id)

@@ -427,12 +427,16 @@ steps_from_period (PfprofTraceIndex *ix, GArray *out)
   g_autoptr (GArray) starts = NULL;
   guint before = out->len;
   gint64 span_lo, span_hi;
+  const guint *ki;
+  guint nki;
 
   if (dev == NULL || nk < 8 || pfprof_interval_set_n (dev->kernels) == 0)
     return FALSE;
   r = g_new0 (Recurrence, ns);
-  for (guint i = 0; i < nk; i++)
+  ki = pfprof_device_timeline_records (dev, PFPROF_TABLE_KERNELS, &nki);
+  for (guint j = 0; j < nki; j++)
     {
+      guint i = ki[j];
       Recurrence *x;
 
       if (k[i].device_id != dev->device_id || k[i].name_id >= ns - 1)
@@ -474,9 +478,9 @@ steps_from_period (PfprofTraceIndex *ix, GArray *out)
   if (best == PFPROF_NONE)
     return FALSE;
   starts = g_array_new (FALSE, FALSE, sizeof (gint64));
-  for (guint i = 0; i < nk; i++)
-    if (k[i].device_id == dev->device_id && k[i].name_id == best)
-      g_array_append_val (starts, k[i].start_ns);
+  for (guint j = 0; j < nki; j++)
+    if (k[ki[j]].name_id == best)
+      g_array_append_val (starts, k[ki[j]].start_ns);
   if (!steps_from_starts (ix, (gint64 *) (void *) starts->data, starts->len, out))
     {
       g_array_set_size (out, before);

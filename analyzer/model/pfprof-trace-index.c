@@ -84,6 +84,32 @@ device_timeline_clear (gpointer p)
   pfprof_interval_set_free (d->htod);
   pfprof_interval_set_free (d->htod_kernels);
   pfprof_interval_set_free (d->busy);
+  for (guint i = 0; i < G_N_ELEMENTS (d->records); i++)
+    g_clear_pointer (&d->records[i], g_array_unref);
+}
+
+/* The slot of @table in PfprofDeviceTimeline.records, or -1. */
+static int
+record_slot (PfprofTableId table)
+{
+  switch (table)
+    {
+    case PFPROF_TABLE_KERNELS: return 0;
+    case PFPROF_TABLE_MEMCPYS: return 1;
+    case PFPROF_TABLE_MEMSETS: return 2;
+    default: return -1;
+    }
+}
+
+const guint *
+pfprof_device_timeline_records (const PfprofDeviceTimeline *dev, PfprofTableId table, guint *n)
+{
+  int slot = record_slot (table);
+
+  g_return_val_if_fail (dev != NULL && n != NULL, NULL);
+  g_return_val_if_fail (slot >= 0, NULL);
+  *n = dev->records[slot]->len;
+  return (const guint *) (void *) dev->records[slot]->data;
 }
 
 /* Scratch state per device while the index is built. */
@@ -93,6 +119,7 @@ typedef struct
   PfprofIntervalSetBuilder *k, *c, *n, *b;
   GArray *stream_ns;    /* StreamTime, in the order the streams first appear */
   GHashTable *stream_at; /* stream id -> its index in stream_ns */
+  GArray *records[3];   /* guint: its kernels, copies, memsets (PfprofDeviceTimeline) */
   guint64 n_kernels, n_comm_kernels;
   gint64 kernel_sum_ns;
 } DeviceScratch;
@@ -129,6 +156,8 @@ scratch_for (Scratch *sc, guint32 device_id)
   d->b = pfprof_interval_set_builder_new ();
   d->stream_ns = g_array_new (FALSE, FALSE, sizeof (StreamTime));
   d->stream_at = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < G_N_ELEMENTS (d->records); i++)
+    d->records[i] = g_array_new (FALSE, FALSE, sizeof (guint));
   return d;
 }
 
@@ -316,6 +345,8 @@ build_devices (PfprofTraceIndex *ix)
       DeviceScratch *d = scratch_for (&sc, k[i].device_id);
       guint32 id = k[i].name_id < t->strings->len ? k[i].name_id : t->strings->len;
 
+      g_array_append_val (d->records[0], i);
+
       if (comm_name[id] < 0)
         comm_name[id] = pfprof_kernel_name_is_comm (pfprof_trace_string (t, k[i].name_id));
       if (comm_name[id])
@@ -335,6 +366,7 @@ build_devices (PfprofTraceIndex *ix)
     {
       DeviceScratch *d = scratch_for (&sc, m[i].device_id);
 
+      g_array_append_val (d->records[1], i);
       if (m[i].copy_kind == PFPROF_COPY_KIND_HTOD)
         pfprof_interval_set_builder_add (d->c, m[i].start_ns, m[i].end_ns);
       /* Busy: kernels, every copy and memset of the device. */
@@ -344,6 +376,7 @@ build_devices (PfprofTraceIndex *ix)
     {
       DeviceScratch *d = scratch_for (&sc, ms[i].device_id);
 
+      g_array_append_val (d->records[2], i);
       pfprof_interval_set_builder_add (d->b, ms[i].start_ns, ms[i].end_ns);
     }
 
@@ -372,6 +405,7 @@ build_devices (PfprofTraceIndex *ix)
             }
         }
       dt.n_comm_kernels = d->n_comm_kernels;
+      memcpy (dt.records, d->records, sizeof dt.records);
       dt.kernels = pfprof_interval_set_build (d->k);
       dt.comm = pfprof_interval_set_build (d->n);
       dt.kernels_comm = pfprof_interval_set_union (dt.kernels, dt.comm);

@@ -77,7 +77,16 @@ typedef struct
   PfprofIntervalSet *comm;     /* N: communication (NCCL) kernels */
   PfprofIntervalSet *kernels_comm; /* K ∪ N: what can hide a copy */
   guint64 n_comm_kernels;
+  GArray *records[3];          /* guint: its kernels, copies and memsets, by index
+                                * in their tables (pfprof_device_timeline_records) */
 } PfprofDeviceTimeline;
+
+/* The indices of @dev's records in @table (PFPROF_TABLE_KERNELS,
+ * PFPROF_TABLE_MEMCPYS or PFPROF_TABLE_MEMSETS), ascending, and their
+ * number in *@n: what a pass over one device's work reads, so that a
+ * pass per device costs the device's records, not the trace's. */
+const guint *pfprof_device_timeline_records (const PfprofDeviceTimeline *dev, PfprofTableId table,
+                                             guint *n);
 
 typedef struct _PfprofStepLedger PfprofStepLedger;
 

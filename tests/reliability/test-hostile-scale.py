@@ -10,7 +10,10 @@ Usage: test-hostile-scale.py PFPROF WORKDIR
   distinct pids and one tid: keys packed as (high << 32 | low) that a hash
   of the low half puts in one bucket (n² probes: minutes);
 - 600,000 streams, one kernel each: the index's stream lookup was a scan
-  per kernel (a minute).
+  per kernel (a minute);
+- 100,000 devices with 8 kernels each: the rules, the step ledger and
+  step detection passed over every record once per device (over a
+  minute).
 Each must be read and analysed in linear work. The bound is a hang guard
 (the plain build takes well under a second for each; before, each took
 a minute or more), not a timing. Prints TAP.
@@ -80,5 +83,19 @@ c.executemany("INSERT INTO streams VALUES (?, 1, 0, 0, 0, 0)", ((100 + i,) for i
 c.execute("COMMIT")
 c.close()
 timed(f"{N_STREAMS:,} streams, one kernel each", ["report", "--format", "json", streams])
+
+# 100,000 devices, 8 kernels each.
+devices = os.path.join(SRC, "devices.pfprof")
+with open(rows, "rb") as a, open(devices, "wb") as b:
+    b.write(a.read())
+c = connect(devices)
+N_DEVICES, PER = 100000, 8
+c.execute("BEGIN")
+c.executemany(f"INSERT INTO kernels VALUES ({','.join('?' * len(k))})",
+              ([t0 + (i * PER + j) * 100, 50, 100 + i] + k[3:]
+               for i in range(N_DEVICES) for j in range(PER)))
+c.execute("COMMIT")
+c.close()
+timed(f"{N_DEVICES:,} devices with {PER} kernels each", ["report", "--format", "json", devices])
 
 finish()

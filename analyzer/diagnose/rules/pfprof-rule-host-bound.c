@@ -203,8 +203,11 @@ run (PfprofRuleContext *ctx)
     const PfprofKernelRecord *k = pfprof_trace_kernels (ix->trace);
     guint n = 0;
 
-    for (guint i = 0; i < pfprof_trace_n (ix->trace, PFPROF_TABLE_KERNELS); i++)
-      n += k[i].device_id == dev->device_id && pfprof_trace_index_in_steady (ix, k[i].start_ns);
+    guint nki;
+    const guint *ki = pfprof_device_timeline_records (dev, PFPROF_TABLE_KERNELS, &nki);
+
+    for (guint j = 0; j < nki; j++)
+      n += pfprof_trace_index_in_steady (ix, k[ki[j]].start_ns);
     kernels_per_step = (double) n / pfprof_trace_index_per_step_divisor (ix);
   }
   {

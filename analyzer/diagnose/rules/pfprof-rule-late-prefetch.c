@@ -47,8 +47,8 @@ run (PfprofRuleContext *ctx)
   const PfprofKernelRecord *k = pfprof_trace_kernels (ix->trace);
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
   const PfprofSyncRecord *sy = pfprof_trace_syncs (ix->trace);
-  guint nk = pfprof_trace_n (ix->trace, PFPROF_TABLE_KERNELS);
-  guint nm = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
+  const guint *ki, *mi; /* the device's kernels and copies */
+  guint nk, nm;
   guint ns = pfprof_trace_n (ix->trace, PFPROF_TABLE_SYNCS);
   guint64 min_bytes = (guint64) pfprof_rule_param (ctx, "min-bytes");
   gint64 slack = (gint64) (pfprof_rule_param (ctx, "slack-us") * 1e3);
@@ -63,15 +63,18 @@ run (PfprofRuleContext *ctx)
 
   if (dev->compute_stream == PFPROF_NONE)
     return;
-  for (guint i = 0; i < nk; i++)
-    if (k[i].device_id == dev->device_id && k[i].stream_id == dev->compute_stream)
+  ki = pfprof_device_timeline_records (dev, PFPROF_TABLE_KERNELS, &nk);
+  mi = pfprof_device_timeline_records (dev, PFPROF_TABLE_MEMCPYS, &nm);
+  for (guint j = 0; j < nk; j++)
+    if (k[ki[j]].stream_id == dev->compute_stream)
       {
-        run_max = MAX (run_max, k[i].end_ns);
-        g_array_append_val (starts, k[i].start_ns);
+        run_max = MAX (run_max, k[ki[j]].end_ns);
+        g_array_append_val (starts, k[ki[j]].start_ns);
         g_array_append_val (max_end, run_max);
       }
-  for (guint i = 0; i < nm; i++)
+  for (guint j = 0; j < nm; j++)
     {
+      guint i = mi[j];
       const gint64 *s = (const gint64 *) (void *) starts->data;
       guint lo = 0, hi = starts->len;
       gint64 prev_end, wait;

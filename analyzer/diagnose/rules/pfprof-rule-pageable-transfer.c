@@ -72,20 +72,25 @@ static const char fix_blocking[] =
 /* Pinned HtoD bandwidth in bytes per ns (= GB/s) measured on @device in
  * the whole trace, or 0 when it saw no sizeable pinned copy. */
 static double
-measured_pinned_bandwidth (const PfprofTraceIndex *ix, guint32 device)
+measured_pinned_bandwidth (const PfprofTraceIndex *ix, const PfprofDeviceTimeline *dev)
 {
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
-  guint n = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
+  guint n;
+  const guint *mi = pfprof_device_timeline_records (dev, PFPROF_TABLE_MEMCPYS, &n);
   guint64 bytes = 0;
   gint64 ns = 0;
 
-  for (guint i = 0; i < n; i++)
-    if (m[i].device_id == device && m[i].copy_kind == PFPROF_COPY_KIND_HTOD
-        && m[i].src_kind == PFPROF_MEMORY_KIND_PINNED && m[i].bytes >= (1u << 20))
-      {
-        bytes += m[i].bytes;
-        ns += m[i].end_ns - m[i].start_ns;
-      }
+  for (guint j = 0; j < n; j++)
+    {
+      const PfprofMemcpyRecord *c = &m[mi[j]];
+
+      if (c->copy_kind == PFPROF_COPY_KIND_HTOD && c->src_kind == PFPROF_MEMORY_KIND_PINNED
+          && c->bytes >= (1u << 20))
+        {
+          bytes += c->bytes;
+          ns += c->end_ns - c->start_ns;
+        }
+    }
   return ns > 0 && bytes >= (8u << 20) ? (double) bytes / (double) ns : 0.0;
 }
 
@@ -121,13 +126,14 @@ run (PfprofRuleContext *ctx)
   const PfprofDeviceTimeline *dev = ctx->device;
   const PfprofTraceIndex *ix = ctx->ix;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
-  guint n = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
+  guint n;
+  const guint *mi = pfprof_device_timeline_records (ctx->device, PFPROF_TABLE_MEMCPYS, &n);
   guint64 min_bytes = (guint64) pfprof_rule_param (ctx, "min-bytes");
   g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
   guint64 bytes = 0, n_htod = 0, n_dtoh = 0;
   gint64 time = 0, host_ns = 0, ideal;
-  double pinned = measured_pinned_bandwidth (ix, dev->device_id);
+  double pinned = measured_pinned_bandwidth (ix, dev);
   gboolean measured = pinned > 0;
   guint32 stream = PFPROF_NONE;
   guint best_count = 0;
@@ -139,8 +145,9 @@ run (PfprofRuleContext *ctx)
   guint n_copy_syncs, n_steady, min_count;
   PfprofFinding *f;
 
-  for (guint i = 0; i < n; i++)
+  for (guint j = 0; j < n; j++)
     {
+      guint i = mi[j];
       const PfprofApiRecord *api;
 
       if (m[i].device_id != dev->device_id || !is_pageable (&m[i]) || m[i].bytes < min_bytes

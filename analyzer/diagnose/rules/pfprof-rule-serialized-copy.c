@@ -87,7 +87,8 @@ run (PfprofRuleContext *ctx)
   const PfprofDeviceTimeline *dev = ctx->device;
   const PfprofTraceIndex *ix = ctx->ix;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
-  guint n = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
+  guint n;
+  const guint *mi = pfprof_device_timeline_records (ctx->device, PFPROF_TABLE_MEMCPYS, &n);
   guint64 min_bytes = (guint64) pfprof_rule_param (ctx, "min-bytes");
   double max_overlap = pfprof_rule_param (ctx, "max-overlap");
   g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -97,8 +98,9 @@ run (PfprofRuleContext *ctx)
   guint64 bytes = 0, n_same_stream = 0, n_blocking = 0;
   PfprofFinding *f;
 
-  for (guint i = 0; i < n; i++)
+  for (guint j = 0; j < n; j++)
     {
+      guint i = mi[j];
       gint64 dur = m[i].end_ns - m[i].start_ns;
       gint64 ov;
       gboolean same = m[i].stream_id == dev->compute_stream;

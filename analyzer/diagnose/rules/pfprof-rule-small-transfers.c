@@ -51,7 +51,8 @@ run (PfprofRuleContext *ctx)
   const PfprofDeviceTimeline *dev = ctx->device;
   const PfprofTraceIndex *ix = ctx->ix;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
-  guint nm = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
+  guint nm;
+  const guint *mi = pfprof_device_timeline_records (ctx->device, PFPROF_TABLE_MEMCPYS, &nm);
   guint64 max_bytes = (guint64) pfprof_rule_param (ctx, "max-bytes");
   g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -62,8 +63,9 @@ run (PfprofRuleContext *ctx)
   double per_step, divisor = pfprof_trace_index_per_step_divisor (ix);
   PfprofFinding *f;
 
-  for (guint i = 0; i < nm; i++)
+  for (guint j = 0; j < nm; j++)
     {
+      guint i = mi[j];
       const PfprofApiRecord *api;
       gint64 dur = m[i].end_ns - m[i].start_ns;
 
