@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pfprof-renderer.h"
 #include "render-test-util.h"
@@ -54,6 +55,7 @@ tmp_path (const char *name)
 
 static gboolean via_pfprof_view; /* run through `pfprof view` */
 static const char *extra_env;    /* NAME=VALUE added to the app's environment */
+static const char *view_cwd;     /* the app's working folder; NULL: this one */
 
 /* Runs pfprof-view with @args plus --report; returns what it reported. */
 static Report *
@@ -94,7 +96,7 @@ run_view (const char *first, ...)
 
         envp = g_environ_setenv (envp, kv[0], kv[1], TRUE);
       }
-    g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+    g_assert_true (g_spawn_sync (view_cwd, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
                                  &r->status, &error));
   }
   g_test_message ("pfprof-view stderr: %s", err);
@@ -457,6 +459,59 @@ test_many_devices (void)
   g_assert_cmpuint (on_screen, >, 10);
 }
 
+/* The finding's call site names train.py (relative): from the folder
+ * that holds it, its line is shown; from another folder, where train.py
+ * is a link to it, the file is outside the folder pfprof-view runs in, so
+ * the line is not shown and the panel says why and how to show it;
+ * PFPROF_SOURCE_LINES=always shows it. */
+static void
+test_source_lines (void)
+{
+  g_autofree char *project = tmp_path ("project");
+  g_autofree char *elsewhere = tmp_path ("elsewhere");
+  g_autofree char *train = g_build_filename (project, "train.py", NULL);
+  g_autofree char *link = g_build_filename (elsewhere, "train.py", NULL);
+  g_autoptr (GString) text = g_string_new (NULL);
+  const char *line = "images = images.cuda(non_blocking=True)  # the batch";
+
+  g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (elsewhere, 0700), ==, 0);
+  for (int i = 1; i < 57; i++)
+    g_string_append_c (text, '\n');
+  g_string_append_printf (text, "%s\n", line);
+  g_assert_true (g_file_set_contents (train, text->str, -1, NULL));
+  g_unlink (link);
+  g_assert_cmpint (symlink (train, link), ==, 0);
+
+  view_cwd = project;
+  {
+    g_autoptr (Report) r = run_view ("--select-finding", "0", pageable_trace, NULL);
+
+    g_assert_cmpint (r->status, ==, 0);
+    g_assert_nonnull (strstr (get (r, "finding_sites"), line));
+    g_assert_null (strstr (get (r, "finding_sites"), "Source text not shown"));
+  }
+  view_cwd = elsewhere;
+  {
+    g_autoptr (Report) r = run_view ("--select-finding", "0", pageable_trace, NULL);
+
+    g_assert_cmpint (r->status, ==, 0);
+    g_assert_null (strstr (get (r, "finding_sites"), line));
+    g_assert_nonnull (strstr (get (r, "finding_sites"), "train.py:57"));
+    g_assert_nonnull (strstr (get (r, "finding_sites"), "Source text not shown"));
+    g_assert_nonnull (strstr (get (r, "finding_sites"), "PFPROF_SOURCE_LINES=always"));
+  }
+  extra_env = "PFPROF_SOURCE_LINES=always";
+  {
+    g_autoptr (Report) r = run_view ("--select-finding", "0", pageable_trace, NULL);
+
+    g_assert_cmpint (r->status, ==, 0);
+    g_assert_nonnull (strstr (get (r, "finding_sites"), line));
+  }
+  extra_env = NULL;
+  view_cwd = NULL;
+}
+
 /* A trace recorded on the GPU (samples/traces), if the tree has one: it
  * opens and draws its GPU rows with kernels; its first finding (the
  * pageable-copy finding for the pageable sample) can be selected, the view
@@ -685,6 +740,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/start-on-bad-file", test_start_on_bad_file);
   g_test_add_func ("/gui/no-gpu", test_no_gpu);
   g_test_add_func ("/gui/many-devices", test_many_devices);
+  g_test_add_func ("/gui/source-lines", test_source_lines);
   g_test_add_func ("/gui/pfprof-view", test_pfprof_view);
   g_test_add_func ("/gui/dark-theme", test_dark_theme);
   g_test_add_func ("/gui/recorded-sample", test_recorded_sample);
