@@ -15,9 +15,9 @@ lines; a file it leaves unread is said once. Prints TAP.
 """
 import json
 import os
-import resource
 import shutil
 import subprocess
+import sys
 
 from reltest import check, env_for, finish, generate, note, setup
 
@@ -40,6 +40,9 @@ os.mkfifo(fifo)
 newlines = os.path.join(PROJECT, "newlines.py")
 with open(newlines, "wb") as f:
     f.write(b"\n" * (3 << 20))
+huge = os.path.join(PROJECT, "huge.py")
+with open(huge, "wb") as f:
+    f.write(b"\n" * (15 << 20))
 with open(os.path.join(PROJECT, "notes.txt"), "w") as f:
     f.write("\n" * 56 + SECRET + "\n")
 
@@ -59,15 +62,31 @@ def trace_naming(name, path, line=57):
 
 
 def report(trace, *args, cwd=PROJECT, env=None, fmt="json"):
-    """(exit status, stdout, stderr, peak RSS of the child in MB)."""
+    """(exit status, stdout, stderr)."""
     e = env_for(TMP)
     e.pop("PFPROF_SOURCE_LINES", None)
     e.update(env or {})
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    p = subprocess.run([PFPROF, "report", "--format", fmt, *args, trace], cwd=cwd, env=e,
-                       capture_output=True, text=True, timeout=60)
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return p.returncode, p.stdout, p.stderr, max(rss, before) / 1024
+    try:
+        p = subprocess.run([PFPROF, "report", "--format", fmt, *args, trace], cwd=cwd, env=e,
+                           capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return -9, "", "timed out after 60 s (a read that blocks)"
+    return p.returncode, p.stdout, p.stderr
+
+
+# Runs one command and prints its exit status and peak RSS in KiB: the
+# children of this process are every pfprof run so far, so the peak of
+# one is measured in a process of its own.
+PEAK = ("import resource, subprocess, sys\n"
+        "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+
+
+def peak_mb(trace, *args):
+    out = subprocess.run([sys.executable, "-c", PEAK, PFPROF, "report", "--format", "json", *args, trace],
+                         cwd=PROJECT, env=env_for(TMP), capture_output=True, text=True, timeout=120).stdout
+    rc, kib = out.split()
+    return int(rc), int(kib) / 1024
 
 
 def site(doc):
@@ -76,7 +95,7 @@ def site(doc):
 
 
 def run_json(trace, *args, **kw):
-    rc, out, err, rss = report(trace, *args, **kw)
+    rc, out, err = report(trace, *args, **kw)
     doc = json.loads(out) if rc == 0 else None
     return rc, doc, err
 
@@ -89,23 +108,23 @@ check("a Python file under the current folder: its line is shown",
       rc == 0 and s and s["source"] == SOURCE and doc["traces"][0].get("sources_withheld") == 0, (rc, err, s))
 rc, doc, err = run_json(t, "--source-lines", "never")
 check("--source-lines=never: not even the user's own file is read",
-      rc == 0 and site(doc) and (site(doc) or {}).get("source", "?") is None, (rc, err))
+      rc == 0 and site(doc) and site(doc)["source"] is None, (rc, err))
 
 # The same trace analysed from another folder: the file is outside it.
 rc, doc, err = run_json(t, cwd=OUTSIDE)
 check("run from another folder: the line is not shown, and counted",
-      rc == 0 and (site(doc) or {}).get("source", "?") is None and doc["traces"][0].get("sources_withheld") == 1, (rc, err))
-rc, out, err, _ = report(t, cwd=OUTSIDE, fmt="text")
+      rc == 0 and site(doc)["source"] is None and doc["traces"][0].get("sources_withheld") == 1, (rc, err))
+rc, out, err = report(t, cwd=OUTSIDE, fmt="text")
 check("text report: says once why the source text is missing, and how to show it",
       rc == 0 and out.count("Source text not shown") == 1 and "--source-lines=always" in out, out[-1500:])
 rc, doc, err = run_json(t, "--source-lines", "always", cwd=OUTSIDE)
 check("--source-lines=always from another folder: shown",
-      rc == 0 and (site(doc) or {}).get("source", "?") == SOURCE, (rc, err))
+      rc == 0 and site(doc)["source"] == SOURCE, (rc, err))
 rc, doc, err = run_json(t, cwd=OUTSIDE, env={"PFPROF_SOURCE_LINES": "always"})
-check("PFPROF_SOURCE_LINES=always: shown", rc == 0 and (site(doc) or {}).get("source", "?") == SOURCE, (rc, err))
+check("PFPROF_SOURCE_LINES=always: shown", rc == 0 and site(doc)["source"] == SOURCE, (rc, err))
 rc, doc, err = run_json(t, cwd="/")
 check("run from /: nothing is under the folder, nothing is read",
-      rc == 0 and (site(doc) or {}).get("source", "?") is None and doc["traces"][0].get("sources_withheld") == 1, (rc, err))
+      rc == 0 and site(doc)["source"] is None and doc["traces"][0].get("sources_withheld") == 1, (rc, err))
 
 # A file the trace names outside the folder, directly or through a link
 # inside it, or a file that is not Python: never in any output format.
@@ -114,40 +133,46 @@ for name, path in (("outside", secret), ("link", os.path.join(PROJECT, "link.py"
                    ("text-file", os.path.join(PROJECT, "notes.txt"))):
     t = trace_naming(name, path)
     for fmt in ("json", "text", "markdown", "html", "junit"):
-        rc, out, err, _ = report(t, fmt=fmt)
+        rc, out, err = report(t, fmt=fmt)
         check(f"a site naming {name} ({path}): {fmt} report exit 0 without its text",
               rc == 0 and SECRET not in out, (rc, err[-500:]))
 rc, doc, err = run_json(trace_naming("outside", secret), "--source-lines", "always")
 check("--source-lines=always: a file outside the folder is read (the user asked)",
-      rc == 0 and (site(doc) or {}).get("source", "?") == SECRET, (rc, err))
+      rc == 0 and site(doc)["source"] == SECRET, (rc, err))
 
 # /proc, /sys, /dev: not even with always. The environment of pfprof
 # itself carries a marker that must not come out.
 for path, line in (("/proc/self/environ", 1), ("/proc/self/status", 1), ("/sys/kernel/uevent_seqnum", 1),
                    ("/dev/zero", 1), ("/proc/kmsg", 1)):
     t = trace_naming("special", path, line)
-    rc, out, err, _ = report(t, "--source-lines", "always", env={"PFPROF_MARKER": SECRET})
-    doc = json.loads(out) if rc == 0 else None
-    check(f"{path} with --source-lines=always: exit 0 at once, no text",
-          rc == 0 and site(doc) and (site(doc) or {}).get("source", "?") is None and SECRET not in out, (rc, err[-500:]))
+    for args in ([], ["--source-lines", "always"]):
+        rc, out, err = report(t, *args, env={"PFPROF_MARKER": SECRET})
+        doc = json.loads(out) if rc == 0 else None
+        check(f"{path} {' '.join(args) or '(default)'}: exit 0 at once, no text",
+              rc == 0 and site(doc) and site(doc).get("source", "?") is None and SECRET not in out,
+              (rc, err[-500:]))
 
 # A FIFO (would block), 3 MiB of newlines (3 million lines: a pointer and
-# an allocation each).
-for name, path in (("fifo", fifo), ("newlines", newlines)):
+# an allocation each), 15 MiB of them (over the size bound).
+for name, path in (("fifo", fifo), ("newlines", newlines), ("huge", huge)):
     for when in ("auto", "always"):
         rc, doc, err = run_json(trace_naming(name, path), "--source-lines", when)
         check(f"{name} under the folder, {when}: exit 0 at once, no text",
-              rc == 0 and site(doc) and (site(doc) or {}).get("source", "?") is None, (rc, err[-500:]))
-rc, out, err, rss = report(trace_naming("newlines", newlines), "--source-lines", "always")
-note(f"3 MiB of newlines named by a site: peak RSS of the children so far {rss:.0f} MB")
-check("3 MiB of newlines: peak memory under 200 MB", rc == 0 and rss < 200, f"{rss:.0f} MB")
+              rc == 0 and site(doc) and site(doc)["source"] is None, (rc, err[-500:]))
+rc0, base = peak_mb(trace_naming("own", train))
+for name, path in (("newlines", newlines), ("huge", huge)):
+    rc, rss = peak_mb(trace_naming(name, path))
+    note(f"{os.path.getsize(path) >> 20} MiB of newlines named by a site: peak RSS {rss:.0f} MB "
+         f"(no source read: {base:.0f} MB)")
+    check(f"{name}: {os.path.getsize(path) >> 20} MiB of newlines: peak memory within 64 MB of a run "
+          f"that reads no source", rc == 0 and rc0 == 0 and rss < base + 64, f"{rss:.0f} MB vs {base:.0f} MB")
 
 # A bad value is a usage error.
-rc, out, err, _ = report(trace_naming("own", train), "--source-lines", "sometimes")
+rc, out, err = report(trace_naming("own", train), "--source-lines", "sometimes")
 lines = [l for l in err.split("\n") if l]
 check("--source-lines=sometimes: exit 2, one line", rc == 2 and len(lines) == 1 and "sometimes" in lines[0],
       (rc, lines))
-rc, out, err, _ = report(trace_naming("own", train), env={"PFPROF_SOURCE_LINES": "yes"})
+rc, out, err = report(trace_naming("own", train), env={"PFPROF_SOURCE_LINES": "yes"})
 lines = [l for l in err.split("\n") if l]
 check("PFPROF_SOURCE_LINES=yes: exit 2, one line naming the variable",
       rc == 2 and len(lines) == 1 and "PFPROF_SOURCE_LINES" in lines[0], (rc, lines))
