@@ -2,6 +2,8 @@
 /* pfprof-summary-bar.c: the summary line above the timeline. */
 #include "pfprof-summary-bar.h"
 
+#include <math.h>
+
 #include "pfprof-format.h"
 #include "pfprof-quantile.h"
 
@@ -61,7 +63,12 @@ pfprof_summary_bar_set_analysis (PfprofSummaryBar *self, const PfprofAnalysis *a
       if (a->traces->len > 1)
         g_string_append_printf (s, "Process %" G_GINT64_FORMAT " ",
                                 ((PfprofTrace *) g_ptr_array_index (a->traces, d->trace_index))->pid);
-      g_string_append_printf (s, "GPU %u: copy/compute overlap %.0f%%", d->device_id, d->overlap_fraction * 100);
+      /* NaN: no host-to-device copies to overlap (the HTML report's n/a). */
+      if (isnan (d->overlap_fraction))
+        g_string_append_printf (s, "GPU %u: copy/compute overlap n/a", d->device_id);
+      else
+        g_string_append_printf (s, "GPU %u: copy/compute overlap %.0f%%", d->device_id,
+                                d->overlap_fraction * 100);
       if (exposed >= 0)
         {
           g_autofree char *e = pfprof_format_ns (exposed);

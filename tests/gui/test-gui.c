@@ -454,6 +454,9 @@ test_many_devices (void)
   g_assert_cmpint (r->status, ==, 0);
   g_assert_cmpstr (get (r, "page"), ==, "content");
   g_assert_nonnull (strstr (get (r, "summary"), "and 39993 more GPUs"));
+  /* GPUs without copies have no overlap to show, not a "nan%". */
+  g_assert_nonnull (strstr (get (r, "summary"), "GPU 100: copy/compute overlap n/a"));
+  g_assert_null (strstr (get (r, "summary"), "nan"));
   for (guint i = 0; i < r->lines->len; i++)
     on_screen += g_str_has_prefix (g_ptr_array_index (r->lines, i), "initial_row=");
   g_assert_cmpuint (on_screen, >, 10);
