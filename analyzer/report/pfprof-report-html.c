@@ -248,6 +248,16 @@ pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
         g_string_append (out, "</strong></p>\n");
       }
   }
+  {
+    g_autofree char *withheld = pfprof_report_sources_withheld_note (a, G_MAXUINT);
+
+    if (withheld != NULL)
+      {
+        g_string_append (out, "<p class=\"note\">");
+        esc (out, withheld);
+        g_string_append (out, "</p>\n");
+      }
+  }
   /* Summary. */
   g_string_append (out, "<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th>Trace</th><th>Device</th>"
                         "<th>" PFPROF_REPORT_KERNEL_BUSY "</th><th>" PFPROF_REPORT_GPU_IDLE "</th><th>HtoD</th>"

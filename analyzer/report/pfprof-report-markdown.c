@@ -99,6 +99,16 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
         g_string_append (out, "\n\n");
       }
   }
+  {
+    g_autofree char *withheld = pfprof_report_sources_withheld_note (a, G_MAXUINT);
+
+    if (withheld != NULL)
+      {
+        g_string_append (out, "> ");
+        md (out, withheld);
+        g_string_append (out, "\n\n");
+      }
+  }
   if (headline)
     g_string_append_printf (out, "**%s**\n\n", headline);
   if (a->findings->len == 0)

@@ -232,15 +232,12 @@ header (Text *t, const PfprofAnalysis *a)
                                 "bad python_sites rows (a line below 1, no file name, an unknown "
                                 "kind or a name over 4 KiB).\n",
                                 ts->n_bad_sites);
-      if (ts->n_sources_withheld > 0)
-        {
-          g_autofree char *withheld = g_strdup_printf (
-            "Source text not shown for %u file%s outside the folder pfprof runs in (or not Python "
-            "files): --source-lines=always shows it.", ts->n_sources_withheld,
-            ts->n_sources_withheld == 1 ? "" : "s");
+      {
+        g_autofree char *withheld = pfprof_report_sources_withheld_note (a, ts->trace_index);
 
+        if (withheld != NULL)
           wrap (t, withheld, 6);
-        }
+      }
       /* What the trace's format cannot show, and which rules it leaves
        * unable to judge (a foreign trace's importer says). */
       for (guint n = 0; tr->notes != NULL && n < tr->notes->len; n++)

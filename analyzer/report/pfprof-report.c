@@ -287,6 +287,26 @@ pfprof_report_incomplete_notes (const PfprofAnalysis *a)
 }
 
 char *
+pfprof_report_sources_withheld_note (const PfprofAnalysis *a, guint trace_index)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (a != NULL, NULL);
+  for (guint i = 0; a->trace_summaries != NULL && i < a->trace_summaries->len; i++)
+    {
+      const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
+
+      if (trace_index == G_MAXUINT || ts->trace_index == trace_index)
+        n += ts->n_sources_withheld;
+    }
+  if (n == 0)
+    return NULL;
+  return g_strdup_printf ("Source text not shown for %u file%s outside the folder pfprof runs in (or "
+                          "not Python files): --source-lines=always shows it.",
+                          n, n == 1 ? "" : "s");
+}
+
+char *
 pfprof_report_saving (const PfprofFinding *f)
 {
   g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);

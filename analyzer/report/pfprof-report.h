@@ -74,6 +74,13 @@ char *pfprof_report_describe_cut (const PfprofTrace *trace);
  * escape. Empty when every trace is finished. */
 GPtrArray *pfprof_report_incomplete_notes (const PfprofAnalysis *analysis);
 
+/* "Source text not shown for N files outside the folder pfprof runs in
+ * ...: --source-lines=always shows it." for the files the source-lines
+ * policy left unread (PfprofTraceSummary.n_sources_withheld), of one
+ * trace when @trace_index is a trace's, of all when it is G_MAXUINT;
+ * NULL when there are none. Said once by each format. */
+char *pfprof_report_sources_withheld_note (const PfprofAnalysis *analysis, guint trace_index);
+
 /* Per-format renderers, one file each. */
 void pfprof_report_text (const PfprofAnalysis *analysis, const PfprofReportOptions *options, GString *out);
 void pfprof_report_json (const PfprofAnalysis *analysis, const PfprofReportOptions *options, GString *out);

@@ -114,9 +114,14 @@ check("--source-lines=never: not even the user's own file is read",
 rc, doc, err = run_json(t, cwd=OUTSIDE)
 check("run from another folder: the line is not shown, and counted",
       rc == 0 and site(doc)["source"] is None and doc["traces"][0].get("sources_withheld") == 1, (rc, err))
-rc, out, err = report(t, cwd=OUTSIDE, fmt="text")
-check("text report: says once why the source text is missing, and how to show it",
-      rc == 0 and out.count("Source text not shown") == 1 and "--source-lines=always" in out, out[-1500:])
+for fmt in ("text", "markdown", "html"):
+    rc, out, err = report(t, cwd=OUTSIDE, fmt=fmt)
+    check(f"{fmt} report: says once why the source text is missing, and how to show it",
+          rc == 0 and out.count("Source text not shown") == 1 and "--source-lines=always" in out,
+          out[-1500:])
+    rc, out, err = report(t, fmt=fmt)
+    check(f"{fmt} report: nothing to say when the file was read", rc == 0 and "Source text not shown" not in out,
+          out[-1500:])
 rc, doc, err = run_json(t, "--source-lines", "always", cwd=OUTSIDE)
 check("--source-lines=always from another folder: shown",
       rc == 0 and site(doc)["source"] == SOURCE, (rc, err))
