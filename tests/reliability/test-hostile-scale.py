@@ -11,7 +11,7 @@ Usage: test-hostile-scale.py PFPROF WORKDIR
   of the low half puts in one bucket (n² probes: minutes);
 - 600,000 streams, one kernel each: the index's stream lookup was a scan
   per kernel (a minute);
-- 100,000 devices with 8 kernels each: the rules, the step ledger and
+- 60,000 devices with 8 kernels each: the rules, the step ledger and
   step detection passed over every record once per device (over a
   minute).
 Each must be read and analysed in linear work. The bound is a hang guard
@@ -84,12 +84,12 @@ c.execute("COMMIT")
 c.close()
 timed(f"{N_STREAMS:,} streams, one kernel each", ["report", "--format", "json", streams])
 
-# 100,000 devices, 8 kernels each.
+# 60,000 devices, 8 kernels each.
 devices = os.path.join(SRC, "devices.pfprof")
 with open(rows, "rb") as a, open(devices, "wb") as b:
     b.write(a.read())
 c = connect(devices)
-N_DEVICES, PER = 100000, 8
+N_DEVICES, PER = 60000, 8
 c.execute("BEGIN")
 c.executemany(f"INSERT INTO kernels VALUES ({','.join('?' * len(k))})",
               ([t0 + (i * PER + j) * 100, 50, 100 + i] + k[3:]
