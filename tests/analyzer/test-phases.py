@@ -5,7 +5,11 @@ evaluation batches by the optimizer and backward marks, the steady state
 made of training steps only, phases that add up to the run, and idle
 time that is not called input when the trace shows no input.
 
-Usage: test-phases.py PFPROF WORKDIR  (TAP on stdout)
+Usage: test-phases.py PFPROF WORKDIR [SAMPLES]  (TAP on stdout)
+
+With SAMPLES (samples/traces), also the programs recorded on the H200:
+apex's main_amp.py with its validation pass, gradient accumulation, and
+training with validation every epoch.
 """
 import json
 import os
@@ -17,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from analyzer_tap import check, finish, run  # noqa: E402
 
 pfprof, work = sys.argv[1], sys.argv[2]
+samples = sys.argv[3] if len(sys.argv) > 3 else None
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 
@@ -105,4 +110,32 @@ rc, q2, _ = report(rows2)
 check("with input copies every step, idle time can be input",
       q2 and "input-starved" in [f["rule"] for f in q2["findings"]],
       q2 and [f["rule"] for f in q2["findings"]])
+# 4. Recorded programs (samples/README.md says how each was made).
+if samples:
+    rc, a, _ = report(os.path.join(samples, "p_apex.pfprof"))
+    t, st = a["traces"][0], a["summary"]["steps"]
+    check("apex main_amp.py: 30 training steps, its 10-batch validation pass is evaluation",
+          t["phases"]["training_steps"] == 30 and t["phases"]["evaluation_batches"] >= 10
+          and st["steady"] == 30 - t["warmup_steps"], (t["phases"], st["steady"]))
+    # Validation's first batches took 0.25-3.95 s (its workers starting,
+    # cuDNN autotuning the eval shapes): none of them is a steady step.
+    check("apex: no validation batch among the steady steps (p90 under 100 ms)",
+          st["p90_ns"] < 100e6, st)
+    check("apex: no record-stream-stall error from validation's allocator activity",
+          not any(f["rule"] == "record-stream-stall" and f["severity"] == "error" for f in a["findings"]),
+          [f["rule"] for f in a["findings"]])
+    ledger = t["ledger"]
+    check("apex: the GPU side of the last training step stops before validation starts",
+          ledger["mean"]["step_ns"] < 1.2 * ledger["median"]["step_ns"], ledger["mean"]["step_ns"])
+    rc, ap, _ = report(os.path.join(samples, "p_apex_pageable.pfprof"))
+    check("apex with pin_memory=False: pageable-transfer found",
+          "pageable-transfer" in [f["rule"] for f in ap["findings"]], [f["rule"] for f in ap["findings"]])
+    rc, q, _ = report(os.path.join(samples, "q_grad_accum.pfprof"))
+    check("four micro-batches per optimizer step: 35 steps from optimizer steps, not 140 batches",
+          q["traces"][0]["step_source"] == "optimizer" and q["traces"][0]["steps"] == 35,
+          (q["traces"][0]["step_source"], q["traces"][0]["steps"]))
+    rc, tv, _ = report(os.path.join(samples, "r_train_validate.pfprof"))
+    p = tv["traces"][0]["phases"]
+    check("validation every epoch: 44 training steps, its 2 passes of 10 batches evaluation",
+          p["training_steps"] == 44 and p["evaluation_batches"] >= 20, p)
 finish()
