@@ -13,8 +13,12 @@
  *      exit(). Short options mean the same in every command: -o --output,
  *      -f --force, -F --format, -q --quiet.
  *   2. Declare both below and add one row to `commands` in cli/pfprof.c.
- *   3. Add the file to cli/meson.build, the man page to cli/meson.build
- *      and a test to tests/meson.build.
+ *   3. Add the file to cli/meson.build and NAME to the man pages' list
+ *      there, and a test under tests/cli/.
+ *   A command that analyses traces takes --config, --rules and
+ *   --step-pattern from pfprof-cli-analysis-options.h and loads them with
+ *   pfprof_cli_analyze() (pfprof-cli-analyze.h), which refuses traces of
+ *   different runs.
  */
 #pragma once
 
