@@ -338,6 +338,7 @@ const PfprofCliHelp pfprof_cmd_record_help = {
   "  PFPROF_REDACT_ARGS=1  store only the program name (as --redact-args)\n"
   "  PFPROF_STATUS_DIR  where each process reports what it wrote\n"
   "  PFPROF_PYTHON_HOOKS=0  the Python hook does nothing (as --no-python-hooks)\n"
+  "  PFPROF_WORKER_HOOKS=0  nothing is recorded inside the DataLoader (as --no-worker-hooks)\n"
   "  PFPROF_TRACE_LAUNCHES=1  as --trace-launches\n"
   "  PFPROF_KEEP_EMPTY=1  keep the trace of a process that ran nothing on the GPU\n"
   "  PFPROF_ALL_API=1  with --trace-launches, also record getter API calls\n"
@@ -375,7 +376,7 @@ pfprof_cmd_record (int argc, char **argv)
   g_autofree char *sample = NULL;
   g_autofree char *capture = NULL;
   gboolean force = FALSE, quiet = FALSE, no_hooks = FALSE, redact = FALSE, no_report = FALSE, help = FALSE;
-  gboolean skip_launches = FALSE, trace_launches = FALSE, view = FALSE;
+  gboolean skip_launches = FALSE, trace_launches = FALSE, view = FALSE, no_worker_hooks = FALSE;
   GOptionEntry entries[] = {
     { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Trace path (%p %h %r expand)", "PATH" },
@@ -388,6 +389,8 @@ pfprof_cmd_record (int argc, char **argv)
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
     { "no-python-hooks", 0, 0, G_OPTION_ARG_NONE, &no_hooks, "Do not install the Python hook (DataLoader NVTX ranges, call sites)",
       NULL },
+    { "no-worker-hooks", 0, 0, G_OPTION_ARG_NONE, &no_worker_hooks,
+      "Record nothing inside the DataLoader (its workers' batches and stages, the pin thread)", NULL },
     { "redact-args", 0, 0, G_OPTION_ARG_NONE, &redact, "Do not store PROGRAM's arguments in the trace", NULL },
     { "no-report", 0, 0, G_OPTION_ARG_NONE, &no_report, "Do not print the findings at the end", NULL },
     { "view", 0, 0, G_OPTION_ARG_NONE, &view, "Open the timeline app on the trace while it is recorded", NULL },
@@ -444,6 +447,8 @@ pfprof_cmd_record (int argc, char **argv)
   aside = set_old_trace_aside (template, force, &aside_ok);
   if (!aside_ok)
     return PFPROF_EXIT_USAGE;
+  if (no_worker_hooks)
+    g_setenv ("PFPROF_WORKER_HOOKS", "0", TRUE);
   code = run (command, template, force, quiet, no_hooks, redact, no_report, skip_launches, trace_launches,
               delay, duration, sample, capture, view);
   put_old_trace_back (template, aside);
@@ -559,8 +564,18 @@ run (char **command, const char *template, gboolean force, gboolean quiet, gbool
       const char *data = text ? g_bytes_get_data (text, &len) : NULL;
 
       hook_dir = g_build_filename (tmpdir, "python", NULL);
+      g_autoptr (GBytes) workers_text = g_resources_lookup_data (PFPROF_RECORD_WORKERS_RESOURCE, 0, NULL);
+      g_autofree char *workers = NULL;
+      gsize workers_len = 0;
+      const char *workers_data = workers_text ? g_bytes_get_data (workers_text, &workers_len) : NULL;
+
       hook = g_build_filename (hook_dir, "sitecustomize.py", NULL);
-      if (data == NULL || g_mkdir (hook_dir, 0700) != 0 || !g_file_set_contents (hook, data, (gssize) len, &error))
+      /* Imported by the hook at start-up, before it takes its folder off
+       * sys.path: spawned DataLoader workers find it there too. */
+      workers = g_build_filename (hook_dir, "pfprof_workers.py", NULL);
+      if (data == NULL || workers_data == NULL || g_mkdir (hook_dir, 0700) != 0
+          || !g_file_set_contents (hook, data, (gssize) len, &error)
+          || !g_file_set_contents (workers, workers_data, (gssize) workers_len, &error))
         {
           pfprof_cli_error ("cannot write the Python hook: %s", error ? error->message : g_strerror (errno));
           pfprof_cli_program_remove_tree (tmpdir);

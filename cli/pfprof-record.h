@@ -11,6 +11,8 @@ G_BEGIN_DECLS
  * compiled into the binary), which the launcher writes as sitecustomize.py
  * into a private folder put first on PYTHONPATH. */
 #define PFPROF_RECORD_HOOK_RESOURCE "/org/pfprof/cli/pfprof_sitecustomize.py"
+/* What the hook records inside the DataLoader, written next to it. */
+#define PFPROF_RECORD_WORKERS_RESOURCE "/org/pfprof/cli/pfprof_workers.py"
 
 /* What one traced process reported through its status file. */
 typedef struct

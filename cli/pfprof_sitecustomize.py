@@ -44,6 +44,9 @@
 #     "pfprof:backward" as every backward pass starts (a wrapper around
 #     torch.autograd.backward, which Tensor.backward calls): a mark a step,
 #     no range to balance if the step raises;
+#   - imports pfprof_workers (written next to it) unless
+#     PFPROF_WORKER_HOOKS=0, which records inside the DataLoader: its
+#     workers, batches and pin-memory thread (that file says how);
 #   - removes its folder from sys.path and imports the sitecustomize it
 #     shadows, if any, so the user's own start-up code still runs;
 #   - never raises into the user's program: every step of its own is
@@ -478,6 +481,9 @@ def _pfprof_wrap_exit(sites):
     def _exit(*args, **kwargs):
         if sites is not None:
             sites.finish()
+        before = getattr(_exit, '_pfprof_before', None)
+        if before is not None:
+            before()
         try:
             import ctypes
             ctypes.CDLL(lib_path, mode=_os.RTLD_NOLOAD).pfprof_collector_finish()
@@ -525,6 +531,19 @@ if _os.environ.get('PFPROF_PYTHON_HOOKS', '1') == '1':
         pass
     try:
         _pfprof_wrap_exit(_pfprof_site_recorder)
+    except Exception:
+        pass
+if _os.environ.get('PFPROF_PYTHON_HOOKS', '1') == '1' and \
+        _os.environ.get('PFPROF_WORKER_HOOKS', '1') != '0' and _os.environ.get('PFPROF_STATUS_DIR'):
+    try:  # inside the DataLoader: its workers, batches, pin thread (cli/pfprof_workers.py)
+        import pfprof_workers
+        _pfprof_worker_main = pfprof_workers.install(
+            _pfprof_when_imported, _os.path.join(_os.environ['PFPROF_STATUS_DIR'], 'workers'))
+        if not getattr(_os._exit, '_pfprof', False):
+            _pfprof_wrap_exit(None)
+        _os._exit._pfprof_before = _pfprof_worker_main.hand_over
+        import atexit as _atexit
+        _atexit.register(_pfprof_worker_main.hand_over)
     except Exception:
         pass
 if _os.environ.get('PFPROF_TRY_STEPS') or _os.environ.get('PFPROF_TRY_FIXES'):
