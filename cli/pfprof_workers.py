@@ -371,24 +371,27 @@ class Main:
             event.argtypes = [u32, u32, u32, u32, i64, i64, i64, i64, i64]
             site.restype = event.restype = ctypes.c_int
             files, names = read(self.folder, _os.getpid())
-            ids = {}
+            # One site per stage, whichever workers ran it.
+            ids, sids = {}, {}
             for key in sorted(names):
                 n = names[key]
-                sid = ids[key] = self.STAGE_SITE_BASE + len(ids)
-                enc = [str(n.get(k) or '').encode('utf-8', 'surrogateescape')
-                       for k in ('kind', 'file', 'name')]
-                if site(sid, 6, enc[0], enc[1], int(n.get('line') or 0), enc[2], None, 0, None, 0) < 0:
-                    return
+                what = tuple(str(n.get(k) or '') for k in ('kind', 'file', 'name', 'line'))
+                sid = sids.get(what)
+                if sid is None:
+                    sid = sids[what] = self.STAGE_SITE_BASE + len(sids)
+                    enc = [v.encode('utf-8', 'surrogateescape') for v in what[:3]]
+                    if site(sid, 6, enc[0], enc[1], int(n.get('line') or 0), enc[2], None, 0, None, 0) < 0:
+                        return
+                ids[key] = sid
             for offset, rows in files:
                 for kind, wid, pid, stage, batch, start, end, a, b in rows:
-                    if kind == CLOCK:
-                        start, end = start + offset, start + offset
-                    elif kind in (BATCH, FAILED, GOT):
-                        start, end = start + offset, end + offset
-                        if kind != GOT:
-                            a, b = (a + offset if a else 0), (b + offset if b else 0)
-                    else:
-                        start, end = start + offset, end + offset
+                    # Onto CLOCK_REALTIME; the collector moves them onto its clock.
+                    end = start + offset if kind == CLOCK else end + offset
+                    start += offset
+                    if kind in (BATCH, FAILED):
+                        a, b = (a + offset if a else 0), (b + offset if b else 0)
+                    elif kind == GOT:
+                        a += offset
                     if kind == STAGE:
                         stage = ids.get((pid, stage), 0)
                     if event(kind, wid & 0xffff, pid & 0xffffffff, stage & 0xffffffff, batch,

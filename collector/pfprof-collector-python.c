@@ -9,7 +9,8 @@
  * later ones, 176 at most per site). They copy their
  * arguments into a queue under a short mutex and return; the writer
  * thread drains the queue at each round into `python_sites` and
- * `python_calls`. They never block longer than that mutex, never call
+ * `python_calls`, and a third, the rows the hook recorded inside the
+ * DataLoader, into `worker_events`. They never block longer than that mutex, never call
  * CUPTI or SQLite, and refuse rather than queue without bound.
  *
  * Why through the collector and not a file the launcher merges: the rows
@@ -37,9 +38,10 @@ typedef struct _PythonPending PythonPending;
 struct _PythonPending
 {
   PythonPending *next;
-  int is_site;
+  int is_site;                 /* 1: site; 0: call; 2: worker event */
   PfprofPythonSiteRecord site; /* string ids unset */
   PfprofPythonCallRecord call;
+  PfprofWorkerEventRecord event;
   char *strings[5];            /* api, file, function, caller file, caller function */
 };
 
@@ -180,6 +182,52 @@ pfprof_collector_python_call (uint32_t site_id, uint32_t tid, int64_t start_ns, 
   return enqueue (p);
 }
 
+/* Queues one worker_events row (PfprofWorkerEventKind @kind), times
+ * CLOCK_REALTIME ns: @start_ns, @end_ns, and @a and @b where the kind
+ * makes them times (BATCH, FAILED: collate start and end; GOT: asked),
+ * 0 meaning unknown. The main process's hook hands over its workers'
+ * rows and its own at exit (cli/pfprof_workers.py). Same return values. */
+PFPROF_EXPORT int pfprof_collector_python_worker_event (uint32_t kind, uint32_t worker_id, uint32_t pid,
+                                                        uint32_t site_id, int64_t batch, int64_t start_ns,
+                                                        int64_t end_ns, int64_t a, int64_t b);
+
+PFPROF_EXPORT int
+pfprof_collector_python_worker_event (uint32_t kind, uint32_t worker_id, uint32_t pid, uint32_t site_id,
+                                      int64_t batch, int64_t start_ns, int64_t end_ns, int64_t a, int64_t b)
+{
+  PythonPending *p;
+  struct timespec rt;
+  int64_t offset;
+  int ok = accepting ();
+
+  if (ok != 0)
+    return ok;
+  if (kind < PFPROF_WORKER_CLOCK || kind > PFPROF_WORKER_PIN || worker_id > UINT16_MAX || start_ns <= 0
+      || end_ns < start_ns || (p = calloc (1, sizeof *p)) == NULL)
+    return -1;
+  offset = pfprof_collector_cupti_timestamp ();
+  clock_gettime (CLOCK_REALTIME, &rt);
+  offset -= (int64_t) rt.tv_sec * 1000000000 + rt.tv_nsec;
+  if (kind == PFPROF_WORKER_BATCH || kind == PFPROF_WORKER_FAILED)
+    {
+      a = a > 0 ? a + offset : 0;
+      b = b > 0 ? b + offset : 0;
+    }
+  else if (kind == PFPROF_WORKER_GOT)
+    a = a > 0 ? a + offset : 0;
+  p->is_site = 2;
+  p->event.start_ns = start_ns + offset;
+  p->event.end_ns = end_ns + offset;
+  p->event.batch = batch;
+  p->event.value_a = a;
+  p->event.value_b = b;
+  p->event.pid = pid;
+  p->event.site_id = site_id;
+  p->event.worker_id = (uint16_t) worker_id;
+  p->event.kind = (uint8_t) kind;
+  return enqueue (p);
+}
+
 void
 pfprof_collector_python_write (PfprofTraceWriter *w)
 {
@@ -195,7 +243,9 @@ pfprof_collector_python_write (PfprofTraceWriter *w)
       PythonPending *next = p->next;
       int status;
 
-      if (p->is_site)
+      if (p->is_site == 2)
+        status = pfprof_trace_writer_append (w, PFPROF_TABLE_WORKER_EVENTS, &p->event);
+      else if (p->is_site)
         {
           p->site.api_id = pfprof_trace_writer_intern (w, p->strings[0]);
           p->site.file_id = pfprof_trace_writer_intern (w, p->strings[1]);

@@ -205,6 +205,10 @@ typedef struct
   int64_t last_api_end;               /* host end of the last copy's API call */
   uint64_t batch_site_calls;          /* calls of the Python site of the batch copy */
   uint64_t model_site_calls;          /* calls of the site of model.cuda() */
+  uint64_t worker_rng;                /* the DataLoader workers' own random stream */
+  int64_t worker_free[2];             /* when each worker finished its last batch */
+  int64_t worker_cpu[2];              /* its CPU ns since it started recording */
+  int64_t worker_start;               /* when the workers started recording */
 } Gen;
 
 /* ---- Small helpers --------------------------------------------------- */
@@ -738,6 +742,115 @@ write_site (Gen *g, uint32_t site_id, int32_t line, const char *function, uint64
   emit (g, PFPROF_TABLE_PYTHON_SITES, &r);
 }
 
+/* The DataLoader's two workers, as the hook records them inside the
+ * DataLoader (worker_events): batch N, consumed by step N, is made by
+ * worker N % 2 from the end of that worker's previous batch (or, when the
+ * pipeline keeps up, from as late as lets it arrive in time): the loader
+ * (decoding) takes 61% of it and the transform 22%, then collate_fn 5%.
+ * The workers are CPU-bound (CPU = wall while busy); they may use
+ * PFPROF_TRACE_GENERATOR_WORKER_CORES cores, 2 with INPUT_STARVED
+ * (both busy: saturated). The pin-memory thread pins each batch (300 us)
+ * before the main process gets it. Their own random stream, so the rest
+ * of the trace is the same as without them. */
+#define LOADER_SITE_ID (1u << 30)
+#define TRANSFORM_SITE_ID ((1u << 30) + 1)
+static int64_t
+worker_rand (Gen *g, int64_t lo, int64_t hi)
+{
+  uint64_t z = (g->worker_rng += 0x9e3779b97f4a7c15ull);
+
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return hi <= lo ? lo : lo + (int64_t) (z % (uint64_t) (hi - lo + 1));
+}
+
+static uint32_t
+worker_pid (const Gen *g, unsigned w)
+{
+  return g->pid + 100 + w;
+}
+
+static void
+worker_event (Gen *g, uint8_t kind, unsigned w, uint32_t pid, uint32_t site_id, int64_t batch, int64_t start,
+              int64_t end, int64_t a, int64_t b)
+{
+  PfprofWorkerEventRecord r = { 0 };
+
+  r.kind = kind;
+  r.worker_id = (uint16_t) w;
+  r.pid = pid;
+  r.site_id = site_id;
+  r.batch = batch;
+  r.start_ns = start;
+  r.end_ns = end;
+  r.value_a = a;
+  r.value_b = b;
+  emit (g, PFPROF_TABLE_WORKER_EVENTS, &r);
+}
+
+static void
+worker_clocks (Gen *g, int64_t t)
+{
+  int64_t cores = planted (g, PFPROF_PLANT_INPUT_STARVED) ? 2 : PFPROF_TRACE_GENERATOR_WORKER_CORES;
+
+  g->worker_start = t;
+  g->worker_free[0] = g->worker_free[1] = t;
+  worker_event (g, PFPROF_WORKER_CLOCK, 0, g->pid, 0, 0, t, t, cores * 1000, 0);
+  for (unsigned w = 0; w < 2; w++)
+    worker_event (g, PFPROF_WORKER_CLOCK, w, worker_pid (g, w), 0, 0, t, t, cores * 1000, 2);
+}
+
+/* Batch @n, handed to the program at @got after it asked at @asked. */
+static void
+worker_batch (Gen *g, uint32_t n, int64_t asked, int64_t got)
+{
+  unsigned w = n % 2;
+  uint32_t pid = worker_pid (g, w);
+  int64_t arrived = got - worker_rand (g, 10 * US, 40 * US);
+  int64_t pin_end = arrived - worker_rand (g, 5 * US, 20 * US);
+  int64_t pin_start = pin_end - 300 * US;
+  int64_t put = pin_start - worker_rand (g, 20 * US, 60 * US);
+  int64_t len = planted (g, PFPROF_PLANT_INPUT_STARVED) ? put - g->worker_free[w] : worker_rand (g, 3 * MS, 4 * MS);
+  int64_t start = put - len, loader, transform, collate;
+
+  if (start < g->worker_free[w])
+    {
+      /* The worker was still busy: the batch comes later. */
+      start = g->worker_free[w];
+      put = start + len;
+    }
+  loader = len * 61 / 100;
+  transform = len * 22 / 100;
+  collate = len * 5 / 100;
+  worker_event (g, PFPROF_WORKER_BATCH, w, pid, 32, n, start, put, put - collate - 10 * US, put - 10 * US);
+  worker_event (g, PFPROF_WORKER_STAGE, w, pid, LOADER_SITE_ID, n, start, start + loader + transform, loader, 32);
+  worker_event (g, PFPROF_WORKER_STAGE, w, pid, TRANSFORM_SITE_ID, n, start + loader / 32,
+                start + loader + transform, transform, 32);
+  g->worker_cpu[w] += len;
+  worker_event (g, PFPROF_WORKER_CPU, w, pid, 0, n, start, put, g->worker_cpu[w], put - g->worker_start);
+  g->worker_free[w] = put;
+  worker_event (g, PFPROF_WORKER_PIN, 0, 0, 0, n, pin_start, pin_end, 280 * US, g->tid_pin);
+  worker_event (g, PFPROF_WORKER_GOT, w, pid, n, n, max64 (arrived, pin_end), max64 (got, arrived), asked, 1);
+}
+
+static void
+write_stage_site (Gen *g, uint32_t site_id, const char *attr, const char *function, const char *file,
+                  int32_t line)
+{
+  PfprofPythonSiteRecord r = { 0 };
+
+  r.site_id = site_id;
+  r.kind = PFPROF_SITE_WORKER_STAGE;
+  r.api_id = pfprof_trace_writer_intern (g->w, attr);
+  r.file_id = pfprof_trace_writer_intern (g->w, file);
+  r.line = line;
+  r.function_id = pfprof_trace_writer_intern (g->w, function);
+  r.caller_file_id = PFPROF_NONE;
+  r.caller_function_id = PFPROF_NONE;
+  emit (g, PFPROF_TABLE_PYTHON_SITES, &r);
+}
+
 /* Copies the batch of the next step on the copy stream and records the
  * event the compute stream will wait on. */
 static void
@@ -863,6 +976,7 @@ step (Gen *g, uint32_t n)
   if (planted (g, PFPROF_PLANT_LATE_PREFETCH))
     dl_end = max64 (dl_end, g->stream_free[0]);
   nvtx (g, g->domain_pfprof, g->str_dataloader, step_start, dl_end, 0, PFPROF_NVTX_RANGE);
+  worker_batch (g, n, step_start, dl_end);
   g->h = dl_end;
   host_gap (g);
 
@@ -1196,6 +1310,8 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
             gen->seed & 0xffffffffu, (uint64_t) gen->rank);
   write_objects (&g, uuid);
 
+  g.worker_rng = gen->seed ^ 0x5eed0f00du;
+  worker_clocks (&g, g.h);
   warmup (&g);
   if (result != NULL)
     memset (result, 0, sizeof *result);
@@ -1226,6 +1342,10 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
   device_synchronize (&g);
   write_site (&g, BATCH_SITE_ID, PFPROF_TRACE_GENERATOR_SITE_LINE, "train_one_epoch", g.batch_site_calls);
   write_site (&g, MODEL_SITE_ID, PFPROF_TRACE_GENERATOR_MODEL_SITE_LINE, "build_model", g.model_site_calls);
+  write_stage_site (&g, LOADER_SITE_ID, "loader", "torchvision.datasets.folder.default_loader",
+                    PFPROF_TRACE_GENERATOR_LOADER_FILE, PFPROF_TRACE_GENERATOR_LOADER_LINE);
+  write_stage_site (&g, TRANSFORM_SITE_ID, "transform", "torchvision.transforms.transforms.RandomResizedCrop",
+                    PFPROF_TRACE_GENERATOR_SITE_FILE, PFPROF_TRACE_GENERATOR_TRANSFORM_LINE);
   if (g.status == PFPROF_WRITER_OK)
     g.status = pfprof_trace_writer_set_meta_int (g.w, "generator_steps", n);
   if (g.status == PFPROF_WRITER_OK)
@@ -1245,8 +1365,8 @@ pfprof_trace_generator_write (const PfprofTraceGenerator *gen, const char *path,
     {
       result->n_steps = n;
       /* Everything but the devices, contexts, streams, threads and
-       * the two python_sites rows. */
-      result->n_events = pfprof_trace_writer_n_records (g.w) - 4 - g.n_streams - 1 - 2;
+       * the four python_sites rows. */
+      result->n_events = pfprof_trace_writer_n_records (g.w) - 4 - g.n_streams - 1 - 4;
       result->end_ns = g.end_ns;
     }
   if (g.status != PFPROF_WRITER_OK)

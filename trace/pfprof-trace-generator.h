@@ -55,6 +55,14 @@
  *   cudaLaunchKernel when the queue is that far ahead), so the GPU is busy
  *   and copies are hidden behind kernels.
  *
+ *   Inside the DataLoader (worker_events): two worker processes, pids
+ *   pid + 100 and pid + 101, make batch N (consumed by step N) in turn, 3-4
+ *   ms each, 61% in the loader (decoding), 22% in a RandomResizedCrop
+ *   transform and 5% in collate_fn, CPU-bound; the pin-memory thread pins
+ *   each batch for 300 us before the main process gets it. With
+ *   INPUT_STARVED each worker is busy all the time and may use 2 cores
+ *   between them: saturated.
+ *
  * Planted patterns (PfprofTraceGeneratorPlant), each changing every step
  * unless said otherwise; combinations are allowed:
  *
@@ -77,7 +85,8 @@
  *     6 cudaMalloc (MEMORY allocation) calls of 0.2-0.5 ms each while
  *     every stream is idle.
  *   INPUT_STARVED: DataLoader.next lasts 20-35 ms, far longer than the
- *     2 ms of queued GPU work, so the GPU idles while the host waits.
+ *     2 ms of queued GPU work, so the GPU idles while the host waits; the
+ *     workers are busy all the time, on the 2 cores they may use.
  *   LATE_PREFETCH: no look-ahead: the batch (96 MiB, pinned, ~2 ms) is
  *     copied on the copy stream in its own step, after DataLoader.next
  *     returned once the compute stream had drained; the compute stream
@@ -157,6 +166,15 @@ typedef enum
  * entry point, copies of the same kind): `model.cuda()` in `build_model`
  * of the same file, a start-up site no finding should name. */
 #define PFPROF_TRACE_GENERATOR_MODEL_SITE_LINE 31
+
+/* The DataLoader's stages (worker_events, python_sites kind 6): the
+ * ImageFolder loader at this line of torchvision's folder.py, and a
+ * RandomResizedCrop transform built at this line of the site file. The
+ * workers may use this many cores (2 with INPUT_STARVED). */
+#define PFPROF_TRACE_GENERATOR_LOADER_FILE "/usr/lib/python3/dist-packages/torchvision/datasets/folder.py"
+#define PFPROF_TRACE_GENERATOR_LOADER_LINE 262
+#define PFPROF_TRACE_GENERATOR_TRANSFORM_LINE 44
+#define PFPROF_TRACE_GENERATOR_WORKER_CORES 16
 
 /* Stream ids the generator uses. */
 #define PFPROF_TRACE_GENERATOR_NULL_STREAM 7

@@ -191,6 +191,18 @@ static const PfprofTraceColumn window_columns[] = {
   DUR (PfprofWindowRecord),
 };
 
+static const PfprofTraceColumn worker_event_columns[] = {
+  COL (PfprofWorkerEventRecord, start_ns, "start_ns"),
+  DUR (PfprofWorkerEventRecord),
+  COL (PfprofWorkerEventRecord, kind, "kind"),
+  COL (PfprofWorkerEventRecord, pid, "pid"),
+  COL (PfprofWorkerEventRecord, worker_id, "worker_id"),
+  COL (PfprofWorkerEventRecord, batch, "batch"),
+  COL (PfprofWorkerEventRecord, site_id, "site_id"),
+  COL (PfprofWorkerEventRecord, value_a, "value_a"),
+  COL (PfprofWorkerEventRecord, value_b, "value_b"),
+};
+
 #define TABLE(sql, type, cols, time)                                           \
   {                                                                            \
     sql, sizeof (type), cols, N_ELEMENTS (cols), time                          \
@@ -208,6 +220,7 @@ static const PfprofTraceTable tables[PFPROF_N_TABLES] = {
   [PFPROF_TABLE_OVERHEAD] = TABLE ("overhead", PfprofOverheadRecord, overhead_columns, NULL),
   [PFPROF_TABLE_PYTHON_CALLS] = TABLE ("python_calls", PfprofPythonCallRecord, python_call_columns, "start_ns"),
   [PFPROF_TABLE_WINDOWS] = TABLE ("windows", PfprofWindowRecord, window_columns, "start_ns"),
+  [PFPROF_TABLE_WORKER_EVENTS] = TABLE ("worker_events", PfprofWorkerEventRecord, worker_event_columns, "start_ns"),
   [PFPROF_TABLE_DEVICES] = TABLE ("devices", PfprofDeviceRecord, device_columns, NULL),
   [PFPROF_TABLE_CONTEXTS] = TABLE ("contexts", PfprofContextRecord, context_columns, NULL),
   [PFPROF_TABLE_STREAMS] = TABLE ("streams", PfprofStreamRecord, stream_columns, NULL),

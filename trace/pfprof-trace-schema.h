@@ -42,12 +42,12 @@ extern "C" {
 
 /* Readers refuse a file whose major version is newer than theirs. */
 #define PFPROF_TRACE_FORMAT_MAJOR 2
-#define PFPROF_TRACE_FORMAT_MINOR 2
+#define PFPROF_TRACE_FORMAT_MINOR 3
 
 /* The version of a file written with PFPROF_WRITER_ROWS: every table as
  * rows, as format 1 had it. */
 #define PFPROF_TRACE_ROWS_FORMAT_MAJOR 1
-#define PFPROF_TRACE_ROWS_FORMAT_MINOR 2
+#define PFPROF_TRACE_ROWS_FORMAT_MINOR 3
 
 /* Name of the table holding the event chunks of format 2. */
 #define PFPROF_TRACE_CHUNKS_TABLE "chunks"
@@ -138,7 +138,23 @@ typedef enum
   PFPROF_SITE_RECORD_STREAM = 3, /* Tensor.record_stream */
   PFPROF_SITE_PIN = 4,           /* Tensor.pin_memory, torch.empty (pin_memory=True) */
   PFPROF_SITE_DATALOADER = 5,    /* DataLoader iterator __next__ */
+  PFPROF_SITE_WORKER_STAGE = 6,  /* a stage inside a DataLoader worker (worker_events) */
 } PfprofSiteKind;
+
+/* What a worker_events row says (worker_events.kind), written by the
+ * hook's DataLoader recording (cli/pfprof_workers.py, which numbers them
+ * the same); value_a and value_b mean what each kind says. */
+typedef enum
+{
+  PFPROF_WORKER_CLOCK = 1,  /* a process started recording: a = cores allowed x 1000, b = num_workers */
+  PFPROF_WORKER_BATCH = 2,  /* indices got to put on the queue; a, b = collate start, end; site_id = samples */
+  PFPROF_WORKER_FAILED = 3, /* as BATCH, the batch raised */
+  PFPROF_WORKER_STAGE = 4,  /* site_id's stage over a batch: a = ns summed, b = calls */
+  PFPROF_WORKER_CPU = 5,    /* a = the worker's CPU ns since it started, b = its wall ns since then */
+  PFPROF_WORKER_GOT = 6,    /* main process: off the queue to handed out; a = asked, b = iterator serial;
+                             * site_id = batches the iterator handed out before */
+  PFPROF_WORKER_PIN = 7,    /* main process, pin thread: a = thread CPU ns, b = its tid */
+} PfprofWorkerEventKind;
 
 /* How many of a site's first calls the hook records with their times;
  * of the later calls it times a thinning sample (at most 160) and counts
@@ -334,6 +350,23 @@ typedef struct
   uint32_t site_id;        /* python_sites.site_id */
 } PfprofPythonCallRecord;
 
+/* One row of what the hook recorded inside the DataLoader
+ * (PfprofWorkerEventKind): by a worker process, or by the main process
+ * about a batch it got or pinned. Written by the main process's
+ * collector when it exits; docs/trace-format.md says each kind's fields. */
+typedef struct
+{
+  int64_t start_ns;        /* CUPTI clock */
+  int64_t end_ns;          /* stored as dur_ns */
+  int64_t batch;           /* the batch's index in its epoch; 0 for CLOCK */
+  int64_t value_a;         /* by kind; a time is on the CUPTI clock, 0 if unknown */
+  int64_t value_b;
+  uint32_t pid;            /* the worker's process id (main process rows: the worker's, 0 for PIN) */
+  uint32_t site_id;        /* STAGE: python_sites.site_id; BATCH: samples; GOT: batches before */
+  uint16_t worker_id;      /* the DataLoader's worker number */
+  uint8_t kind;            /* PfprofWorkerEventKind */
+} PfprofWorkerEventRecord;
+
 /* A stretch of time the collector recorded, in a trace recorded with
  * --sample (nothing else writes these rows: a trace without any was
  * recorded all through its span). Between two windows the collector had
@@ -360,6 +393,7 @@ typedef enum
   PFPROF_TABLE_OVERHEAD,
   PFPROF_TABLE_PYTHON_CALLS,
   PFPROF_TABLE_WINDOWS,
+  PFPROF_TABLE_WORKER_EVENTS,
   PFPROF_TABLE_DEVICES,
   PFPROF_TABLE_CONTEXTS,
   PFPROF_TABLE_STREAMS,

@@ -271,6 +271,10 @@ load_sites (Ctx *c, guint64 *n_bad)
       const PfprofPythonSiteRecord *r = &rows[i];
       Site *s;
 
+      /* A DataLoader worker's stage makes no GPU work of this process:
+       * worker_events tells what it cost. */
+      if (r->kind == PFPROF_SITE_WORKER_STAGE)
+        continue;
       if (r->line < 1 || *pfprof_trace_string (t, r->file_id) == '\0' || r->kind < PFPROF_SITE_COPY
           || r->kind > PFPROF_SITE_DATALOADER || too_long (t, r->file_id) || too_long (t, r->api_id)
           || too_long (t, r->function_id) || too_long (t, r->caller_file_id)

@@ -192,13 +192,15 @@ for name, args in [
 rows = os.path.join(WORK, "rows.sqlite")
 if os.path.exists(rows):
     db = sqlite3.connect(rows)
-    n_sites = db.execute("SELECT count(*) FROM python_sites").fetchone()[0]
+    n_sites = db.execute("SELECT count(*) FROM python_sites WHERE kind != 6").fetchone()[0]
+    n_stages = db.execute("SELECT count(*) FROM python_sites WHERE kind = 6").fetchone()[0]
     n_calls = db.execute("SELECT count(*) FROM python_calls").fetchone()[0]
     db.close()
     # The batch copy's site and model.cuda()'s, each with its first 16
-    # calls and every eighth after.
+    # calls and every eighth after; and the DataLoader's two stages.
     check("export --format sqlite keeps the two sites and their calls", n_sites == 2 and n_calls > 32,
           (n_sites, n_calls))
+    check("export --format sqlite keeps the DataLoader's stages", n_stages == 2, n_stages)
     rc, doc, err = report_json(rows)
     f = finding(doc, "pageable-transfer")
     check("the exported format-1 file reports the same site",

@@ -14,12 +14,14 @@ to its collector with. With PFPROF (the built binary) it also checks that
 `pfprof record` writes pfprof_workers.py next to the hook, byte for byte,
 and that --no-worker-hooks switches it off.
 """
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
 
 HOOK = os.path.abspath(sys.argv[1])
@@ -253,6 +255,28 @@ FAKE = {
         """),
     # torchvision's Compose: v1 calls each of .transforms in turn; v2 keeps
     # them in a list too and calls them from forward.
+    # Stands for the collector (ctypes.CDLL of CUDA_INJECTION64_PATH): each
+    # call of its functions goes to FAKE_LOG as a JSON line, as it comes.
+    "fake_collector.py": textwrap.dedent("""\
+        import ctypes, json, os
+        class Fn:
+            def __init__(self, name):
+                self.name, self.argtypes, self.restype = name, None, None
+            def __call__(self, *a):
+                with open(os.environ["FAKE_LOG"], "a") as f:
+                    f.write(json.dumps([self.name, os.getpid()] +
+                                       [x.decode() if isinstance(x, bytes) else x for x in a]) + "\\n")
+                return 0
+        class Lib:
+            def __init__(self, path, mode=0):
+                assert mode == os.RTLD_NOLOAD
+                self.pfprof_collector_python_site = Fn("site")
+                self.pfprof_collector_python_worker_event = Fn("event")
+                self.pfprof_collector_python_call = Fn("call")
+            def pfprof_collector_finish(self):
+                pass
+        ctypes.CDLL = Lib
+        """),
     "torchvision/__init__.py": "",
     "torchvision/transforms/__init__.py": "from .transforms import Compose\n",
     "torchvision/transforms/transforms.py": textwrap.dedent("""\
@@ -282,6 +306,8 @@ FAKE = {
 # worker_init_fn calls left behind. MODE picks the dataset and loader.
 PROGRAM = textwrap.dedent("""\
     import hashlib, os, pickle, signal, sys
+    if os.environ.get("FAKE_LOG"):
+        import fake_collector  # noqa: F401
     import torch.utils.data as tud
     from torchvision import transforms as v1
     from torchvision.transforms import v2
@@ -387,13 +413,14 @@ class WorkerHookTest(unittest.TestCase):
         with open(self.program, "w") as f:
             f.write(PROGRAM)
 
-    def run_program(self, mode, method, hooks="1"):
+    def run_program(self, mode, method, hooks="1", env=None):
         status = tempfile.mkdtemp(dir=self.dir)
         out = tempfile.mkdtemp(dir=self.dir)
         e = {k: v for k, v in os.environ.items() if not k.startswith("PFPROF_") and k != "CUDA_INJECTION64_PATH"}
         e.update(PYTHONPATH=os.pathsep.join([self.hook, self.fake]), PFPROF_HOOK_DIR=self.hook,
                  PFPROF_PYTHON_HOOKS="1", PFPROF_WORKER_HOOKS=hooks, PFPROF_STATUS_DIR=status,
                  PYTHONDONTWRITEBYTECODE="1", OUT=out)
+        e.update(env or {})
         p = subprocess.run([sys.executable, self.program, mode, method], env=e, cwd=self.dir,
                            capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -515,7 +542,11 @@ class WorkerHookTest(unittest.TestCase):
         # Batch 10 died with its worker; those before it were written.
         self.assertNotIn(10, done)
         self.assertTrue(set(range(10)) <= set(done), done)
-        self.assertEqual([r[4] for r in k[pfprof_workers.GOT]], list(range(10)))
+        # What the main process got: the batches in order, up to one that
+        # the dead worker's queue thread had not sent yet.
+        got = [r[4] for r in k[pfprof_workers.GOT]]
+        self.assertEqual(got, list(range(len(got))))
+        self.assertGreaterEqual(len(got), 1)
 
     def test_iterable_dataset(self):
         lines, _, folder = self.run_program("iterable", "spawn")
@@ -537,6 +568,39 @@ class WorkerHookTest(unittest.TestCase):
                          [(0, 2), (1, 2), (2, 3), (3, 1), (4, 2)])
         for r in k[pfprof_workers.BATCH]:
             self.assertTrue(r[5] < r[7] <= r[8] <= r[6], r)
+
+    def test_main_process_hands_rows_to_its_collector(self):
+        log = os.path.join(self.dir, "collector.log")
+        before = time.time_ns()
+        lines, _, folder = self.run_program("map", "fork", env={"FAKE_LOG": log, "CUDA_INJECTION64_PATH": "/fake"})
+        after = time.time_ns()
+        owner, files, names, k = self.rows(folder)
+        with open(log) as f:
+            calls = [json.loads(line) for line in f]
+        # Only the owner hands over, once: its workers' rows and its own.
+        self.assertEqual({c[1] for c in calls}, {owner})
+        sites = [c for c in calls if c[0] == "site" and c[3] == 6]
+        events = [c for c in calls if c[0] == "event"]
+        # One site per stage, though both workers ran each.
+        self.assertEqual(len(names), 6)
+        self.assertEqual(len(sites), 3, sites)
+        self.assertEqual(len(events), sum(len(rows) for _, rows in files))
+        ids = {}
+        for _, _, sid, kind, api, path, line, function, *_ in sites:
+            self.assertEqual(kind, 6)
+            self.assertGreaterEqual(sid, 1 << 30)
+            self.assertEqual(path, self.program)
+            ids[sid] = (api, function.split(".")[-1])
+        self.assertEqual(sorted(ids.values()), [("loader", "load"), ("transform", "AddOne"),
+                                                      ("transform", "Double")])
+        for _, _, kind, wid, pid, stage, batch, start, end, a, b in events:
+            # On the wall clock now, as the collector takes them.
+            self.assertTrue(before <= start <= end <= after, (kind, start, end))
+            if kind == pfprof_workers.STAGE:
+                self.assertIn(stage, ids)
+            if kind == pfprof_workers.BATCH:
+                self.assertTrue(start <= a <= b <= end)
+        self.assertEqual(sorted(c[6] for c in events if c[2] == pfprof_workers.GOT), [0, 1, 2])
 
     def test_torn_row_left_out(self):
         folder = os.path.join(self.dir, "w")

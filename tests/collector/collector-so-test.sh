@@ -13,7 +13,7 @@ lib=$1
 fail=0
 
 exports=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort | tr '\n' ' ')
-if [ "$exports" != "InitializeInjection InitializeInjectionNvtx2 pfprof_collector_finish pfprof_collector_python_call pfprof_collector_python_site " ]; then
+if [ "$exports" != "InitializeInjection InitializeInjectionNvtx2 pfprof_collector_finish pfprof_collector_python_call pfprof_collector_python_site pfprof_collector_python_worker_event " ]; then
   echo "FAIL: exports are '$exports'"
   fail=1
 fi

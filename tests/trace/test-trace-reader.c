@@ -180,7 +180,7 @@ test_roundtrip_strings_meta (Fixture *f, gconstpointer data)
   g_assert_cmpuint (trace->strings->len, ==, id_c + 5002);
 
   g_assert_cmpstr (pfprof_trace_meta (trace, "command_line"), ==, "python train.py --lr 0.1");
-  g_assert_cmpstr (pfprof_trace_meta (trace, "format_version"), ==, wflags ? "1.2" : "2.2");
+  g_assert_cmpstr (pfprof_trace_meta (trace, "format_version"), ==, wflags ? "1.3" : "2.3");
   g_assert_cmpstr (pfprof_trace_meta (trace, "complete"), ==, "1");
   g_assert_cmpstr (pfprof_trace_meta (trace, "dropped_records"), ==, "-9223372036854775808");
   g_assert_null (pfprof_trace_meta (trace, "temp"));
