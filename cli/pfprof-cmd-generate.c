@@ -53,6 +53,7 @@ pfprof_cmd_generate (int argc, char **argv)
   g_autofree char *rank = NULL;
   g_autofree char *host = NULL;
   g_autofree char *clock_offset = NULL;
+  g_autofree char *worker_cores = NULL;
   g_autofree char *plant_names = NULL;
   gboolean force = FALSE;
   g_autoptr (GOptionContext) context = NULL;
@@ -83,6 +84,8 @@ pfprof_cmd_generate (int argc, char **argv)
       "Host name recorded in the metadata (default synthetic-node-RANK)", "NAME" },
     { "clock-offset", 0, 0, G_OPTION_ARG_STRING, &clock_offset,
       "Plant a clock offset: CUPTI times = wall clock + NS (default 0)", "NS" },
+    { "worker-cores", 0, 0, G_OPTION_ARG_STRING, &worker_cores,
+      "CPU cores the DataLoader's workers may use, 1 to 4096 (default 16; 2 with input-starved)", "N" },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Overwrite PATH if it is a regular file", NULL },
     { NULL }
   };
@@ -183,6 +186,17 @@ pfprof_cmd_generate (int argc, char **argv)
           return PFPROF_EXIT_USAGE;
         }
       gen.clock_offset_ns = v;
+    }
+  if (worker_cores != NULL)
+    {
+      guint64 v;
+
+      if (!g_ascii_string_to_unsigned (worker_cores, 10, 1, 4096, &v, &error))
+        {
+          pfprof_cli_error ("generate: --worker-cores: %s", error->message);
+          return PFPROF_EXIT_USAGE;
+        }
+      gen.worker_cores = (guint32) v;
     }
   if (plants != NULL && pfprof_trace_generator_parse_plants (plants, &gen.plants) != 0)
     {

@@ -792,7 +792,9 @@ worker_event (Gen *g, uint8_t kind, unsigned w, uint32_t pid, uint32_t site_id, 
 static void
 worker_clocks (Gen *g, int64_t t)
 {
-  int64_t cores = planted (g, PFPROF_PLANT_INPUT_STARVED) ? 2 : PFPROF_TRACE_GENERATOR_WORKER_CORES;
+  int64_t cores = g->opt->worker_cores > 0                      ? g->opt->worker_cores
+                  : planted (g, PFPROF_PLANT_INPUT_STARVED) ? 2
+                                                             : PFPROF_TRACE_GENERATOR_WORKER_CORES;
 
   g->worker_start = t;
   g->worker_free[0] = g->worker_free[1] = t;

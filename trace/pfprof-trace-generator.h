@@ -61,7 +61,7 @@
  *   transform and 5% in collate_fn, CPU-bound; the pin-memory thread pins
  *   each batch for 300 us before the main process gets it. With
  *   INPUT_STARVED each worker is busy all the time and may use 2 cores
- *   between them: saturated.
+ *   between them: saturated (`worker_cores` sets the cores).
  *
  * Planted patterns (PfprofTraceGeneratorPlant), each changing every step
  * unless said otherwise; combinations are allowed:
@@ -195,6 +195,8 @@ typedef struct
   const char *pfprof_version; /* meta pfprof_version, NULL = not written */
   const char *host;           /* meta host, NULL = "synthetic-node-RANK" */
   int64_t clock_offset_ns;    /* CUPTI clock minus REALTIME, added to every event time */
+  uint32_t worker_cores;      /* CPU cores the DataLoader's workers may use; 0: 16, or 2
+                                 with INPUT_STARVED (saturated) */
 } PfprofTraceGenerator;
 
 typedef struct

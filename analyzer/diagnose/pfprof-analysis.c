@@ -66,6 +66,7 @@ pfprof_finding_free (PfprofFinding *f)
     g_array_unref (f->sites);
   if (f->occurrences)
     g_array_unref (f->occurrences);
+  pfprof_input_pipeline_free (f->pipeline);
   g_free (f);
 }
 

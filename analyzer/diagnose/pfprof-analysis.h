@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "pfprof-input-pipeline.h"
 #include "pfprof-run.h"
 #include "pfprof-step-ledger.h"
 #include "pfprof-trace.h"
@@ -82,6 +83,10 @@ typedef struct
   guint8 copy_directions; /* PFPROF_FINDING_HTOD | PFPROF_FINDING_DTOH: the copies a copy
                            * finding is about (a fix for one direction cannot touch the
                            * other); 0 for the other findings */
+  PfprofInputPipeline *pipeline; /* input-starved with worker_events: what the
+                           * DataLoader's workers did in the steady state; else NULL */
+  guint pipeline_workers; /* the worker count predicted_step_ns is for (not saturated);
+                           * 0: the prediction assumes a perfect input pipeline */
   GArray *occurrences;    /* PfprofEvidence: every occurrence, in the order the rule
                            * found them; NULL unless the options keep them
                            * (pfprof_analysis_options_set_keep_occurrences) */

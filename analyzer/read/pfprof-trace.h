@@ -59,6 +59,7 @@ struct _PfprofTrace
 #define pfprof_trace_threads(t) ((PfprofThreadRecord *) (t)->tables[PFPROF_TABLE_THREADS]->data)
 #define pfprof_trace_windows(t) ((PfprofWindowRecord *) (t)->tables[PFPROF_TABLE_WINDOWS]->data)
 #define pfprof_trace_python_calls(t) ((PfprofPythonCallRecord *) (t)->tables[PFPROF_TABLE_PYTHON_CALLS]->data)
+#define pfprof_trace_worker_events(t) ((PfprofWorkerEventRecord *) (t)->tables[PFPROF_TABLE_WORKER_EVENTS]->data)
 #define pfprof_trace_python_sites(t) ((PfprofPythonSiteRecord *) (t)->tables[PFPROF_TABLE_PYTHON_SITES]->data)
 #define pfprof_trace_n(t, table) ((t)->tables[(table)]->len)
 

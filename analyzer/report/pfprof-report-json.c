@@ -252,6 +252,58 @@ write_summary (PfprofJsonWriter *w, const PfprofAnalysis *a)
   pfprof_json_writer_end_object (w);
 }
 
+/* input-starved's view inside the DataLoader (pfprof-input-pipeline.h). */
+static void
+write_pipeline (PfprofJsonWriter *w, const PfprofFinding *f)
+{
+  const PfprofInputPipeline *p = f->pipeline;
+
+  pfprof_json_writer_key (w, "input_pipeline");
+  if (p == NULL)
+    {
+      pfprof_json_writer_null (w);
+      return;
+    }
+  pfprof_json_writer_begin_object (w);
+  pfprof_json_writer_member_uint (w, "batches", p->n_batches);
+  pfprof_json_writer_member_uint (w, "workers", p->num_workers > 0 ? p->num_workers : p->n_workers);
+  pfprof_json_writer_member_double (w, "cores", p->cores > 0 ? p->cores : NAN, 3);
+  pfprof_json_writer_member_double (w, "worker_cores", p->worker_cores, 3);
+  pfprof_json_writer_member_double (w, "cpu_per_wall", p->wall_ns > 0 ? (double) p->cpu_ns / (double) p->wall_ns : NAN,
+                                    3);
+  pfprof_json_writer_key (w, "saturated");
+  pfprof_json_writer_bool (w, pfprof_input_pipeline_saturated (p));
+  pfprof_json_writer_member_int (w, "batch_ns", pfprof_input_pipeline_batch_ns (p));
+  pfprof_json_writer_member_int (w, "batch_cpu_ns", pfprof_input_pipeline_batch_cpu_ns (p));
+  pfprof_json_writer_member_int (w, "queue_wait_ns", p->queue_wait_ns);
+  pfprof_json_writer_member_int (w, "pin_ns", p->pin_ns);
+  pfprof_json_writer_member_double (w, "collate_share",
+                                    p->busy_ns > 0 ? (double) p->collate_ns / (double) p->busy_ns : 0, 4);
+  pfprof_json_writer_key (w, "predicted_workers");
+  if (f->pipeline_workers > 0)
+    pfprof_json_writer_uint (w, f->pipeline_workers);
+  else
+    pfprof_json_writer_null (w);
+  pfprof_json_writer_key (w, "stages");
+  pfprof_json_writer_begin_array (w);
+  for (guint i = 0; i < p->stages->len; i++)
+    {
+      const PfprofInputStage *st = &g_array_index (p->stages, PfprofInputStage, i);
+
+      pfprof_json_writer_begin_object (w);
+      pfprof_json_writer_member_string (w, "attr", st->attr);
+      pfprof_json_writer_member_string (w, "function", st->function);
+      pfprof_json_writer_member_string (w, "file", st->file);
+      pfprof_json_writer_member_int (w, "line", st->line);
+      pfprof_json_writer_member_int (w, "time_ns", st->ns);
+      pfprof_json_writer_member_uint (w, "calls", st->calls);
+      pfprof_json_writer_member_double (w, "share", p->busy_ns > 0 ? (double) st->ns / (double) p->busy_ns : 0, 4);
+      pfprof_json_writer_end_object (w);
+    }
+  pfprof_json_writer_end_array (w);
+  pfprof_json_writer_end_object (w);
+}
+
 static void
 write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding *f)
 {
@@ -285,6 +337,7 @@ write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding
   pfprof_json_writer_member_int (w, "pid", f->pid);
   member_id (w, "device", f->device_id);
   member_id (w, "stream", f->stream_id);
+  write_pipeline (w, f);
   pfprof_json_writer_key (w, "sites");
   pfprof_json_writer_begin_array (w);
   for (guint i = 0; f->sites && i < f->sites->len; i++)

@@ -13,6 +13,14 @@
  * it could not confirm. With neither, idle time is not called input:
  * the step ledger names it (host-bound, sync waits), and the report says
  * what the trace cannot show.
+ *
+ * With the hook's rows from inside the DataLoader (worker_events,
+ * pfprof-input-pipeline.h) it also says which stages take the workers'
+ * time, at their lines, and whether the workers saturate the cores the
+ * process may use: then more workers cannot help and the fix says how to
+ * make batches cheaper; else the saving is the step with twice the
+ * workers (the batch interval they and the free cores allow, never below
+ * the step without waits), and the message names the count that keeps up.
  */
 #include "pfprof-rules.h"
 
@@ -40,6 +48,116 @@ static const char fix[] =
   "\n"
   "    x = x.to(device, non_blocking=True).float().div_(255)\n"
   "    x = torchvision.transforms.v2.functional.normalize(x, mean, std)\n";
+
+static const char fix_saturated[] =
+  "The DataLoader's workers already use every CPU core the process may use:\n"
+  "more workers cannot help. Make each batch cheaper:\n"
+  "\n"
+  "    def worker_init_fn(worker_id):\n"
+  "        torch.set_num_threads(1)   # one thread per worker process\n"
+  "        cv2.setNumThreads(0)       # if OpenCV decodes\n"
+  "\n"
+  "Decode on the GPU (torchvision.io.decode_jpeg(data, device=\"cuda\"), DALI),\n"
+  "store images at the size the model takes, or cache decoded samples\n"
+  "(uint8 tensors) after the first epoch; move augmentation to the GPU:\n"
+  "\n"
+  "    x = x.to(device, non_blocking=True).float().div_(255)\n"
+  "    x = torchvision.transforms.v2.functional.normalize(x, mean, std)\n";
+
+/* The workers more than @workers that could use the free cores, at most. */
+#define MAX_PREDICTED_WORKERS 64
+
+/* "61% in default_loader (loader, folder.py:262) and 22% in ..." for the
+ * stages of @p that take 1% or more of the workers' time, at most 3. */
+static char *
+stage_phrase (const PfprofInputPipeline *p)
+{
+  GString *out = g_string_new (NULL);
+  guint shown = 0;
+
+  for (guint i = 0; i < p->stages->len && shown < 3; i++)
+    {
+      const PfprofInputStage *st = &g_array_index (p->stages, PfprofInputStage, i);
+      double share = p->busy_ns > 0 ? 100.0 * (double) st->ns / (double) p->busy_ns : 0;
+      g_autofree char *s_share = NULL;
+      g_autofree char *base = NULL;
+
+      if (share < 1.0)
+        break;
+      s_share = pfprof_format_double (share, 0);
+      base = g_path_get_basename (*st->file ? st->file : "?");
+      g_string_append_printf (out, shown == 0 ? "%s%s%% of their time in %s (%s, %s:%d)" : "%s%s%% in %s (%s, %s:%d)",
+                              shown == 0 ? "" : (i + 1 == p->stages->len || shown == 2 ? " and " : ", "),
+                              s_share, *st->function ? st->function : "?", st->attr, base, st->line);
+      shown++;
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Tells what inside the DataLoader costs what, and how many workers the
+ * step needs; sets @f's saving to the step with the next worker count
+ * when the CPU has room for them. */
+static void
+judge_pipeline (PfprofRuleContext *ctx, PfprofFinding *f, PfprofInputPipeline *p)
+{
+  const PfprofTraceIndex *ix = ctx->ix;
+  gint64 mean = pfprof_rule_per_step (ctx, pfprof_trace_index_steady_length (ix));
+  gint64 compute = mean - f->est_savings_ns;
+  guint now = p->num_workers > 0 ? p->num_workers : p->n_workers;
+  g_autofree char *stages = stage_phrase (p);
+  g_autofree char *s_batch = pfprof_format_ns (pfprof_input_pipeline_batch_ns (p));
+  g_autofree char *s_cpu = pfprof_format_ns (pfprof_input_pipeline_batch_cpu_ns (p));
+  g_autofree char *s_queue = pfprof_format_ns (p->queue_wait_ns);
+  g_autofree char *s_collate = pfprof_format_double (
+    p->busy_ns > 0 ? 100.0 * (double) p->collate_ns / (double) p->busy_ns : 0, 0);
+  g_autofree char *s_busy = pfprof_format_double (p->worker_cores, 1);
+  g_autofree char *s_cores = pfprof_format_double (p->cores, 0);
+  g_autofree char *s_per = pfprof_format_double (
+    p->wall_ns > 0 ? (double) p->cpu_ns / (double) p->wall_ns : 0, 2);
+  g_autofree char *inside = NULL;
+  g_autofree char *verdict = NULL;
+  char *joined;
+
+  inside = g_strdup_printf (
+    " Inside the DataLoader, its %u worker%s spent %s%s%s%% in collate_fn; a batch took %s of worker "
+    "time (%s of CPU) and waited %s in the queue.",
+    now, now == 1 ? "" : "s", stages, *stages ? "; " : "of their time ", s_collate, s_batch, s_cpu, s_queue);
+  if (pfprof_input_pipeline_saturated (p))
+    {
+      verdict = g_strdup_printf (
+        " The workers kept %s of the %s CPU cores the process may use busy (CPU/wall %s per "
+        "worker): the CPU is saturated, so more workers cannot help; make each batch cheaper.",
+        s_busy, s_cores, s_per);
+      g_free (f->fix);
+      f->fix = g_strdup (fix_saturated);
+    }
+  else if (now > 0)
+    {
+      guint next = MIN (now * 2, MAX_PREDICTED_WORKERS);
+      gint64 interval = pfprof_input_pipeline_interval_ns (p, next);
+      gint64 predicted = MAX (compute, interval);
+      guint enough = 0;
+      g_autofree char *s_interval = pfprof_format_ns (interval);
+      g_autofree char *s_pred = pfprof_format_ns (predicted);
+      g_autofree char *s_enough = NULL;
+
+      for (guint k = now + 1; k <= MAX_PREDICTED_WORKERS && enough == 0; k++)
+        if (pfprof_input_pipeline_interval_ns (p, k) <= compute)
+          enough = k;
+      s_enough = enough > 0 ? g_strdup_printf (" %u workers would keep up with the GPU.", enough)
+                            : g_strdup (" No worker count keeps up within the cores: make each batch cheaper too.");
+      verdict = g_strdup_printf (
+        " The workers kept %s of the %s CPU cores the process may use busy: with %u workers a "
+        "batch would come every %s, so the step would be %s.%s",
+        s_busy, p->cores > 0 ? s_cores : "?", next, s_interval, s_pred, s_enough);
+      f->est_savings_ns = CLAMP (mean - predicted, 0, f->est_savings_ns);
+      f->pipeline_workers = next;
+    }
+  joined = g_strconcat (f->message, inside, verdict ? verdict : "", NULL);
+  g_free (f->message);
+  f->message = joined;
+  f->pipeline = p;
+}
 
 static void
 judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
@@ -99,6 +217,12 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
       dev->device_id, s_idle, s_share, s_wait, n_waits, s_refill, s_busy, s_mean, s_step);
   }
   f->fix = g_strdup (fix);
+  {
+    PfprofInputPipeline *p = pfprof_input_pipeline_new (ix->trace, ix->steady_start, ix->steady_end);
+
+    if (p != NULL)
+      judge_pipeline (ctx, f, p);
+  }
   pfprof_rule_emit (ctx, f);
 }
 
