@@ -654,6 +654,162 @@ write_trace_events (Export *x, guint i)
     }
 }
 
+/* The pin-memory thread's lane in its process, apart from the thread's
+ * own CUDA calls, which its slices could overlap: far above pid_max. */
+#define PIN_TID (PSEUDO_PID_BASE - 1)
+/* Worker lanes sort below the process's threads. */
+#define WORKER_SORT_BASE (1 << 22)
+
+/* The stages of one batch of @t laid end to end from @start, each as long
+ * as its summed time, cut at @end: rows @from.. up to the next batch row
+ * of the same worker. */
+static void
+write_stages (Export *x, PfprofTrace *t, guint from, const PfprofWorkerEventRecord *batch, gint64 hpid,
+              gint64 start, gint64 end)
+{
+  const PfprofWorkerEventRecord *ev = pfprof_trace_worker_events (t);
+  const PfprofPythonSiteRecord *sites = pfprof_trace_python_sites (t);
+  guint n = pfprof_trace_n (t, PFPROF_TABLE_WORKER_EVENTS);
+  gint64 cursor = start;
+
+  for (guint k = from; k < n && ev[k].start_ns <= batch->end_ns && cursor < end; k++)
+    {
+      const PfprofWorkerEventRecord *r = &ev[k];
+      const char *name = "stage";
+      gint64 len;
+      PfprofJsonWriter *w;
+
+      if (r->kind != PFPROF_WORKER_STAGE || r->pid != batch->pid || r->batch != batch->batch)
+        continue;
+      for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_PYTHON_SITES); i++)
+        if (sites[i].site_id == r->site_id && sites[i].kind == PFPROF_SITE_WORKER_STAGE)
+          {
+            name = pfprof_trace_string (t, sites[i].function_id);
+            break;
+          }
+      len = MIN (MAX (r->value_a, 0), end - cursor);
+      w = event_open (x, "X", "dataloader", name, hpid, r->pid, cursor);
+      member_us (w, "dur", len);
+      pfprof_json_writer_key (w, "args");
+      pfprof_json_writer_begin_object (w);
+      pfprof_json_writer_member_int (w, "time_ns", r->value_a);
+      pfprof_json_writer_member_int (w, "calls", r->value_b);
+      pfprof_json_writer_member_int (w, "first_start_ns", r->start_ns);
+      pfprof_json_writer_member_int (w, "last_end_ns", r->end_ns);
+      pfprof_json_writer_end_object (w);
+      pfprof_json_writer_end_object (w);
+      cursor += len;
+    }
+}
+
+/* The DataLoader's lanes (worker_events): one per worker under the host
+ * process, with each batch, its fetch, stages and collate_fn; the pin
+ * thread's; and a flow from each batch to the step that got it. */
+static void
+write_worker_events (Export *x, guint i)
+{
+  PfprofTrace *t = trace_at (x, i);
+  const PfprofWorkerEventRecord *ev = pfprof_trace_worker_events (t);
+  guint n = pfprof_trace_n (t, PFPROF_TABLE_WORKER_EVENTS);
+  gint64 hpid = x->host_pids[i];
+  g_autoptr (GHashTable) named = g_hash_table_new (NULL, NULL);
+  g_autoptr (GHashTable) puts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  const GArray *steps = x->analysis->steps;
+  guint step = 0;
+  gboolean pin_named = FALSE;
+
+  for (guint k = 0; k < n; k++)
+    {
+      const PfprofWorkerEventRecord *r = &ev[k];
+      PfprofJsonWriter *w;
+
+      if (r->kind == PFPROF_WORKER_BATCH || r->kind == PFPROF_WORKER_FAILED)
+        {
+          g_autofree char *name = g_strdup_printf ("batch %" G_GINT64_FORMAT "%s", r->batch,
+                                                   r->kind == PFPROF_WORKER_FAILED ? " (raised)" : "");
+          gint64 fetch_end = r->value_a > r->start_ns && r->value_a <= r->end_ns ? r->value_a : r->end_ns;
+          gint64 key = (gint64) ((guint64) r->pid << 32 ^ (guint64) r->batch);
+
+          if (!g_hash_table_contains (named, GUINT_TO_POINTER (r->pid)))
+            {
+              g_autofree char *lane = g_strdup_printf ("DataLoader worker %u (pid %u)", r->worker_id, r->pid);
+
+              g_hash_table_add (named, GUINT_TO_POINTER (r->pid));
+              metadata (x, "thread_name", hpid, r->pid, lane, WORKER_SORT_BASE + r->worker_id);
+            }
+          g_hash_table_replace (puts, g_memdup2 (&key, sizeof key), g_memdup2 (&r->end_ns, sizeof r->end_ns));
+          w = event_open (x, "X", "dataloader", name, hpid, r->pid, r->start_ns);
+          member_us (w, "dur", r->end_ns - r->start_ns);
+          pfprof_json_writer_key (w, "args");
+          pfprof_json_writer_begin_object (w);
+          pfprof_json_writer_member_int (w, "batch", r->batch);
+          pfprof_json_writer_member_int (w, "worker", r->worker_id);
+          pfprof_json_writer_member_uint (w, "samples", r->site_id);
+          pfprof_json_writer_end_object (w);
+          pfprof_json_writer_end_object (w);
+          if (fetch_end > r->start_ns)
+            {
+              w = event_open (x, "X", "dataloader", "fetch", hpid, r->pid, r->start_ns);
+              member_us (w, "dur", fetch_end - r->start_ns);
+              pfprof_json_writer_end_object (w);
+              write_stages (x, t, k + 1, r, hpid, r->start_ns, fetch_end);
+            }
+          if (r->value_b > r->value_a && r->value_a >= r->start_ns && r->value_b <= r->end_ns)
+            {
+              w = event_open (x, "X", "dataloader", "collate_fn", hpid, r->pid, r->value_a);
+              member_us (w, "dur", r->value_b - r->value_a);
+              pfprof_json_writer_end_object (w);
+            }
+        }
+      else if (r->kind == PFPROF_WORKER_PIN)
+        {
+          g_autofree char *name = g_strdup_printf ("pin batch %" G_GINT64_FORMAT, r->batch);
+
+          if (!pin_named)
+            {
+              g_autofree char *lane = g_strdup_printf ("DataLoader pin-memory thread (%" G_GINT64_FORMAT ")",
+                                                       r->value_b);
+
+              pin_named = TRUE;
+              metadata (x, "thread_name", hpid, PIN_TID, lane, WORKER_SORT_BASE - 1);
+            }
+          w = event_open (x, "X", "dataloader", name, hpid, PIN_TID, r->start_ns);
+          member_us (w, "dur", r->end_ns - r->start_ns);
+          pfprof_json_writer_key (w, "args");
+          pfprof_json_writer_begin_object (w);
+          pfprof_json_writer_member_int (w, "batch", r->batch);
+          pfprof_json_writer_member_int (w, "cpu_ns", r->value_a);
+          pfprof_json_writer_end_object (w);
+          pfprof_json_writer_end_object (w);
+        }
+      else if (r->kind == PFPROF_WORKER_GOT)
+        {
+          gint64 key = (gint64) ((guint64) r->pid << 32 ^ (guint64) r->batch);
+          const gint64 *put = g_hash_table_lookup (puts, &key);
+          const PfprofStep *s = NULL;
+          guint64 id;
+
+          /* The step the batch was handed out in (steps are in time order). */
+          while (step < steps->len
+                 && (g_array_index (steps, PfprofStep, step).trace_index != i
+                     || g_array_index (steps, PfprofStep, step).end_ns <= r->end_ns))
+            step++;
+          if (step < steps->len && g_array_index (steps, PfprofStep, step).start_ns <= r->end_ns)
+            s = &g_array_index (steps, PfprofStep, step);
+          if (put == NULL || s == NULL || *put > r->start_ns || *put <= 0)
+            continue;
+          id = ++x->next_flow_id;
+          w = event_open (x, "s", "batch", "batch", hpid, r->pid, *put - 1);
+          pfprof_json_writer_member_uint (w, "id", id);
+          pfprof_json_writer_end_object (w);
+          event_open (x, "f", "batch", "batch", hpid, STEPS_TID, r->end_ns);
+          pfprof_json_writer_member_string (w, "bp", "e");
+          pfprof_json_writer_member_uint (w, "id", id);
+          pfprof_json_writer_end_object (w);
+        }
+    }
+}
+
 /* The finding's "args" object, left open for the caller to end. */
 static void
 finding_args (PfprofJsonWriter *w, const PfprofFinding *f)
@@ -788,7 +944,10 @@ pfprof_export_chrome (const PfprofAnalysis *analysis, PfprofExportWriteFunc writ
   write_metadata (&x);
   write_steps (&x);
   for (guint i = 0; i < analysis->traces->len; i++)
-    write_trace_events (&x, i);
+    {
+      write_trace_events (&x, i);
+      write_worker_events (&x, i);
+    }
   write_findings (&x);
   /* The events' line ends with the array, apart from the rest. */
   g_string_append_c (out, '\n');

@@ -14,6 +14,12 @@
  * stream 7"). Names come from metadata events (ph "M": process_name,
  * thread_name, and sort indexes so the GPU sits under its process).
  *
+ * The DataLoader's workers (worker_events) are threads of their process
+ * (tid = the worker's pid) with a slice per batch holding its fetch, its
+ * stages laid end to end by summed time, and collate_fn; the pin-memory
+ * thread has a lane of its own; a flow joins each batch to the step that
+ * got it.
+ *
  * Events: CUDA API calls, NVTX ranges, kernels, copies and memsets are
  * complete events (ph "X", ts and dur in microseconds with nanosecond
  * decimals, counted from the earliest event of all traces so the numbers

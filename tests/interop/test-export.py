@@ -332,6 +332,52 @@ def main():
     tap.ok(p.returncode == 0 and "chrome-json" in p.stdout and "perfetto" in p.stdout.lower(),
            "--help documents the format", p.stdout)
 
+    # 4b. Inside the DataLoader (worker_events): a lane per worker under the
+    # process with its batches, fetch, stages and collate_fn; the pin
+    # thread's lane; a flow from each batch to the step that got it. The
+    # generator's batch N is made by worker N % 2 and got by step N.
+    dl = env.generate("dataloader.pfprof", plant="input-starved", steps=12)
+    out = env.path("dataloader.json")
+    p = export(env, [dl], out, "--force")
+    d = json.load(open(out))
+    evs = d["traceEvents"]
+    db = trace_rows(dl)
+    n_batches = db.execute("SELECT count(*) FROM worker_events WHERE kind = 2").fetchone()[0]
+    wpids = [r[0] for r in db.execute("SELECT DISTINCT pid FROM worker_events WHERE kind = 2 ORDER BY worker_id")]
+    db.close()
+    lanes = {(e["pid"], e["tid"]): e["args"]["name"] for e in evs if e["ph"] == "M" and e["name"] == "thread_name"}
+    host = next(e["pid"] for e in evs if e.get("cat") == "nvtx")
+    tap.ok([lanes.get((host, w)) for w in wpids] == [f"DataLoader worker {i} (pid {w})" for i, w in enumerate(wpids)]
+           and any(n.startswith("DataLoader pin-memory thread") for (pid, _), n in lanes.items() if pid == host),
+           "a named lane per DataLoader worker and the pin thread's, under the process", lanes)
+    batches = {e["name"]: e for e in evs if e["ph"] == "X" and e.get("cat") == "dataloader"
+               and e["name"].startswith("batch ")}
+    tap.ok(len(batches) == n_batches and all(e["tid"] == wpids[int(n.split()[1]) % 2] for n, e in batches.items()),
+           "each batch is a slice on its worker's lane", (len(batches), n_batches))
+
+    def inside(e, outer):
+        return outer["ts"] <= e["ts"] and e["ts"] + e.get("dur", 0) <= outer["ts"] + outer["dur"] + 0.0015
+
+    parts = [e for e in evs if e["ph"] == "X" and e.get("cat") == "dataloader" and not e["name"].startswith(("batch", "pin"))]
+    names = Counter(e["name"].rsplit(".", 1)[-1] for e in parts)
+    tap.ok(names["fetch"] == n_batches and names["collate_fn"] == n_batches
+           and names["default_loader"] == n_batches and names["RandomResizedCrop"] == n_batches
+           and all(any(inside(e, b) for b in batches.values() if b["tid"] == e["tid"]) for e in parts),
+           "fetch, each stage and collate_fn are slices inside their batch", names)
+    tap.ok(not nesting_violations(d), "no DataLoader slice Perfetto would drop", nesting_violations(d)[:3])
+    steps = [e for e in evs if e["ph"] == "X" and e.get("cat") == "step"]
+    starts = {e["id"]: e for e in evs if e["ph"] == "s" and e.get("cat") == "batch"}
+    ends = {e["id"]: e for e in evs if e["ph"] == "f" and e.get("cat") == "batch"}
+    linked = []
+    for fid, st in starts.items():
+        batch = next((b for b in batches.values() if b["tid"] == st["tid"] and inside(st, b)), None)
+        step = next((x for x in steps if fid in ends and x["tid"] == ends[fid]["tid"]
+                     and x["ts"] <= ends[fid]["ts"] < x["ts"] + x["dur"]), None)
+        if batch and step:
+            linked.append((batch["name"].split()[1], step["name"].split()[1]))
+    tap.ok(len(linked) >= n_batches - 1 and all(b == s for b, s in linked),
+           "a flow joins each batch to the step that got it (batch N to step N)", linked[:5])
+
     # 5. Recorded samples (committed by the collector work).
     samples = env.sample_traces()
     if not samples:
