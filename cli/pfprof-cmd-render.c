@@ -105,7 +105,10 @@ const PfprofCliHelp pfprof_cmd_render_help = {
   "TRACE... -o OUT.png|svg|pdf",
   "Draws the timeline of traces, with the findings marked, to an image: the\n"
   "same drawing as pfprof view, without a display, for CI artifacts and\n"
-  "reports. Rows are process, GPU and stream, then host threads; steps are\n"
+  "reports. Rows are process, GPU and stream, then host threads, then what\n"
+  "pfprof record saw inside the DataLoader (the batches the loop got, labelled\n"
+  "with batch and worker and ending as the step gets them, the pin-memory\n"
+  "thread, and a lane per worker with its batches and stages); steps are\n"
   "numbered on the ruler from 0 (--step-pattern and --config choose how steps\n"
   "are found, as in report). The format is the extension of -o.\n"
   "\n"

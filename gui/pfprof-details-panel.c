@@ -152,6 +152,36 @@ pfprof_details_panel_show_event (PfprofDetailsPanel *self, PfprofTimeline *timel
                                 n->tid, n->depth);
         break;
       }
+    case PFPROF_TABLE_WORKER_EVENTS:
+      {
+        const PfprofWorkerEventRecord *r = &pfprof_trace_worker_events (t)[i];
+        g_autofree char *label = pfprof_renderer_event_label (row, ref);
+
+        if (r->kind == PFPROF_WORKER_STAGE)
+          {
+            g_autofree char *sum = pfprof_format_ns (r->value_a);
+
+            g_string_append_printf (s, "DataLoader stage %s\nbatch %" G_GINT64_FORMAT ", worker %u (pid %u): %s over %"
+                                    G_GINT64_FORMAT " calls, first call to last:\n",
+                                    label, r->batch, r->worker_id, r->pid, sum, r->value_b);
+          }
+        else if (r->kind == PFPROF_WORKER_GOT)
+          g_string_append_printf (s, "DataLoader %s\ngot by the training loop: off the queue to handed out\n", label);
+        else if (r->kind == PFPROF_WORKER_PIN)
+          {
+            g_autofree char *cpu = pfprof_format_ns (r->value_a);
+
+            g_string_append_printf (s, "DataLoader pin-memory thread, %s\nthread CPU %s\n", label, cpu);
+          }
+        else
+          {
+            g_autofree char *collate = pfprof_format_ns (r->value_b > r->value_a ? r->value_b - r->value_a : 0);
+
+            g_string_append_printf (s, "DataLoader %s\nworker %u (pid %u), %u samples, collate_fn %s\n", label,
+                                    r->worker_id, r->pid, r->site_id, collate);
+          }
+        break;
+      }
     default:
       break;
     }

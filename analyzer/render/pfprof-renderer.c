@@ -59,6 +59,8 @@ static const double light_colors[PFPROF_N_ITEMS][3] = {
   [PFPROF_ITEM_API_SYNC] = { 0.725, 0.110, 0.110 },      /* dark red */
   [PFPROF_ITEM_NVTX] = { 0.031, 0.569, 0.698 },          /* cyan */
   [PFPROF_ITEM_DATA_WAIT] = { 0.918, 0.702, 0.031 },     /* amber */
+  [PFPROF_ITEM_BATCH] = { 0.396, 0.639, 0.051 },         /* olive */
+  [PFPROF_ITEM_STAGE] = { 0.518, 0.400, 0.725 },         /* lavender */
 };
 
 static const char *const item_names[PFPROF_N_ITEMS] = {
@@ -74,6 +76,8 @@ static const char *const item_names[PFPROF_N_ITEMS] = {
   [PFPROF_ITEM_API_SYNC] = "Blocking API",
   [PFPROF_ITEM_NVTX] = "NVTX",
   [PFPROF_ITEM_DATA_WAIT] = "DataLoader wait",
+  [PFPROF_ITEM_BATCH] = "DataLoader batch",
+  [PFPROF_ITEM_STAGE] = "DataLoader stage",
 };
 
 static const double shade_alpha[N_SHADES] = { 0.35, 0.55, 0.78, 1.0 };
@@ -541,6 +545,30 @@ pfprof_renderer_event_label (const PfprofTimelineRow *row, PfprofEventRef ref)
       return g_strdup (pfprof_display_name (trace, pfprof_trace_api_calls (trace)[i].name_id));
     case PFPROF_TABLE_NVTX:
       return g_strdup (pfprof_trace_string (trace, pfprof_trace_nvtx (trace)[i].name_id));
+    case PFPROF_TABLE_WORKER_EVENTS:
+      {
+        const PfprofWorkerEventRecord *r = &pfprof_trace_worker_events (trace)[i];
+
+        switch (r->kind)
+          {
+          case PFPROF_WORKER_STAGE:
+            for (guint k = 0; k < pfprof_trace_n (trace, PFPROF_TABLE_PYTHON_SITES); k++)
+              if (pfprof_trace_python_sites (trace)[k].site_id == r->site_id)
+                {
+                  const char *name = pfprof_trace_string (trace, pfprof_trace_python_sites (trace)[k].function_id);
+                  const char *dot = strrchr (name, '.');
+
+                  return g_strdup (dot ? dot + 1 : name);
+                }
+            return g_strdup ("stage");
+          case PFPROF_WORKER_GOT:
+            return g_strdup_printf ("batch %" G_GINT64_FORMAT " (worker %u)", r->batch, r->worker_id);
+          case PFPROF_WORKER_FAILED:
+            return g_strdup_printf ("batch %" G_GINT64_FORMAT " (raised)", r->batch);
+          default:
+            return g_strdup_printf ("batch %" G_GINT64_FORMAT, r->batch);
+          }
+      }
     default:
       return g_strdup ("");
     }

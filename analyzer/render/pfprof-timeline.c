@@ -185,6 +185,9 @@ pfprof_timeline_event_class (const PfprofTimelineRow *row, PfprofEventRef ref)
           return PFPROF_ITEM_API_SYNC;
         return PFPROF_ITEM_API;
       }
+    case PFPROF_TABLE_WORKER_EVENTS:
+      return pfprof_trace_worker_events (trace)[i].kind == PFPROF_WORKER_STAGE ? PFPROF_ITEM_STAGE
+                                                                                 : PFPROF_ITEM_BATCH;
     case PFPROF_TABLE_NVTX:
       {
         const PfprofNvtxRecord *n = &pfprof_trace_nvtx (trace)[i];
@@ -653,6 +656,37 @@ collect_host_rows (gpointer data)
                                PFPROF_NONE, tid);
       g_array_append_val (last->refs, ref);
     }
+  /* Inside the DataLoader: a worker's batches and stages on its lane (the
+   * stages' spans overlap: sub-lanes), the pin thread's, and the batches
+   * the training loop got. */
+  for (guint i = 0; i < pfprof_trace_n (h->trace, PFPROF_TABLE_WORKER_EVENTS) && i <= PFPROF_EVENT_REF_MAX_INDEX;
+       i++)
+    {
+      const PfprofWorkerEventRecord *r = &pfprof_trace_worker_events (h->trace)[i];
+      PfprofEventRef ref = PFPROF_EVENT_REF (PFPROF_TABLE_WORKER_EVENTS, i);
+      guint32 lane, tid = 0;
+      Pending *p;
+
+      switch (r->kind)
+        {
+        case PFPROF_WORKER_BATCH:
+        case PFPROF_WORKER_FAILED:
+        case PFPROF_WORKER_STAGE:
+          lane = PFPROF_TIMELINE_WORKER_BATCHES;
+          tid = r->pid;
+          break;
+        case PFPROF_WORKER_PIN:
+          lane = PFPROF_TIMELINE_WORKER_PIN;
+          break;
+        case PFPROF_WORKER_GOT:
+          lane = PFPROF_TIMELINE_WORKER_GOT;
+          break;
+        default:
+          continue;
+        }
+      p = lookup_pending (h->by_key, h->all, PFPROF_ROW_WORKER, tid, lane, PFPROF_NONE, lane, tid);
+      g_array_append_val (p->refs, ref);
+    }
 
   return NULL;
 }
@@ -860,6 +894,38 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
                                  p->type == PFPROF_ROW_THREAD_API ? "CUDA API" : "NVTX");
         add_lanes (tl, trace, info, ti, p, 2, threads_row, label);
       }
+  }
+
+  /* Inside the DataLoader: got, pin thread, then each worker by pid. */
+  {
+    int group_row = -1;
+
+    for (guint32 lane = PFPROF_TIMELINE_WORKER_GOT; lane <= PFPROF_TIMELINE_WORKER_BATCHES; lane++)
+      for (guint i = 0; i < all->len; i++)
+        {
+          Pending *p = g_ptr_array_index (all, i);
+          g_autofree char *label = NULL;
+
+          if (p->type != PFPROF_ROW_WORKER || p->stream_id != lane || p->n_lanes == 0)
+            continue;
+          if (group_row < 0)
+            {
+              group_row = (int) tl->rows->len;
+              add_group (tl, PFPROF_ROW_WORKERS, 1, process_row, g_strdup ("DataLoader"), ti, PFPROF_NONE, 0);
+            }
+          if (lane == PFPROF_TIMELINE_WORKER_GOT)
+            label = g_strdup ("Batches got");
+          else if (lane == PFPROF_TIMELINE_WORKER_PIN)
+            label = g_strdup ("Pin-memory thread");
+          else
+            {
+              const PfprofWorkerEventRecord *r = &pfprof_trace_worker_events (trace)[PFPROF_EVENT_REF_INDEX (
+                g_array_index (p->lanes[0], PfprofEventRef, 0))];
+
+              label = g_strdup_printf ("Worker %u (pid %u)", r->worker_id, p->tid);
+            }
+          add_lanes (tl, trace, info, ti, p, 2, group_row, label);
+        }
   }
 }
 

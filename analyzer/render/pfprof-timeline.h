@@ -2,7 +2,10 @@
 /* pfprof-timeline.h: the row layout of a timeline, built once per analysis.
  *
  * Rows are grouped process (one per trace) -> GPU -> stream, then the
- * host threads of that process. A lane row holds references to events of
+ * host threads of that process, then what the hook recorded inside its
+ * DataLoader: the batches the training loop got (labelled with the batch
+ * and its worker, ending when the step got it), the pin thread's, and one
+ * lane per worker with its batches and, below, each stage's span. A lane row holds references to events of
  * the trace, sorted by start, never overlapping (overlapping events, such
  * as a driver call inside a runtime call, are spread over sub-lanes), plus
  * a prefix sum of durations. That is what lets the renderer draw any zoom
@@ -32,7 +35,16 @@ typedef enum
   PFPROF_ROW_THREADS,      /* group: the host threads of a process */
   PFPROF_ROW_THREAD_API,   /* lane: CUDA API calls of one thread */
   PFPROF_ROW_THREAD_NVTX,  /* lane: NVTX ranges (and DataLoader waits) */
+  PFPROF_ROW_WORKERS,      /* group: inside the DataLoader (worker_events) */
+  PFPROF_ROW_WORKER,       /* lane: stream_id PFPROF_TIMELINE_WORKER_*: a worker's
+                            * batches and stages (tid = its pid), the pin
+                            * thread's batches, the batches the loop got */
 } PfprofRowType;
+
+/* PFPROF_ROW_WORKER lanes, in display order (their stream_id). */
+#define PFPROF_TIMELINE_WORKER_GOT 0
+#define PFPROF_TIMELINE_WORKER_PIN 1
+#define PFPROF_TIMELINE_WORKER_BATCHES 2
 
 /* What an event is drawn as; one colour each. */
 typedef enum
@@ -49,6 +61,8 @@ typedef enum
   PFPROF_ITEM_API_SYNC,    /* a blocking synchronizing API call */
   PFPROF_ITEM_NVTX,
   PFPROF_ITEM_DATA_WAIT,   /* pfprof's DataLoader.next range */
+  PFPROF_ITEM_BATCH,       /* a DataLoader batch: made, pinned or got */
+  PFPROF_ITEM_STAGE,       /* a stage over a batch's samples, first call to last */
   PFPROF_N_ITEMS
 } PfprofItemClass;
 

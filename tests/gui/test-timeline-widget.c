@@ -21,13 +21,17 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #ifdef GDK_WINDOWING_X11
 #include <gdk/x11/gdkx.h>
 #include <X11/keysym.h>
 #endif
 
+#include "pfprof-details-panel.h"
 #include "pfprof-format.h"
+#include "pfprof-importer.h"
+#include "pfprof-trace-generator.h"
 #include "pfprof-measure-bar.h"
 #include "pfprof-measure.h"
 #include "pfprof-search-bar.h"
@@ -841,10 +845,68 @@ test_ctrl_scroll (Fixture *fx, gconstpointer data)
 #define test_pinch test_ctrl_scroll
 #endif
 
+/* Clicking a DataLoader batch or stage (worker_events of a generated
+ * trace) shows which batch, worker and stage it is. */
+static void
+test_dataloader_details (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("pfprof-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "dl.pfprof", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PfprofRun) run = NULL;
+  GPtrArray *traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+  PfprofTraceGenerator gen;
+  PfprofAnalysis *a;
+  PfprofTimeline *tl;
+  GtkWidget *panel = g_object_ref_sink (pfprof_details_panel_new ());
+  char err[256];
+  gboolean saw_batch = FALSE, saw_stage = FALSE;
+
+  pfprof_trace_generator_init (&gen);
+  gen.steps = 8;
+  g_assert_cmpint (pfprof_trace_generator_write (&gen, path, PFPROF_WRITER_OVERWRITE, NULL, err, sizeof err), ==,
+                   PFPROF_WRITER_OK);
+  g_ptr_array_add (traces, pfprof_importer_load (path, NULL, NULL, &error));
+  g_assert_no_error (error);
+  run = pfprof_run_new (traces);
+  a = pfprof_analysis_run (run, NULL);
+  tl = pfprof_timeline_new (a, NULL, NULL);
+  for (guint i = 0; i < tl->rows->len; i++)
+    {
+      const PfprofTimelineRow *row = pfprof_timeline_get_row (tl, i);
+
+      if (row->type != PFPROF_ROW_WORKER || row->stream_id != PFPROF_TIMELINE_WORKER_BATCHES || row->n_refs == 0)
+        continue;
+      pfprof_details_panel_show_event (PFPROF_DETAILS_PANEL (panel), tl, (int) i, row->refs[0], 1000);
+      if (row->sub_lane == 0)
+        {
+          g_autofree char *want = g_strdup_printf ("DataLoader batch %u\nworker %u (pid %u), 32 samples", row->tid - 4342,
+                                                   row->tid - 4342, row->tid);
+
+          g_assert_true (g_str_has_prefix (pfprof_details_panel_get_text (PFPROF_DETAILS_PANEL (panel)), want));
+          saw_batch = TRUE;
+        }
+      else
+        {
+          g_assert_true (g_str_has_prefix (pfprof_details_panel_get_text (PFPROF_DETAILS_PANEL (panel)),
+                                           "DataLoader stage "));
+          g_assert_nonnull (strstr (pfprof_details_panel_get_text (PFPROF_DETAILS_PANEL (panel)), "over 32 calls"));
+          saw_stage = TRUE;
+        }
+    }
+  g_assert_true (saw_batch && saw_stage);
+  g_object_unref (panel);
+  pfprof_timeline_free (tl);
+  pfprof_analysis_free (a);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/timeline-widget/dataloader-details", test_dataloader_details);
   g_test_add ("/timeline-widget/keys", Fixture, NULL, fixture_set_up, test_keys, fixture_tear_down);
   g_test_add ("/timeline-widget/click-selects", Fixture, NULL, fixture_set_up, test_click_selects, fixture_tear_down);
   g_test_add ("/timeline-widget/click-collapses", Fixture, NULL, fixture_set_up, test_click_collapses, fixture_tear_down);

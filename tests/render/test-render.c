@@ -3,6 +3,7 @@
  * images of the planted trace (render-test-util.h) for what a user must
  * see: rows, copies in their colour at their time, findings marked. */
 #include <cairo.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "pfprof-timeline.h"
 #include "pfprof-framing.h"
 #include "pfprof-importer.h"
+#include "pfprof-trace-generator.h"
 #include "render-test-util.h"
 
 #define W 1200
@@ -739,6 +741,101 @@ test_steady_framing (void)
   }
 }
 
+/* Inside the DataLoader (worker_events of a generated trace): a group
+ * with the batches the loop got, the pin thread's, and a lane per worker
+ * with its batches; stages below them; labels name the batch. */
+static void
+test_dataloader_lanes (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("pfprof-render-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "dl.pfprof", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PfprofRun) run = NULL;
+  GPtrArray *traces = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_trace_free);
+  PfprofTraceGenerator gen;
+  PfprofAnalysis *a;
+  PfprofTimeline *tl;
+  PfprofTrace *t;
+  const PfprofWorkerEventRecord *ev;
+  char err[256];
+  int group, got, pin, w0, w1;
+  guint batches = 0, stages = 0;
+
+  pfprof_trace_generator_init (&gen);
+  gen.steps = 12;
+  gen.plants = PFPROF_PLANT_INPUT_STARVED;
+  g_assert_cmpint (pfprof_trace_generator_write (&gen, path, PFPROF_WRITER_OVERWRITE, NULL, err, sizeof err), ==,
+                   PFPROF_WRITER_OK);
+  t = pfprof_importer_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_ptr_array_add (traces, t);
+  run = pfprof_run_new (traces);
+  a = pfprof_analysis_run (run, NULL);
+  tl = pfprof_timeline_new (a, NULL, NULL);
+  ev = pfprof_trace_worker_events (t);
+
+  group = find_row (tl, PFPROF_ROW_WORKERS, PFPROF_NONE, 0);
+  got = find_row (tl, PFPROF_ROW_WORKER, PFPROF_TIMELINE_WORKER_GOT, 0);
+  pin = find_row (tl, PFPROF_ROW_WORKER, PFPROF_TIMELINE_WORKER_PIN, 0);
+  w0 = find_row (tl, PFPROF_ROW_WORKER, PFPROF_TIMELINE_WORKER_BATCHES, 4342);
+  w1 = find_row (tl, PFPROF_ROW_WORKER, PFPROF_TIMELINE_WORKER_BATCHES, 4343);
+  /* Below the host threads, in this order. */
+  g_assert_cmpint (group, >, find_row (tl, PFPROF_ROW_THREAD_NVTX, PFPROF_NONE, 0));
+  g_assert_cmpint (got, ==, group + 1);
+  g_assert_cmpint (pin, ==, got + 1);
+  g_assert_cmpint (w0, ==, pin + 1);
+  g_assert_cmpint (w1, >, w0);
+  g_assert_cmpstr (pfprof_timeline_get_row (tl, (guint) group)->label, ==, "DataLoader");
+  g_assert_cmpstr (pfprof_timeline_get_row (tl, (guint) got)->label, ==, "Batches got");
+  g_assert_cmpstr (pfprof_timeline_get_row (tl, (guint) w0)->label, ==, "Worker 0 (pid 4342)");
+  g_assert_cmpstr (pfprof_timeline_get_row (tl, (guint) w1)->label, ==, "Worker 1 (pid 4343)");
+  /* Every batch a step got, and its label names the batch and worker. */
+  g_assert_cmpuint (pfprof_timeline_get_row (tl, (guint) got)->n_refs, ==, gen.steps);
+  {
+    const PfprofTimelineRow *row = pfprof_timeline_get_row (tl, (guint) got);
+    g_autofree char *label = pfprof_renderer_event_label (row, row->refs[3]);
+
+    g_assert_cmpstr (label, ==, "batch 3 (worker 1)");
+  }
+  /* A worker's first lane holds its batches; its stages are below it. */
+  for (int r = w0; r < (int) tl->rows->len; r++)
+    {
+      const PfprofTimelineRow *row = pfprof_timeline_get_row (tl, (guint) r);
+
+      if (row->type != PFPROF_ROW_WORKER || row->stream_id != PFPROF_TIMELINE_WORKER_BATCHES)
+        break;
+      for (guint k = 0; k < row->n_refs; k++)
+        {
+          const PfprofWorkerEventRecord *e = &ev[PFPROF_EVENT_REF_INDEX (row->refs[k])];
+          g_autofree char *label = pfprof_renderer_event_label (row, row->refs[k]);
+
+          g_assert_cmpuint (e->pid, ==, row->tid);
+          if (e->kind == PFPROF_WORKER_BATCH)
+            {
+              g_autofree char *want = g_strdup_printf ("batch %" G_GINT64_FORMAT, e->batch);
+
+              g_assert_cmpuint (row->sub_lane, ==, 0);
+              g_assert_cmpint (pfprof_timeline_event_class (row, row->refs[k]), ==, PFPROF_ITEM_BATCH);
+              g_assert_cmpstr (label, ==, want);
+              batches++;
+            }
+          else
+            {
+              g_assert_cmpint (e->kind, ==, PFPROF_WORKER_STAGE);
+              g_assert_cmpint (pfprof_timeline_event_class (row, row->refs[k]), ==, PFPROF_ITEM_STAGE);
+              g_assert_true (g_str_equal (label, "default_loader") || g_str_equal (label, "RandomResizedCrop"));
+              stages++;
+            }
+        }
+    }
+  g_assert_cmpuint (batches, ==, gen.steps);
+  g_assert_cmpuint (stages, ==, 2 * gen.steps);
+  pfprof_timeline_free (tl);
+  pfprof_analysis_free (a);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -758,5 +855,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/recorded-sample", test_recorded_sample);
   g_test_add_func ("/render/sampled-pauses", test_sampled_pauses);
   g_test_add_func ("/render/steady-framing", test_steady_framing);
+  g_test_add_func ("/render/dataloader-lanes", test_dataloader_lanes);
   return g_test_run ();
 }
