@@ -349,6 +349,8 @@ class Main:
 
     # python_sites.site_id of the workers' stages: above the hook's own.
     STAGE_SITE_BASE = 1 << 30
+    # Seconds the exit waits, at most, for the collector's queue to drain.
+    HAND_OVER_WAIT = 30.0
 
     def hand_over(self):
         """Hands the rows of this process's workers and its own to its
@@ -371,6 +373,7 @@ class Main:
             event.argtypes = [u32, u32, u32, u32, i64, i64, i64, i64, i64]
             site.restype = event.restype = ctypes.c_int
             files, names = read(self.folder, _os.getpid())
+            waited = 0.0
             # One site per stage, whichever workers ran it.
             ids, sids = {}, {}
             for key in sorted(names):
@@ -394,8 +397,15 @@ class Main:
                         a += offset
                     if kind == STAGE:
                         stage = ids.get((pid, stage), 0)
-                    if event(kind, wid & 0xffff, pid & 0xffffffff, stage & 0xffffffff, batch,
-                             start, end, a, b) < 0:
+                    rc = event(kind, wid & 0xffff, pid & 0xffffffff, stage & 0xffffffff, batch,
+                               start, end, a, b)
+                    # 1: the collector's queue is full; its writer drains it.
+                    while rc == 1 and waited < self.HAND_OVER_WAIT:
+                        _time.sleep(0.01)
+                        waited += 0.01
+                        rc = event(kind, wid & 0xffff, pid & 0xffffffff, stage & 0xffffffff, batch,
+                                   start, end, a, b)
+                    if rc != 0:
                         return
         except Exception:
             pass

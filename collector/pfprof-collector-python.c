@@ -186,7 +186,8 @@ pfprof_collector_python_call (uint32_t site_id, uint32_t tid, int64_t start_ns, 
  * CLOCK_REALTIME ns: @start_ns, @end_ns, and @a and @b where the kind
  * makes them times (BATCH, FAILED: collate start and end; GOT: asked),
  * 0 meaning unknown. The main process's hook hands over its workers'
- * rows and its own at exit (cli/pfprof_workers.py). Same return values. */
+ * rows and its own at exit (cli/pfprof_workers.py). Same return values;
+ * 1 also while the queue is full (the hook waits and calls again). */
 PFPROF_EXPORT int pfprof_collector_python_worker_event (uint32_t kind, uint32_t worker_id, uint32_t pid,
                                                         uint32_t site_id, int64_t batch, int64_t start_ns,
                                                         int64_t end_ns, int64_t a, int64_t b);
@@ -203,8 +204,15 @@ pfprof_collector_python_worker_event (uint32_t kind, uint32_t worker_id, uint32_
   if (ok != 0)
     return ok;
   if (kind < PFPROF_WORKER_CLOCK || kind > PFPROF_WORKER_PIN || worker_id > UINT16_MAX || start_ns <= 0
-      || end_ns < start_ns || (p = calloc (1, sizeof *p)) == NULL)
+      || end_ns < start_ns)
     return -1;
+  /* A long run's rows come all at once at exit: the hook waits for the
+   * writer to drain the queue rather than lose them. */
+  pthread_mutex_lock (&pending_lock);
+  ok = n_pending >= PENDING_MAX;
+  pthread_mutex_unlock (&pending_lock);
+  if (ok || (p = calloc (1, sizeof *p)) == NULL)
+    return ok ? 1 : -1;
   offset = pfprof_collector_cupti_timestamp ();
   clock_gettime (CLOCK_REALTIME, &rt);
   offset -= (int64_t) rt.tv_sec * 1000000000 + rt.tv_nsec;

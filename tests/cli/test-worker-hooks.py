@@ -259,14 +259,17 @@ FAKE = {
     # call of its functions goes to FAKE_LOG as a JSON line, as it comes.
     "fake_collector.py": textwrap.dedent("""\
         import ctypes, json, os
+        # FAKE_FULL: the queue is full for the 2nd to 4th event calls.
         class Fn:
             def __init__(self, name):
-                self.name, self.argtypes, self.restype = name, None, None
+                self.name, self.argtypes, self.restype, self.calls = name, None, None, 0
             def __call__(self, *a):
+                self.calls += 1
+                full = os.environ.get("FAKE_FULL") and self.name == "event" and 2 <= self.calls <= 4
                 with open(os.environ["FAKE_LOG"], "a") as f:
-                    f.write(json.dumps([self.name, os.getpid()] +
+                    f.write(json.dumps([self.name + (" full" if full else ""), os.getpid()] +
                                        [x.decode() if isinstance(x, bytes) else x for x in a]) + "\\n")
-                return 0
+                return 1 if full else 0
         class Lib:
             def __init__(self, path, mode=0):
                 assert mode == os.RTLD_NOLOAD
@@ -601,6 +604,17 @@ class WorkerHookTest(unittest.TestCase):
             if kind == pfprof_workers.BATCH:
                 self.assertTrue(start <= a <= b <= end)
         self.assertEqual(sorted(c[6] for c in events if c[2] == pfprof_workers.GOT), [0, 1, 2])
+
+    def test_hand_over_waits_for_a_full_queue(self):
+        log = os.path.join(self.dir, "collector.log")
+        lines, _, folder = self.run_program("map", "fork", env={"FAKE_LOG": log, "CUDA_INJECTION64_PATH": "/fake",
+                                                                "FAKE_FULL": "1"})
+        owner, files, names, k = self.rows(folder)
+        with open(log) as f:
+            calls = [json.loads(line) for line in f]
+        # Refused three times while full, then every row went over once.
+        self.assertEqual(sum(1 for c in calls if c[0] == "event full"), 3)
+        self.assertEqual(len([c for c in calls if c[0] == "event"]), sum(len(rows) for _, rows in files))
 
     def test_torn_row_left_out(self):
         folder = os.path.join(self.dir, "w")
