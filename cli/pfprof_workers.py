@@ -73,13 +73,32 @@ def allowed_cores():
         cores = (_os.cpu_count() or 1) * 1000
     try:
         with open('/proc/self/cgroup') as f:
-            rel = f.read().split('\n')[0].split(':', 2)[2]
-        with open('/sys/fs/cgroup' + rel.rstrip('/') + '/cpu.max') as f:
-            quota, period = f.read().split()
-        if quota != 'max':
-            cores = min(cores, int(quota) * 1000 // int(period))
+            lines = f.read().split('\n')
     except Exception:
-        pass
+        lines = []
+    for line in lines:
+        parts = line.split(':', 2)
+        if len(parts) != 3:
+            continue
+        try:
+            if parts[0] == '0' and parts[1] == '':  # cgroup v2
+                with open('/sys/fs/cgroup' + parts[2].rstrip('/') + '/cpu.max') as f:
+                    q, p = f.read().split()
+                q = -1 if q == 'max' else int(q)
+            elif 'cpu' in parts[1].split(','):  # cgroup v1
+                base = '/sys/fs/cgroup/cpu' + parts[2].rstrip('/')
+                if not _os.path.exists(base + '/cpu.cfs_quota_us'):
+                    base = '/sys/fs/cgroup/cpu'
+                with open(base + '/cpu.cfs_quota_us') as f:
+                    q = int(f.read())
+                with open(base + '/cpu.cfs_period_us') as f:
+                    p = f.read()
+            else:
+                continue
+            if q > 0 and int(p) > 0:
+                cores = max(1, min(cores, q * 1000 // int(p)))
+        except Exception:
+            pass
     return cores
 
 

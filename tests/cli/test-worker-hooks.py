@@ -616,6 +616,29 @@ class WorkerHookTest(unittest.TestCase):
         self.assertEqual(sum(1 for c in calls if c[0] == "event full"), 3)
         self.assertEqual(len([c for c in calls if c[0] == "event"]), sum(len(rows) for _, rows in files))
 
+    def test_cores_allowed_follow_the_cgroup_quota(self):
+        import io
+        affinity = len(os.sched_getaffinity(0)) * 1000
+        for files, want in (
+                ({"/proc/self/cgroup": "0::/job\n", "/sys/fs/cgroup/job/cpu.max": "150000 100000\n"}, 1500),
+                ({"/proc/self/cgroup": "0::/job\n", "/sys/fs/cgroup/job/cpu.max": "max 100000\n"}, affinity),
+                ({"/proc/self/cgroup": "4:cpu,cpuacct:/job\n0::/\n",
+                  "/sys/fs/cgroup/cpu/job/cpu.cfs_quota_us": "50000\n",
+                  "/sys/fs/cgroup/cpu/job/cpu.cfs_period_us": "100000\n"}, 500),
+                ({}, affinity)):
+            def fake_open(path, *a, **k):
+                if path not in files:
+                    raise FileNotFoundError(path)
+                return io.StringIO(files[path])
+            exists = os.path.exists
+            pfprof_workers.open = fake_open
+            pfprof_workers._os.path.exists = lambda p: p in files
+            try:
+                self.assertEqual(pfprof_workers.allowed_cores(), min(want, affinity), files)
+            finally:
+                del pfprof_workers.open
+                pfprof_workers._os.path.exists = exists
+
     def test_torn_row_left_out(self):
         folder = os.path.join(self.dir, "w")
         sink = pfprof_workers.Sink(folder, 7)
