@@ -437,15 +437,17 @@ class Main:
     def wrap_iter(self, module):
         """Wraps _MultiProcessingDataLoaderIter: _try_get_data (a batch came
         off the result queue: its index and worker, read from _task_info
-        before the iterator drops the entry) and _next_data (a batch handed
-        to the program: after it, in every torch since 1.7, _rcvd_idx is
-        one past the batch's index, whether _process_data or _next_data
-        raised it)."""
+        before the iterator drops the entry), _next_data (a batch handed to
+        the program: in order, in every torch since 1.7, _rcvd_idx is then
+        one past its index; with in_order=False it is the one that came off
+        the queue in that call) and _reset (a new epoch of a persistent
+        iterator: a new serial)."""
         cls = getattr(module, '_MultiProcessingDataLoaderIter', None)
         if cls is None:
             return
         tryget = getattr(cls, '_try_get_data', None)
         nxt = getattr(cls, '_next_data', None)
+        reset = getattr(cls, '_reset', None)
         if tryget is None or nxt is None or getattr(nxt, '_pfprof', False):
             return
         me = self
@@ -459,12 +461,14 @@ class Main:
                     wid = self._task_info[idx][0]
                     arrived = self.__dict__.setdefault('_pfprof_arrived', {})
                     arrived[idx] = (wid, _perf())
+                    self._pfprof_came = idx
             except Exception:
                 pass
             return r
 
         def _next_data(self):
             asked = _perf()
+            self.__dict__['_pfprof_came'] = None
             try:
                 data = nxt(self)
             except StopIteration:
@@ -475,19 +479,29 @@ class Main:
             me.returned(self, asked)
             return data
 
-        for f, o in ((_next_data, nxt), (_try_get_data, tryget)):
+        def _reset(self, *args, **kwargs):
+            self.__dict__['_pfprof_serial'] = None
+            return reset(self, *args, **kwargs)
+
+        pairs = [(_next_data, nxt), (_try_get_data, tryget)]
+        if reset is not None:
+            pairs.append((_reset, reset))
+        for f, o in pairs:
             f.__name__, f.__qualname__, f.__wrapped__, f._pfprof = o.__name__, o.__qualname__, o, True
         cls._next_data = _next_data
         cls._try_get_data = _try_get_data
+        if reset is not None:
+            cls._reset = _reset
 
     def returned(self, it, asked):
         """A GOT row for the batch iterator IT just handed out (or raised
         for): none when it ran out."""
         try:
             now = _perf()
-            idx = it._rcvd_idx - 1
-            arrived = it.__dict__.get('_pfprof_arrived') or {}
-            if idx < 0 or idx not in arrived:
+            d = it.__dict__
+            idx = it._rcvd_idx - 1 if d.get('_in_order', True) else d.get('_pfprof_came')
+            arrived = d.get('_pfprof_arrived') or {}
+            if idx is None or idx < 0 or idx not in arrived:
                 return
             wid, at = arrived.pop(idx)
             pid = 0
@@ -495,12 +509,10 @@ class Main:
                 pid = it._workers[wid].pid or 0
             except Exception:
                 pass
-            serial = it.__dict__.get('_pfprof_serial')
-            # A persistent iterator's next epoch starts at index 0 again.
-            if serial is None or idx <= it.__dict__.get('_pfprof_last', -1):
+            serial = d.get('_pfprof_serial')
+            if serial is None:
                 self.serial += 1
                 serial = it._pfprof_serial = self.serial
-            it._pfprof_last = idx
             self.out().write([ROW.pack(GOT, wid, pid, getattr(it, '_num_yielded', 0), idx, at, now,
                                        asked, serial)])
         except Exception:

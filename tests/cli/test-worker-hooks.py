@@ -148,6 +148,7 @@ FAKE = {
                     t.start()
                 else:
                     self._data_queue = self._worker_result_queue
+                self._in_order = loader.in_order
                 self._reset(loader)
 
             def _reset(self, loader):
@@ -170,7 +171,10 @@ FAKE = {
             def _next_data(self):
                 while True:
                     while self._rcvd_idx < self._send_idx:
-                        info = self._task_info[self._rcvd_idx]
+                        info = self._task_info.get(self._rcvd_idx)
+                        if info is None:  # handed out already (in_order=False)
+                            self._rcvd_idx += 1
+                            continue
                         if len(info) == 2 and isinstance(info[1], _utils.worker._IterableDatasetStopIteration):
                             del self._task_info[self._rcvd_idx]
                             self._rcvd_idx += 1
@@ -188,6 +192,10 @@ FAKE = {
                     if isinstance(data, _utils.worker._IterableDatasetStopIteration):
                         self._task_info[idx] += (data,)
                         continue
+                    if idx != self._rcvd_idx and not self._loader.in_order:
+                        # torch's in_order=False: handed out as it comes.
+                        del self._task_info[idx]
+                        return self._process_data(data)
                     if idx != self._rcvd_idx:
                         self._task_info[idx] += (data,)
                     else:
@@ -232,12 +240,13 @@ FAKE = {
         class DataLoader:
             def __init__(self, dataset, batch_size=1, batch_sampler=None, num_workers=0,
                          collate_fn=None, pin_memory=False, worker_init_fn=None,
-                         multiprocessing_context=None, persistent_workers=False):
+                         multiprocessing_context=None, persistent_workers=False, in_order=True):
                 self.dataset, self.batch_size, self.batch_sampler = dataset, batch_size, batch_sampler
                 self.num_workers, self.collate_fn, self.pin_memory = num_workers, collate_fn, pin_memory
                 self.worker_init_fn = worker_init_fn
                 self.multiprocessing_context = multiprocessing_context
                 self.persistent_workers = persistent_workers
+                self.in_order = in_order
                 self._iterator = None
             def batches(self):
                 if isinstance(self.dataset, IterableDataset):
@@ -327,8 +336,8 @@ PROGRAM = textwrap.dedent("""\
         return [i, i * i]
 
     class Items(tud.Dataset):
-        def __init__(self, n, compose, fail_at=-1, kill_at=-1):
-            self.n, self.fail_at, self.kill_at = n, fail_at, kill_at
+        def __init__(self, n, compose, fail_at=-1, kill_at=-1, slow_worker=-1):
+            self.n, self.fail_at, self.kill_at, self.slow_worker = n, fail_at, kill_at, slow_worker
             self.loader = load
             self.transform = compose([AddOne(), Double()])
         def __len__(self):
@@ -338,6 +347,9 @@ PROGRAM = textwrap.dedent("""\
                 os.kill(os.getpid(), signal.SIGKILL)
             if i == self.fail_at:
                 raise ValueError("bad sample %d" % i)
+            if (i // 2) % 2 == self.slow_worker:
+                import time
+                time.sleep(0.02)
             return [self.transform(v) for v in self.loader(i)]
 
     class Stream(tud.IterableDataset):
@@ -370,6 +382,9 @@ PROGRAM = textwrap.dedent("""\
             loader = tud.DataLoader(Items(12, v1.Compose, fail_at=6), batch_size=2, **kw)
         elif mode == "kill":
             loader = tud.DataLoader(Items(40, v1.Compose, kill_at=21), batch_size=2, **kw)
+        elif mode == "unordered":
+            # Worker 0's batches take longer: worker 1's come out of order.
+            loader = tud.DataLoader(Items(24, v1.Compose, slow_worker=0), batch_size=2, in_order=False, **kw)
         elif mode == "iterable":
             loader = tud.DataLoader(Stream(), batch_size=4, **kw)
         elif mode == "sampler":
@@ -526,6 +541,20 @@ class WorkerHookTest(unittest.TestCase):
         self.assertEqual([(r[8], r[4]) for r in got], [(1, i) for i in range(4)] + [(2, i) for i in range(4)])
         self.assertEqual(len(k[pfprof_workers.BATCH]), 8)
         self.assertEqual(len({r[2] for r in k[pfprof_workers.BATCH]}), 2)
+
+    def test_in_order_false(self):
+        lines, _, folder = self.run_program("unordered", "fork")
+        owner, files, names, k = self.rows(folder)
+        got = k[pfprof_workers.GOT]
+        # Every batch got once, tied to the worker that made it, though
+        # they came out of order.
+        self.assertEqual(sorted(r[4] for r in got), list(range(12)))
+        self.assertNotEqual([r[4] for r in got], list(range(12)))
+        self.assertEqual([r[3] for r in got], list(range(12)))
+        for r in got:
+            b = next(b for b in k[pfprof_workers.BATCH] if b[4] == r[4])
+            self.assertEqual((r[1], r[2]), (b[1], b[2]))
+            self.assertTrue(b[6] <= r[5] <= r[6], (b, r))
 
     def test_worker_raises(self):
         lines, _, folder = self.run_program("raise", "fork")
