@@ -723,7 +723,8 @@ write_worker_events (Export *x, guint i)
       const PfprofWorkerEventRecord *r = &ev[k];
       PfprofJsonWriter *w;
 
-      if (r->kind == PFPROF_WORKER_BATCH || r->kind == PFPROF_WORKER_FAILED)
+      /* A worker's lane is its pid: 0 would be the steps track. */
+      if ((r->kind == PFPROF_WORKER_BATCH || r->kind == PFPROF_WORKER_FAILED) && r->pid != 0)
         {
           g_autofree char *name = g_strdup_printf ("batch %" G_GINT64_FORMAT "%s", r->batch,
                                                    r->kind == PFPROF_WORKER_FAILED ? " (raised)" : "");
@@ -796,7 +797,7 @@ write_worker_events (Export *x, guint i)
             step++;
           if (step < steps->len && g_array_index (steps, PfprofStep, step).start_ns <= r->end_ns)
             s = &g_array_index (steps, PfprofStep, step);
-          if (put == NULL || s == NULL || *put > r->start_ns || *put <= 0)
+          if (put == NULL || s == NULL || *put > r->start_ns || *put <= 0 || r->pid == 0)
             continue;
           id = ++x->next_flow_id;
           w = event_open (x, "s", "batch", "batch", hpid, r->pid, *put - 1);
