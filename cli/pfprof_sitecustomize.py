@@ -539,11 +539,12 @@ if _os.environ.get('PFPROF_PYTHON_HOOKS', '1') == '1' and \
         import pfprof_workers
         _pfprof_worker_main = pfprof_workers.install(
             _pfprof_when_imported, _os.path.join(_os.environ['PFPROF_STATUS_DIR'], 'workers'))
-        if not getattr(_os._exit, '_pfprof', False):
-            _pfprof_wrap_exit(None)
-        _os._exit._pfprof_before = _pfprof_worker_main.hand_over
         import atexit as _atexit
         _atexit.register(_pfprof_worker_main.hand_over)
+        if not getattr(_os._exit, '_pfprof', False):
+            _pfprof_wrap_exit(None)
+        if getattr(_os._exit, '_pfprof', False):  # wrapped when a collector may be loaded
+            _os._exit._pfprof_before = _pfprof_worker_main.hand_over
     except Exception:
         pass
 if _os.environ.get('PFPROF_TRY_STEPS') or _os.environ.get('PFPROF_TRY_FIXES'):

@@ -405,6 +405,9 @@ PROGRAM = textwrap.dedent("""\
         print(digest.hexdigest())
         for line in got:
             print(line)
+        if os.environ.get("EXIT_HARD"):
+            sys.stdout.flush()
+            os._exit(0)
 
     if __name__ == "__main__":
         main()
@@ -633,6 +636,16 @@ class WorkerHookTest(unittest.TestCase):
             if kind == pfprof_workers.BATCH:
                 self.assertTrue(start <= a <= b <= end)
         self.assertEqual(sorted(c[6] for c in events if c[2] == pfprof_workers.GOT), [0, 1, 2])
+
+    def test_hand_over_on_os_exit(self):
+        # os._exit runs no atexit handler: the hook's wrapper hands over.
+        log = os.path.join(self.dir, "collector.log")
+        lines, _, folder = self.run_program("map", "fork", env={"FAKE_LOG": log, "CUDA_INJECTION64_PATH": "/fake",
+                                                                "EXIT_HARD": "1"})
+        owner, files, names, k = self.rows(folder)
+        with open(log) as f:
+            calls = [json.loads(line) for line in f]
+        self.assertEqual(len([c for c in calls if c[0] == "event"]), sum(len(rows) for _, rows in files))
 
     def test_hand_over_waits_for_a_full_queue(self):
         log = os.path.join(self.dir, "collector.log")
