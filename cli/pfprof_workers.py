@@ -391,7 +391,7 @@ class Main:
             site.argtypes = [u32, u32, s, s, i32, s, s, i32, s, ctypes.c_uint64]
             event.argtypes = [u32, u32, u32, u32, i64, i64, i64, i64, i64]
             site.restype = event.restype = ctypes.c_int
-            files, names = read(self.folder, _os.getpid())
+            names = read_names(self.folder, _os.getpid())
             waited = 0.0
             # One site per stage, whichever workers ran it.
             ids, sids = {}, {}
@@ -405,7 +405,7 @@ class Main:
                     if site(sid, 6, enc[0], enc[1], int(n.get('line') or 0), enc[2], None, 0, None, 0) < 0:
                         return
                 ids[key] = sid
-            for offset, rows in files:
+            for offset, rows in iter_files(self.folder, _os.getpid()):
                 for kind, wid, pid, stage, batch, start, end, a, b in rows:
                     # Onto CLOCK_REALTIME; the collector moves them onto its clock.
                     end = start + offset if kind == CLOCK else end + offset
@@ -569,47 +569,78 @@ class Main:
         module._pin_memory_loop = _pin_memory_loop
 
 
-def read(folder, owner):
-    """The rows and stage names the processes of OWNER wrote: a list of
-    (file's clock offset time_ns - perf_ns, [row tuples]) and {(pid, stage):
-    name record}. Torn last rows (a killed writer) are left out."""
-    import json
-    files, names = [], {}
+def _entries(folder, owner, suffix):
+    """(pid, path) of OWNER's files in FOLDER ending in SUFFIX."""
     try:
         entries = sorted(_os.listdir(folder))
     except OSError:
-        return files, names
+        return
     prefix = '%d.' % owner
     for entry in entries:
-        if not entry.startswith(prefix):
-            continue
-        path = _os.path.join(folder, entry)
-        try:
-            pid = int(entry[len(prefix):].split('.')[0])
-        except ValueError:
-            continue
-        if entry.endswith('.stages'):
+        if entry.startswith(prefix) and entry.endswith(suffix):
             try:
-                with open(path) as f:
-                    for line in f:
-                        try:
-                            n = json.loads(line)
-                            names[(pid, int(n['stage']))] = n
-                        except Exception:
-                            pass
-            except OSError:
+                yield int(entry[len(prefix):].split('.')[0]), _os.path.join(folder, entry)
+            except ValueError:
                 pass
-        elif entry.endswith('.rows'):
-            try:
-                with open(path, 'rb') as f:
-                    data = f.read()
-            except OSError:
-                continue
-            rows = [ROW.unpack_from(data, i) for i in range(0, len(data) - ROW.size + 1, ROW.size)]
-            if not rows or rows[0][0] != CLOCK:
-                continue
-            files.append((rows[0][6] - rows[0][5], rows))
-    return files, names
+
+
+def read_names(folder, owner):
+    """{(pid, stage): name record} of the stages OWNER's processes named."""
+    import json
+    names = {}
+    for pid, path in _entries(folder, owner, '.stages'):
+        try:
+            with open(path) as f:
+                for line in f:
+                    try:
+                        n = json.loads(line)
+                        names[(pid, int(n['stage']))] = n
+                    except Exception:
+                        pass
+        except OSError:
+            pass
+    return names
+
+
+# Rows read at a time: a long run's files are read a piece at a time.
+CHUNK_ROWS = 16384
+
+
+def iter_files(folder, owner):
+    """For each row file of OWNER's processes: (its clock offset time_ns -
+    perf_ns, an iterator over its rows as tuples), read CHUNK_ROWS at a
+    time. A torn last row (a killed writer) is left out; a file that does
+    not start with its clock row is skipped."""
+    for _, path in _entries(folder, owner, '.rows'):
+        try:
+            f = open(path, 'rb')
+        except OSError:
+            continue
+        head = f.read(ROW.size)
+        if len(head) < ROW.size or ROW.unpack(head)[0] != CLOCK:
+            f.close()
+            continue
+        first = ROW.unpack(head)
+
+        def rows(f=f, first=first):
+            with f:
+                yield first
+                while True:
+                    data = f.read(ROW.size * CHUNK_ROWS)
+                    whole = len(data) - len(data) % ROW.size
+                    if whole:
+                        yield from ROW.iter_unpack(data[:whole])
+                    if len(data) < ROW.size * CHUNK_ROWS:
+                        return
+        yield first[6] - first[5], rows()
+
+
+def read(folder, owner):
+    """The rows and stage names the processes of OWNER wrote, all in
+    memory (for tests and tools): a list of (file's clock offset, [row
+    tuples]) and read_names()."""
+    return ([(offset, list(rows)) for offset, rows in iter_files(folder, owner)],
+            read_names(folder, owner))
 
 
 def install(when_imported, folder):

@@ -684,10 +684,17 @@ class WorkerHookTest(unittest.TestCase):
     def test_torn_row_left_out(self):
         folder = os.path.join(self.dir, "w")
         sink = pfprof_workers.Sink(folder, 7)
-        sink.write([pfprof_workers.ROW.pack(pfprof_workers.BATCH, 0, sink.pid, 1, 5, 1, 2, 0, 0)])
+        sink.write([pfprof_workers.ROW.pack(pfprof_workers.BATCH, 0, sink.pid, 1, i, 1, 2, 0, 0) for i in range(10)])
         os.write(sink.fd, b"\x02\x00\x01")
-        files, _ = pfprof_workers.read(folder, 7)
-        self.assertEqual([r[0] for r in files[0][1]], [pfprof_workers.CLOCK, pfprof_workers.BATCH])
+        # Read a few rows at a time, as a long run's files are.
+        chunk = pfprof_workers.CHUNK_ROWS
+        pfprof_workers.CHUNK_ROWS = 3
+        try:
+            files, _ = pfprof_workers.read(folder, 7)
+        finally:
+            pfprof_workers.CHUNK_ROWS = chunk
+        self.assertEqual([r[0] for r in files[0][1]], [pfprof_workers.CLOCK] + [pfprof_workers.BATCH] * 10)
+        self.assertEqual([r[4] for r in files[0][1][1:]], list(range(10)))
 
     def test_switched_off_leaves_torch_alone(self):
         e = {k: v for k, v in os.environ.items() if not k.startswith("PFPROF_")}
