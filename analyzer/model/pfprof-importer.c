@@ -60,14 +60,14 @@ pfprof_importer_table (guint *n_importers)
   return importers;
 }
 
-const PfprofImporter *
-pfprof_importer_for_file (const char *path)
+gsize
+pfprof_importer_read_head (const char *path, guint8 head[PFPROF_IMPORTER_HEAD_SIZE])
 {
-  guint8 head[PFPROF_IMPORTER_HEAD_SIZE];
   gsize len = 0;
   int fd;
 
-  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (path != NULL, 0);
+  g_return_val_if_fail (head != NULL, 0);
 
   /* O_NONBLOCK: a FIFO or a device must not block the sniff; the reader
    * refuses anything but a regular file. */
@@ -77,9 +77,9 @@ pfprof_importer_for_file (const char *path)
       struct stat st;
 
       if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode))
-        while (len < sizeof head)
+        while (len < PFPROF_IMPORTER_HEAD_SIZE)
           {
-            ssize_t n = read (fd, head + len, sizeof head - len);
+            ssize_t n = read (fd, head + len, PFPROF_IMPORTER_HEAD_SIZE - len);
 
             if (n < 0 && errno == EINTR)
               continue;
@@ -89,6 +89,18 @@ pfprof_importer_for_file (const char *path)
           }
       close (fd);
     }
+  return len;
+}
+
+const PfprofImporter *
+pfprof_importer_for_file (const char *path)
+{
+  guint8 head[PFPROF_IMPORTER_HEAD_SIZE];
+  gsize len;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  len = pfprof_importer_read_head (path, head);
   for (guint i = 0; i + 1 < G_N_ELEMENTS (importers); i++)
     if (len > 0 && importers[i].sniff (head, len))
       return &importers[i];

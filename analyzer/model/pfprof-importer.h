@@ -43,16 +43,21 @@ const PfprofImporter *pfprof_importer_table (guint *n_importers);
  * native reader, whose load says why. */
 const PfprofImporter *pfprof_importer_for_file (const char *path);
 
+/* Reads the first PFPROF_IMPORTER_HEAD_SIZE bytes of @path into @head,
+ * the bytes every sniff decides from; returns how many were read: 0 when
+ * the file cannot be opened or is not a regular file. */
+gsize pfprof_importer_read_head (const char *path, guint8 head[PFPROF_IMPORTER_HEAD_SIZE]);
+
 /* Loads @path with the importer its content calls for. */
 PfprofTrace *pfprof_importer_load (const char *path, PfprofTraceProgressFunc progress,
                                    gpointer user_data, GError **error);
 
 /* TRUE when @head, a JSON file's first @len bytes, is a trace of a format
- * an importer reads (a torch.profiler trace) rather than other JSON such
- * as a pfprof-report/1 result: how `pfprof report` tells the traces it
- * loads from the results it merges. Stricter than the importers' sniffs,
- * which take any JSON object so that a damaged trace gets its importer's
- * message. */
+ * an importer reads (a torch.profiler trace) rather than a pfprof-report/1
+ * result: how `pfprof report` tells the traces it loads from the results
+ * it merges. A JSON object is a trace unless its first member is
+ * "format", as in every result; the importers' sniffs take any JSON
+ * object, so a trace `pfprof import` reads is never taken for a result. */
 gboolean pfprof_importer_is_trace_json (const guint8 *head, gsize len);
 
 G_END_DECLS

@@ -61,10 +61,9 @@ G_BEGIN_DECLS
  * followed by `{`. */
 gboolean pfprof_kineto_import_sniff (const guint8 *head, gsize len);
 
-/* Stricter than the sniff, for telling a Kineto trace from other JSON
- * (a pfprof-report/1 result): the gzip magic, or a JSON object whose
- * first key is one Kineto writes (schemaVersion, traceEvents,
- * deviceProperties, ...) or whose first @len bytes name "traceEvents". */
+/* Stricter than the sniff, for telling a Kineto trace from a
+ * pfprof-report/1 result: the gzip magic, or a JSON object whose first
+ * member is not "format". */
 gboolean pfprof_kineto_import_is_kineto (const guint8 *head, gsize len);
 
 /* Reads the Kineto trace at @path into a new sorted trace; NULL with

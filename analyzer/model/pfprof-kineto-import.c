@@ -133,33 +133,23 @@ pfprof_kineto_import_sniff (const guint8 *head, gsize len)
 gboolean
 pfprof_kineto_import_is_kineto (const guint8 *head, gsize len)
 {
-  static const char *const keys[] = {
-    "schemaVersion", "traceEvents", "deviceProperties", "distributedInfo", "displayTimeUnit",
-    "baseTimeNanoseconds", "baseTimeOffset", "traceName", "record_shapes", "with_stack",
-    "profile_memory",
-  };
+  static const char result_key[] = "\"format\"";
   gsize i = 0;
 
   if (!pfprof_kineto_import_sniff (head, len))
     return FALSE;
   if (head[0] == 0x1f)
     return TRUE;
-  if (g_strstr_len ((const char *) head, (gssize) len, "\"traceEvents\"") != NULL)
-    return TRUE;
-  while (i < len && head[i] != '{')
+  while (head[i] != '{')
     i++;
   for (i++; i < len && g_ascii_isspace (head[i]); i++)
     ;
-  if (i >= len || head[i] != '"')
-    return FALSE;
-  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
-    {
-      gsize n = strlen (keys[k]);
-
-      if (i + n + 2 <= len && memcmp (head + i + 1, keys[k], n) == 0 && head[i + 1 + n] == '"')
-        return TRUE;
-    }
-  return FALSE;
+  /* Only the first member decides, wherever traceEvents comes: a Kineto
+   * writer may put any key first, and every result starts with "format"
+   * (pfprof_report_json). A head that ends before the first member
+   * leaves the file to the importer, as `pfprof import` does. */
+  return !(i + sizeof result_key - 1 <= len
+           && memcmp (head + i, result_key, sizeof result_key - 1) == 0);
 }
 
 static gboolean

@@ -19,34 +19,24 @@
 gboolean
 pfprof_report_merge_is_result (const char *path)
 {
-  char buf[256];
-  ssize_t n;
-  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+  guint8 buf[PFPROF_IMPORTER_HEAD_SIZE];
+  gsize n = pfprof_importer_read_head (path, buf);
   gboolean json = FALSE;
-  GStatBuf st;
 
-  if (fd < 0)
-    return FALSE;
-  /* Not a FIFO or a device: the reader refuses those with its message. */
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      close (fd);
-      return FALSE;
-    }
-  n = read (fd, buf, sizeof buf);
-  close (fd);
   /* Any JSON text is taken as meant to be a result, so that an array or
    * a file starting with a byte-order mark is told what is wrong with it
-   * as a result, not called a damaged trace. */
-  for (ssize_t i = n >= 3 && memcmp (buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; i < n; i++)
+   * as a result, not called a damaged trace. A file that cannot be read,
+   * a FIFO or a device reads as empty: the reader refuses those with its
+   * message. */
+  for (gsize i = n >= 3 && memcmp (buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; i < n; i++)
     {
       if (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r')
         continue;
       json = buf[i] == '{' || buf[i] == '[';
       break;
     }
-  /* A torch.profiler trace is JSON too, but a trace. */
-  return json && !pfprof_importer_is_trace_json ((const guint8 *) buf, (gsize) MAX (n, 0));
+  /* A torch.profiler trace is JSON too, but a trace: the importers' rule. */
+  return json && !pfprof_importer_is_trace_json (buf, n);
 }
 
 static int

@@ -431,7 +431,9 @@ def main():
     bad("truncated.json.gz", open(kall, "rb").read()[:20000], "truncated gzip")
     bad("garbage.json.gz", b"\x1f\x8b\x08\x00" + b"\x55" * 200, "gzip")
     bad("truncated.json", raw[: len(raw) // 2], "corrupt torch.profiler trace")
-    bad("not-kineto.json", '{"foo": 1, "bar": [1, 2]}', 'no "traceEvents"')
+    # A JSON object that is not a result ("format" first) is a trace to
+    # every command, told what it lacks as `import` tells it.
+    bad("not-kineto.json", '{"foo": 1, "bar": [1, 2]}', "without traceEvents")
     bad("foreign-events.json", '{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}]}',
         "not a torch.profiler trace")
     bad("array.json", '[{"ph": "X", "cat": "kernel", "ts": 1, "dur": 1}]', "not a pfprof-report/1 result")
@@ -453,9 +455,9 @@ def main():
     bad("base-range.json", '{"baseTimeNanoseconds": 9223372036854775807, "traceEvents": []}',
         "baseTimeNanoseconds")
     bad("no-comma.json", '{"traceEvents": [{"ph": "M"} {"ph": "M"}]}', "expected ','")
-    bad("empty-object.json", "{}", 'no "traceEvents"')
+    bad("empty-object.json", "{}", "without traceEvents")
     bad("other-object.json", '{"schemaVersion": 1, "x": 2}', "without traceEvents")
-    bad("bom-only.json", b"\xef\xbb\xbf   {", "not valid JSON")
+    bad("bom-only.json", b"\xef\xbb\xbf   {", "corrupt torch.profiler trace")
     for name, path, expect in cases:
         p = env.run("report", "-q", path)
         tap.ok(one_line_exit_2(p) and expect in p.stderr and name in p.stderr,

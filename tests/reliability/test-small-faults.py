@@ -12,6 +12,8 @@ Usage: test-small-faults.py PFPROF WORKDIR
 - `--help`/`--version` into /dev/full: exit 2;
 - a JSON array, and a result behind a byte-order mark, are judged as
   JSON results, not called damaged traces;
+- a torch.profiler trace whose traceEvents comes late, after a first
+  key Kineto does not write, is read by `report` as by `import`;
 - RANK=-1 is "not a rank", not "not set".
 Prints TAP.
 """
@@ -107,6 +109,18 @@ check("report of a JSON array: refused as not a result, not as a trace",
       and b"corrupt" not in r.err_lines[0], r.describe())
 r = run(PFPROF, ["report", bom], TMP)
 check("report of a result behind a byte-order mark: read", r.rc in (0, 1) and r.err_lines == [],
+      r.describe())
+
+# One sniffing rule: report takes for a trace every JSON object import reads
+events = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1 + 10 * i, "dur": 5,
+           "args": {"device": 0, "stream": 7, "correlation": i + 1}} for i in range(4)]
+late = os.path.join(WORK, "late.json")
+with open(late, "w") as f:
+    json.dump({"padding": "x" * 5000, "traceEvents": events}, f)
+r = run(PFPROF, ["import", late, "-o", os.path.join(D, "late.pfprof"), "--force"], TMP)
+check("import of a trace whose traceEvents starts after byte 5000: read", r.rc == 0, r.describe())
+r = run(PFPROF, ["report", late], TMP)
+check("report of the same trace: read as a trace too", r.rc in (0, 1) and r.err_lines == [],
       r.describe())
 
 # RANK=-1
