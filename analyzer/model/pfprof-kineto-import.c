@@ -423,11 +423,14 @@ us_text_to_ns (const char *s, gsize len, gint64 *out)
 }
 
 /* The text of member @key of the flat event object @obj (its JSON text,
- * @len bytes), or NULL: a scan that steps over strings and nested values. */
+ * @len bytes), or NULL: a scan that steps over strings and nested values.
+ * Of a key given twice, the last, as the JSON parser keeps it: the
+ * skipping decision and the event read must see one value. */
 static const char *
 member_text (const char *obj, gsize len, const char *key)
 {
   gsize klen = strlen (key);
+  const char *found = NULL;
   int depth = 0;
 
   for (gsize i = 0; i < len; i++)
@@ -453,7 +456,7 @@ member_text (const char *obj, gsize len, const char *key)
                                         || obj[j] == '\r');
                        j++)
                     ;
-                  return obj + j;
+                  found = obj + j;
                 }
             }
         }
@@ -462,7 +465,7 @@ member_text (const char *obj, gsize len, const char *key)
       else if (c == '}' || c == ']')
         depth--;
     }
-  return NULL;
+  return found;
 }
 
 typedef struct
@@ -1068,6 +1071,10 @@ memory_event (Importer *im, const Event *ev, GError **error)
   get_int (ev->args, "Addr", &addr);
   m.device_id = device == PFPROF_NONE ? 0 : device;
   m.address = (guint64) addr;
+  /* A release is written as a negative size: INT64_MIN has no positive
+   * counterpart in an int64. */
+  if (bytes == G_MININT64)
+    return bad_event (im, error, "[memory] Bytes %" G_GINT64_FORMAT " is out of range", bytes);
   m.bytes = (guint64) (bytes < 0 ? -bytes : bytes);
   m.operation = bytes < 0 ? PFPROF_MEMORY_OP_RELEASE : PFPROF_MEMORY_OP_ALLOCATION;
   m.memory_kind = PFPROF_MEMORY_KIND_DEVICE;
@@ -1460,6 +1467,12 @@ parse (Importer *im, GError **error)
         pos = skip_ws (im, pos + 1);
         if (strcmp (key->str, "traceEvents") == 0)
           {
+            /* Refused rather than merged or replaced: which of two event
+             * lists a trace means cannot be told. */
+            if (im->have_events)
+              return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                           "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT
+                           ": a second traceEvents array", pos);
             if (!trace_events (im, &pos, error))
               return FALSE;
           }
@@ -1480,6 +1493,13 @@ parse (Importer *im, GError **error)
         if (!more)
           break;
       }
+  /* A JSON text is one value: anything after it is a damaged or
+   * concatenated file, not more of this trace. */
+  pos = skip_ws (im, pos);
+  if (pos < im->len)
+    return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                 "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT
+                 ": data after the top-level object", pos);
   if (!im->have_events)
     return fail (im, error, PFPROF_TRACE_ERROR_NOT_A_TRACE,
                  "not a torch.profiler trace: a JSON object without traceEvents");

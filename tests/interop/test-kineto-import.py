@@ -458,10 +458,25 @@ def main():
     bad("empty-object.json", "{}", "without traceEvents")
     bad("other-object.json", '{"schemaVersion": 1, "x": 2}', "without traceEvents")
     bad("bom-only.json", b"\xef\xbb\xbf   {", "corrupt torch.profiler trace")
+    # One JSON text, one event list; a release of INT64_MIN bytes has no size.
+    bad("trailing-data.json", base % (kernel % ("1", "1", "")) + ' {"traceEvents": []}',
+        "data after the top-level object")
+    bad("two-event-lists.json", '{"traceEvents": [%s], "traceEvents": [%s]}'
+        % (kernel % ("1", "1", ""), kernel % ("5", "1", "")), "a second traceEvents array")
+    bad("bytes-min.json", base % '{"ph": "i", "name": "[memory]", "ts": 1, "args": {"Device Type": 1, '
+        '"Device Id": 0, "Bytes": -9223372036854775808}}', "Bytes -9223372036854775808 is out of range")
     for name, path, expect in cases:
         p = env.run("report", "-q", path)
         tap.ok(one_line_exit_2(p) and expect in p.stderr and name in p.stderr,
                f"bad input {name}: one line saying '{expect}', exit 2", f"rc={p.returncode} {p.stderr[-600:]}")
+    # A key given twice: the last wins on every path, the fast one that
+    # skips operators included (its first "cat" would have skipped it).
+    dup = env.path("duplicate-cat.json")
+    open(dup, "w").write(base % ('{"ph": "X", "cat": "cpu_op", "name": "k", "pid": 0, "tid": 7, '
+                                 '"ts": 1, "dur": 1, "cat": "kernel"}'))
+    p = env.run("import", dup, "-o", env.path("duplicate-cat.pfprof"))
+    tap.ok(p.returncode == 0, "a key given twice: the last value read (a kernel, not a skipped operator)",
+           p.stderr)
     never = env.path("never.pfprof")
     p = env.run("import", env.path("truncated.json.gz"), "-o", never)
     tap.ok(p.returncode == 2 and not os.path.exists(never), "import of a truncated gzip: exit 2, no output",
