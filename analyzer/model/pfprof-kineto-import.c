@@ -1217,6 +1217,21 @@ distributed_info (Importer *im, json_t *v)
     set_meta (im, "distributed_backend", backend);
 }
 
+/* The top-level members top_level reads. */
+static gboolean
+is_top_level_key (const char *key)
+{
+  static const char *const keys[] = {
+    "deviceProperties", "distributedInfo", "baseTimeNanoseconds", "baseTimeOffset",
+    "schemaVersion", "displayTimeUnit", "traceName",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (strcmp (key, keys[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 top_level (Importer *im, const char *key, json_t *v, GError **error)
 {
@@ -1246,16 +1261,16 @@ top_level (Importer *im, const char *key, json_t *v, GError **error)
   return TRUE;
 }
 
-/* One past the end of the JSON object at @at, found by its brackets and
- * strings alone; 0 when it is not an object or the text ends first (the
- * parser then says what is wrong). */
+/* One past the end of the JSON object or array at @at, found by its
+ * brackets and strings alone; 0 when it is neither or the text ends first
+ * (the parser then says what is wrong). */
 static gsize
-object_end (const Importer *im, gsize at)
+container_end (const Importer *im, gsize at)
 {
   const char *b = im->buf;
   gsize depth = 0;
 
-  if (at >= im->len || b[at] != '{')
+  if (at >= im->len || (b[at] != '{' && b[at] != '['))
     return 0;
   for (gsize i = at; i < im->len; i++)
     {
@@ -1275,6 +1290,13 @@ object_end (const Importer *im, gsize at)
         return i + 1;
     }
   return 0;
+}
+
+/* As container_end, for an object only. */
+static gsize
+object_end (const Importer *im, gsize at)
+{
+  return at < im->len && im->buf[at] == '{' ? container_end (im, at) : 0;
 }
 
 /* Whether the text at @v is the JSON string @lit (with its quotes). */
@@ -1450,6 +1472,7 @@ parse (Importer *im, GError **error)
         g_autoptr (GString) key = NULL;
         json_t *k;
         gboolean more;
+        gsize end;
 
         if (pos >= im->len || im->buf[pos] != '"')
           return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
@@ -1476,6 +1499,10 @@ parse (Importer *im, GError **error)
             if (!trace_events (im, &pos, error))
               return FALSE;
           }
+        else if (!is_top_level_key (key->str) && (end = container_end (im, pos)) != 0)
+          /* A value top_level does not read is stepped over, not built:
+           * a parsed document takes some 60 times its text. */
+          pos = end;
         else
           {
             json_t *v = parse_value (im, &pos, error);
