@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# README's first command: install dependencies, build, and run pfprof's
-# main job. With an NVIDIA GPU and PyTorch, it profiles a bundled sample
-# training script; without, it reports on a trace recorded from that same
-# script on an H200 (samples/traces/).
+# The set-up command in README's "Set up and test": install dependencies,
+# build, and run pfprof's main job. With an NVIDIA GPU and PyTorch, it
+# profiles a bundled sample training script; without, it reports on a
+# trace recorded from that same script on an H200 (samples/traces/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Installs dependencies, builds pfprof twice (plain, and with ASan+UBSan)
 # and runs the whole meson test suite in both. This is what CI runs
-# (.ci/run) and what README's second command runs.
+# (.ci/run, the test command in README's "Set up and test").
 #
 #   scripts/test.sh            # both builds
 #   PFPROF_NO_ASAN=1 scripts/test.sh   # plain build only (quicker)
