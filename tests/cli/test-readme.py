@@ -8,7 +8,8 @@ README's "Set up and test" section comes before the usage and names the
 set-up command and the test command; each is an executable file of the
 checkout, and the test command runs scripts/test.sh as CI does. Every
 comment in scripts/ and .ci/ that points at a README section names one
-that exists. Prints TAP.
+that exists. A command that needs root is not typed with sudo but said
+to run "as root (or with sudo)". Prints TAP.
 """
 import os
 import re
@@ -56,6 +57,19 @@ for d in ("scripts", ".ci"):
             check(f"{path}: README has the section \"{ref}\"", ref in headings)
         for ref in re.findall(r"README's (first|second|third|test) command", text):
             check(f"{path}: points at a named README section, not \"README's {ref} command\"", False)
+
+docs = ["README.md", "samples/README.md"] + [
+    os.path.join("docs", n) for n in sorted(os.listdir(os.path.join(ROOT, "docs"))) if n.endswith(".md")]
+for doc in docs:
+    text = read(doc)
+    for line in re.findall(r"^    .*$", text, re.M):
+        if not re.search(r"\bsudo\b", line.replace("as root (or with sudo)", "")):
+            continue
+        check(f"{doc}: says 'as root (or with sudo)' rather than typing sudo", False, line.strip())
+    for m in re.finditer(r"^    (.*\b(meson install|apt install|apt-get install)\b.*)$", text, re.M):
+        around = text[max(0, m.start() - 300):m.end() + 300]
+        check(f"{doc}: '{m.group(2)}' is said to run as root (or with sudo)",
+              "as root (or with sudo)" in around, m.group(1).strip())
 
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
