@@ -4,12 +4,22 @@
 # and runs the whole meson test suite in both. This is what CI runs
 # (.ci/run, the test command in README's "Set up and test").
 #
-#   scripts/test.sh            # both builds
-#   PFPROF_NO_ASAN=1 scripts/test.sh   # plain build only (quicker)
+#   scripts/test.sh            # everything CI runs
+#   scripts/test.sh --quick    # the plain build's suite only, for every day
+#   PFPROF_NO_ASAN=1: skip the ASan+UBSan build
 #   PFPROF_NO_PACKAGE=1: skip building and testing the .deb packages
 #   PFPROF_NO_FUZZ=1, PFPROF_FUZZ_SECONDS=N: skip, or bound, the fuzzing
+#
+# --quick sets the three PFPROF_NO_* variables. Logs go under each build
+# folder's meson-logs/ (pfprof-setup.log, pfprof-build.log, testlog.txt).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+case "${1:-}" in
+  --quick) export PFPROF_NO_ASAN=1 PFPROF_NO_PACKAGE=1 PFPROF_NO_FUZZ=1 ;;
+  "") ;;
+  *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
 
 scripts/install-deps.sh || exit 2
 
@@ -40,15 +50,23 @@ PY
 run_suite() {
   local dir=$1; shift
   echo "==> meson setup $dir $*"
+  local logs=$dir/meson-logs
   if [ ! -d "$dir" ]; then
-    meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; failed=1; return; }
+    # meson setup makes the folder, so its output waits in a temporary file.
+    local setup_log
+    setup_log=$(mktemp) || { failed=1; return; }
+    if ! meson setup "$dir" "$@" >"$setup_log" 2>&1; then
+      cat "$setup_log"; rm -f "$setup_log"; failed=1; return
+    fi
+    mkdir -p "$logs" && mv "$setup_log" "$logs/pfprof-setup.log"
   fi
+  mkdir -p "$logs"
   echo "==> ninja -C $dir"
-  if ! ninja -C "$dir" >"$dir.build.log" 2>&1; then
-    tail -50 "$dir.build.log"; failed=1; return
+  if ! ninja -C "$dir" >"$logs/pfprof-build.log" 2>&1; then
+    tail -50 "$logs/pfprof-build.log"; failed=1; return
   fi
-  if grep -q "warning:" "$dir.build.log"; then
-    echo "==> compiler warnings in $dir:"; grep "warning:" "$dir.build.log" | sort -u | head -20
+  if grep -q "warning:" "$logs/pfprof-build.log"; then
+    echo "==> compiler warnings in $dir:"; grep "warning:" "$logs/pfprof-build.log" | sort -u | head -20
   fi
   echo "==> meson test -C $dir"
   meson test -C "$dir" --print-errorlogs --num-processes 2 || failed=1

@@ -41,6 +41,9 @@ if section:
     for c in commands[:2]:
         path = os.path.join(ROOT, c)
         check(f"{c} is an executable file", os.path.isfile(path) and os.access(path, os.X_OK))
+    check("it names the everyday test command, scripts/test.sh --quick",
+          "`scripts/test.sh --quick`" in section.group(1))
+    check("scripts/test.sh takes --quick", re.search(r"^  --quick\)", read("scripts/test.sh"), re.M))
 ci = read(".ci/run")
 check(".ci/run runs scripts/test.sh", re.search(r"^exec scripts/test\.sh\b", ci, re.M), ci)
 
