@@ -42,7 +42,9 @@ static const PfprofCliHelp pfprof_help = {
   "SQLite exports and torch.profiler traces.\n"
   "\n"
   "A word that is no command but a program on PATH is run as `pfprof record\n"
-  "-- PROGRAM ARGS...` would: `pfprof python3 train.py`.\n",
+  "-- PROGRAM ARGS...` would: `pfprof python3 train.py`; one named like a\n"
+  "command (`pfprof test`) gets a warning first. `pfprof version` is\n"
+  "`pfprof --version`.\n",
   "  0  success (record: PROGRAM's exit code, 128+N if it died of signal N)\n"
   "  1  report: a finding at or above --fail-on fired; diff: slower than\n"
   "     --fail-if-slower\n"
@@ -181,6 +183,22 @@ closest_command (const char *word)
   return best;
 }
 
+/* Whether a program named @word, run as `pfprof WORD`, more likely meant
+ * a pfprof command: a near-miss of one, or a word other tools use as a
+ * command and that a program on PATH also has (test(1), install(1)). */
+static gboolean
+shadows_command (const char *word)
+{
+  static const char *const words[] = { "test", "check", "install", "info", "show", "list", "run", "stats" };
+
+  if (closest_command (word) != NULL)
+    return TRUE;
+  for (size_t i = 0; i < G_N_ELEMENTS (words); i++)
+    if (strcmp (word, words[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static int
 run_command (const PfprofCommand *cmd, int argc, char **argv)
 {
@@ -259,7 +277,7 @@ dispatch (int argc, char **argv)
       pfprof_cli_error ("help: '%s' is not a pfprof command; see 'pfprof --help'", argv[2]);
       return PFPROF_EXIT_USAGE;
     }
-  if (strcmp (argv[1], "--version") == 0)
+  if (strcmp (argv[1], "--version") == 0 || (strcmp (argv[1], "version") == 0 && argc == 2))
     {
       printf ("pfprof %s\n", PFPROF_VERSION);
       return PFPROF_EXIT_OK;
@@ -277,6 +295,10 @@ dispatch (int argc, char **argv)
       char **record_argv = g_new0 (char *, (gsize) argc + 2);
       int code;
 
+      if (shadows_command (argv[1]))
+        pfprof_cli_error ("warning: '%s' is not a pfprof command; recording the program %s "
+                          "(write 'pfprof -- %s ...' to mean it, see 'pfprof --help')",
+                          argv[1], program, argv[1]);
       record_argv[0] = (char *) "record";
       record_argv[1] = (char *) "--";
       for (int i = 1; i < argc; i++)

@@ -8,7 +8,8 @@ One meaning per short option (-o --output, -f --force, -F --format), the
 old `-f FORMAT` refused naming --format; report's format from -o's
 extension; an existing -o kept with exit 3 naming --force; usage lines
 that start with `pfprof COMMAND` and say each argument once; `pfprof help
-COMMAND`; "did you mean"; a program on PATH run as `pfprof -- PROGRAM`;
+COMMAND`; `pfprof version`; "did you mean"; a program on PATH run as
+`pfprof -- PROGRAM`, with a warning when its name looks like a command;
 man pages with every section, generated from --help. Prints TAP.
 """
 import csv
@@ -140,6 +141,17 @@ rc2, out2, err2 = run("--", "python3", "-c", "pass", cwd=WORK,
 check("pfprof python3 ...: run as pfprof -- python3 ...",
       ran or (rc == rc2 and err.replace("python3", "") == err2.replace("python3", "")),
       f"{rc} {err!r} / {rc2} {err2!r}")
+check("pfprof python3 ...: no warning about a pfprof command", "not a pfprof command" not in err, err)
+
+# `version` and `help` are words as well as options; a program on PATH
+# named like a command (test(1)) is still run, with a warning first.
+rc, out, err = run("version")
+rc2, out2, _ = run("--version")
+check("pfprof version: the version, as --version", rc == 0 and out == out2 and out.startswith("pfprof "),
+      f"{rc} {out!r} {err!r}")
+rc, out, err = run("test", "-e", "/", cwd=WORK, env={"PFPROF_COLLECTOR": os.path.join(WORK, "no-collector.so")})
+check("pfprof test: warns that 'test' is not a pfprof command, naming pfprof -- test",
+      err.startswith("pfprof: warning: 'test' is not a pfprof command") and "pfprof -- test" in err, err)
 
 # Text, Markdown, HTML and diff: the same words and figures for the same
 # thing (a recorded sample: real numbers, warm-up steps).
