@@ -61,6 +61,20 @@ install_forwarding (void)
 
 /* The collector next to this binary: build tree (build/cli/pfprof ->
  * build/collector/) or an install (bin/ -> lib/...). */
+/* Why nothing can be traced on this machine, or "": the NVIDIA driver
+ * makes /dev/nvidiactl and /proc/driver/nvidia (WSL2: /dev/dxg), also in a
+ * container given the GPU. Checking files runs none of the driver's code. */
+static const char *
+no_driver_note (void)
+{
+  static const char *const marks[] = { "/dev/nvidiactl", "/proc/driver/nvidia", "/dev/dxg" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (marks); i++)
+    if (g_file_test (marks[i], G_FILE_TEST_EXISTS))
+      return "";
+  return "; and no NVIDIA driver or GPU was found on this machine (no /dev/nvidiactl)";
+}
+
 static char *
 find_collector (void)
 {
@@ -294,6 +308,11 @@ const PfprofCliHelp pfprof_cmd_record_help = {
   "NAME.2.pfprof. A process that ran nothing on the GPU leaves no trace\n"
   "(PFPROF_KEEP_EMPTY=1 keeps it).\n"
   "\n"
+  "Without an NVIDIA driver (no /dev/nvidiactl) nothing can be traced:\n"
+  "pfprof says so when it cannot run the collector (exit 2, the program\n"
+  "not run) or when the program ran and no process was traced (the\n"
+  "program's exit code).\n"
+  "\n"
   "--capture-range=cuda-profiler-api records only what runs between the\n"
   "program's cudaProfilerStart() and cudaProfilerStop() calls (in PyTorch\n"
   "torch.cuda.profiler.start() and .stop(), or the range a program already\n"
@@ -503,7 +522,8 @@ run (char **command, const char *template, gboolean force, gboolean quiet, gbool
   collector = find_collector ();
   if (collector == NULL)
     {
-      pfprof_cli_error ("cannot find libpfprof-collector.so next to pfprof; set PFPROF_COLLECTOR to its path");
+      pfprof_cli_error ("cannot find libpfprof-collector.so next to pfprof; set PFPROF_COLLECTOR to its path%s",
+                        no_driver_note ());
       return PFPROF_EXIT_USAGE;
     }
   /* The CUDA driver skips an injection it cannot load without a word
@@ -516,8 +536,8 @@ run (char **command, const char *template, gboolean force, gboolean quiet, gbool
       {
         const char *why = dlerror ();
 
-        pfprof_cli_error ("the collector %s cannot be loaded (%s); the program would run untraced", collector,
-                          why ? why : "unknown error");
+        pfprof_cli_error ("the collector %s cannot be loaded (%s); the program would run untraced%s", collector,
+                          why ? why : "unknown error", no_driver_note ());
         return PFPROF_EXIT_USAGE;
       }
     dlclose (handle);
@@ -648,7 +668,15 @@ run (char **command, const char *template, gboolean force, gboolean quiet, gbool
   if (statuses->len == 0)
     {
       if (!quiet)
-        pfprof_cli_error ("no CUDA process was traced (the program never initialized CUDA)");
+        {
+          const char *note = no_driver_note ();
+
+          if (*note != '\0')
+            pfprof_cli_error ("no CUDA process was traced: no NVIDIA driver or GPU was found on this machine "
+                              "(no /dev/nvidiactl)");
+          else
+            pfprof_cli_error ("no CUDA process was traced (the program never initialized CUDA)");
+        }
       return code;
     }
   if (!quiet)

@@ -143,6 +143,15 @@ check("pfprof python3 ...: run as pfprof -- python3 ...",
       f"{rc} {err!r} / {rc2} {err2!r}")
 check("pfprof python3 ...: no warning about a pfprof command", "not a pfprof command" not in err, err)
 
+# Without an NVIDIA driver (CI, a laptop) nothing can be traced; the
+# refusal says so rather than only naming the missing collector.
+if not any(os.path.exists(p) for p in ("/dev/nvidiactl", "/proc/driver/nvidia", "/dev/dxg")):
+    for env in ({}, {"PFPROF_COLLECTOR": os.path.join(WORK, "no-collector.so")}):
+        rc, out, err = run("--", "python3", "-c", "print(1)", cwd=WORK, env=env)
+        check(f"pfprof -- python3 without a driver{' (PFPROF_COLLECTOR set)' if env else ''}: "
+              "exit 2, one line saying no NVIDIA driver or GPU was found",
+              rc == 2 and "no NVIDIA driver or GPU was found" in err and err.count("\n") == 1, f"{rc} {err!r}")
+
 # `version` and `help` are words as well as options; a program on PATH
 # named like a command (test(1)) is still run, with a warning first.
 rc, out, err = run("version")
