@@ -15,6 +15,7 @@
 #include "pfprof-display-name.h"
 #include "pfprof-format.h"
 #include "pfprof-kind-names.h"
+#include "pfprof-lower-bound.h"
 #include "pfprof-quantile.h"
 #include "pfprof-rules.h"
 #include "pfprof-step-ledger.h"
@@ -515,6 +516,20 @@ evidence_call (const PfprofTrace *t, const PfprofEvidence *e, guint32 *tid, gint
 /* The program's innermost source frame (an NVTX range of domain
  * PFPROF_NVTX_DOMAIN_PYTHON, as importers of traces with Python stacks
  * write them) around the call behind @e, or NULL. */
+typedef struct
+{
+  const PfprofNvtxRecord *nv;
+  gint64 ts;
+} NvtxAt;
+
+static gboolean
+nvtx_starts_by (gconstpointer data, guint i)
+{
+  const NvtxAt *a = data;
+
+  return a->nv[i].start_ns <= a->ts;
+}
+
 static const char *
 evidence_frame (const PfprofTrace *t, const PfprofEvidence *e)
 {
@@ -532,15 +547,7 @@ evidence_frame (const PfprofTrace *t, const PfprofEvidence *e)
     return NULL;
   /* The last range starting at or before the call, then back: the first
    * frame of the thread that still covers it is the innermost. */
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (nv[mid].start_ns <= ts)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  lo = pfprof_lower_bound (lo, hi, nvtx_starts_by, &(NvtxAt) { nv, ts });
   for (guint i = lo, seen = 0; i > 0 && seen < 100000; i--, seen++)
     {
       const PfprofNvtxRecord *r = &nv[i - 1];

@@ -9,6 +9,7 @@
 #include "pfprof-call-sites.h"
 #include "pfprof-hash.h"
 #include "pfprof-format.h"
+#include "pfprof-lower-bound.h"
 
 #include <string.h>
 
@@ -223,23 +224,29 @@ api_sigs (Ctx *c, const PfprofApiRecord *a, GHashTable *into)
 
 /* First index of the records of @a (sorted by a leading int64 start) with
  * start >= @start. */
+typedef struct
+{
+  const GArray *a;
+  gsize size;
+  gint64 start;
+} RecordsAt;
+
+static gboolean
+record_starts_before (gconstpointer data, guint i)
+{
+  const RecordsAt *r = data;
+  gint64 v;
+
+  memcpy (&v, r->a->data + (gsize) i * r->size, sizeof v);
+  return v < r->start;
+}
+
 static guint
 lower_bound (const GArray *a, gsize size, gint64 start)
 {
-  guint lo = 0, hi = a->len;
+  RecordsAt r = { a, size, start };
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      gint64 v;
-
-      memcpy (&v, a->data + (gsize) mid * size, sizeof v);
-      if (v < start)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
+  return pfprof_lower_bound (0, a->len, record_starts_before, &r);
 }
 
 /* The collector cuts names at 1 KiB; a longer one is a damaged row. */

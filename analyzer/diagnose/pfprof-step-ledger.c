@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pfprof-analysis.h"
+#include "pfprof-lower-bound.h"
 #include "pfprof-steps.h"
 
 static const struct
@@ -635,22 +636,29 @@ pfprof_step_ledger_burst_idle (const PfprofStepLedger *l, const GArray *calls, g
 
 /* TRUE when some device work's correlation id lies strictly between @a
  * and @b. */
+typedef struct
+{
+  const GArray *ids;
+  guint32 a;
+} IdsAt;
+
+static gboolean
+id_at_most (gconstpointer data, guint i)
+{
+  const IdsAt *at = data;
+
+  return g_array_index (at->ids, guint32, i) <= at->a;
+}
+
 static gboolean
 work_between (const GArray *ids, guint32 a, guint32 b)
 {
-  guint lo = 0, hi = ids->len;
+  IdsAt at = { ids, a };
+  guint lo;
 
   if (b <= a + 1)
     return FALSE;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (g_array_index (ids, guint32, mid) <= a)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  lo = pfprof_lower_bound (0, ids->len, id_at_most, &at);
   return lo < ids->len && g_array_index (ids, guint32, lo) < b;
 }
 

@@ -2,6 +2,7 @@
 /* pfprof-steps.c: step and warm-up detection, per-step breakdown. */
 #include "pfprof-steps.h"
 
+#include "pfprof-lower-bound.h"
 #include "pfprof-step-ledger.h"
 
 #include <math.h>
@@ -513,20 +514,26 @@ typedef struct
 /* Files one kernel, copy or memset under the step that launched it: the
  * last step whose bound is below its id (bounds never decrease). Work
  * launched before the first step or after the last is left out. */
+typedef struct
+{
+  const Launched *l;
+  guint32 corr;
+} LaunchedAt;
+
+static gboolean
+bound_below (gconstpointer data, guint i)
+{
+  const LaunchedAt *a = data;
+
+  return a->l->bound[i] < a->corr;
+}
+
 static inline void
 launched_add (Launched *l, guint32 corr, gint64 start, gint64 end)
 {
-  guint lo = 0, hi = l->n + 1;
+  LaunchedAt a = { l, corr };
+  guint lo = pfprof_lower_bound (0, l->n + 1, bound_below, &a);
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (l->bound[mid] < corr)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   if (lo == 0 || lo > l->n)
     return;
   l->first[lo - 1] = MIN (l->first[lo - 1], start);

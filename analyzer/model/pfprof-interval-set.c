@@ -2,6 +2,8 @@
 /* pfprof-interval-set.c: sorted disjoint intervals with prefix sums. */
 #include "pfprof-interval-set.h"
 
+#include "pfprof-lower-bound.h"
+
 struct _PfprofIntervalSetBuilder
 {
   GArray *items;   /* PfprofInterval, unsorted */
@@ -130,40 +132,44 @@ pfprof_interval_set_length (const PfprofIntervalSet *set)
   return set->cum[set->n];
 }
 
+typedef struct
+{
+  const PfprofIntervalSet *set;
+  gint64 t;
+} SetAt;
+
+static gboolean
+ends_by (gconstpointer data, guint i)
+{
+  const SetAt *a = data;
+
+  return a->set->iv[i].end <= a->t;
+}
+
+static gboolean
+starts_before (gconstpointer data, guint i)
+{
+  const SetAt *a = data;
+
+  return a->set->iv[i].start < a->t;
+}
+
 guint
 pfprof_interval_set_first_after (const PfprofIntervalSet *set, gint64 t)
 {
-  guint lo = 0, hi = set->n;
+  SetAt a = { set, t };
 
   /* Ends are increasing because the intervals are disjoint and sorted. */
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (set->iv[mid].end <= t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
+  return pfprof_lower_bound (0, set->n, ends_by, &a);
 }
 
 /* Index of the first interval whose start is >= @t. */
 static guint
 first_starting_at (const PfprofIntervalSet *set, gint64 t)
 {
-  guint lo = 0, hi = set->n;
+  SetAt a = { set, t };
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (set->iv[mid].start < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
+  return pfprof_lower_bound (0, set->n, starts_before, &a);
 }
 
 gint64

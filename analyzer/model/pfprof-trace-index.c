@@ -2,6 +2,8 @@
 /* pfprof-trace-index.c: joins and interval sets built once per trace. */
 #include "pfprof-trace-index.h"
 
+#include "pfprof-lower-bound.h"
+
 #include <string.h>
 
 static const struct
@@ -578,22 +580,27 @@ pfprof_trace_index_per_step_divisor (const PfprofTraceIndex *ix)
   return n > 0 ? (double) n : 1.0;
 }
 
+typedef struct
+{
+  const GArray *parts;
+  gint64 t;
+} PartsBefore;
+
+static gboolean
+part_starts_by (gconstpointer data, guint i)
+{
+  const PartsBefore *p = data;
+
+  return g_array_index (p->parts, PfprofInterval, i).start <= p->t;
+}
+
 /* The number of steady parts that start at or before @t. */
 static guint
 parts_before (const PfprofTraceIndex *ix, gint64 t)
 {
-  guint lo = 0, hi = ix->steady_parts->len;
+  PartsBefore p = { ix->steady_parts, t };
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (g_array_index (ix->steady_parts, PfprofInterval, mid).start <= t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
+  return pfprof_lower_bound (0, ix->steady_parts->len, part_starts_by, &p);
 }
 
 gboolean

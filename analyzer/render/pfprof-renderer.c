@@ -17,6 +17,7 @@
 
 #include "pfprof-display-name.h"
 #include "pfprof-format.h"
+#include "pfprof-lower-bound.h"
 #include "pfprof-render-text.h"
 
 #define MIN_BOX_PX 2.0
@@ -635,22 +636,27 @@ draw_ruler (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, const
   cairo_stroke (cr);
 }
 
+typedef struct
+{
+  GArray *steps;
+  gint64 t;
+} StepsAt;
+
+static gboolean
+step_starts_before (gconstpointer data, guint i)
+{
+  const StepsAt *a = data;
+
+  return g_array_index (a->steps, PfprofStep, i).start_ns < a->t;
+}
+
 /* First step starting at or after @t (steps are in time order). */
 static guint
 step_lower_bound (GArray *steps, guint from, gint64 t)
 {
-  guint lo = from, hi = steps->len;
+  StepsAt a = { steps, t };
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (g_array_index (steps, PfprofStep, mid).start_ns < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
+  return pfprof_lower_bound (from, steps->len, step_starts_before, &a);
 }
 
 static void

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "pfprof-lower-bound.h"
 #include "pfprof-render-text.h"
 
 /* Per-trace facts the drawing loop needs without string compares. */
@@ -1123,6 +1124,28 @@ pfprof_timeline_set_expanded (PfprofTimeline *timeline, guint i, gboolean expand
     }
 }
 
+typedef struct
+{
+  const PfprofTimelineRow *row;
+  gint64 t;
+} RowAt;
+
+static gboolean
+ref_starts_before (gconstpointer data, guint i)
+{
+  const RowAt *a = data;
+
+  return event_times (a->row->trace, a->row->refs[i])[0] < a->t;
+}
+
+static gboolean
+ref_ends_by (gconstpointer data, guint i)
+{
+  const RowAt *a = data;
+
+  return event_times (a->row->trace, a->row->refs[i])[1] <= a->t;
+}
+
 guint
 pfprof_timeline_row_lower_bound (const PfprofTimelineRow *row, guint from, gint64 t)
 {
@@ -1138,33 +1161,16 @@ pfprof_timeline_row_lower_bound (const PfprofTimelineRow *row, guint from, gint6
     }
   if (hi > row->n_refs)
     hi = row->n_refs;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (event_times (row->trace, row->refs[mid])[0] < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
+  return pfprof_lower_bound (lo, hi, ref_starts_before, &(RowAt) { row, t });
 }
 
 guint
 pfprof_timeline_row_first_after (const PfprofTimelineRow *row, gint64 t)
 {
-  guint lo = 0, hi = row->n_refs;
-
+  RowAt a = { row, t };
   /* Lanes do not overlap, so ends are sorted like starts. */
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
+  guint lo = pfprof_lower_bound (0, row->n_refs, ref_ends_by, &a);
 
-      if (event_times (row->trace, row->refs[mid])[1] <= t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   /* Zero-length events (marks) at t count as after t. */
   while (lo > 0 && event_times (row->trace, row->refs[lo - 1])[1] >= t
          && event_times (row->trace, row->refs[lo - 1])[0] >= t)

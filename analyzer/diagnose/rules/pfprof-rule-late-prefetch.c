@@ -11,6 +11,7 @@
 #include "pfprof-rules.h"
 
 #include "pfprof-format.h"
+#include "pfprof-lower-bound.h"
 
 static const PfprofRuleParam params[] = {
   { "min-bytes", 65536, "copies smaller than this many bytes are ignored" },
@@ -38,6 +39,20 @@ static const char fix[] =
   "        torch.cuda.current_stream().wait_stream(copy_stream)\n"
   "        x, nxt = nxt, to_gpu(cpu)    # issue the next copy first ...\n"
   "        loss = model(x) ...          # ... then this step's kernels\n";
+
+typedef struct
+{
+  const gint64 *v;
+  gint64 key;
+} I64At;
+
+static gboolean
+i64_below (gconstpointer data, guint i)
+{
+  const I64At *a = data;
+
+  return a->v[i] < a->key;
+}
 
 static void
 run (PfprofRuleContext *ctx)
@@ -84,14 +99,8 @@ run (PfprofRuleContext *ctx)
           || !pfprof_trace_index_in_steady (ix, m[i].start_ns))
         continue;
       n_side++;
-      while (lo < hi) /* first compute kernel starting at or after the copy */
-        {
-          guint mid = lo + (hi - lo) / 2;
-          if (s[mid] < m[i].start_ns)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
+      /* first compute kernel starting at or after the copy */
+      lo = pfprof_lower_bound (lo, hi, i64_below, &(I64At) { s, m[i].start_ns });
       if (lo >= starts->len || s[lo] < m[i].end_ns || s[lo] - m[i].end_ns > slack)
         continue;
       prev_end = lo > 0 ? g_array_index (max_end, gint64, lo - 1) : G_MININT64;

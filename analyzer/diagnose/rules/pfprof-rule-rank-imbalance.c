@@ -18,6 +18,7 @@
 #include "pfprof-rules.h"
 
 #include "pfprof-format.h"
+#include "pfprof-lower-bound.h"
 #include "pfprof-quantile.h"
 #include "pfprof-rank-summary.h"
 
@@ -44,6 +45,20 @@ static const char fix[] =
   "    loader = DataLoader(dataset, batch_size=B, sampler=DistributedSampler(dataset),\n"
   "                        num_workers=8, persistent_workers=True,\n"
   "                        prefetch_factor=4, pin_memory=True)\n";
+
+typedef struct
+{
+  const gint64 *v;
+  gint64 key;
+} I64At;
+
+static gboolean
+i64_below (gconstpointer data, guint i)
+{
+  const I64At *a = data;
+
+  return a->v[i] < a->key;
+}
 
 /* Element @k of @sorted (@n values) with element @skip left out. */
 static gint64
@@ -87,16 +102,7 @@ run (PfprofRuleContext *ctx)
       if (n == 0)
         continue;
       /* Where @mine sits in sorted (any of equal values will do). */
-      while (lo_i < hi_i)
-        {
-          guint mid = lo_i + (hi_i - lo_i) / 2;
-
-          if (sorted[mid] < mine)
-            lo_i = mid + 1;
-          else
-            hi_i = mid;
-        }
-      skip = lo_i;
+      skip = pfprof_lower_bound (lo_i, hi_i, i64_below, &(I64At) { sorted, mine });
       if (n % 2)
         median = without (sorted, skip, n / 2);
       else
