@@ -167,10 +167,12 @@ pfprof_rule_step_coverage (const PfprofRuleContext *ctx, const gint64 *times, gu
     return 0.0;
   if (n_steady == 0)
     return 1.0;
-  for (guint s = ix->first_step + ix->n_warmup_steps; s < ix->first_step + ix->n_steps; s++)
+  for (guint s = ix->first_step; s < ix->first_step + ix->n_steps; s++)
     {
       const PfprofStep *st = &g_array_index (ctx->analysis->steps, PfprofStep, s);
 
+      if (!pfprof_step_is_steady (st))
+        continue;
       while (j < n && times[j] < st->start_ns)
         j++;
       if (j < n && times[j] < st->end_ns)
@@ -231,9 +233,16 @@ pfprof_rule_step_starts (const PfprofRuleContext *ctx)
   const PfprofTraceIndex *ix = ctx->ix;
   guint n = pfprof_trace_index_n_steady_steps (ix);
   gint64 *out = g_new (gint64, n + 1);
+  guint k = 0;
 
-  for (guint i = 0; i < n; i++)
-    out[i] = g_array_index (ctx->analysis->steps, PfprofStep, ix->first_step + ix->n_warmup_steps + i).start_ns;
+  /* Evaluation batches between epochs are not steady steps. */
+  for (guint s = ix->first_step; s < ix->first_step + ix->n_steps && k < n; s++)
+    {
+      const PfprofStep *st = &g_array_index (ctx->analysis->steps, PfprofStep, s);
+
+      if (pfprof_step_is_steady (st))
+        out[k++] = st->start_ns;
+    }
   return out;
 }
 

@@ -819,6 +819,7 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
           n_steady++;
         }
     }
+  ix->n_steady_steps = n_steady;
   /* Evaluation between two steady steps splits the window; after the
    * last one it is after the loop, which ends with that step. */
   for (guint i = first_steady; n_steady > 0 && i <= last_steady; i++)

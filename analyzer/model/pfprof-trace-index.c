@@ -569,7 +569,7 @@ pfprof_trace_index_device (const PfprofTraceIndex *ix, guint32 device_id)
 guint
 pfprof_trace_index_n_steady_steps (const PfprofTraceIndex *ix)
 {
-  return ix->n_steps - ix->n_warmup_steps;
+  return ix->n_steady_steps;
 }
 
 double

@@ -120,6 +120,8 @@ typedef struct
   guint first_step;            /* index of this trace's first step in the analysis */
   guint n_steps;               /* steps of this trace, warm-up included */
   guint n_warmup_steps;
+  guint n_steady_steps;        /* training steps after warm-up: the steps
+                                * every per-step figure divides by */
   guint n_unrecorded_steps;    /* left out: not whole inside a recording
                                 * window, or the first of one */
   gint64 steady_start;         /* the window rules judge: from the first */

@@ -13,6 +13,7 @@ training with validation every epoch.
 """
 import json
 import os
+import re
 import shutil
 import sqlite3
 import sys
@@ -130,6 +131,15 @@ if samples:
     rc, ap, _ = report(os.path.join(samples, "p_apex_pageable.pfprof"))
     check("apex with pin_memory=False: pageable-transfer found",
           "pageable-transfer" in [f["rule"] for f in ap["findings"]], [f["rule"] for f in ap["findings"]])
+    # Per-step figures divide by the steady training steps, never by the
+    # evaluation batches between them: the finding's copy time per step is
+    # the ledger's.
+    pt = [f for f in ap["findings"] if f["rule"] == "pageable-transfer"]
+    n_steady = ap["traces"][0]["steady_steps"]
+    m = re.search(r"of copy time \(([\d.]+) ms per mean step", pt[0]["message"]) if pt else None
+    check("apex: a finding's per-step figures count training steps only (copy time per step)",
+          m is not None and abs(float(m.group(1)) - pt[0]["time_ns"] / n_steady / 1e6) < 0.01,
+          (m and m.group(1), pt and pt[0]["time_ns"] / n_steady / 1e6))
     rc, q, _ = report(os.path.join(samples, "q_grad_accum.pfprof"))
     check("four micro-batches per optimizer step: 35 steps from optimizer steps, not 140 batches",
           q["traces"][0]["step_source"] == "optimizer" and q["traces"][0]["steps"] == 35,
