@@ -1693,10 +1693,12 @@ notes (Importer *im)
     pfprof_trace_add_note (t, "no ProfilerStep#N ranges (call prof.step() every iteration): "
                               "steps come from the DataLoader waits or the GPU work.");
   else if (im->n_steps <= 2)
-    pfprof_trace_add_note (t, "only %" G_GUINT64_FORMAT " profiled step%s: the first is taken as "
-                              "warm-up, so the rules judge %s (schedule more active steps).",
+    pfprof_trace_add_note (t, "only %" G_GUINT64_FORMAT " profiled step%s: too few to tell "
+                              "warm-up from the steady state, so the figures are %s, warm-up "
+                              "included if %s had any (schedule more active steps).",
                            im->n_steps, im->n_steps == 1 ? "" : "s",
-                           im->n_steps == 1 ? "no steady state" : "one step");
+                           im->n_steps == 1 ? "that step's" : "those steps'",
+                           im->n_steps == 1 ? "it" : "they");
   if (im->n_python == 0)
     pfprof_trace_add_note (t, "no Python stacks (profile with with_stack=True): findings cannot "
                               "name the source line.");

@@ -159,7 +159,7 @@ def main():
     two = env.generate("two.pfprof", plant="pageable", steps=2)
     rep = report(env, kineto_schema.convert(two, env.path("two.json")))
     tap.ok("error" not in rep and any("only 2 profiled steps" in n for n in rep["traces"][0]["notes"]),
-           "a trace of two steps says the rules judge one", rep.get("traces", rep))
+           "a trace of two steps says it is too short to tell warm-up", rep.get("traces", rep))
 
     # 6. with_stack=True: the program's frames are kept, the library's not.
     stack = kineto_schema.convert(pageable, env.path("stack.json"), with_stack=True)
@@ -322,6 +322,27 @@ def main():
            == sorted(f["rule"] for f in native2["findings"]),
            "two ranks: the same findings as the two native traces",
            f"{[f['rule'] for f in rep.get('findings', [])]} {[f['rule'] for f in native2['findings']]}")
+
+    # 8b. Eight ranks of one ProfilerStep each (a short torch.profiler
+    # schedule on a DDP job): each rank's one step is its steady step, so
+    # the per-rank table and rank-imbalance still judge them.
+    eight = []
+    for r in range(8):
+        g = env.generate(f"r8-{r}.pfprof", plant="input-starved" if r == 5 else "none", steps=1,
+                         seed=r + 1, rank=r)
+        eight.append(kineto_schema.convert(g, env.path(f"r8-{r}.json"),
+                                           distributed={"backend": "nccl", "rank": r, "world_size": 8}))
+    rep = report(env, *eight)
+    tr = rep.get("traces", [])
+    tap.ok("error" not in rep and len(tr) == 8
+           and all(t["steps"] == 1 and t["steady_steps"] == 1 and t["warmup_steps"] == 0 for t in tr)
+           and [r["rank"] for r in rep.get("ranks", [])] == list(range(8)),
+           "eight ranks of one ProfilerStep each: one steady step per rank, all eight in the rank table",
+           rep if "error" in rep else [(t["steps"], t["steady_steps"]) for t in tr])
+    imb = [f for f in rep.get("findings", []) if f["rule"] == "rank-imbalance"]
+    tap.ok(len(imb) == 1 and "Rank 5" in imb[0]["message"],
+           "eight ranks of one step: rank-imbalance names the slow rank 5",
+           [f["rule"] for f in rep.get("findings", [])])
 
     # 9. [memory] events (profile_memory=True) become device allocations.
     rs = env.path("record-stream.pfprof")
