@@ -172,16 +172,51 @@ judge_savings (PfprofAnalysis *a, PfprofTraceSummary *ts, guint first, const Pfp
   gint64 left[PFPROF_LEDGER_N_BUCKETS], taken = 0;
   gint64 basis = l->n_steps > 0 ? l->mean_step_ns : pfprof_trace_index_steady_length (ix);
   g_autoptr (GPtrArray) mine = g_ptr_array_new ();
+  gboolean input_bound = FALSE;
 
   memcpy (left, l->mean_ns, sizeof left);
   for (guint i = first; i < a->findings->len; i++)
     {
       PfprofFinding *f = g_ptr_array_index (a->findings, i);
 
+      if (f->trace_index == ts->trace_index && f->buckets != 0 && l->n_steps > 0)
+        f->est_savings_ns = MIN (f->est_savings_ns, pfprof_ledger_sum (l->mean_ns, f->buckets));
+      if (f->trace_index == ts->trace_index && basis > 0 && l->n_steps > 0
+          && g_strcmp0 (f->rule, "input-starved") == 0
+          && (double) f->est_savings_ns >= share * (double) basis)
+        input_bound = TRUE;
+    }
+  for (guint i = first; i < a->findings->len; i++)
+    {
+      PfprofFinding *f = g_ptr_array_index (a->findings, i);
+
       if (f->trace_index != ts->trace_index)
         continue;
-      if (f->buckets != 0 && l->n_steps > 0)
-        f->est_savings_ns = MIN (f->est_savings_ns, pfprof_ledger_sum (l->mean_ns, f->buckets));
+      /* A loop starved of input is paced by the DataLoader: what a fix
+       * elsewhere frees, the loop spends waiting for the next batch, up to
+       * the wait it has now. Alone such a fix saves only what exceeds that
+       * wait; the rest once input keeps up. */
+      if (input_bound && !(f->buckets & PFPROF_LEDGER_BIT (PFPROF_LEDGER_DATA_WAIT))
+          && f->est_savings_ns > 0)
+        {
+          gint64 alone = MAX (0, f->est_savings_ns - l->mean_ns[PFPROF_LEDGER_DATA_WAIT]);
+
+          if (alone < f->est_savings_ns)
+            {
+              g_autofree char *s_wait = pfprof_format_ns (l->mean_ns[PFPROF_LEDGER_DATA_WAIT]);
+              g_autofree char *s_alone = pfprof_format_ns (alone);
+              g_autofree char *s_after = pfprof_format_ns (f->est_savings_ns);
+              g_autofree char *msg = f->message;
+
+              f->after_input_ns = f->est_savings_ns;
+              f->est_savings_ns = alone;
+              f->message = g_strdup_printf ("%s The GPU waits %s per mean step for the DataLoader: "
+                                            "what this fix frees, the loop would spend waiting for "
+                                            "the next batch, so alone it saves %s per mean step; "
+                                            "once input keeps up, %s.",
+                                            msg != NULL ? msg : "", s_wait, s_alone, s_after);
+            }
+        }
       f->predicted_step_ns = l->n_steps > 0 ? MAX (0, l->mean_step_ns - f->est_savings_ns) : 0;
       if (basis > 0 && (double) f->est_savings_ns < share * (double) basis)
         {
@@ -205,7 +240,9 @@ judge_savings (PfprofAnalysis *a, PfprofTraceSummary *ts, guint first, const Pfp
   for (guint i = 0; i < mine->len; i++)
     {
       PfprofFinding *f = g_ptr_array_index (mine, i);
-      gint64 want = f->est_savings_ns;
+      /* Every fix includes the input's: what a fix saves once input
+       * keeps up. */
+      gint64 want = f->after_input_ns > 0 ? f->after_input_ns : f->est_savings_ns;
 
       if (f->buckets == 0)
         {

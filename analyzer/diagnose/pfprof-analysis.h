@@ -80,6 +80,9 @@ typedef struct
                            * refill after its waits, the host issuing its copies): the
                            * host-bound finding leaves it to this one */
   gboolean immaterial;    /* saves less than the materiality threshold: made info */
+  gint64 after_input_ns;  /* when input-starved is material (the DataLoader paces the
+                           * loop): what this fix saves once input keeps up;
+                           * est_savings_ns is then what it saves alone. 0 otherwise */
   guint8 copy_directions; /* PFPROF_FINDING_HTOD | PFPROF_FINDING_DTOH: the copies a copy
                            * finding is about (a fix for one direction cannot touch the
                            * other); 0 for the other findings */

@@ -317,6 +317,7 @@ write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding
   pfprof_json_writer_member_int (w, "time_ns", f->time_ns);
   pfprof_json_writer_member_int (w, "est_savings_ns", f->est_savings_ns);
   member_ns_or_null (w, "predicted_step_ns", f->predicted_step_ns);
+  member_ns_or_null (w, "saving_after_input_ns", f->after_input_ns);
   pfprof_json_writer_member_string (w, "saving_basis", f->predicted_step_ns > 0 ? "mean_step" : "steady_window");
   pfprof_json_writer_member_double (w, "saving_share",
                                     f->predicted_step_ns > 0

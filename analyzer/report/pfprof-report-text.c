@@ -656,8 +656,13 @@ pfprof_report_text (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
         else
           {
             g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
+            g_autofree char *s_after = f->after_input_ns > 0 ? pfprof_format_ns (f->after_input_ns) : NULL;
 
-            g_string_append_printf (folded, "%s%s (%s)", folded->len ? ", " : "", f->rule, s_save);
+            if (s_after != NULL)
+              g_string_append_printf (folded, "%s%s (%s alone, %s once input keeps up)", folded->len ? ", " : "",
+                                      f->rule, s_save, s_after);
+            else
+              g_string_append_printf (folded, "%s%s (%s)", folded->len ? ", " : "", f->rule, s_save);
           }
       }
     if (folded->len > 0)

@@ -318,6 +318,14 @@ pfprof_report_saving (const PfprofFinding *f)
     return g_strdup_printf ("saves ~%s over the steady window", s_save);
   s_after = pfprof_format_ns (f->predicted_step_ns);
   s_pct = pfprof_format_double (100.0 * (double) f->est_savings_ns / (double) before, 1);
+  if (f->after_input_ns > 0)
+    {
+      g_autofree char *s_input = pfprof_format_ns (f->after_input_ns);
+
+      return g_strdup_printf ("saves ~%s per mean step alone, while the loop waits for input (~%s once "
+                              "input keeps up): fix \u2192 ~%s per mean step (\u2212%s%%)",
+                              s_save, s_input, s_after, s_pct);
+    }
   return g_strdup_printf ("saves ~%s per mean step: fix \u2192 ~%s per mean step (\u2212%s%%)", s_save,
                           s_after, s_pct);
 }
