@@ -2,6 +2,7 @@
 /* pfprof-file-read.c: the bytes of a regular file, read, never mapped
  * (pfprof-file-read.h). */
 #include "pfprof-file-read.h"
+#include "pfprof-output-check.h"
 #include "pfprof-trace-reader.h"
 
 #include <errno.h>
@@ -74,6 +75,8 @@ pfprof_file_read (const char *path, gsize max_bytes, PfprofFileReadFlags flags, 
       g_set_error_literal (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_FOUND, "not a regular file");
       return NULL;
     }
+  /* Whatever its format, a file read is an input: no output replaces it. */
+  pfprof_output_check_add_input (path);
   if ((guint64) at_open.st_size > max_bytes)
     {
       close (fd);

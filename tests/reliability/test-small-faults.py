@@ -5,7 +5,8 @@
 Usage: test-small-faults.py PFPROF WORKDIR
 
 - `report -o -` is standard output, not a file named '-';
-- `-o` naming an input of the command is refused even with --force;
+- `-o` naming an input of the command is refused even with --force,
+  a torch.profiler input as a native one;
 - a 250-byte output name works (the temporary name is cut to fit);
 - `view` without a display: exit 2 and one line;
 - `render --from/--to` outside the trace, `--step -1`: exit 2;
@@ -54,6 +55,26 @@ for cmd in (["report", "--format", "json", victim, "-o", victim, "--force"],
     r = run(PFPROF, cmd, TMP)
     check(f"{cmd[0]} -o its own input --force: refused", one_line(r, b"is an input"), r.describe())
     check(f"{cmd[0]} -o its own input --force: the trace unchanged", file_digest(victim) == before)
+
+# -o a torch.profiler input: refused too, whatever the input's format
+TINY = json.dumps({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "GPU"}], "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10.0, "dur": 5.0,
+     "args": {"device": 0, "stream": 7, "correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 8.0,
+     "dur": 1.0, "args": {"correlation": 1}}]})
+kin = os.path.join(D, "k.json")
+for cmd in (["import", kin, "-o", kin, "--force"],
+            ["report", "--format", "json", kin, "-o", kin, "--force"],
+            ["export", kin, "-o", kin, "--force"],
+            ["diff", "-b", kin, "-a", kin, "-o", kin, "--force"]):
+    clear_dir(D)
+    with open(kin, "w") as f:
+        f.write(TINY)
+    r = run(PFPROF, cmd, TMP)
+    check(f"{cmd[0]} -o its own torch.profiler input --force: refused", one_line(r, b"is an input"),
+          r.describe())
+    check(f"{cmd[0]} -o its own torch.profiler input --force: the trace unchanged",
+          open(kin).read() == TINY)
 
 # 250-byte names
 name = "n" * 245
