@@ -274,6 +274,27 @@ pfprof_cmd_report (int argc, char **argv)
         first_trace = i - 1;
     if (n_json > 0 && n_json < n)
       {
+        /* Say what the other file is before calling it a trace. */
+        for (guint i = 0; i < n; i++)
+          {
+            struct stat st;
+
+            if (pfprof_report_merge_is_result (traces[i]))
+              continue;
+            if (stat (traces[i], &st) != 0)
+              {
+                int saved = errno;
+
+                pfprof_cli_error ("report: %s: %s", traces[i], g_strerror (saved));
+                return PFPROF_EXIT_USAGE;
+              }
+            if (!S_ISREG (st.st_mode) || st.st_size == 0)
+              {
+                pfprof_cli_error ("report: %s is %s, neither a trace nor a JSON result", traces[i],
+                                  S_ISREG (st.st_mode) ? "an empty file" : "not a regular file");
+                return PFPROF_EXIT_USAGE;
+              }
+          }
         pfprof_cli_error ("report: %s is a JSON result and %s a trace: give traces, or "
                           "pfprof-report/1 results to merge, not both",
                           traces[first_json], traces[first_trace]);

@@ -15,6 +15,7 @@
 #include <gio/gio.h>
 
 #include "pfprof-cli.h"
+#include "pfprof-format.h"
 #include "pfprof-temp-file.h"
 
 static const PfprofCommand commands[] = {
@@ -70,13 +71,15 @@ pfprof_cli_error (const char *format, ...)
 {
   va_list ap;
   g_autofree char *msg = NULL;
+  g_autoptr (GString) shown = g_string_new (NULL);
 
   va_start (ap, format);
   msg = g_strdup_vprintf (format, ap);
   va_end (ap);
-  /* One line: the message may quote untrusted text. */
-  g_strdelimit (msg, "\n\r", ' ');
-  fprintf (stderr, "pfprof: %s\n", msg);
+  /* One line, no escape sequences: the message may quote untrusted text
+   * (file names from a shared folder, names inside a trace). */
+  pfprof_escape_terminal (shown, msg, FALSE);
+  fprintf (stderr, "pfprof: %s\n", shown->str);
 }
 
 int

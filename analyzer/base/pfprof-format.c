@@ -249,15 +249,20 @@ csv_char (GString *out, gunichar c, gpointer data)
   if (c == '"')
     g_string_append (out, "\"\"");
   else if (c == '\n' || !is_control (c))
-    g_string_append_unichar (out, c);
+    g_string_append_unichar (out, is_bidi_control (c) ? 0xFFFD : c);
 }
 
 void
 pfprof_escape_csv (GString *out, const char *s)
 {
+  gsize at;
+
   g_string_append_c (out, '"');
-  if (s != NULL && strchr ("=+-@", s[0]) != NULL && s[0] != '\0')
-    g_string_append_c (out, '\'');
+  at = out->len;
   for_each_char (out, s, csv_char, NULL);
+  /* A spreadsheet runs a field that starts with a formula sign: judged on
+   * the first character kept, as the dropped controls are gone. */
+  if (out->len > at && strchr ("=+-@", out->str[at]) != NULL)
+    g_string_insert_c (out, (gssize) at, '\'');
   g_string_append_c (out, '"');
 }

@@ -1792,6 +1792,17 @@ test_escape_json_xml (void)
    * and becomes U+FFFD. */
   pfprof_escape_terminal (out, "ok\033[31mred\007\xc2\x9b" "1m\tz\x9b", FALSE);
   g_assert_cmpstr (out->str, ==, "ok[31mred1m z\xef\xbf\xbd");
+  /* CSV: a formula sign behind a dropped control is still a formula
+   * sign; bidi controls are replaced as in every other format. */
+  g_string_truncate (out, 0);
+  pfprof_escape_csv (out, "\t=HYPERLINK(\"x\")");
+  g_assert_cmpstr (out->str, ==, "\"'=HYPERLINK(\"\"x\"\")\"");
+  g_string_truncate (out, 0);
+  pfprof_escape_csv (out, "a\xe2\x80\xae" "b");
+  g_assert_cmpstr (out->str, ==, "\"a\xef\xbf\xbd" "b\"");
+  g_string_truncate (out, 0);
+  pfprof_escape_csv (out, "-1");
+  g_assert_cmpstr (out->str, ==, "\"'-1\"");
 }
 
 /* The JSON every output writes: commas, nesting, nulls for what JSON

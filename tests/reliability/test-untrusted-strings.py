@@ -239,8 +239,16 @@ with open(badpath, "wb") as f:
 r = run(PFPROF, ["report", badpath], TMP)
 check("error line for a hostile file name: exit 2, one line", r.rc == 2 and len(r.err_lines) == 1,
       r.describe())
-if b"\x1b" in r.err:
-    note("stderr carries the file name's escape bytes as given (the user typed the name): "
-         + repr(r.err[:200]))
+check("error line for a hostile file name: no escape sequence on stderr", b"\x1b" not in r.err
+      and b"\x07" not in r.err, repr(r.err[:200]))
+# A merged result of a shared folder names itself: its errors too.
+good = os.path.join(evil_dir, "good.json")
+r = run(PFPROF, ["report", "--format", "json", "-o", good, trace], TMP)
+evil_json = os.path.join(evil_dir, "rank-\x1b]0;t\x07\x1b[2J.json")
+with open(evil_json, "w") as f:
+    f.write('{"format": "pfprof-report/1"')
+r = run(PFPROF, ["report", good, evil_json], TMP)
+check("merge error for a hostile result name: exit 2, one line, no escape sequence",
+      r.rc == 2 and len(r.err_lines) == 1 and b"\x1b" not in r.err and b"\x07" not in r.err, r.describe())
 
 finish()
