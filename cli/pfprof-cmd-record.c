@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "pfprof-cli-program.h"
+#include "pfprof-cli-template.h"
 #include "pfprof-cli.h"
 #include "pfprof-record.h"
 #include "pfprof-temp-file.h"
@@ -112,15 +113,63 @@ find_collector (void)
  * its own name (the collector never clobbers without PFPROF_FORCE). The
  * folder must exist and take files, before the program runs for
  * nothing. Returns the exit code: PFPROF_EXIT_OK when it may be written. */
+/* @dir as the collector will expand it, as far as it can be known before
+ * the program runs: %h and %% always, %r when the launcher set a rank.
+ * An escape that depends on the process (%p, %r without a rank) ends it
+ * at the folder above the component that holds it. */
+static char *
+known_folder (const char *dir)
+{
+  GString *out = g_string_new (NULL);
+  gint64 rank = pfprof_cli_template_env_rank ();
+
+  for (const char *s = dir; *s; s++)
+    {
+      if (*s != '%' || s[1] == '\0')
+        {
+          g_string_append_c (out, *s);
+          continue;
+        }
+      s++;
+      if (*s == '%')
+        g_string_append_c (out, '%');
+      else if (*s == 'h')
+        {
+          char host[256];
+
+          if (gethostname (host, sizeof host) != 0)
+            g_strlcpy (host, "host", sizeof host);
+          host[sizeof host - 1] = '\0';
+          g_strdelimit (host, "/", '_');
+          g_string_append (out, host);
+        }
+      else if (*s == 'r' && rank >= 0)
+        g_string_append_printf (out, "%" G_GINT64_FORMAT, rank);
+      else
+        {
+          const char *slash = strrchr (out->str, '/');
+
+          g_string_truncate (out, slash == NULL ? 0 : (gsize) (slash - out->str));
+          if (out->len == 0)
+            g_string_append (out, slash == NULL ? "." : "/");
+          break;
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
 static int
 check_output (const char *path, gboolean force)
 {
   g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *known = known_folder (dir);
   struct stat st;
 
-  if (strchr (dir, '%') == NULL && access (dir, W_OK | X_OK) != 0)
+  /* With escapes, the folder as far as it is known now: a folder that is
+   * not there fails every process's trace, after the program ran. */
+  if (access (known, W_OK | X_OK) != 0)
     {
-      pfprof_cli_error ("cannot write traces into %s: %s", dir, g_strerror (errno));
+      pfprof_cli_error ("cannot write traces into %s: %s", known, g_strerror (errno));
       return PFPROF_EXIT_USAGE;
     }
   if (strchr (path, '%') != NULL)

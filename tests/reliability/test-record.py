@@ -96,6 +96,22 @@ r = run(PFPROF, ["record", "-o", "/nonexistent/dir/x.pfprof", "--", "touch", mar
 check("record -o /nonexistent/dir/x.pfprof: exit 2, one line", r.rc == 2 and one_line(r)
       and b"/nonexistent/dir" in r.err, r.describe())
 check("record -o /nonexistent/dir/x.pfprof: the program did not run", not os.path.exists(marker))
+# The same with %-escapes in the folder: checked as far as it is known.
+for tmpl, env, shown in (("/nonexistent/%r/x.pfprof", {}, b"/nonexistent"),
+                         ("/nonexistent/run-%p/x.pfprof", {}, b"/nonexistent"),
+                         (os.path.join(D, "host-%h", "x.pfprof"), {}, b"host-"),
+                         (os.path.join(D, "rank%r", "x.pfprof"), {"RANK": "3"}, b"rank3")):
+    clear_dir(D)
+    e = env_for(TMP)
+    for k in ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"):
+        e.pop(k, None)
+    e.update(env)
+    p = subprocess.run([PFPROF, "record", "-o", tmpl, "--", "touch", marker], stdin=subprocess.DEVNULL,
+                       capture_output=True, env=e, timeout=60)
+    lines = [l for l in p.stderr.split(b"\n") if l]
+    check(f"record -o {tmpl}: exit 2, one line naming the folder", p.returncode == 2 and len(lines) == 1
+          and shown in p.stderr, repr(p.stderr))
+    check(f"record -o {tmpl}: the program did not run", not os.path.exists(marker))
 
 # Ctrl-C on a terminal, the program in a session of its own.
 pid, fd = pty.fork()
