@@ -12,20 +12,19 @@
  * two activity kinds back on instead.
  *
  * Program threads: the callback takes CUPTI's timestamp on entry (kept in
- * the call's correlationData) and on exit appends one record to a chunk
- * under a short mutex. Chunks of API_CHUNK_RECORDS records are allocated
- * at most API_MAX_CHUNKS at a time; when the writer falls that far behind,
- * records are dropped and counted, never waited for.
+ * the call's correlationData) and on exit pushes one record onto the
+ * queue to the writer (pfprof-collector-queue.h): chunks of
+ * API_CHUNK_RECORDS records, at most API_MAX_CHUNKS at a time; when the
+ * writer falls that far behind, records are dropped and counted, never
+ * waited for.
  */
 #include "pfprof-collector-private.h"
 
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define API_CHUNK_RECORDS PFPROF_API_CHUNK_RECORDS
-#define API_MAX_CHUNKS 256 /* ~1M pending records, ~50 MiB, if the writer stalls */
+#define API_CHUNK_RECORDS 4096
+#define API_MAX_CHUNKS 256 /* ~1M pending records, 56 MiB, if the writer stalls */
 #define API_MAX_SPARE 4
 
 /* Name prefixes of the calls recorded from callbacks (cuptiGetCallbackName
@@ -67,12 +66,9 @@ static const char *const api_callback_names[] = {
   "cuMemRelease",
 };
 
-static pthread_mutex_t chunk_lock = PTHREAD_MUTEX_INITIALIZER;
-static PfprofApiChunk *chunk_head, *chunk_tail; /* waiting for the writer */
-static PfprofApiChunk *spare;                   /* drained, for reuse */
-static unsigned n_chunks;                       /* allocated and not freed */
-static unsigned n_spare;
-static _Atomic uint64_t api_dropped;
+/* Bounded by chunks alone: a record costs no allocation but its chunk's. */
+static PfprofCollectorQueue api_queue =
+  PFPROF_COLLECTOR_QUEUE_INIT (PfprofApiPending, API_CHUNK_RECORDS, API_MAX_CHUNKS, API_MAX_SPARE);
 static _Atomic unsigned n_enabled;
 
 /* PfprofSyncType of each enabled callback id, by domain (0 runtime). */
@@ -205,44 +201,6 @@ recording (void)
          && atomic_load (&pfprof_collector.state) == PFPROF_COLLECTOR_RUNNING;
 }
 
-static void
-push (const PfprofApiRecord *r, uint8_t type, uint32_t context_id, uint32_t stream_id)
-{
-  PfprofApiChunk *c;
-
-  pthread_mutex_lock (&chunk_lock);
-  c = chunk_tail;
-  if (c == NULL || c->n == API_CHUNK_RECORDS)
-    {
-      if (spare != NULL)
-        {
-          c = spare;
-          spare = c->next;
-          n_spare--;
-        }
-      else if (n_chunks < API_MAX_CHUNKS && (c = malloc (sizeof *c)) != NULL)
-        n_chunks++;
-      else
-        {
-          pthread_mutex_unlock (&chunk_lock);
-          atomic_fetch_add (&api_dropped, 1);
-          return;
-        }
-      c->next = NULL;
-      c->n = 0;
-      if (chunk_tail)
-        chunk_tail->next = c;
-      else
-        chunk_head = c;
-      chunk_tail = c;
-    }
-  c->sync[c->n].sync_type = type;
-  c->sync[c->n].context_id = context_id;
-  c->sync[c->n].stream_id = stream_id;
-  c->records[c->n++] = *r;
-  pthread_mutex_unlock (&chunk_lock);
-}
-
 static uint32_t
 stream_id_of (CUcontext context, uint32_t context_uid, CUstream stream)
 {
@@ -275,9 +233,8 @@ void
 pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackData *cb)
 {
   uint64_t ts = 0;
-  PfprofApiRecord r;
-  uint32_t stream_id = PFPROF_NONE;
-  uint8_t type;
+  PfprofApiPending p;
+  PfprofApiRecord *r = &p.record;
 
   if (cb == NULL || cb->correlationData == NULL)
     return;
@@ -304,64 +261,43 @@ pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackD
     return;
   if (api_tid == 0)
     api_tid = (uint32_t) gettid ();
-  memset (&r, 0, sizeof r);
-  r.start_ns = (int64_t) *cb->correlationData;
-  r.end_ns = (int64_t) ts;
-  r.tid = api_tid;
-  r.correlation_id = cb->correlationId;
-  r.cbid = cbid;
-  r.name_id = PFPROF_NONE; /* the writer interns the name */
+  memset (&p, 0, sizeof p);
+  r->start_ns = (int64_t) *cb->correlationData;
+  r->end_ns = (int64_t) ts;
+  r->tid = api_tid;
+  r->correlation_id = cb->correlationId;
+  r->cbid = cbid;
+  r->name_id = PFPROF_NONE; /* the writer interns the name */
   /* cudaError_t and CUresult are both C enums. */
-  r.return_value = cb->functionReturnValue ? *(const int *) cb->functionReturnValue : 0;
-  r.domain = runtime ? PFPROF_API_RUNTIME : PFPROF_API_DRIVER;
-  type = cbid < sizeof sync_type_of[0] ? sync_type_of[runtime ? 0 : 1][cbid] : 0;
-  if (type == PFPROF_SYNC_STREAM_SYNCHRONIZE || type == PFPROF_SYNC_STREAM_WAIT_EVENT)
+  r->return_value = cb->functionReturnValue ? *(const int *) cb->functionReturnValue : 0;
+  r->domain = runtime ? PFPROF_API_RUNTIME : PFPROF_API_DRIVER;
+  p.sync_type = cbid < sizeof sync_type_of[0] ? sync_type_of[runtime ? 0 : 1][cbid] : 0;
+  p.context_id = cb->contextUid;
+  p.stream_id = PFPROF_NONE;
+  if (p.sync_type == PFPROF_SYNC_STREAM_SYNCHRONIZE || p.sync_type == PFPROF_SYNC_STREAM_WAIT_EVENT)
     {
       /* Both take the stream first, in both domains (and _ptsz). */
       CUstream stream = cb->functionParams ? *(CUstream const *) cb->functionParams : NULL;
 
-      stream_id = stream_id_of (cb->context, cb->contextUid, stream);
+      p.stream_id = stream_id_of (cb->context, cb->contextUid, stream);
     }
-  push (&r, type, cb->contextUid, stream_id);
+  pfprof_collector_queue_push (&api_queue, &p, SIZE_MAX);
 }
 
-PfprofApiChunk *
-pfprof_collector_api_take (void)
+size_t
+pfprof_collector_api_take (PfprofCollectorQueueBatch *batch)
 {
-  PfprofApiChunk *head;
-
-  pthread_mutex_lock (&chunk_lock);
-  head = chunk_head;
-  chunk_head = chunk_tail = NULL;
-  pthread_mutex_unlock (&chunk_lock);
-  return head;
+  return pfprof_collector_queue_take (&api_queue, batch);
 }
 
 void
-pfprof_collector_api_release (PfprofApiChunk *chunks)
+pfprof_collector_api_release (PfprofCollectorQueueBatch *batch)
 {
-  while (chunks != NULL)
-    {
-      PfprofApiChunk *next = chunks->next;
-
-      pthread_mutex_lock (&chunk_lock);
-      if (n_spare < API_MAX_SPARE)
-        {
-          chunks->next = spare;
-          spare = chunks;
-          n_spare++;
-          chunks = NULL;
-        }
-      else
-        n_chunks--;
-      pthread_mutex_unlock (&chunk_lock);
-      free (chunks);
-      chunks = next;
-    }
+  pfprof_collector_queue_release (&api_queue, batch);
 }
 
 uint64_t
 pfprof_collector_api_dropped (void)
 {
-  return atomic_load (&api_dropped);
+  return pfprof_collector_queue_dropped (&api_queue);
 }

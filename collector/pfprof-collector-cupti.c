@@ -850,34 +850,35 @@ pfprof_collector_cupti_convert (PfprofTraceWriter *w, uint8_t *buffer, size_t va
 }
 
 void
-pfprof_collector_cupti_write_api (PfprofTraceWriter *w, const PfprofApiChunk *chunks)
+pfprof_collector_cupti_write_api (PfprofTraceWriter *w, PfprofCollectorQueueBatch *batch)
 {
-  for (const PfprofApiChunk *c = chunks; c != NULL; c = c->next)
-    for (unsigned i = 0; i < c->n; i++)
-      {
-        PfprofApiRecord r = c->records[i];
+  const PfprofApiPending *p;
 
-        if (!valid_span ((uint64_t) r.start_ns, (uint64_t) r.end_ns))
-          continue;
-        r.name_id = pfprof_collector_cupti_api_name (w, r.domain == PFPROF_API_RUNTIME, r.cbid);
-        append (w, PFPROF_TABLE_API_CALLS, &r);
-        pfprof_collector_writer_note_thread (w, r.tid);
-        if (c->sync[i].sync_type != 0)
-          {
-            /* What the SYNCHRONIZATION kind would have said: the host
-             * side of the call, joined to it by correlation id. */
-            PfprofSyncRecord y = { 0 };
+  while ((p = pfprof_collector_queue_next (batch)) != NULL)
+    {
+      PfprofApiRecord r = p->record;
 
-            y.start_ns = r.start_ns;
-            y.end_ns = r.end_ns;
-            y.context_id = c->sync[i].context_id;
-            y.stream_id = c->sync[i].stream_id;
-            y.correlation_id = r.correlation_id;
-            y.event_id = PFPROF_NONE;
-            y.type = c->sync[i].sync_type;
-            append (w, PFPROF_TABLE_SYNCS, &y);
-          }
-      }
+      if (!valid_span ((uint64_t) r.start_ns, (uint64_t) r.end_ns))
+        continue;
+      r.name_id = pfprof_collector_cupti_api_name (w, r.domain == PFPROF_API_RUNTIME, r.cbid);
+      append (w, PFPROF_TABLE_API_CALLS, &r);
+      pfprof_collector_writer_note_thread (w, r.tid);
+      if (p->sync_type != 0)
+        {
+          /* What the SYNCHRONIZATION kind would have said: the host
+           * side of the call, joined to it by correlation id. */
+          PfprofSyncRecord y = { 0 };
+
+          y.start_ns = r.start_ns;
+          y.end_ns = r.end_ns;
+          y.context_id = p->context_id;
+          y.stream_id = p->stream_id;
+          y.correlation_id = r.correlation_id;
+          y.event_id = PFPROF_NONE;
+          y.type = p->sync_type;
+          append (w, PFPROF_TABLE_SYNCS, &y);
+        }
+    }
 }
 
 void

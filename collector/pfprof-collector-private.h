@@ -27,6 +27,7 @@
 
 #include <cupti.h>
 
+#include "pfprof-collector-queue.h"
 #include "pfprof-trace-schema.h"
 #include "pfprof-trace-writer.h"
 
@@ -56,23 +57,16 @@ struct _PfprofNvtxPending
   char name[];             /* the message, NUL-terminated */
 };
 
-/* API records made from CUPTI callbacks, waiting for the writer. */
-#define PFPROF_API_CHUNK_RECORDS 4096
-typedef struct _PfprofApiChunk PfprofApiChunk;
-struct _PfprofApiChunk
+/* One API record made from a CUPTI callback, waiting for the writer. */
+typedef struct
 {
-  PfprofApiChunk *next;
-  unsigned n;
-  PfprofApiRecord records[PFPROF_API_CHUNK_RECORDS]; /* name_id unset */
+  PfprofApiRecord record; /* name_id unset */
   /* For synchronizing calls when the SYNCHRONIZATION kind is off: the
    * PfprofSyncType (0: none), the context and the CUPTI stream id. */
-  struct
-  {
-    uint8_t sync_type;
-    uint32_t context_id;
-    uint32_t stream_id;
-  } sync[PFPROF_API_CHUNK_RECORDS];
-};
+  uint8_t sync_type;
+  uint32_t context_id;
+  uint32_t stream_id;
+} PfprofApiPending;
 
 /* Process-wide state. Fields written once before the writer starts are
  * plain; the rest are atomics. */
@@ -182,9 +176,9 @@ void pfprof_collector_cupti_write_end_meta (PfprofTraceWriter *w);
  * driver domain, as CUPTI names it. Writer thread only. */
 uint32_t pfprof_collector_cupti_api_name (PfprofTraceWriter *w, int runtime, uint32_t cbid);
 
-/* Converts the API records of @chunks (name ids unset) and writes them
- * through @w. Writer thread only, inside a transaction. */
-void pfprof_collector_cupti_write_api (PfprofTraceWriter *w, const PfprofApiChunk *chunks);
+/* Converts the API records of @batch (PfprofApiPending, name ids unset)
+ * and writes them through @w. Writer thread only, inside a transaction. */
+void pfprof_collector_cupti_write_api (PfprofTraceWriter *w, PfprofCollectorQueueBatch *batch);
 
 /* pfprof-collector-api.c */
 
@@ -209,11 +203,12 @@ unsigned pfprof_collector_api_n_enabled (void);
  * longer than a short mutex. */
 void pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackData *cb);
 
-/* Takes every queued chunk (oldest first). */
-PfprofApiChunk *pfprof_collector_api_take (void);
+/* Takes every queued record (PfprofApiPending, oldest first) into
+ * @batch. Returns how many. */
+size_t pfprof_collector_api_take (PfprofCollectorQueueBatch *batch);
 
-/* Gives chunks from pfprof_collector_api_take() back (kept or freed). */
-void pfprof_collector_api_release (PfprofApiChunk *chunks);
+/* Gives @batch from pfprof_collector_api_take() back. */
+void pfprof_collector_api_release (PfprofCollectorQueueBatch *batch);
 
 /* Callback records not kept (the writer fell behind). */
 uint64_t pfprof_collector_api_dropped (void);

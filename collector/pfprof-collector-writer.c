@@ -281,7 +281,8 @@ write_round (void)
 {
   Buffer *b;
   PfprofNvtxPending *p;
-  PfprofApiChunk *a;
+  PfprofCollectorQueueBatch a;
+  size_t n_api;
   int status;
 
   pthread_mutex_lock (&queue_lock);
@@ -289,8 +290,8 @@ write_round (void)
   queue_head = queue_tail = NULL;
   pthread_mutex_unlock (&queue_lock);
   p = pfprof_collector_nvtx_take ();
-  a = pfprof_collector_api_take ();
-  if (b == NULL && p == NULL && a == NULL && !pfprof_collector_python_pending ())
+  n_api = pfprof_collector_api_take (&a);
+  if (b == NULL && p == NULL && n_api == 0 && !pfprof_collector_python_pending ())
     return 0;
 
   status = pfprof_trace_writer_begin (writer);
@@ -298,8 +299,8 @@ write_round (void)
     pfprof_collector_cupti_convert (writer, i->data, i->valid);
   free_queue (b);
   if (status == PFPROF_WRITER_OK)
-    pfprof_collector_cupti_write_api (writer, a);
-  pfprof_collector_api_release (a);
+    pfprof_collector_cupti_write_api (writer, &a);
+  pfprof_collector_api_release (&a);
   while (p != NULL)
     {
       PfprofNvtxPending *next = p->next;
