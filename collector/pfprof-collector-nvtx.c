@@ -11,7 +11,9 @@
  *
  * Ranges are kept on per-thread stacks (push/pop nest per thread and
  * domain) and written complete, with their depth, through a queue that
- * the writer thread drains. Timestamps come from CUPTI's clock.
+ * the writer thread drains (pfprof-collector-queue.h: pointers to the
+ * records, which carry their message). Timestamps come from CUPTI's
+ * clock.
  *
  * Convention with the launcher's Python hook: a message of the default
  * domain that starts with "pfprof:" belongs to the "pfprof" domain (the
@@ -41,6 +43,7 @@ struct nvtxStringRegistration_st
 #define STACK_MAX 64
 #define PENDING_MAX 1000000 /* if the writer stalls */
 #define PENDING_MAX_IDLE 100000 /* before CUDA starts, which may be never */
+#define PENDING_CHUNK 4096
 
 typedef struct
 {
@@ -51,10 +54,8 @@ typedef struct
 
 static __thread ThreadStack stack;
 
-static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
-static PfprofNvtxPending *pending_head, *pending_tail;
-static unsigned n_pending;
-static _Atomic uint64_t nvtx_dropped;
+/* Bounded by count alone (PENDING_MAX or PENDING_MAX_IDLE a push). */
+static PfprofCollectorQueue pending = PFPROF_COLLECTOR_QUEUE_INIT (PfprofNvtxPending *, PENDING_CHUNK, 0, 4);
 
 /* Start/end ranges may end on another thread: keyed by id. */
 static pthread_mutex_t started_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -139,41 +140,40 @@ pending_new (nvtxDomainHandle_t domain, const nvtxEventAttributes_t *attr, const
 static void
 pending_push (PfprofNvtxPending *p)
 {
-  p->next = NULL;
-  pthread_mutex_lock (&pending_lock);
-  if (n_pending >= (atomic_load (&pfprof_collector.state) == PFPROF_COLLECTOR_IDLE ? PENDING_MAX_IDLE : PENDING_MAX))
-    {
-      pthread_mutex_unlock (&pending_lock);
-      atomic_fetch_add (&nvtx_dropped, 1);
-      free (p);
-      return;
-    }
-  if (pending_tail)
-    pending_tail->next = p;
-  else
-    pending_head = p;
-  pending_tail = p;
-  n_pending++;
-  pthread_mutex_unlock (&pending_lock);
+  size_t max = atomic_load (&pfprof_collector.state) == PFPROF_COLLECTOR_IDLE ? PENDING_MAX_IDLE : PENDING_MAX;
+
+  if (pfprof_collector_queue_push (&pending, &p, max) != 0)
+    free (p);
 }
 
-PfprofNvtxPending *
-pfprof_collector_nvtx_take (void)
+size_t
+pfprof_collector_nvtx_take (PfprofCollectorQueueBatch *batch)
 {
-  PfprofNvtxPending *head;
+  return pfprof_collector_queue_take (&pending, batch);
+}
 
-  pthread_mutex_lock (&pending_lock);
-  head = pending_head;
-  pending_head = pending_tail = NULL;
-  n_pending = 0;
-  pthread_mutex_unlock (&pending_lock);
-  return head;
+void
+pfprof_collector_nvtx_release (PfprofCollectorQueueBatch *batch)
+{
+  pfprof_collector_queue_release (&pending, batch);
+}
+
+void
+pfprof_collector_nvtx_discard (void)
+{
+  PfprofCollectorQueueBatch batch;
+  PfprofNvtxPending **p;
+
+  pfprof_collector_queue_take (&pending, &batch);
+  while ((p = pfprof_collector_queue_next (&batch)) != NULL)
+    free (*p);
+  pfprof_collector_queue_release (&pending, &batch);
 }
 
 uint64_t
 pfprof_collector_nvtx_dropped (void)
 {
-  return atomic_load (&nvtx_dropped);
+  return pfprof_collector_queue_dropped (&pending);
 }
 
 /* ---- Marks ---------------------------------------------------------- */

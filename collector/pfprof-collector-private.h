@@ -47,7 +47,8 @@ typedef enum
   PFPROF_COLLECTOR_STOPPED = 2, /* finished, failed, or a forked child */
 } PfprofCollectorState;
 
-/* One NVTX range or mark waiting for the writer. */
+/* One NVTX range or mark: open on its thread's stack or among the
+ * started ranges (linked through next), then waiting for the writer. */
 typedef struct _PfprofNvtxPending PfprofNvtxPending;
 struct _PfprofNvtxPending
 {
@@ -229,9 +230,16 @@ unsigned pfprof_collector_capture_ranges (void);
 
 /* pfprof-collector-nvtx.c */
 
-/* Takes the whole list of pending NVTX records (oldest first); the caller
- * frees each with free(). */
-PfprofNvtxPending *pfprof_collector_nvtx_take (void);
+/* Takes every queued NVTX record into @batch: its elements are
+ * PfprofNvtxPending pointers, oldest first, which the caller frees with
+ * free(). Returns how many. */
+size_t pfprof_collector_nvtx_take (PfprofCollectorQueueBatch *batch);
+
+/* Gives @batch from pfprof_collector_nvtx_take() back. */
+void pfprof_collector_nvtx_release (PfprofCollectorQueueBatch *batch);
+
+/* Frees every queued NVTX record (a forked child's copy of the parent's). */
+void pfprof_collector_nvtx_discard (void);
 
 /* NVTX records not kept (queue full). */
 uint64_t pfprof_collector_nvtx_dropped (void);

@@ -280,18 +280,18 @@ static int
 write_round (void)
 {
   Buffer *b;
-  PfprofNvtxPending *p;
-  PfprofCollectorQueueBatch a;
-  size_t n_api;
+  PfprofCollectorQueueBatch a, n;
+  PfprofNvtxPending **slot;
+  size_t n_api, n_nvtx;
   int status;
 
   pthread_mutex_lock (&queue_lock);
   b = queue_head;
   queue_head = queue_tail = NULL;
   pthread_mutex_unlock (&queue_lock);
-  p = pfprof_collector_nvtx_take ();
+  n_nvtx = pfprof_collector_nvtx_take (&n);
   n_api = pfprof_collector_api_take (&a);
-  if (b == NULL && p == NULL && n_api == 0 && !pfprof_collector_python_pending ())
+  if (b == NULL && n_nvtx == 0 && n_api == 0 && !pfprof_collector_python_pending ())
     return 0;
 
   status = pfprof_trace_writer_begin (writer);
@@ -301,9 +301,9 @@ write_round (void)
   if (status == PFPROF_WRITER_OK)
     pfprof_collector_cupti_write_api (writer, &a);
   pfprof_collector_api_release (&a);
-  while (p != NULL)
+  while ((slot = pfprof_collector_queue_next (&n)) != NULL)
     {
-      PfprofNvtxPending *next = p->next;
+      PfprofNvtxPending *p = *slot;
 
       if (status == PFPROF_WRITER_OK)
         {
@@ -316,8 +316,8 @@ write_round (void)
           pfprof_collector_writer_note_thread (writer, p->record.tid);
         }
       free (p);
-      p = next;
     }
+  pfprof_collector_nvtx_release (&n);
   if (status == PFPROF_WRITER_OK)
     pfprof_collector_python_write (writer);
   if (status == PFPROF_WRITER_OK)

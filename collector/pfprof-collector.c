@@ -290,15 +290,7 @@ atfork_child (void)
   else
     {
       /* Pending NVTX records are the parent's. */
-      PfprofNvtxPending *p = pfprof_collector_nvtx_take ();
-
-      while (p != NULL)
-        {
-          PfprofNvtxPending *next = p->next;
-
-          free (p);
-          p = next;
-        }
+      pfprof_collector_nvtx_discard ();
     }
 }
 
