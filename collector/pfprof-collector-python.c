@@ -7,11 +7,12 @@
  * line, function, and its caller), one per recorded call (its thread and
  * times: a site's first PFPROF_SITE_RECORDED_CALLS and a sample of the
  * later ones, 176 at most per site). They copy their
- * arguments into a queue under a short mutex and return; the writer
- * thread drains the queue at each round into `python_sites` and
- * `python_calls`, and a third, the rows the hook recorded inside the
- * DataLoader, into `worker_events`. They never block longer than that mutex, never call
- * CUPTI or SQLite, and refuse rather than queue without bound.
+ * arguments onto a queue under a short mutex (pfprof-collector-queue.h)
+ * and return; the writer thread drains the queue at each round into
+ * `python_sites` and `python_calls`, and a third, the rows the hook
+ * recorded inside the DataLoader, into `worker_events`. They never block
+ * longer than that mutex, never call CUPTI or SQLite, and refuse rather
+ * than queue without bound.
  *
  * Why through the collector and not a file the launcher merges: the rows
  * land in the trace of the process that made the calls, through the writer
@@ -28,32 +29,31 @@
  */
 #include "pfprof-collector-private.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* Queued sites and calls, oldest first. */
-typedef struct _PythonPending PythonPending;
-struct _PythonPending
+/* One queued site, call or worker event. */
+typedef struct
 {
-  PythonPending *next;
-  int is_site;                 /* 1: site; 0: call; 2: worker event */
-  PfprofPythonSiteRecord site; /* string ids unset */
-  PfprofPythonCallRecord call;
-  PfprofWorkerEventRecord event;
-  char *strings[5];            /* api, file, function, caller file, caller function */
-};
+  int is_site; /* 1: site; 0: call; 2: worker event */
+  union
+  {
+    PfprofPythonSiteRecord site; /* string ids unset */
+    PfprofPythonCallRecord call;
+    PfprofWorkerEventRecord event;
+  };
+  char *strings[5]; /* api, file, function, caller file, caller function */
+} PythonPending;
 
 /* If the writer stalls; a site costs a few hundred bytes. */
 #define PENDING_MAX 200000
+#define PENDING_CHUNK 1024
 /* Longer names are cut: a generated 10 MB function name must not travel. */
 #define STRING_MAX 1024
 
-static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
-static PythonPending *pending_head, *pending_tail;
-static unsigned n_pending;
-static _Atomic uint64_t python_dropped;
+/* Bounded by count alone (PENDING_MAX a push). */
+static PfprofCollectorQueue pending = PFPROF_COLLECTOR_QUEUE_INIT (PythonPending, PENDING_CHUNK, 0, 2);
 
 /* 0: take rows; 1: not yet (not initialized: the hook keeps them and
  * retries); -1: never in this process (a forked child, or finished). */
@@ -85,32 +85,20 @@ copy_string (const char *s)
 }
 
 static void
-free_pending (PythonPending *p)
+free_strings (PythonPending *p)
 {
   for (unsigned i = 0; i < sizeof p->strings / sizeof p->strings[0]; i++)
     free (p->strings[i]);
-  free (p);
 }
 
+/* Copies @p onto the queue, or frees its strings when it is full. */
 static int
 enqueue (PythonPending *p)
 {
-  pthread_mutex_lock (&pending_lock);
-  if (n_pending >= PENDING_MAX)
-    {
-      pthread_mutex_unlock (&pending_lock);
-      atomic_fetch_add (&python_dropped, 1);
-      free_pending (p);
-      return -1;
-    }
-  n_pending++;
-  if (pending_tail)
-    pending_tail->next = p;
-  else
-    pending_head = p;
-  pending_tail = p;
-  pthread_mutex_unlock (&pending_lock);
-  return 0;
+  if (pfprof_collector_queue_push (&pending, p, PENDING_MAX) == 0)
+    return 0;
+  free_strings (p);
+  return -1;
 }
 
 /* Queues one python_sites row (PfprofSiteKind @kind); the strings are
@@ -128,31 +116,31 @@ pfprof_collector_python_site (uint32_t site_id, uint32_t kind, const char *api, 
                               int32_t line, const char *function, const char *caller_file,
                               int32_t caller_line, const char *caller_function, uint64_t calls)
 {
-  PythonPending *p;
+  PythonPending p;
   int ok = accepting ();
 
   if (ok != 0)
     return ok;
-  if (api == NULL || file == NULL || function == NULL || kind > UINT8_MAX
-      || (p = calloc (1, sizeof *p)) == NULL)
+  if (api == NULL || file == NULL || function == NULL || kind > UINT8_MAX)
     return -1;
-  p->is_site = 1;
-  p->site.site_id = site_id;
-  p->site.kind = (uint8_t) kind;
-  p->site.line = line;
-  p->site.caller_line = caller_line;
-  p->site.calls = calls;
-  p->strings[0] = copy_string (api);
-  p->strings[1] = copy_string (file);
-  p->strings[2] = copy_string (function);
-  p->strings[3] = copy_string (caller_file);
-  p->strings[4] = copy_string (caller_function);
-  if (!p->strings[0] || !p->strings[1] || !p->strings[2])
+  memset (&p, 0, sizeof p);
+  p.is_site = 1;
+  p.site.site_id = site_id;
+  p.site.kind = (uint8_t) kind;
+  p.site.line = line;
+  p.site.caller_line = caller_line;
+  p.site.calls = calls;
+  p.strings[0] = copy_string (api);
+  p.strings[1] = copy_string (file);
+  p.strings[2] = copy_string (function);
+  p.strings[3] = copy_string (caller_file);
+  p.strings[4] = copy_string (caller_function);
+  if (!p.strings[0] || !p.strings[1] || !p.strings[2])
     {
-      free_pending (p);
+      free_strings (&p);
       return -1;
     }
-  return enqueue (p);
+  return enqueue (&p);
 }
 
 /* Queues one python_calls row: site @site_id ran on thread @tid from
@@ -163,23 +151,24 @@ PFPROF_EXPORT int pfprof_collector_python_call (uint32_t site_id, uint32_t tid, 
 PFPROF_EXPORT int
 pfprof_collector_python_call (uint32_t site_id, uint32_t tid, int64_t start_ns, int64_t end_ns)
 {
-  PythonPending *p;
+  PythonPending p;
   struct timespec rt;
   int64_t offset;
   int ok = accepting ();
 
   if (ok != 0)
     return ok;
-  if (start_ns <= 0 || end_ns < start_ns || (p = calloc (1, sizeof *p)) == NULL)
+  if (start_ns <= 0 || end_ns < start_ns)
     return -1;
   offset = pfprof_collector_cupti_timestamp ();
   clock_gettime (CLOCK_REALTIME, &rt);
   offset -= (int64_t) rt.tv_sec * 1000000000 + rt.tv_nsec;
-  p->call.start_ns = start_ns + offset;
-  p->call.end_ns = end_ns + offset;
-  p->call.tid = tid;
-  p->call.site_id = site_id;
-  return enqueue (p);
+  memset (&p, 0, sizeof p);
+  p.call.start_ns = start_ns + offset;
+  p.call.end_ns = end_ns + offset;
+  p.call.tid = tid;
+  p.call.site_id = site_id;
+  return enqueue (&p);
 }
 
 /* Queues one worker_events row (PfprofWorkerEventKind @kind), times
@@ -196,7 +185,7 @@ PFPROF_EXPORT int
 pfprof_collector_python_worker_event (uint32_t kind, uint32_t worker_id, uint32_t pid, uint32_t site_id,
                                       int64_t batch, int64_t start_ns, int64_t end_ns, int64_t a, int64_t b)
 {
-  PythonPending *p;
+  PythonPending p;
   struct timespec rt;
   int64_t offset;
   int ok = accepting ();
@@ -208,11 +197,8 @@ pfprof_collector_python_worker_event (uint32_t kind, uint32_t worker_id, uint32_
     return -1;
   /* A long run's rows come all at once at exit: the hook waits for the
    * writer to drain the queue rather than lose them. */
-  pthread_mutex_lock (&pending_lock);
-  ok = n_pending >= PENDING_MAX;
-  pthread_mutex_unlock (&pending_lock);
-  if (ok || (p = calloc (1, sizeof *p)) == NULL)
-    return ok ? 1 : -1;
+  if (pfprof_collector_queue_full (&pending, PENDING_MAX))
+    return 1;
   offset = pfprof_collector_cupti_timestamp ();
   clock_gettime (CLOCK_REALTIME, &rt);
   offset -= (int64_t) rt.tv_sec * 1000000000 + rt.tv_nsec;
@@ -223,32 +209,29 @@ pfprof_collector_python_worker_event (uint32_t kind, uint32_t worker_id, uint32_
     }
   else if (kind == PFPROF_WORKER_GOT)
     a = a > 0 ? a + offset : 0;
-  p->is_site = 2;
-  p->event.start_ns = start_ns + offset;
-  p->event.end_ns = end_ns + offset;
-  p->event.batch = batch;
-  p->event.value_a = a;
-  p->event.value_b = b;
-  p->event.pid = pid;
-  p->event.site_id = site_id;
-  p->event.worker_id = (uint16_t) worker_id;
-  p->event.kind = (uint8_t) kind;
-  return enqueue (p);
+  memset (&p, 0, sizeof p);
+  p.is_site = 2;
+  p.event.start_ns = start_ns + offset;
+  p.event.end_ns = end_ns + offset;
+  p.event.batch = batch;
+  p.event.value_a = a;
+  p.event.value_b = b;
+  p.event.pid = pid;
+  p.event.site_id = site_id;
+  p.event.worker_id = (uint16_t) worker_id;
+  p.event.kind = (uint8_t) kind;
+  return enqueue (&p);
 }
 
 void
 pfprof_collector_python_write (PfprofTraceWriter *w)
 {
+  PfprofCollectorQueueBatch batch;
   PythonPending *p;
 
-  pthread_mutex_lock (&pending_lock);
-  p = pending_head;
-  pending_head = pending_tail = NULL;
-  n_pending = 0;
-  pthread_mutex_unlock (&pending_lock);
-  while (p != NULL)
+  pfprof_collector_queue_take (&pending, &batch);
+  while ((p = pfprof_collector_queue_next (&batch)) != NULL)
     {
-      PythonPending *next = p->next;
       int status;
 
       if (p->is_site == 2)
@@ -269,24 +252,19 @@ pfprof_collector_python_write (PfprofTraceWriter *w)
         }
       if (status == PFPROF_WRITER_OK)
         atomic_fetch_add (&pfprof_collector.records_written, 1);
-      free_pending (p);
-      p = next;
+      free_strings (p);
     }
+  pfprof_collector_queue_release (&pending, &batch);
 }
 
 int
 pfprof_collector_python_pending (void)
 {
-  int any;
-
-  pthread_mutex_lock (&pending_lock);
-  any = pending_head != NULL;
-  pthread_mutex_unlock (&pending_lock);
-  return any;
+  return pfprof_collector_queue_pending (&pending);
 }
 
 uint64_t
 pfprof_collector_python_dropped (void)
 {
-  return atomic_load (&python_dropped);
+  return pfprof_collector_queue_dropped (&pending);
 }
