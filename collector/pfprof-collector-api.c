@@ -67,7 +67,7 @@ static const char *const api_callback_names[] = {
 };
 
 /* Bounded by chunks alone: a record costs no allocation but its chunk's. */
-static PfprofCollectorQueue api_queue =
+PfprofCollectorQueue pfprof_collector_api_queue =
   PFPROF_COLLECTOR_QUEUE_INIT (PfprofApiPending, API_CHUNK_RECORDS, API_MAX_CHUNKS, API_MAX_SPARE);
 static _Atomic unsigned n_enabled;
 
@@ -281,23 +281,5 @@ pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackD
 
       p.stream_id = stream_id_of (cb->context, cb->contextUid, stream);
     }
-  pfprof_collector_queue_push (&api_queue, &p, SIZE_MAX);
-}
-
-size_t
-pfprof_collector_api_take (PfprofCollectorQueueBatch *batch)
-{
-  return pfprof_collector_queue_take (&api_queue, batch);
-}
-
-void
-pfprof_collector_api_release (PfprofCollectorQueueBatch *batch)
-{
-  pfprof_collector_queue_release (&api_queue, batch);
-}
-
-uint64_t
-pfprof_collector_api_dropped (void)
-{
-  return pfprof_collector_queue_dropped (&api_queue);
+  pfprof_collector_queue_push (&pfprof_collector_api_queue, &p, SIZE_MAX);
 }

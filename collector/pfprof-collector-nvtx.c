@@ -55,7 +55,8 @@ typedef struct
 static __thread ThreadStack stack;
 
 /* Bounded by count alone (PENDING_MAX or PENDING_MAX_IDLE a push). */
-static PfprofCollectorQueue pending = PFPROF_COLLECTOR_QUEUE_INIT (PfprofNvtxPending *, PENDING_CHUNK, 0, 4);
+PfprofCollectorQueue pfprof_collector_nvtx_queue =
+  PFPROF_COLLECTOR_QUEUE_INIT (PfprofNvtxPending *, PENDING_CHUNK, 0, 4);
 
 /* Start/end ranges may end on another thread: keyed by id. */
 static pthread_mutex_t started_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -142,20 +143,8 @@ pending_push (PfprofNvtxPending *p)
 {
   size_t max = atomic_load (&pfprof_collector.state) == PFPROF_COLLECTOR_IDLE ? PENDING_MAX_IDLE : PENDING_MAX;
 
-  if (pfprof_collector_queue_push (&pending, &p, max) != 0)
+  if (pfprof_collector_queue_push (&pfprof_collector_nvtx_queue, &p, max) != 0)
     free (p);
-}
-
-size_t
-pfprof_collector_nvtx_take (PfprofCollectorQueueBatch *batch)
-{
-  return pfprof_collector_queue_take (&pending, batch);
-}
-
-void
-pfprof_collector_nvtx_release (PfprofCollectorQueueBatch *batch)
-{
-  pfprof_collector_queue_release (&pending, batch);
 }
 
 void
@@ -164,16 +153,10 @@ pfprof_collector_nvtx_discard (void)
   PfprofCollectorQueueBatch batch;
   PfprofNvtxPending **p;
 
-  pfprof_collector_queue_take (&pending, &batch);
+  pfprof_collector_queue_take (&pfprof_collector_nvtx_queue, &batch);
   while ((p = pfprof_collector_queue_next (&batch)) != NULL)
     free (*p);
-  pfprof_collector_queue_release (&pending, &batch);
-}
-
-uint64_t
-pfprof_collector_nvtx_dropped (void)
-{
-  return pfprof_collector_queue_dropped (&pending);
+  pfprof_collector_queue_release (&pfprof_collector_nvtx_queue, &batch);
 }
 
 /* ---- Marks ---------------------------------------------------------- */

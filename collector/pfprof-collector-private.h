@@ -204,15 +204,9 @@ unsigned pfprof_collector_api_n_enabled (void);
  * longer than a short mutex. */
 void pfprof_collector_api_callback (int runtime, uint32_t cbid, const CUpti_CallbackData *cb);
 
-/* Takes every queued record (PfprofApiPending, oldest first) into
- * @batch. Returns how many. */
-size_t pfprof_collector_api_take (PfprofCollectorQueueBatch *batch);
-
-/* Gives @batch from pfprof_collector_api_take() back. */
-void pfprof_collector_api_release (PfprofCollectorQueueBatch *batch);
-
-/* Callback records not kept (the writer fell behind). */
-uint64_t pfprof_collector_api_dropped (void);
+/* The callbacks' records (PfprofApiPending) waiting for the writer; its
+ * drops (the writer fell behind) are the trace's api_callback_dropped. */
+extern PfprofCollectorQueue pfprof_collector_api_queue;
 
 /* pfprof-collector-capture.c */
 
@@ -230,19 +224,13 @@ unsigned pfprof_collector_capture_ranges (void);
 
 /* pfprof-collector-nvtx.c */
 
-/* Takes every queued NVTX record into @batch: its elements are
- * PfprofNvtxPending pointers, oldest first, which the caller frees with
- * free(). Returns how many. */
-size_t pfprof_collector_nvtx_take (PfprofCollectorQueueBatch *batch);
-
-/* Gives @batch from pfprof_collector_nvtx_take() back. */
-void pfprof_collector_nvtx_release (PfprofCollectorQueueBatch *batch);
+/* NVTX records waiting for the writer: PfprofNvtxPending pointers,
+ * which whoever takes them frees with free(); its drops (queue full) are
+ * the trace's nvtx_dropped. */
+extern PfprofCollectorQueue pfprof_collector_nvtx_queue;
 
 /* Frees every queued NVTX record (a forked child's copy of the parent's). */
 void pfprof_collector_nvtx_discard (void);
-
-/* NVTX records not kept (queue full). */
-uint64_t pfprof_collector_nvtx_dropped (void);
 
 /* pfprof-collector-python.c */
 

@@ -183,8 +183,10 @@ write_end_meta (PfprofTraceWriter *w)
   pfprof_collector_cupti_write_end_meta (w);
   pfprof_trace_writer_set_meta_int (w, "dropped_records", (int64_t) pfprof_collector_cupti_dropped ());
   pfprof_trace_writer_set_meta_int (w, "records_invalid", (int64_t) atomic_load (&pfprof_collector.records_invalid));
-  pfprof_trace_writer_set_meta_int (w, "nvtx_dropped", (int64_t) pfprof_collector_nvtx_dropped ());
-  pfprof_trace_writer_set_meta_int (w, "api_callback_dropped", (int64_t) pfprof_collector_api_dropped ());
+  pfprof_trace_writer_set_meta_int (w, "nvtx_dropped",
+                                    (int64_t) pfprof_collector_queue_dropped (&pfprof_collector_nvtx_queue));
+  pfprof_trace_writer_set_meta_int (w, "api_callback_dropped",
+                                    (int64_t) pfprof_collector_queue_dropped (&pfprof_collector_api_queue));
   pfprof_trace_writer_set_meta_int (w, "python_sites_dropped", (int64_t) pfprof_collector_python_dropped ());
   pfprof_trace_writer_set_meta_int (w, "records_written", (int64_t) atomic_load (&pfprof_collector.records_written));
   pfprof_trace_writer_set_meta (w, "ended_by", atomic_load (&ended_by_signal) ? "signal" : "exit");
@@ -289,8 +291,8 @@ write_round (void)
   b = queue_head;
   queue_head = queue_tail = NULL;
   pthread_mutex_unlock (&queue_lock);
-  n_nvtx = pfprof_collector_nvtx_take (&n);
-  n_api = pfprof_collector_api_take (&a);
+  n_nvtx = pfprof_collector_queue_take (&pfprof_collector_nvtx_queue, &n);
+  n_api = pfprof_collector_queue_take (&pfprof_collector_api_queue, &a);
   if (b == NULL && n_nvtx == 0 && n_api == 0 && !pfprof_collector_python_pending ())
     return 0;
 
@@ -300,7 +302,7 @@ write_round (void)
   free_queue (b);
   if (status == PFPROF_WRITER_OK)
     pfprof_collector_cupti_write_api (writer, &a);
-  pfprof_collector_api_release (&a);
+  pfprof_collector_queue_release (&pfprof_collector_api_queue, &a);
   while ((slot = pfprof_collector_queue_next (&n)) != NULL)
     {
       PfprofNvtxPending *p = *slot;
@@ -317,7 +319,7 @@ write_round (void)
         }
       free (p);
     }
-  pfprof_collector_nvtx_release (&n);
+  pfprof_collector_queue_release (&pfprof_collector_nvtx_queue, &n);
   if (status == PFPROF_WRITER_OK)
     pfprof_collector_python_write (writer);
   if (status == PFPROF_WRITER_OK)
