@@ -8,7 +8,8 @@
  *
  * Threads:
  *   - program threads run CUPTI's buffer callbacks and our NVTX callbacks;
- *     they only append to queues under short mutexes;
+ *     they only append to queues under short mutexes (CUPTI's buffers to
+ *     the writer's list, everything else to a PfprofCollectorQueue);
  *   - the writer thread (pfprof-collector-writer.c) owns the trace file,
  *     flushes CUPTI every PFPROF_COLLECTOR_FLUSH_MS, converts records and
  *     commits one transaction per round, below the program's threads
