@@ -592,39 +592,44 @@ static const GOptionEntry entries[] = {
   { NULL },
 };
 
-void
-pfprof_view_test_mode_init (GApplication *app, gint64 start_us)
-{
-  app_start_us = start_us;
-  g_application_add_main_option_entries (app, entries);
-}
-
-gboolean
-pfprof_view_test_mode_requested (void)
+static gboolean
+requested (void)
 {
   return opt_report || opt_screenshot || opt_then_open || opt_bench || opt_select_finding >= 0 || opt_select_rule
          || opt_search || opt_measure;
 }
 
-void
-pfprof_view_test_mode_attach (PfprofViewWindow *win)
+/* Scripts the session on the first window; later ones are left alone. */
+static void
+on_window_added (GtkApplication *app, GtkWindow *window, gpointer data)
 {
-  if (!pfprof_view_test_mode_requested () || test_run.window != NULL)
+  if (!requested () || test_run.window != NULL || !PFPROF_IS_VIEW_WINDOW (window))
     return;
-  test_run.window = win;
+  test_run.window = PFPROF_VIEW_WINDOW (window);
   test_run.report = g_string_new ("");
   test_run.frame_us = g_array_new (FALSE, FALSE, sizeof (gint64));
   test_run.frame_cpu_us = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_signal_connect (pfprof_view_window_get_timeline (win), "first-frame", G_CALLBACK (on_test_first_frame), NULL);
-  g_signal_connect (win, "loaded", G_CALLBACK (on_test_loaded), NULL);
+  g_signal_connect (pfprof_view_window_get_timeline (test_run.window), "first-frame",
+                    G_CALLBACK (on_test_first_frame), NULL);
+  g_signal_connect (window, "loaded", G_CALLBACK (on_test_loaded), NULL);
   g_timeout_add_seconds (120, on_watchdog, NULL);
 }
 
-void
-pfprof_view_test_mode_start_empty (void)
+/* The app started with nothing to open: report the empty window. */
+static void
+on_activate (GApplication *app, gpointer data)
 {
-  if (pfprof_view_test_mode_requested ())
+  if (requested ())
     later (500);
+}
+
+void
+pfprof_view_test_mode_init (GtkApplication *app, gint64 start_us)
+{
+  app_start_us = start_us;
+  g_application_add_main_option_entries (G_APPLICATION (app), entries);
+  g_signal_connect (app, "window-added", G_CALLBACK (on_window_added), NULL);
+  g_signal_connect_after (app, "activate", G_CALLBACK (on_activate), NULL);
 }
 
 int

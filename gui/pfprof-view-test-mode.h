@@ -16,19 +16,10 @@
 
 G_BEGIN_DECLS
 
-/* Adds the options to @app's command line; @start_us: g_get_monotonic_time
- * at the start of main(), which the first-frame times count from. */
-void pfprof_view_test_mode_init (GApplication *app, gint64 start_us);
-
-/* Whether an option asked for the test mode. */
-gboolean pfprof_view_test_mode_requested (void);
-
-/* Scripts the session on @win, the first window (later ones, and every
- * window without the test mode, are left alone). */
-void pfprof_view_test_mode_attach (PfprofViewWindow *win);
-
-/* The app started with nothing to open: report the empty window. */
-void pfprof_view_test_mode_start_empty (void);
+/* Adds the options to @app's command line and scripts the session on
+ * its first window when one is given; @start_us: g_get_monotonic_time at
+ * the start of main(), which the first-frame times count from. */
+void pfprof_view_test_mode_init (GtkApplication *app, gint64 start_us);
 
 /* The exit status the session asks for (0 outside the test mode); frees
  * what it held. */
