@@ -149,21 +149,10 @@ pfprof_cmd_view (int argc, char **argv)
           fputs (text, stdout);
           return PFPROF_EXIT_OK;
         }
+      /* An option of pfprof-view itself (GApplication's; none takes a
+       * separate value), passed on for it to judge. */
       if (!options_done && argv[i][0] == '-')
-        {
-          /* An option of pfprof-view itself (its test mode); skip the
-           * value of those that take one. */
-          static const char *with_value[] = { "--report", "--screenshot", "--select-finding", "--select-rule", "--next",
-                                              "--then-open", "--error-screenshot" };
-
-          for (guint k = 0; k < G_N_ELEMENTS (with_value); k++)
-            if (strcmp (argv[i], with_value[k]) == 0 && i + 1 < argc)
-              {
-                i++;
-                break;
-              }
-          continue;
-        }
+        continue;
       /* Say it here, on the terminal, rather than in a dialog. */
       if (!g_file_test (argv[i], G_FILE_TEST_IS_REGULAR))
         {

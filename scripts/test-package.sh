@@ -61,6 +61,14 @@ if command -v update-mime-database >/dev/null && command -v gio >/dev/null; then
   done
   rm -rf "$mime"
 fi
+# The GUI tests' pfprof-view-test stays in the build tree, and the app
+# installed has none of its options.
+if [ -z "$(find "$root" -name 'pfprof-view-test*')" ] \
+   && ! strings -a "$root/usr/bin/pfprof-view" | grep -qE 'select-finding|error-screenshot|then-open'; then
+  echo "ok: no test mode installed"
+else
+  echo "FAIL: the GUI tests' test mode is installed"; fail=1
+fi
 grep -q '^MimeType=application/x-pfprof-trace;' "$root/usr/share/applications/pfprof-view.desktop" \
   && echo "ok: the desktop entry opens pfprof traces" || { echo "FAIL: desktop entry MimeType"; fail=1; }
 exit $fail

@@ -29,6 +29,11 @@ done
 check_includes analyzer/report 'gtk|gdk' 'GTK'
 check_includes analyzer/render 'gtk|gdk' 'GTK'
 check_includes cli 'gtk|gdk' 'GTK'
+# GTK is gui/'s, and tests/gui/'s, which drives gui/'s widgets and builds
+# pfprof-view-test (the app with a scripted session) from them.
+hits=$(cd "$src" && grep -rnE '#[[:space:]]*include[[:space:]]*<(gtk|gdk)/' . --include='*.c' --include='*.h' \
+  --exclude-dir='.git' --exclude-dir='build*' 2>/dev/null | grep -vE '^\./(gui|tests/gui)/')
+[ -z "$hits" ] || bad "only gui/ and tests/gui/ may include GTK:"$'\n'"$hits"
 
 # 1b. Project headers: arrows only go down the layers
 #     trace <- read <- base <- model <- diagnose <- render <- report <- {cli, gui}
@@ -82,6 +87,18 @@ if [ -x "$pfprof" ]; then
   echo "ok: pfprof links: $(needed "$pfprof" | tr '\n' ' ')"
 else
   bad "no $pfprof"
+fi
+view="$build/gui/pfprof-view"
+if [ -x "$view" ]; then
+  # The GUI tests' scripted session is tests/gui/pfprof-view-test's: the
+  # shipped app carries none of it, neither its code nor its options.
+  leaked=$( { nm "$view" 2>/dev/null | awk '{print $NF}'; strings -a "$view"; } \
+    | grep -E '^(test_advance|on_watchdog|report_kv|opt_report|opt_bench)$|select-finding|select-evidence-event|error-screenshot|then-open|search-next' \
+    | sort -u | tr '\n' ' ')
+  [ -z "$leaked" ] && echo "ok: pfprof-view carries no test mode" \
+    || bad "the shipped pfprof-view carries the test mode (tests/gui/pfprof-view-test.c): $leaked"
+else
+  echo "note: pfprof-view not built (no GTK 4): it is not checked"
 fi
 collector="$build/collector/libpfprof-collector.so"
 if [ -f "$collector" ]; then

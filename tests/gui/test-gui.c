@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test-gui.c: pfprof-view in a real window (under Xvfb, see
- * xvfb-run-test.sh), driven through its test mode: it opens traces,
- * selects findings, opens a corrupt file, and reports what it shows plus
- * a screenshot, which this program checks the way a user would look. */
+ * xvfb-run-test.sh), driven through pfprof-view-test, the same
+ * application with a scripted session: it opens traces, selects
+ * findings, opens a corrupt file, and reports what it shows plus a
+ * screenshot, which this program checks the way a user would look. The
+ * shipped pfprof-view is run as is. */
 #include <cairo.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -53,11 +55,11 @@ tmp_path (const char *name)
   return g_build_filename (tmp_dir, name, NULL);
 }
 
-static gboolean via_pfprof_view; /* run through `pfprof view` */
 static const char *extra_env;    /* NAME=VALUE added to the app's environment */
 static const char *view_cwd;     /* the app's working folder; NULL: this one */
 
-/* Runs pfprof-view with @args plus --report; returns what it reported. */
+/* Runs pfprof-view-test with @args plus --report; returns what it
+ * reported. */
 static Report *
 run_view (const char *first, ...)
 {
@@ -70,13 +72,7 @@ run_view (const char *first, ...)
   va_list ap;
 
   g_unlink (report_path);
-  if (via_pfprof_view)
-    {
-      g_ptr_array_add (argv, g_strdup (g_getenv ("PFPROF")));
-      g_ptr_array_add (argv, g_strdup ("view"));
-    }
-  else
-    g_ptr_array_add (argv, g_strdup (g_getenv ("PFPROF_VIEW")));
+  g_ptr_array_add (argv, g_strdup (g_getenv ("PFPROF_VIEW_TEST")));
   g_ptr_array_add (argv, g_strdup ("--report"));
   g_ptr_array_add (argv, g_strdup (report_path));
   va_start (ap, first);
@@ -99,7 +95,7 @@ run_view (const char *first, ...)
     g_assert_true (g_spawn_sync (view_cwd, (char **) argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
                                  &r->status, &error));
   }
-  g_test_message ("pfprof-view stderr: %s", err);
+  g_test_message ("pfprof-view-test stderr: %s", err);
   g_assert_true (g_file_get_contents (report_path, &text, NULL, &error));
   r->kv = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   r->lines = g_ptr_array_new_with_free_func (g_free);
@@ -619,19 +615,59 @@ test_dark_theme (void)
   cairo_surface_destroy (s);
 }
 
-/* `pfprof view` runs the app (found next to pfprof in the build tree),
- * passing its arguments on. */
+/* Runs @argv (NULL-terminated) with the app's environment; its exit
+ * status, and its output (stdout then stderr) in @out. */
+static int
+run_shipped (const char *const *argv, char **out)
+{
+  g_auto (GStrv) envp = g_get_environ ();
+  g_autofree char *o = NULL, *e = NULL;
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  if (g_getenv ("PFPROF_VIEW_LSAN_OPTIONS") != NULL)
+    envp = g_environ_setenv (envp, "LSAN_OPTIONS", g_getenv ("PFPROF_VIEW_LSAN_OPTIONS"), TRUE);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_DEFAULT, NULL, NULL, &o, &e, &status, &error));
+  *out = g_strconcat (o, e, NULL);
+  return status;
+}
+
+/* `pfprof view` runs the shipped app (found next to pfprof in the build
+ * tree), passing its arguments on: the app's own --help-all answers. */
 static void
 test_pfprof_view (void)
 {
-  g_autoptr (Report) r = NULL;
+  const char *argv[] = { g_getenv ("PFPROF"), "view", "--help-all", NULL };
+  g_autofree char *out = NULL;
+  int status = run_shipped (argv, &out);
 
-  via_pfprof_view = TRUE;
-  r = run_view (pageable_trace, NULL);
-  via_pfprof_view = FALSE;
-  g_assert_cmpint (r->status, ==, 0);
-  g_assert_cmpstr (get (r, "page"), ==, "content");
-  g_assert_cmpint (get_i64 (r, "n_findings"), >=, 1);
+  g_test_message ("%s", out);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out, "[TRACE...]"));
+  g_assert_nonnull (strstr (out, "Timeline of pfprof traces with the findings marked."));
+}
+
+/* The shipped pfprof-view has no test mode: its help lists none of
+ * pfprof-view-test's options, and it refuses them. */
+static void
+test_shipped_app (void)
+{
+  const char *help[] = { g_getenv ("PFPROF_VIEW"), "--help-all", NULL };
+  const char *report[] = { g_getenv ("PFPROF_VIEW"), "--report", "report.txt", pageable_trace, NULL };
+  static const char *const options[] = { "--report", "--screenshot", "--select-finding", "--select-rule",
+                                         "--then-open", "--bench", "--search", "--measure" };
+  g_autofree char *out = NULL, *out2 = NULL;
+  int status = run_shipped (help, &out);
+
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out, "[TRACE...]"));
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    if (strstr (out, options[i]) != NULL)
+      g_error ("pfprof-view --help-all lists %s:\n%s", options[i], out);
+  status = run_shipped (report, &out2);
+  g_test_message ("%s", out2);
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out2, "--report"));
 }
 
 /* Two ranks of one run on two hosts whose CUPTI clocks differ by 5 s
@@ -731,8 +767,8 @@ main (int argc, char **argv)
   int rc;
 
   g_test_init (&argc, &argv, NULL);
-  if (g_getenv ("PFPROF_VIEW") == NULL || g_getenv ("PFPROF") == NULL)
-    g_error ("PFPROF_VIEW and PFPROF must name the binaries");
+  if (g_getenv ("PFPROF_VIEW_TEST") == NULL || g_getenv ("PFPROF_VIEW") == NULL || g_getenv ("PFPROF") == NULL)
+    g_error ("PFPROF_VIEW_TEST, PFPROF_VIEW and PFPROF must name the binaries");
   tmp_dir = g_dir_make_tmp ("pfprof-gui-XXXXXX", NULL);
   pageable_trace = tmp_path ("pageable.pfprof");
   generate (pageable_trace, "pageable");
@@ -745,6 +781,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/many-devices", test_many_devices);
   g_test_add_func ("/gui/source-lines", test_source_lines);
   g_test_add_func ("/gui/pfprof-view", test_pfprof_view);
+  g_test_add_func ("/gui/shipped-app", test_shipped_app);
   g_test_add_func ("/gui/dark-theme", test_dark_theme);
   g_test_add_func ("/gui/recorded-sample", test_recorded_sample);
   g_test_add_func ("/gui/two-ranks", test_two_ranks);

@@ -419,7 +419,8 @@ def main():
            and summary(env.report_json(noisy_imported)) == summary(env.report_json(imported)),
            f"{len(queries)} cudaStreamIsCapturing calls between the copies: left out and counted, "
            "the same findings", (p.stderr, nmeta.get("api_calls_left_out")))
-    view = os.path.join(os.path.dirname(os.path.dirname(env.pfprof)), "gui", "pfprof-view")
+    # pfprof-view's application with the scripted session of tests/gui.
+    view = os.path.join(os.path.dirname(os.path.dirname(env.pfprof)), "tests", "gui", "pfprof-view-test")
     xvfb = shutil.which("xvfb-run")
     if os.path.exists(view) and xvfb:
         shown_file = env.path("view-report.txt")

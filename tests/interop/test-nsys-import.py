@@ -115,7 +115,8 @@ def main():
     tap.ok("cudaLaunchKernel" in api and not any(n.endswith("_v7000") for n in api),
            "nsys's versioned runtime names (cudaLaunchKernel_v7000) read as the function names",
            sorted(api)[:10])
-    view = os.path.join(os.path.dirname(os.path.dirname(env.pfprof)), "gui", "pfprof-view")
+    # pfprof-view's application with the scripted session of tests/gui.
+    view = os.path.join(os.path.dirname(os.path.dirname(env.pfprof)), "tests", "gui", "pfprof-view-test")
     xvfb = shutil.which("xvfb-run")
     if os.path.exists(view) and xvfb:
         report = env.path("view-report.txt")

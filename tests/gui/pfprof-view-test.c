@@ -1,9 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* pfprof-view-test-mode.c: the scripted session of pfprof-view's test
- * mode and its --bench frame timing. */
-#include "pfprof-view-test-mode.h"
-
+/* pfprof-view-test.c: the pfprof-view application with a scripted
+ * session, for tests/gui and bench/ (built with the tests, never
+ * installed).
+ *
+ * It runs the very application pfprof-view runs
+ * (gui/pfprof-view-application.c) and attaches to its first window
+ * through the application's signals. Options (--report, --screenshot,
+ * --select-finding, --select-rule, --next, --select-evidence-event,
+ * --search, --search-next, --measure, --then-open, --error-screenshot,
+ * --bench) make it, in a real window, do what a user would (open, select
+ * a finding and step through its occurrences, click the occurrence's
+ * event, search, measure an interval, open a corrupt file, dismiss the
+ * error) and write what it shows to a report file (KEY=VALUE lines) and
+ * screenshots, or time its frames, then quit. Without them it is the
+ * plain app. */
 #include <stdio.h>
+
+#include "pfprof-view-application.h"
+#include "pfprof-view-window.h"
 
 static char *opt_report;
 static char *opt_screenshot;
@@ -276,7 +290,7 @@ finish (void)
 
       if (!g_file_set_contents (opt_report, test_run.report->str, -1, &error))
         {
-          fprintf (stderr, "pfprof-view: %s\n", error->message);
+          fprintf (stderr, "pfprof-view-test: %s\n", error->message);
           test_run.exit_code = 1;
         }
     }
@@ -569,7 +583,7 @@ on_test_loaded (PfprofViewWindow *win, gboolean ok, gpointer data)
 static gboolean
 on_watchdog (gpointer data)
 {
-  fprintf (stderr, "pfprof-view: test mode timed out at stage %d\n", test_run.stage);
+  fprintf (stderr, "pfprof-view-test: timed out at stage %d\n", test_run.stage);
   report_kv ("timeout_stage", "%d", test_run.stage);
   test_run.exit_code = 3;
   finish ();
@@ -577,18 +591,18 @@ on_watchdog (gpointer data)
 }
 
 static const GOptionEntry entries[] = {
-  { "report", 0, 0, G_OPTION_ARG_FILENAME, &opt_report, "Test mode: write what is shown to FILE and quit", "FILE" },
-  { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_screenshot, "Test mode: save the window as PNG", "FILE" },
-  { "select-finding", 0, 0, G_OPTION_ARG_INT, &opt_select_finding, "Test mode: select the N-th finding", "N" },
-  { "select-rule", 0, 0, G_OPTION_ARG_STRING, &opt_select_rule, "Test mode: select the first finding of RULE", "RULE" },
-  { "next", 0, 0, G_OPTION_ARG_INT, &opt_next, "Test mode: then go N occurrences further", "N" },
-  { "select-evidence-event", 0, 0, G_OPTION_ARG_NONE, &opt_select_evidence_event, "Test mode: click the occurrence's event", NULL },
-  { "then-open", 0, 0, G_OPTION_ARG_FILENAME, &opt_then_open, "Test mode: then open FILE", "FILE" },
-  { "error-screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_error_screenshot, "Test mode: save the error dialog as PNG", "FILE" },
-  { "bench", 0, 0, G_OPTION_ARG_NONE, &opt_bench, "Test mode: measure frame times", NULL },
-  { "search", 0, 0, G_OPTION_ARG_STRING, &opt_search, "Test mode: search for TEXT", "TEXT" },
-  { "search-next", 0, 0, G_OPTION_ARG_INT, &opt_search_next, "Test mode: then go to the N-th match", "N" },
-  { "measure", 0, 0, G_OPTION_ARG_STRING, &opt_measure, "Test mode: select FROM:TO (fractions of the view) and mark TO", "FROM:TO" },
+  { "report", 0, 0, G_OPTION_ARG_FILENAME, &opt_report, "Write what is shown to FILE and quit", "FILE" },
+  { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_screenshot, "Save the window as PNG", "FILE" },
+  { "select-finding", 0, 0, G_OPTION_ARG_INT, &opt_select_finding, "Select the N-th finding", "N" },
+  { "select-rule", 0, 0, G_OPTION_ARG_STRING, &opt_select_rule, "Select the first finding of RULE", "RULE" },
+  { "next", 0, 0, G_OPTION_ARG_INT, &opt_next, "Then go N occurrences further", "N" },
+  { "select-evidence-event", 0, 0, G_OPTION_ARG_NONE, &opt_select_evidence_event, "Click the occurrence's event", NULL },
+  { "then-open", 0, 0, G_OPTION_ARG_FILENAME, &opt_then_open, "Then open FILE", "FILE" },
+  { "error-screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_error_screenshot, "Save the error dialog as PNG", "FILE" },
+  { "bench", 0, 0, G_OPTION_ARG_NONE, &opt_bench, "Measure frame times", NULL },
+  { "search", 0, 0, G_OPTION_ARG_STRING, &opt_search, "Search for TEXT", "TEXT" },
+  { "search-next", 0, 0, G_OPTION_ARG_INT, &opt_search_next, "Then go to the N-th match", "N" },
+  { "measure", 0, 0, G_OPTION_ARG_STRING, &opt_measure, "Select FROM:TO (fractions of the view) and mark TO", "FROM:TO" },
   { NULL },
 };
 
@@ -623,24 +637,30 @@ on_activate (GApplication *app, gpointer data)
     later (500);
 }
 
-void
-pfprof_view_test_mode_init (GtkApplication *app, gint64 start_us)
+int
+main (int argc, char **argv)
 {
+  gint64 start_us = g_get_monotonic_time ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GtkApplication) app = pfprof_view_application_new (&error);
+  int status;
+
+  if (app == NULL)
+    {
+      fprintf (stderr, "pfprof-view-test: %s\n", error->message);
+      return 2;
+    }
+  /* The first-frame times count from here. */
   app_start_us = start_us;
   g_application_add_main_option_entries (G_APPLICATION (app), entries);
   g_signal_connect (app, "window-added", G_CALLBACK (on_window_added), NULL);
   g_signal_connect_after (app, "activate", G_CALLBACK (on_activate), NULL);
-}
-
-int
-pfprof_view_test_mode_finish (void)
-{
+  status = g_application_run (G_APPLICATION (app), argc, argv);
   if (test_run.report)
     {
       g_string_free (test_run.report, TRUE);
       g_array_unref (test_run.frame_us);
       g_array_unref (test_run.frame_cpu_us);
-      test_run.report = NULL;
     }
-  return test_run.exit_code;
+  return status != 0 ? status : test_run.exit_code;
 }
