@@ -81,20 +81,12 @@ follow_color_scheme (void)
 
 /* ---- Application ------------------------------------------------------- */
 
-static PfprofViewWindow *
-new_window (GtkApplication *app)
-{
-  PfprofViewWindow *win = pfprof_view_window_new (app);
-
-  /* Its shortcuts window, gtk/help-overlay.ui in the resource, is added
-   * by GtkApplication. */
-  return win;
-}
-
+/* A window per activation or open; its shortcuts window,
+ * gtk/help-overlay.ui in the resource, is added by GtkApplication. */
 static void
 on_activate (GApplication *app, gpointer data)
 {
-  PfprofViewWindow *win = new_window (GTK_APPLICATION (app));
+  PfprofViewWindow *win = pfprof_view_window_new (GTK_APPLICATION (app));
 
   gtk_window_present (GTK_WINDOW (win));
 }
@@ -102,7 +94,7 @@ on_activate (GApplication *app, gpointer data)
 static void
 on_open (GApplication *app, GFile **files, int n_files, const char *hint, gpointer data)
 {
-  PfprofViewWindow *win = new_window (GTK_APPLICATION (app));
+  PfprofViewWindow *win = pfprof_view_window_new (GTK_APPLICATION (app));
 
   gtk_window_present (GTK_WINDOW (win));
   pfprof_view_window_open (win, files, n_files);
