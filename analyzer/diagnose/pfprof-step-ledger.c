@@ -113,6 +113,7 @@ find_copy_syncs (PfprofStepLedger *l)
   g_autoptr (GHashTable) copy_of = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GHashTable) sync_stream = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GHashTable) last = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint last_at = 0; /* calls before it are in @last */
 
   l->copy_sync = g_new0 (guint8, na + 1);
   l->copy_sync_at = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -130,12 +131,26 @@ find_copy_syncs (PfprofStepLedger *l)
                            GUINT_TO_POINTER (sy[i].stream_id + 1));
   for (guint i = 0; i < na; i++)
     {
-      gpointer tid = GUINT_TO_POINTER (api[i].tid);
-      guint prev = GPOINTER_TO_UINT (g_hash_table_lookup (last, tid));
+      guint prev = 0;
 
-      g_hash_table_insert (last, tid, GUINT_TO_POINTER (i + 1));
-      if (prev == 0 || pfprof_trace_index_api_class (ix, &api[i]) != PFPROF_API_CLASS_STREAM_SYNC
-          || pfprof_trace_index_api_class (ix, &api[prev - 1]) != PFPROF_API_CLASS_MEMCPY)
+      if (pfprof_trace_index_api_class (ix, &api[i]) != PFPROF_API_CLASS_STREAM_SYNC)
+        continue;
+      /* The same thread's call before it: a few calls back, as threads
+       * rarely interleave; the table of every thread's last call is built
+       * only when they do. */
+      for (guint j = i; j > 0 && i - j < 64; j--)
+        if (api[j - 1].tid == api[i].tid)
+          {
+            prev = j;
+            break;
+          }
+      if (prev == 0 && i >= 64)
+        {
+          for (; last_at < i; last_at++)
+            g_hash_table_insert (last, GUINT_TO_POINTER (api[last_at].tid), GUINT_TO_POINTER (last_at + 1));
+          prev = GPOINTER_TO_UINT (g_hash_table_lookup (last, GUINT_TO_POINTER (api[i].tid)));
+        }
+      if (prev == 0 || pfprof_trace_index_api_class (ix, &api[prev - 1]) != PFPROF_API_CLASS_MEMCPY)
         continue;
       {
         guint c = GPOINTER_TO_UINT (g_hash_table_lookup (copy_of, GUINT_TO_POINTER (api[prev - 1].correlation_id)));
@@ -173,47 +188,93 @@ typedef struct
   gint64 launched; /* when its launch call returned; G_MAXINT64 if unknown */
 } Work;
 
-static int
-compare_work (gconstpointer a, gconstpointer b)
-{
-  const Work *x = a, *y = b;
-
-  return (x->start > y->start) - (x->start < y->start);
-}
-
-/* @first: correlation id -> the earliest start of work with that id. Work
- * that one call launched (the kernels of a CUDA graph, all under the
+/* Correlation id -> the earliest start of work with that id: work that
+ * one call launched (the kernels of a CUDA graph, all under the
  * cudaGraphLaunch's id) was queued once its first piece had started, even
- * where the trace has no record of the call. */
-static void
-add_work (GArray *w, const PfprofTraceIndex *ix, GHashTable *first, gint64 start, guint32 corr)
+ * where the trace has no record of the call. Dense over the ids' range
+ * when they are about as many as the records (CUPTI counts them up from
+ * one), a hash table else. */
+typedef struct
 {
-  const PfprofApiRecord *api = pfprof_trace_index_api (ix, corr);
-  Work x = { start, api != NULL ? api->end_ns : G_MAXINT64 };
-  gpointer v;
+  guint32 lo;
+  gsize len;
+  gint64 *dense;
+  GHashTable *sparse; /* id -> gint64 *, when not dense */
+} FirstStart;
 
-  if (corr != 0 && corr != PFPROF_NONE && g_hash_table_lookup_extended (first, GUINT_TO_POINTER (corr), NULL, &v)
-      && *(const gint64 *) v < start)
-    x.launched = MIN (x.launched, *(const gint64 *) v);
-  g_array_append_val (w, x);
+static void
+first_start_clear (FirstStart *f)
+{
+  g_free (f->dense);
+  if (f->sparse != NULL)
+    g_hash_table_unref (f->sparse);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FirstStart, first_start_clear)
+
+static gboolean
+first_start_get (const FirstStart *f, guint32 corr, gint64 *start)
+{
+  gint64 *v;
+
+  if (corr == 0 || corr == PFPROF_NONE)
+    return FALSE;
+  if (f->dense != NULL)
+    {
+      if (corr < f->lo || corr - f->lo >= f->len || f->dense[corr - f->lo] == G_MAXINT64)
+        return FALSE;
+      *start = f->dense[corr - f->lo];
+      return TRUE;
+    }
+  v = g_hash_table_lookup (f->sparse, GUINT_TO_POINTER (corr));
+  if (v == NULL)
+    return FALSE;
+  *start = *v;
+  return TRUE;
 }
 
 static void
-note_first (GHashTable *first, guint32 corr, gint64 start)
+first_start_note (FirstStart *f, guint32 corr, gint64 start)
 {
   gint64 *v;
 
   if (corr == 0 || corr == PFPROF_NONE)
     return;
-  v = g_hash_table_lookup (first, GUINT_TO_POINTER (corr));
+  if (f->dense != NULL)
+    {
+      f->dense[corr - f->lo] = MIN (f->dense[corr - f->lo], start);
+      return;
+    }
+  v = g_hash_table_lookup (f->sparse, GUINT_TO_POINTER (corr));
   if (v == NULL)
     {
       v = g_new (gint64, 1);
       *v = start;
-      g_hash_table_insert (first, GUINT_TO_POINTER (corr), v);
+      g_hash_table_insert (f->sparse, GUINT_TO_POINTER (corr), v);
     }
   else
     *v = MIN (*v, start);
+}
+
+/* One of the device's records, as the gaps need it. */
+static void
+device_work (const PfprofTrace *t, guint table, guint index, gint64 *start, guint32 *corr)
+{
+  switch (table)
+    {
+    case 0:
+      *start = pfprof_trace_kernels (t)[index].start_ns;
+      *corr = pfprof_trace_kernels (t)[index].correlation_id;
+      break;
+    case 1:
+      *start = pfprof_trace_memcpys (t)[index].start_ns;
+      *corr = pfprof_trace_memcpys (t)[index].correlation_id;
+      break;
+    default:
+      *start = pfprof_trace_memsets (t)[index].start_ns;
+      *corr = pfprof_trace_memsets (t)[index].correlation_id;
+      break;
+    }
 }
 
 /* The idle gaps of @idle whose ending work had been launched before the gap
@@ -221,42 +282,90 @@ note_first (GHashTable *first, guint32 corr, gint64 start)
 static PfprofIntervalSet *
 queued_idle (const PfprofTraceIndex *ix, const PfprofDeviceTimeline *dev, const PfprofIntervalSet *idle)
 {
+  static const PfprofTableId tables[3] = { PFPROF_TABLE_KERNELS, PFPROF_TABLE_MEMCPYS,
+                                           PFPROF_TABLE_MEMSETS };
   const PfprofTrace *t = ix->trace;
-  const PfprofKernelRecord *k = pfprof_trace_kernels (t);
-  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
-  const PfprofMemsetRecord *s = pfprof_trace_memsets (t);
-  g_autoptr (GArray) w = g_array_new (FALSE, FALSE, sizeof (Work));
-  g_autoptr (GHashTable) first = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  g_auto (FirstStart) first = { 0 };
+  g_autofree Work *w = NULL;
   PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
-  guint j = 0;
+  const guint *rec[3];
+  guint n[3], pos[3] = { 0, 0, 0 };
+  gsize nw = 0, total, j = 0;
+  guint32 lo = G_MAXUINT32, hi = 0;
 
-  guint nk, nm, ns;
-  const guint *ki = pfprof_device_timeline_records (dev, PFPROF_TABLE_KERNELS, &nk);
-  const guint *mi = pfprof_device_timeline_records (dev, PFPROF_TABLE_MEMCPYS, &nm);
-  const guint *si = pfprof_device_timeline_records (dev, PFPROF_TABLE_MEMSETS, &ns);
+  for (guint k = 0; k < 3; k++)
+    rec[k] = pfprof_device_timeline_records (dev, tables[k], &n[k]);
+  total = (gsize) n[0] + n[1] + n[2];
+  for (guint k = 0; k < 3; k++)
+    for (guint r = 0; r < n[k]; r++)
+      {
+        gint64 start;
+        guint32 corr;
 
-  for (guint r = 0; r < nk; r++)
-    note_first (first, k[ki[r]].correlation_id, k[ki[r]].start_ns);
-  for (guint r = 0; r < nm; r++)
-    note_first (first, m[mi[r]].correlation_id, m[mi[r]].start_ns);
-  for (guint r = 0; r < ns; r++)
-    note_first (first, s[si[r]].correlation_id, s[si[r]].start_ns);
-  for (guint r = 0; r < nk; r++)
-    add_work (w, ix, first, k[ki[r]].start_ns, k[ki[r]].correlation_id);
-  for (guint r = 0; r < nm; r++)
-    add_work (w, ix, first, m[mi[r]].start_ns, m[mi[r]].correlation_id);
-  for (guint r = 0; r < ns; r++)
-    add_work (w, ix, first, s[si[r]].start_ns, s[si[r]].correlation_id);
-  g_array_sort (w, compare_work);
+        device_work (t, k, rec[k][r], &start, &corr);
+        if (corr == 0 || corr == PFPROF_NONE)
+          continue;
+        lo = MIN (lo, corr);
+        hi = MAX (hi, corr);
+      }
+  if (lo <= hi && (gsize) (hi - lo) < 4 * total + 1024)
+    {
+      first.lo = lo;
+      first.len = (gsize) (hi - lo) + 1;
+      first.dense = g_new (gint64, first.len);
+      for (gsize i = 0; i < first.len; i++)
+        first.dense[i] = G_MAXINT64;
+    }
+  else
+    first.sparse = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  for (guint k = 0; k < 3; k++)
+    for (guint r = 0; r < n[k]; r++)
+      {
+        gint64 start;
+        guint32 corr;
+
+        device_work (t, k, rec[k][r], &start, &corr);
+        first_start_note (&first, corr, start);
+      }
+  /* Each table's records are in start order: merged, the work is too. */
+  w = g_new (Work, MAX (total, 1));
+  while (nw < total)
+    {
+      guint k = 3;
+      gint64 best = G_MAXINT64, start, f;
+      guint32 corr;
+      const PfprofApiRecord *api;
+
+      for (guint c = 0; c < 3; c++)
+        if (pos[c] < n[c])
+          {
+            gint64 s0;
+            guint32 c0;
+
+            device_work (t, c, rec[c][pos[c]], &s0, &c0);
+            if (k == 3 || s0 < best)
+              {
+                best = s0;
+                k = c;
+              }
+          }
+      device_work (t, k, rec[k][pos[k]++], &start, &corr);
+      api = pfprof_trace_index_api (ix, corr);
+      w[nw].start = start;
+      w[nw].launched = api != NULL ? api->end_ns : G_MAXINT64;
+      if (first_start_get (&first, corr, &f) && f < start)
+        w[nw].launched = MIN (w[nw].launched, f);
+      nw++;
+    }
   for (guint g = 0; g < pfprof_interval_set_n (idle); g++)
     {
       PfprofInterval gap = pfprof_interval_set_get (idle, g);
       gint64 launched = G_MAXINT64;
 
-      while (j < w->len && g_array_index (w, Work, j).start < gap.end)
+      while (j < nw && w[j].start < gap.end)
         j++;
-      for (guint i = j; i < w->len && g_array_index (w, Work, i).start == gap.end; i++)
-        launched = MIN (launched, g_array_index (w, Work, i).launched);
+      for (gsize i = j; i < nw && w[i].start == gap.end; i++)
+        launched = MIN (launched, w[i].launched);
       /* Launched during the gap: the host held the GPU up, and the launch
        * latency after the call returned is part of what it cost. */
       if (launched <= gap.start)
@@ -291,12 +400,46 @@ calls_of (const PfprofStepLedger *l, const PfprofApiClass *classes, guint n, gui
   return pfprof_interval_set_build (b);
 }
 
-static int
-compare_u32 (gconstpointer a, gconstpointer b)
+/* Sorts @v (@n ids) ascending: least significant digit first, 11 bits a
+ * pass, in O(n); the ids of a large trace are millions. */
+static void
+sort_u32 (guint32 *v, gsize n)
 {
-  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+  g_autofree guint32 *tmp = NULL;
+  guint32 *from = v, *to;
+  gboolean sorted = TRUE;
 
-  return (x > y) - (x < y);
+  for (gsize i = 1; i < n && sorted; i++)
+    sorted = v[i - 1] <= v[i];
+  if (sorted)
+    return;
+  tmp = g_new (guint32, n);
+  to = tmp;
+  for (guint shift = 0; shift < 32; shift += 11)
+    {
+      gsize count[2048] = { 0 };
+      gsize sum = 0;
+
+      for (gsize i = 0; i < n; i++)
+        count[(from[i] >> shift) & 2047]++;
+      for (guint d = 0; d < 2048; d++)
+        {
+          gsize c = count[d];
+
+          count[d] = sum;
+          sum += c;
+        }
+      for (gsize i = 0; i < n; i++)
+        to[count[(from[i] >> shift) & 2047]++] = from[i];
+      {
+        guint32 *swap = from;
+
+        from = to;
+        to = swap;
+      }
+    }
+  /* Three passes: the result is in tmp. */
+  memcpy (v, from, n * sizeof (guint32));
 }
 
 /* The correlation ids of every kernel, copy and memset, sorted: a launch
@@ -307,15 +450,20 @@ work_correlations (const PfprofTrace *t)
   const PfprofKernelRecord *k = pfprof_trace_kernels (t);
   const PfprofMemcpyRecord *c = pfprof_trace_memcpys (t);
   const PfprofMemsetRecord *s = pfprof_trace_memsets (t);
-  GArray *a = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint nk = pfprof_trace_n (t, PFPROF_TABLE_KERNELS), nc = pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS);
+  guint ns = pfprof_trace_n (t, PFPROF_TABLE_MEMSETS);
+  GArray *a = g_array_sized_new (FALSE, FALSE, sizeof (guint32), nk + nc + ns);
+  guint32 *v;
 
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
-    g_array_append_val (a, k[i].correlation_id);
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
-    g_array_append_val (a, c[i].correlation_id);
-  for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
-    g_array_append_val (a, s[i].correlation_id);
-  g_array_sort (a, compare_u32);
+  g_array_set_size (a, (guint) ((gsize) nk + nc + ns));
+  v = (guint32 *) (void *) a->data;
+  for (guint i = 0; i < nk; i++)
+    *v++ = k[i].correlation_id;
+  for (guint i = 0; i < nc; i++)
+    *v++ = c[i].correlation_id;
+  for (guint i = 0; i < ns; i++)
+    *v++ = s[i].correlation_id;
+  sort_u32 ((guint32 *) (void *) a->data, a->len);
   return a;
 }
 
