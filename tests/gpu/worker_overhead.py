@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""worker_overhead.py DATA [--batches N] [--rounds R] [--batch B]
+[--slow-iters K]: what recording inside the DataLoader
+(cli/pfprof_workers.py) costs a worker of samples/jpeg_pipeline.py, in one
+process, as bench/worker-cost.py measures it but with the real stages: the
+worker's batch loop (indices got, each sample decoded from DATA's JPEGs and
+passed through the sample's transforms, default_collate, the batch put),
+recording off and on in turn for R rounds of N batches, the same indices
+and the same random seed in both, one torch thread as in a worker. Times
+are the thread's CPU time. Prints one `overhead:` line of JSON: ns per
+batch off and on (the median of the rounds and the least), the difference
+per batch and its share of the batch. Run from the repository root."""
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def load_workers():
+    spec = importlib.util.spec_from_file_location("pfprof_workers", os.path.join(ROOT, "cli", "pfprof_workers.py"))
+    pw = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pw)
+    return pw
+
+
+class Queue:
+    def put(self, r):
+        pass
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("data")
+    p.add_argument("--batches", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=9)
+    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--res", type=int, default=224)
+    p.add_argument("--slow-iters", type=int, default=0)
+    args = p.parse_args()
+    sys.path.insert(0, os.path.join(ROOT, "samples"))
+    import torch
+    from torch.utils.data._utils.collate import default_collate
+    import jpeg_pipeline as jp
+
+    torch.set_num_threads(1)
+    pw = load_workers()
+    folder = tempfile.mkdtemp()
+    plain = jp.make_dataset(args.data, args.res, args.slow_iters)
+    recorded = jp.make_dataset(args.data, args.res, args.slow_iters)
+    w = pw.Worker(pw.Sink(folder, os.getpid(), 1), 0)
+    w.wrap_dataset(recorded)
+    collate = w.wrap_collate(default_collate)
+    q = Queue()
+    n = len(plain)
+    times = {"off": [], "on": []}
+    for r in range(args.rounds + 1):
+        idx = [[(r * 7919 + b * args.batch + i * 13) % n for i in range(args.batch)] for b in range(args.batches)]
+        for name in (("off", "on") if r % 2 == 0 else ("on", "off")):
+            torch.manual_seed(r)
+            t0 = time.thread_time_ns()
+            for b, batch in enumerate(idx):
+                if name == "off":
+                    q.put((b, default_collate([plain[i] for i in batch])))
+                else:
+                    req = (b, batch)
+                    w.got(req)
+                    out = (b, collate([recorded[i] for i in batch]))
+                    q.put(out)
+                    w.put(out, time.perf_counter_ns())
+            if r > 0:  # the first round warms the page cache and the imports
+                times[name].append((time.thread_time_ns() - t0) / args.batches)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    least = {k: min(v) for k, v in times.items()}
+    extra = med["on"] - med["off"]
+    rows = os.path.getsize(os.path.join(folder, "%d.%d.rows" % (os.getpid(), os.getpid())))
+    doc = {"batch": args.batch, "batches_per_round": args.batches, "rounds": args.rounds,
+           "slow_iters": args.slow_iters,
+           "off_ns": med["off"], "on_ns": med["on"], "off_least_ns": least["off"], "on_least_ns": least["on"],
+           "extra_ns": extra, "extra_least_ns": least["on"] - least["off"],
+           "share": extra / med["off"], "share_least": (least["on"] - least["off"]) / least["off"],
+           "row_bytes_per_batch": rows / ((args.rounds + 1) * args.batches)}
+    print(f"worker batch of {args.batch}: off {med['off'] / 1e6:.2f} ms, on {med['on'] / 1e6:.2f} ms "
+          f"(median of {args.rounds} rounds); recording {extra / 1e3:.1f} us a batch, {100 * doc['share']:.3f}%")
+    print("overhead: " + json.dumps(doc), flush=True)
+
+
+if __name__ == "__main__":
+    main()
