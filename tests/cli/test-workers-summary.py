@@ -8,12 +8,17 @@ cProfile totals as samples/jpeg_pipeline.py writes them, a `pfprof try`
 output, the overhead line and digests. Each check must come out as the
 numbers say, a planted miss must fail, and --predicted-workers must name
 the count no bare run measured. Then proc_sampler.py itself on a real
-process tree: a program named jpeg_pipeline.py whose two children spin."""
+process tree: a program named jpeg_pipeline.py whose two children spin;
+and samples/jpeg_pipeline.py's --cprofile-worker patch on a fake torch
+(its stage totals against stages of known cost)."""
+import importlib.util
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
+import types
 import unittest
 
 SRC, WORK = os.path.abspath(sys.argv.pop(1)), os.path.abspath(sys.argv.pop(1))
@@ -337,6 +342,143 @@ class Sampler(unittest.TestCase):
         p = subprocess.run([sys.executable, SAMPLER, "--out", out], capture_output=True, text=True)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("usage", p.stderr)
+
+
+def spin(ms):
+    end = time.perf_counter() + ms / 1000
+    while time.perf_counter() < end:
+        pass
+
+
+def fake_torch():
+    """Just what samples/jpeg_pipeline.py's cProfile patch touches: the
+    map-style fetcher (fetch: each sample, then collate_fn), worker info
+    (worker 0), nn.Module (call -> forward); torchvision as names only."""
+    torch = types.ModuleType("torch")
+    nn = types.ModuleType("torch.nn")
+    functional = types.ModuleType("torch.nn.functional")
+    data = types.ModuleType("torch.utils.data")
+    fetch = types.ModuleType("torch.utils.data._utils.fetch")
+
+    class Module:
+        def __call__(self, *args):
+            return self.forward(*args)
+
+    class Fetcher:
+        def __init__(self, dataset, collate_fn):
+            self.dataset, self.collate_fn = dataset, collate_fn
+
+        def fetch(self, index):
+            return self.collate_fn([self.dataset[i] for i in index])
+
+    nn.Module, nn.functional = Module, functional
+    torch.uint8 = "uint8"     # sample_common.py's default argument
+    data.Dataset = object
+    fetch._MapDatasetFetcher = Fetcher
+    data.get_worker_info = lambda: types.SimpleNamespace(id=0)
+    data._utils = types.SimpleNamespace(fetch=fetch)
+    torch.nn, torch.utils = nn, types.SimpleNamespace(data=data)
+    tv = types.ModuleType("torchvision")
+    tv.transforms = types.ModuleType("torchvision.transforms")
+    return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.utils": torch.utils,
+            "torch.utils.data": data, "torch.utils.data._utils": data._utils,
+            "torch.utils.data._utils.fetch": fetch, "torchvision": tv, "torchvision.transforms": tv.transforms}
+
+
+def load_sample(test, modules):
+    """samples/jpeg_pipeline.py imported over MODULES, which stay in
+    sys.modules until TEST ends (the patch imports at call time)."""
+    saved = {k: sys.modules.get(k) for k in modules}
+
+    def restore():
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+    test.addCleanup(restore)
+    sys.modules.update(modules)
+    sys.path.insert(0, os.path.join(SRC, "samples"))
+    try:
+        spec = importlib.util.spec_from_file_location("jpeg_pipeline", os.path.join(SRC, "samples", "jpeg_pipeline.py"))
+        jp = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(jp)
+    finally:
+        sys.path.pop(0)
+        sys.modules.pop("sample_common", None)
+    return jp
+
+
+def decode(path):
+    spin(2)
+    return path
+
+
+class Crop:
+    pass
+
+
+def collate(samples):
+    spin(1)
+    return list(samples)
+
+
+class CProfileWorker(unittest.TestCase):
+    """samples/jpeg_pipeline.py --cprofile-worker's patch, on a fake torch:
+    the stage totals it writes are each stage's own code object's
+    cumulative time (a module's forward, an object's __call__, a
+    function), over the batches after the skipped ones."""
+
+    def test_totals(self):
+        modules = fake_torch()
+        jp = load_sample(self, modules)
+
+        class RandomCrop(modules["torch.nn"].Module):
+            def forward(self, img):
+                spin(1)
+                return img
+
+        class Flip(modules["torch.nn"].Module):
+            def forward(self, img):
+                return img
+
+        class Items:
+            loader = staticmethod(decode)
+            transform = types.SimpleNamespace(transforms=[RandomCrop(), Flip(), jp.SlowTransform(0)])
+
+            def __getitem__(self, i):
+                img = self.loader(i)
+                for t in self.transform.transforms:
+                    img = t(img)
+                return img
+
+        path = os.path.join(WORK, "cprofile.json")
+        fetcher_cls = modules["torch.utils.data._utils.fetch"]._MapDatasetFetcher
+        jp.profile_worker(path, 1)
+        fetcher = fetcher_cls(Items(), collate)
+        for b in range(4):
+            self.assertEqual(fetcher.fetch([4 * b + i for i in range(4)]), [4 * b + i for i in range(4)])
+        with open(path) as f:
+            doc = json.load(f)
+        self.assertEqual((doc["batches"], doc["samples"]), (3, 12))
+        names = [(s["attr"], s["name"], s["calls"]) for s in doc["stages"]]
+        self.assertEqual(names, [("loader", decode.__module__ + ".decode", 12),
+                                 ("transform", RandomCrop.__module__ + "." + RandomCrop.__qualname__, 12),
+                                 ("transform", Flip.__module__ + "." + Flip.__qualname__, 12),
+                                 ("transform", "jpeg_pipeline.SlowTransform", 12)])
+        self.assertEqual((doc["collate"]["name"], doc["collate"]["calls"]), (collate.__module__ + ".collate", 3))
+        # 3 batches of 4 samples: decode 2 ms, crop 1 ms a sample, collate
+        # 1 ms a batch: 39 ms of at least as much fetch.
+        fetch = doc["fetch_ns"]
+        ns = {s["name"].rsplit(".", 1)[-1]: s["ns"] for s in doc["stages"]}
+        self.assertGreaterEqual(fetch, 39e6)
+        self.assertGreaterEqual(ns["decode"], 24e6)
+        self.assertGreaterEqual(ns["RandomCrop"], 12e6)
+        self.assertGreaterEqual(doc["collate"]["ns"], 3e6)
+        self.assertGreater(ns["decode"] / fetch, 0.5)
+        self.assertLess(ns["decode"] / fetch, 0.7)
+        self.assertLess(ns["SlowTransform"], 2e6)
+        self.assertLessEqual(ns["decode"] + ns["RandomCrop"] + ns["SlowTransform"] + doc["collate"]["ns"], fetch)
 
 
 if __name__ == "__main__":
