@@ -145,6 +145,9 @@ def profile_worker(path, skip):
             return orig(self, index)
         if state["prof"] is None:
             state["prof"] = cProfile.Profile()
+        # Since Python 3.12 cProfile sees every thread of the process: let
+        # the queue's feeder thread send the last batch first.
+        time.sleep(0.005)
         t0 = time.perf_counter_ns()
         state["prof"].enable()
         try:

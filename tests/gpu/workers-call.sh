@@ -93,7 +93,7 @@ rec() {
   [[ $variant == *nohooks ]] && flags=(--no-worker-hooks)
   run "$name" rec "$workers" "$variant" "reports/$name.json" "proc/$name.tsv" - "$t" \
     python3 tests/gpu/proc_sampler.py --out "$work/proc/$name.tsv" -- \
-    "$pfprof" record "${flags[@]}" -o "$work/traces/$name.pfprof" --force -- "${sample[@]}" --workers "$workers" "$@"
+    "$pfprof" record --no-report "${flags[@]}" -o "$work/traces/$name.pfprof" --force -- "${sample[@]}" --workers "$workers" "$@"
   if [ -f "$work/traces/$name.pfprof" ]; then
     "$pfprof" report "$work/traces/$name.pfprof" >"$work/reports/$name.txt" 2>&1
     "$pfprof" report --format json "$work/traces/$name.pfprof" >"$work/reports/$name.json" 2>>"$work/logs/$name.log"

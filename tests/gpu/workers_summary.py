@@ -21,7 +21,7 @@ import statistics
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-STEP = re.compile(r"median step ([0-9.]+) ms, mean ([0-9.]+) ms")
+STEP = re.compile(r"^jpeg_pipeline .*median step ([0-9.]+) ms, mean ([0-9.]+) ms", re.M)
 WINDOW = re.compile(r"^window: ([0-9.]+) ([0-9.]+)$", re.M)
 DIGEST = re.compile(r"^digest: ([0-9a-f]{64})$", re.M)
 SLOW_PHRASE = re.compile(r"[0-9]+% of their time in __main__\.SlowTransform \(transform, jpeg_pipeline\.py:([0-9]+)\)")
