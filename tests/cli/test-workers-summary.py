@@ -286,6 +286,17 @@ class Misses(unittest.TestCase):
         p = summarize(d)
         self.assertEqual(p.returncode, 0, p.stdout)
 
+    def test_nothing_ran(self):
+        d = os.path.join(WORK, "empty")
+        fx = Fixture(d)
+        fx.close()
+        p = summarize(d)
+        fails = sorted(k[0] for k, v in table(p.stdout).items() if v[1] == "FAIL")
+        self.assertEqual(fails, sorted(["stage shares vs cProfile", "CPU saturation vs /proc", "predicted step",
+                                        "ideal-input vs GPU-resident", "slow transform named first",
+                                        "worker recording overhead", "batches bit-identical"]))
+        self.assertEqual(p.returncode, 1)
+
     def test_failed_run(self):
         d = os.path.join(WORK, "failed")
         fx = build(d, predicted_w4_ms=36.0)

@@ -5,8 +5,9 @@ tests/gpu/workers-call.sh from its folder DIR (runs.tsv, or meta/runs.tsv
 in the extracted archive, and the logs, reports, /proc samples and
 cProfile totals it names). Writes Markdown to FILE (default: stdout):
 each check with what was measured, what was expected, ok/FAIL/n/a; then
-the runs and the stage shares side by side. Exits 1 when a check failed
-or a run did (not one skipped for the budget).
+the runs and the stage shares side by side. Exits 1 when a check failed,
+a run did (not one skipped for the budget), or a proof line got a
+verdict from no configuration.
 
 workers_summary.py --predicted-workers DIR: the worker counts pfprof
 predicted a step for (input-starved's predicted_workers, plain runs)
@@ -33,6 +34,9 @@ IDEAL_REL = 0.05          # ideal-input's step against the GPU-resident one
 OVERHEAD_SHARE = 0.01     # the recording's share of a worker's batch
 CORES_REL, CORES_ABS = 0.15, 0.5  # worker cores, pfprof against /proc
 SATURATED_SHARE = 0.9     # pfprof-input-pipeline.c: busy + 1 >= 0.9 x cores
+PROOF_LINES = ("stage shares vs cProfile", "CPU saturation vs /proc", "predicted step",
+               "ideal-input vs GPU-resident", "slow transform named first", "worker recording overhead",
+               "batches bit-identical")
 
 
 def read(path):
@@ -443,6 +447,10 @@ def main():
     check_slow(checks, runs, slow_line(source))
     check_overhead(checks, runs)
     check_digest(checks, runs)
+    # Each proof line needs a verdict from at least one configuration.
+    for name in PROOF_LINES:
+        if not any(r[0] == name and r[4] in ("ok", "FAIL") for r in checks.rows):
+            checks.add(name, "-", "no configuration gave a verdict", "at least one", "FAIL")
     text = markdown(runs, checks, share_rows, d)
     if out:
         with open(out, "w") as f:
