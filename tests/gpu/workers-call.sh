@@ -19,8 +19,8 @@
 #   extra     bare runs at the worker counts pfprof predicted for and the
 #             sweep did not run
 #   saturate  --slow-transform of SAT_ITERS (200000) loop steps a sample
-#             with SAT_WORKERS (16) workers under pfprof record: more
-#             busy workers than free cores
+#             with SAT_WORKERS (16) workers, SAT_STEPS (100) steps, under
+#             pfprof record: more busy workers than free cores
 #   cprofile_slow, nohooks  --cprofile-worker with --slow-transform; the
 #             sweep's first count under pfprof record --no-worker-hooks
 # in that order, no run started after BUDGET_S (default 450), none past
@@ -47,6 +47,7 @@ TRY_ROUNDS=${TRY_ROUNDS:-1}
 SLOW_WORKERS=${SLOW_WORKERS:-4}
 SAT_WORKERS=${SAT_WORKERS:-16}
 SAT_ITERS=${SAT_ITERS:-200000}
+SAT_STEPS=${SAT_STEPS:-100}
 CPROF_WORKERS=${CPROF_WORKERS:-2}
 DRY=${DRY:-0}
 work=$OUT/work
@@ -154,7 +155,9 @@ if want extra && [ "$DRY" != 1 ]; then
     bare "bare_w$p" "$p" plain 90
   done
 fi
-want saturate && rec "rec_slow_w$SAT_WORKERS" "$SAT_WORKERS" slow 150 --slow-transform --slow-iters "$SAT_ITERS"
+# More steps: the window must hold several of each worker's long batches.
+want saturate && rec "rec_slow_w$SAT_WORKERS" "$SAT_WORKERS" slow 150 --slow-transform --slow-iters "$SAT_ITERS" \
+  --steps "$SAT_STEPS"
 if want cprofile_slow; then
   run "cprofile_slow_w$SLOW_WORKERS" cprofile "$SLOW_WORKERS" slow - - "cprofile/cprofile_slow_w$SLOW_WORKERS.json" 120 \
     "${sample[@]}" --workers "$SLOW_WORKERS" --slow-transform \
