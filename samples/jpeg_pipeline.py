@@ -1,8 +1,8 @@
 """A real input pipeline: JPEG files read from an ImageFolder (make one with
-`python3 tests/gpu/make_imagefolder.py DIR 3840 64`), decoded by Pillow and
+`python3 tests/gpu/make_imagefolder.py DIR 4800 64`), decoded by Pillow and
 passed through torchvision's RandomResizedCrop, RandomHorizontalFlip,
 ToTensor and Normalize on the DataLoader's workers (2 by default, batch
-64, pinned), into a ResNet-50 training step. With 2 workers the loop waits
+96, pinned), into a ResNet-50 training step. With 2 workers the loop waits
 in next() while the GPU idles. --fix: 12 workers.
 
 --slow-transform: a SlowTransform (this file) after the flip, a pure-Python
@@ -57,7 +57,7 @@ def make_dataset(root, res, slow_iters=0):
     train = os.path.join(root, "train")
     if not os.path.isdir(train):
         sys.exit(f"jpeg_pipeline: {train} is missing; make it with "
-                 f"python3 tests/gpu/make_imagefolder.py {root} 3840 64")
+                 f"python3 tests/gpu/make_imagefolder.py {root} 4800 64")
     steps = [T.RandomResizedCrop(res), T.RandomHorizontalFlip()]
     if slow_iters > 0:
         steps.append(SlowTransform(slow_iters))
@@ -164,7 +164,7 @@ def profile_worker(path, skip):
 
 def main():
     p = sc.parser(__doc__)
-    p.set_defaults(batch=64, steps=40, warmup=10)
+    p.set_defaults(batch=96, steps=40, warmup=10)
     p.add_argument("--data", default=os.environ.get("PFPROF_JPEG_DATA", "/tmp/pfprof-jpeg"),
                    help="ImageFolder root (DATA/train/CLASS/*.jpg)")
     p.add_argument("--workers", type=int, default=None, help="DataLoader workers (2; 12 with --fix)")

@@ -40,7 +40,7 @@ def main():
     p.add_argument("data")
     p.add_argument("--batches", type=int, default=3)
     p.add_argument("--rounds", type=int, default=9)
-    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--batch", type=int, default=96)
     p.add_argument("--res", type=int, default=224)
     p.add_argument("--slow-iters", type=int, default=0)
     args = p.parse_args()

@@ -38,7 +38,7 @@ PHASES=${PHASES:-data sweep resident try slow cprofile overhead digest extra sat
 BUDGET_S=${BUDGET_S:-450}
 LIMIT_S=${LIMIT_S:-510}
 DATA=${DATA:-/tmp/pfprof-jpeg}
-N_IMAGES=${N_IMAGES:-3840}
+N_IMAGES=${N_IMAGES:-4800}
 WORKERS=${WORKERS:-2 4 8 12}
 STEPS=${STEPS:-40}
 WARMUP=${WARMUP:-10}
@@ -143,7 +143,7 @@ if want overhead; then
   run overhead overhead 1 plain - - - 90 python3 tests/gpu/worker_overhead.py "$DATA"
 fi
 if want digest; then
-  # Few steps: hashing 38 MB a batch slows the loop; only the bytes matter.
+  # Few steps: hashing 58 MB a batch slows the loop; only the bytes matter.
   dg=(--steps 6 --warmup 2 --digest)
   rec digest_rec 2 digest 90 "${dg[@]}"
   rec digest_nohooks 2 digest-nohooks 90 "${dg[@]}"
