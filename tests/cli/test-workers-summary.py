@@ -173,11 +173,13 @@ def build(path, slow_line=SLOW_LINE, predicted_w4_ms=30.0, digest_b="ab" * 32):
     fx.run("digest_nohooks", "rec", 2, "digest-nohooks", log(90, 90, w, digest_b))
     fx.run("digest_bare", "bare", 2, "digest", log(90, 90, w, "ab" * 32))
     # 16 slow workers: the CPU saturated, by both counts.
-    fx.run("rec_slow_w16", "rec", 16, "slow", log(60, 61, w),
+    fx.run("rec_slow_w16", "rec", 16, "slow-sat", log(60, 61, w),
            json_doc=report(16, list(zip(slow_stages, [0.25, 0.07, 0.55, 0.01, 0.05, 0.02])), 0.04, 14.2, True, None, None),
            proc_text=proc(12000, [0.9] * 16, w))
     fx.run("rec_nohooks_w2", "rec", 2, "nohooks", log(80, 80.5, w), json_doc=report(2, None, 0, 0, False, None, None))
-    fx.run("cprofile_slow_w4", "cprofile", 4, "slow", "", rc="budget")
+    fx.run("cprofile_slow_w4", "cprofile", 4, "slow", log(100, 101, w),
+           extra=cprofile([0.26, 0.07, 0.57, 0.01, 0.05, 0.02], 0.03, stages=slow_stages))
+    fx.run("bare_w16", "bare", 16, "plain", "", rc="budget")
     fx.close()
     return fx
 
@@ -220,6 +222,11 @@ class Summary(unittest.TestCase):
         # default_loader 58% against 55%: the largest gap, +3 points.
         self.assertIn("largest gap +3.0 points (default_loader); 6 stages", measured)
         self.assertEqual(self.result("stage shares vs cProfile", "plain, 12 workers (cProfile: 2)")[1], "n/a")
+        # The slow runs against the slow cProfile run, not the saturated
+        # run's slower transform.
+        measured, res = self.result("stage shares vs cProfile", "slow, 4 workers (cProfile: 4)")
+        self.assertEqual((measured, res), ("largest gap -2.0 points (SlowTransform); 7 stages", "ok"))
+        self.assertFalse([k for k in self.rows if k[1].startswith("slow-sat") and k[0].startswith("stage")])
         self.assertIn("| torchvision.datasets.folder.default_loader | 58.0% | 55.0% | +3.0 |", self.p.stdout)
         self.assertIn("| collate_fn | 10.0% | 12.0% | -2.0 |", self.p.stdout)
 
@@ -227,10 +234,10 @@ class Summary(unittest.TestCase):
         measured, res = self.result("CPU saturation vs /proc", "plain, 2 workers")
         self.assertEqual(res, "ok")
         self.assertIn("/proc: 1.92 worker cores of 16 (not saturated)", measured)
-        measured, res = self.result("CPU saturation vs /proc", "slow, 16 workers")
+        measured, res = self.result("CPU saturation vs /proc", "slow-sat, 16 workers")
         self.assertEqual(res, "ok")
         self.assertIn("/proc: 14.40 worker cores of 16 (saturated)", measured)
-        self.assertEqual(self.result("worker cores vs /proc", "slow, 16 workers")[1], "ok")
+        self.assertEqual(self.result("worker cores vs /proc", "slow-sat, 16 workers")[1], "ok")
         # pfprof 6.5 cores, /proc 6.4: within 0.5.
         self.assertEqual(self.result("worker cores vs /proc", "plain, 8 workers")[1], "ok")
         self.assertEqual(self.result("CPU saturation vs /proc", "plain, 12 workers")[1], "n/a")

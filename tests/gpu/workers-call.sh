@@ -156,7 +156,7 @@ if want extra && [ "$DRY" != 1 ]; then
   done
 fi
 # More steps: the window must hold several of each worker's long batches.
-want saturate && rec "rec_slow_w$SAT_WORKERS" "$SAT_WORKERS" slow 150 --slow-transform --slow-iters "$SAT_ITERS" \
+want saturate && rec "rec_slow_w$SAT_WORKERS" "$SAT_WORKERS" slow-sat 150 --slow-transform --slow-iters "$SAT_ITERS" \
   --steps "$SAT_STEPS"
 if want cprofile_slow; then
   run "cprofile_slow_w$SLOW_WORKERS" cprofile "$SLOW_WORKERS" slow - - "cprofile/cprofile_slow_w$SLOW_WORKERS.json" 120 \

@@ -34,6 +34,10 @@ IDEAL_REL = 0.05          # ideal-input's step against the GPU-resident one
 OVERHEAD_SHARE = 0.01     # the recording's share of a worker's batch
 CORES_REL, CORES_ABS = 0.15, 0.5  # worker cores, pfprof against /proc
 SATURATED_SHARE = 0.9     # pfprof-input-pipeline.c: busy + 1 >= 0.9 x cores
+# The variants of recorded runs judged for saturation and predictions:
+# the pipeline as it is, with SlowTransform, and with a slower one on more
+# workers than free cores (its shares are not cProfile's slow run's).
+JUDGED = ("plain", "slow", "slow-sat")
 PROOF_LINES = ("stage shares vs cProfile", "CPU saturation vs /proc", "predicted step",
                "ideal-input vs GPU-resident", "slow transform named first", "worker recording overhead",
                "batches bit-identical")
@@ -227,7 +231,7 @@ def check_shares(checks, runs, share_rows):
 
 
 def check_saturation(checks, runs):
-    for r in sorted((r for r in runs if r.kind == "rec" and r.ran and r.proc_path and r.variant in ("plain", "slow")),
+    for r in sorted((r for r in runs if r.kind == "rec" and r.ran and r.proc_path and r.variant in JUDGED),
                     key=lambda r: (r.variant, r.workers or 0)):
         config = f"{r.variant}, {r.workers} workers"
         pr = proc_window(r.proc_path, r.window)
@@ -260,7 +264,7 @@ def bare_steps(runs, variant="plain"):
 
 def check_predictions(checks, runs):
     bare = bare_steps(runs)
-    for r in sorted((r for r in runs if r.kind == "rec" and r.ran and r.variant in ("plain", "slow")),
+    for r in sorted((r for r in runs if r.kind == "rec" and r.ran and r.variant in JUDGED),
                     key=lambda r: (r.variant, r.workers or 0)):
         f = r.finding()
         config = f"{r.variant}, {r.workers} workers"
@@ -305,8 +309,9 @@ def check_ideal(checks, runs):
 
 
 def check_slow(checks, runs, line):
-    for r in sorted((r for r in runs if r.kind == "rec" and r.variant == "slow" and r.ran), key=lambda r: r.workers or 0):
-        config = f"slow, {r.workers} workers"
+    for r in sorted((r for r in runs if r.kind == "rec" and r.variant.startswith("slow") and r.ran),
+                    key=lambda r: r.workers or 0):
+        config = f"{r.variant}, {r.workers} workers"
         p = r.pipeline()
         if p is None or not p.get("stages"):
             checks.add("slow transform named first", config, "no input-starved finding with stages",
