@@ -28,7 +28,8 @@
 # line: measured, expected, pass or fail) from runs.tsv. What pfprof
 # should say, written from the source before any run:
 # tests/gpu/WORKERS-EXPECTED.md. PHASES and ONLY (run names) pick runs;
-# DRY=1 prints the commands and runs none. $OUT gets summary.md and
+# DRY=1 prints the commands and runs none; SAMPLE runs another program in
+# the sample's place (tests/cli/test-workers-call.py: a stand-in). $OUT gets summary.md and
 # call-N.tar (logs, reports, /proc samples, traces as xz; call_pack.py).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -55,7 +56,7 @@ mkdir -p "$work/logs" "$work/reports" "$work/proc" "$work/traces" "$work/cprofil
 manifest=$work/runs.tsv
 printf "name\tkind\tworkers\tvariant\trc\tseconds\tlog\tjson\tproc\textra\n" >"$manifest"
 t0=$SECONDS
-sample=(python3 samples/jpeg_pipeline.py --data "$DATA" --steps "$STEPS" --warmup "$WARMUP")
+sample=(python3 "${SAMPLE:-samples/jpeg_pipeline.py}" --data "$DATA" --steps "$STEPS" --warmup "$WARMUP")
 
 want() { [[ " $PHASES " == *" $1 "* ]]; }
 chosen() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
