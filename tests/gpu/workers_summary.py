@@ -246,7 +246,7 @@ def check_saturation(checks, runs):
             checks.add("CPU saturation vs /proc", config, proc_txt + "; pfprof: no input-starved finding",
                        "same verdict", "n/a")
             continue
-        pf_txt = (f"pfprof: {p['worker_cores']:.2f} of {p['cores']:.0f} "
+        pf_txt = (f"pfprof: {p['worker_cores']:.2f} of {p.get('cores') or 0:.0f} "
                   f"({'saturated' if p['saturated'] else 'not saturated'})")
         checks.add("CPU saturation vs /proc", config, f"{pf_txt}; {proc_txt}", "same verdict",
                    verdict(bool(p["saturated"]) == pr["saturated"]))
@@ -400,7 +400,7 @@ def markdown(runs, checks, share_rows, d):
             elif p and p.get("saturated"):
                 note += ", CPU saturated"
             if p:
-                note += f"; worker cores {p['worker_cores']:.2f} of {p['cores']:.0f}"
+                note += f"; worker cores {p['worker_cores']:.2f} of {p.get('cores') or 0:.0f}"
         elif r.doc is not None and r.kind == "rec":
             note = "no input-starved finding"
         else:
