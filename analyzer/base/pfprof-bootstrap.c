@@ -136,6 +136,8 @@ pfprof_bootstrap_change (const gint64 *before, guint n_before,
   guint rounds, kept = 0;
   guint64 per_round;
 
+  g_return_val_if_fail (n_before == 0 || before != NULL, FALSE);
+  g_return_val_if_fail (n_after == 0 || after != NULL, FALSE);
   g_return_val_if_fail (out != NULL, FALSE);
   memset (out, 0, sizeof *out);
   out->stat = stat;

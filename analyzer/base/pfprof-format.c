@@ -138,6 +138,8 @@ json_char (GString *out, gunichar c, gpointer data)
 void
 pfprof_escape_json (GString *out, const char *s)
 {
+  g_return_if_fail (out != NULL);
+
   const char *str = s ? s : "", *p = str;
 
   /* Most names and every key are printable ASCII with nothing to escape:
@@ -180,6 +182,9 @@ xml_char (GString *out, gunichar c, gpointer data)
 void
 pfprof_escape_xml (GString *out, const char *s)
 {
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (s != NULL);
+
   for_each_char (out, s, xml_char, NULL);
 }
 
@@ -210,6 +215,9 @@ markdown_char (GString *out, gunichar c, gpointer data)
 void
 pfprof_escape_markdown (GString *out, const char *s)
 {
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (s != NULL);
+
   for_each_char (out, s, markdown_char, NULL);
 }
 
@@ -240,6 +248,9 @@ terminal_char (GString *out, gunichar c, gpointer data)
 void
 pfprof_escape_terminal (GString *out, const char *s, gboolean keep_newlines)
 {
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (s != NULL);
+
   for_each_char (out, s, terminal_char, GINT_TO_POINTER (keep_newlines));
 }
 
@@ -256,6 +267,8 @@ void
 pfprof_escape_csv (GString *out, const char *s)
 {
   gsize at;
+
+  g_return_if_fail (out != NULL);
 
   g_string_append_c (out, '"');
   at = out->len;

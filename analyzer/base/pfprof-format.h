@@ -28,7 +28,7 @@ char *pfprof_format_double (double value, int decimals);
 
 /* Appends @s as a JSON string literal (with the quotes); invalid UTF-8 is
  * replaced by U+FFFD, control characters become \uXXXX. */
-void pfprof_escape_json (GString *out, const char *s);
+void pfprof_escape_json (GString *out, const char *s /* nullable */);
 
 /* Appends @s escaped for XML text and attribute values; characters that
  * XML 1.0 forbids (most controls) are dropped, invalid UTF-8 and bidi
@@ -51,6 +51,6 @@ void pfprof_escape_terminal (GString *out, const char *s, gboolean keep_newlines
  * newlines kept (a quoted field may hold them), other controls dropped,
  * invalid UTF-8 replaced. A field that would start with = + - @ gets a
  * leading ' so a spreadsheet never runs it as a formula. */
-void pfprof_escape_csv (GString *out, const char *s);
+void pfprof_escape_csv (GString *out, const char *s /* nullable */);
 
 G_END_DECLS

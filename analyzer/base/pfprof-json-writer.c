@@ -56,30 +56,39 @@ close_container (PfprofJsonWriter *w, char c)
 void
 pfprof_json_writer_begin_object (PfprofJsonWriter *w)
 {
+  g_return_if_fail (w != NULL);
+
   open_container (w, '{');
 }
 
 void
 pfprof_json_writer_end_object (PfprofJsonWriter *w)
 {
+  g_return_if_fail (w != NULL);
+
   close_container (w, '}');
 }
 
 void
 pfprof_json_writer_begin_array (PfprofJsonWriter *w)
 {
+  g_return_if_fail (w != NULL);
+
   open_container (w, '[');
 }
 
 void
 pfprof_json_writer_end_array (PfprofJsonWriter *w)
 {
+  g_return_if_fail (w != NULL);
+
   close_container (w, ']');
 }
 
 void
 pfprof_json_writer_key (PfprofJsonWriter *w, const char *key)
 {
+  g_return_if_fail (key != NULL);
   g_return_if_fail (!w->after_key);
 
   separate (w);
@@ -91,6 +100,8 @@ pfprof_json_writer_key (PfprofJsonWriter *w, const char *key)
 void
 pfprof_json_writer_string (PfprofJsonWriter *w, const char *value)
 {
+  g_return_if_fail (w != NULL);
+
   separate (w);
   if (value == NULL)
     g_string_append (w->out, "null");
@@ -124,6 +135,8 @@ magnitude (gint64 v)
 void
 pfprof_json_writer_int (PfprofJsonWriter *w, gint64 value)
 {
+  g_return_if_fail (w != NULL);
+
   separate (w);
   if (value < 0)
     g_string_append_c (w->out, '-');
@@ -133,6 +146,8 @@ pfprof_json_writer_int (PfprofJsonWriter *w, gint64 value)
 void
 pfprof_json_writer_uint (PfprofJsonWriter *w, guint64 value)
 {
+  g_return_if_fail (w != NULL);
+
   separate (w);
   append_u64 (w->out, value);
 }
@@ -140,6 +155,8 @@ pfprof_json_writer_uint (PfprofJsonWriter *w, guint64 value)
 void
 pfprof_json_writer_bool (PfprofJsonWriter *w, gboolean value)
 {
+  g_return_if_fail (w != NULL);
+
   separate (w);
   g_string_append (w->out, value ? "true" : "false");
 }
@@ -147,6 +164,8 @@ pfprof_json_writer_bool (PfprofJsonWriter *w, gboolean value)
 void
 pfprof_json_writer_null (PfprofJsonWriter *w)
 {
+  g_return_if_fail (w != NULL);
+
   separate (w);
   g_string_append (w->out, "null");
 }
@@ -156,6 +175,8 @@ pfprof_json_writer_double (PfprofJsonWriter *w, double value, int decimals)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   char fmt[8];
+
+  g_return_if_fail (w != NULL);
 
   separate (w);
   if (!isfinite (value))
@@ -170,11 +191,13 @@ pfprof_json_writer_double (PfprofJsonWriter *w, double value, int decimals)
 void
 pfprof_json_writer_fixed (PfprofJsonWriter *w, gint64 value, guint decimals)
 {
-  guint64 a = magnitude (value), scale = 1;
+  guint64 a, scale = 1;
   char frac[9];
 
+  g_return_if_fail (w != NULL);
   g_return_if_fail (decimals <= 9);
 
+  a = magnitude (value);
   for (guint i = 0; i < decimals; i++)
     scale *= 10;
   separate (w);
@@ -209,6 +232,9 @@ pfprof_json_writer_new_line (PfprofJsonWriter *w)
 void
 pfprof_json_writer_member_string (PfprofJsonWriter *w, const char *key, const char *value)
 {
+  g_return_if_fail (w != NULL);
+  g_return_if_fail (key != NULL);
+
   pfprof_json_writer_key (w, key);
   pfprof_json_writer_string (w, value);
 }
@@ -216,6 +242,9 @@ pfprof_json_writer_member_string (PfprofJsonWriter *w, const char *key, const ch
 void
 pfprof_json_writer_member_int (PfprofJsonWriter *w, const char *key, gint64 value)
 {
+  g_return_if_fail (w != NULL);
+  g_return_if_fail (key != NULL);
+
   pfprof_json_writer_key (w, key);
   pfprof_json_writer_int (w, value);
 }
@@ -223,6 +252,9 @@ pfprof_json_writer_member_int (PfprofJsonWriter *w, const char *key, gint64 valu
 void
 pfprof_json_writer_member_uint (PfprofJsonWriter *w, const char *key, guint64 value)
 {
+  g_return_if_fail (w != NULL);
+  g_return_if_fail (key != NULL);
+
   pfprof_json_writer_key (w, key);
   pfprof_json_writer_uint (w, value);
 }
@@ -230,6 +262,9 @@ pfprof_json_writer_member_uint (PfprofJsonWriter *w, const char *key, guint64 va
 void
 pfprof_json_writer_member_double (PfprofJsonWriter *w, const char *key, double value, int decimals)
 {
+  g_return_if_fail (w != NULL);
+  g_return_if_fail (key != NULL);
+
   pfprof_json_writer_key (w, key);
   pfprof_json_writer_double (w, value, decimals);
 }

@@ -40,7 +40,7 @@ void pfprof_json_writer_end_array (PfprofJsonWriter *w);
 void pfprof_json_writer_key (PfprofJsonWriter *w, const char *key);
 
 /* A string value, escaped; NULL is written as null. */
-void pfprof_json_writer_string (PfprofJsonWriter *w, const char *value);
+void pfprof_json_writer_string (PfprofJsonWriter *w, const char *value /* nullable */);
 void pfprof_json_writer_int (PfprofJsonWriter *w, gint64 value);
 void pfprof_json_writer_uint (PfprofJsonWriter *w, guint64 value);
 void pfprof_json_writer_bool (PfprofJsonWriter *w, gboolean value);
@@ -61,8 +61,9 @@ void pfprof_json_writer_fixed (PfprofJsonWriter *w, gint64 value, guint decimals
  * per line. */
 void pfprof_json_writer_new_line (PfprofJsonWriter *w);
 
-/* Members: the key, then the value. */
-void pfprof_json_writer_member_string (PfprofJsonWriter *w, const char *key, const char *value);
+/* Members: the key, then the value (a NULL string is written as null). */
+void pfprof_json_writer_member_string (PfprofJsonWriter *w, const char *key,
+                                       const char *value /* nullable */);
 void pfprof_json_writer_member_int (PfprofJsonWriter *w, const char *key, gint64 value);
 void pfprof_json_writer_member_uint (PfprofJsonWriter *w, const char *key, guint64 value);
 void pfprof_json_writer_member_double (PfprofJsonWriter *w, const char *key, double value,

@@ -39,6 +39,8 @@ pfprof_quantile_median_sorted_i64 (const gint64 *values, guint n)
 gint64
 pfprof_quantile_median_i64 (gint64 *values, guint n)
 {
+  g_return_val_if_fail (n == 0 || values != NULL, 0);
+
   pfprof_quantile_sort_i64 (values, n);
   return pfprof_quantile_median_sorted_i64 (values, n);
 }

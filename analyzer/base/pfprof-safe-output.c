@@ -97,12 +97,17 @@ pfprof_safe_output_append (PfprofSafeOutput *o, const char *data, gsize len, GEr
 gboolean
 pfprof_safe_output_check (const char *path, gboolean overwrite, GError **error)
 {
+  g_return_val_if_fail (path != NULL, FALSE);
+
   return pfprof_output_check (path, overwrite, error);
 }
 
 gboolean
 pfprof_safe_output_place (const char *tmp, const char *path, gboolean overwrite, GError **error)
 {
+  g_return_val_if_fail (tmp != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
   return pfprof_output_check_place (tmp, path, overwrite, error);
 }
 
@@ -139,6 +144,9 @@ gboolean
 pfprof_safe_output_write (const char *path, const char *data, gsize len, gboolean overwrite,
                          GError **error)
 {
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (len == 0 || data != NULL, FALSE);
+
   PfprofSafeOutput *o = pfprof_safe_output_open (path, overwrite, error);
 
   if (o == NULL)

@@ -45,7 +45,7 @@ gboolean pfprof_safe_output_append (PfprofSafeOutput *output, const char *data, 
 gboolean pfprof_safe_output_commit (PfprofSafeOutput *output, GError **error);
 
 /* Removes the temporary file and frees @output; NULL is allowed. */
-void pfprof_safe_output_abort (PfprofSafeOutput *output);
+void pfprof_safe_output_abort (PfprofSafeOutput *output /* nullable */);
 
 /* The checks pfprof_safe_output_open() makes on @path, for a command
  * that wants to refuse a bad destination before its long work. */
