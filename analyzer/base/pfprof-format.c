@@ -183,7 +183,6 @@ void
 pfprof_escape_xml (GString *out, const char *s)
 {
   g_return_if_fail (out != NULL);
-  g_return_if_fail (s != NULL);
 
   for_each_char (out, s, xml_char, NULL);
 }
@@ -216,7 +215,6 @@ void
 pfprof_escape_markdown (GString *out, const char *s)
 {
   g_return_if_fail (out != NULL);
-  g_return_if_fail (s != NULL);
 
   for_each_char (out, s, markdown_char, NULL);
 }
@@ -249,7 +247,6 @@ void
 pfprof_escape_terminal (GString *out, const char *s, gboolean keep_newlines)
 {
   g_return_if_fail (out != NULL);
-  g_return_if_fail (s != NULL);
 
   for_each_char (out, s, terminal_char, GINT_TO_POINTER (keep_newlines));
 }

@@ -33,19 +33,19 @@ void pfprof_escape_json (GString *out, const char *s /* nullable */);
 /* Appends @s escaped for XML text and attribute values; characters that
  * XML 1.0 forbids (most controls) are dropped, invalid UTF-8 and bidi
  * controls (U+202E, ...) replaced by U+FFFD. */
-void pfprof_escape_xml (GString *out, const char *s);
+void pfprof_escape_xml (GString *out, const char *s /* nullable */);
 
 /* Appends @s so that Markdown (GitHub flavour, which also renders HTML)
  * shows it literally on one line: markup characters are backslash-escaped,
  * '<', '>' and '&' become entities, controls and newlines become spaces,
  * bidi controls U+FFFD. */
-void pfprof_escape_markdown (GString *out, const char *s);
+void pfprof_escape_markdown (GString *out, const char *s /* nullable */);
 
 /* Appends @s for a terminal: escape sequences and other control
  * characters (C0, DEL, C1) are dropped; '\n' and '\t' are kept when
  * @keep_newlines, else become spaces; invalid UTF-8 and bidi controls
  * (which would reorder the line) are replaced by U+FFFD. */
-void pfprof_escape_terminal (GString *out, const char *s, gboolean keep_newlines);
+void pfprof_escape_terminal (GString *out, const char *s /* nullable */, gboolean keep_newlines);
 
 /* Appends @s as one CSV field (RFC 4180): always quoted, '"' doubled,
  * newlines kept (a quoted field may hold them), other controls dropped,
