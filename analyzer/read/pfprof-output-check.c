@@ -56,6 +56,8 @@ pfprof_output_check (const char *path, gboolean overwrite, GError **error)
 {
   struct stat st;
 
+  g_return_val_if_fail (path != NULL, FALSE);
+
   if (lstat (path, &st) != 0)
     return TRUE;
   if (S_ISLNK (st.st_mode))
@@ -87,6 +89,9 @@ gboolean
 pfprof_output_check_place (const char *tmp, const char *path, gboolean overwrite, GError **error)
 {
   int e;
+
+  g_return_val_if_fail (tmp != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
 
   if (overwrite)
     {

@@ -85,6 +85,9 @@ on_progress (void *data)
 void
 pfprof_sqlite_guard_bound (sqlite3 *db, guint64 file_bytes, PfprofSqliteGuard *guard)
 {
+  g_return_if_fail (db != NULL);
+  g_return_if_fail (guard != NULL);
+
   guard->calls = 0;
   guard->limit = (STEPS_FLOOR + file_bytes * STEPS_PER_BYTE) / STEPS_PER_CALL;
   sqlite3_progress_handler (db, STEPS_PER_CALL, on_progress, guard);
@@ -93,5 +96,7 @@ pfprof_sqlite_guard_bound (sqlite3 *db, guint64 file_bytes, PfprofSqliteGuard *g
 gboolean
 pfprof_sqlite_guard_exceeded (const PfprofSqliteGuard *guard)
 {
+  g_return_val_if_fail (guard != NULL, FALSE);
+
   return guard->calls > guard->limit;
 }

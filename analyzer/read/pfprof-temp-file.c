@@ -82,6 +82,8 @@ pfprof_temp_file_install_handlers (void)
 int
 pfprof_temp_file_register (const char *path)
 {
+  g_return_val_if_fail (path != NULL, -1);
+
   char *p = g_strdup (path);
 
   for (int i = 0; i < N_SLOTS; i++)
@@ -111,6 +113,8 @@ pfprof_temp_file_forget (int slot)
 void
 pfprof_temp_file_remove (const char *path)
 {
+  g_return_if_fail (path != NULL);
+
   for (gsize s = 0; s < G_N_ELEMENTS (side_suffixes); s++)
     {
       g_autofree char *p = g_strconcat (path, side_suffixes[s], NULL);
@@ -139,6 +143,9 @@ pfprof_temp_file_dir_new (const char *tmpl, int *slot, GError **error)
   sigset_t old;
   char *dir;
 
+  g_return_val_if_fail (tmpl != NULL, NULL);
+  g_return_val_if_fail (slot != NULL, NULL);
+
   block_signals (&old);
   dir = g_dir_make_tmp (tmpl, error);
   *slot = dir != NULL ? pfprof_temp_file_register (dir) : -1;
@@ -151,6 +158,10 @@ pfprof_temp_file_beside (const char *path, int mode, char **tmp, int *slot)
 {
   /* "." + BASE + ".XXXXXX" + "-journal" (SQLite's longest side file)
    * within NAME_MAX. */
+  g_return_val_if_fail (path != NULL, -1);
+  g_return_val_if_fail (tmp != NULL, -1);
+  g_return_val_if_fail (slot != NULL, -1);
+
   const gsize max_base = NAME_MAX - 8 - 8;
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);

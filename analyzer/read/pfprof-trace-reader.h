@@ -48,7 +48,7 @@ typedef struct _PfprofTraceDatabase PfprofTraceDatabase;
  * not SQLite or cannot be opened. @path must outlive the result. */
 PfprofTraceDatabase *pfprof_trace_database_open (const char *path, GError **error);
 sqlite3 *pfprof_trace_database_get (PfprofTraceDatabase *db);
-void pfprof_trace_database_close (PfprofTraceDatabase *db);
+void pfprof_trace_database_close (PfprofTraceDatabase *db /* nullable */);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofTraceDatabase, pfprof_trace_database_close)
 

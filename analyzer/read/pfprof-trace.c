@@ -41,6 +41,8 @@ pfprof_trace_string (const PfprofTrace *trace, guint32 id)
 {
   const char *s;
 
+  g_return_val_if_fail (trace != NULL, "");
+
   if (id == PFPROF_NONE || id >= trace->strings->len)
     return "";
   s = g_ptr_array_index (trace->strings, id);
@@ -52,6 +54,9 @@ pfprof_trace_intern (PfprofTrace *trace, GHashTable *interned, const char *s)
 {
   gpointer found;
   guint32 id;
+
+  g_return_val_if_fail (trace != NULL, PFPROF_NONE);
+  g_return_val_if_fail (interned != NULL, PFPROF_NONE);
 
   if (s == NULL)
     s = "";
@@ -67,6 +72,9 @@ void
 pfprof_trace_add_note (PfprofTrace *trace, const char *fmt, ...)
 {
   va_list ap;
+
+  g_return_if_fail (trace != NULL);
+  g_return_if_fail (fmt != NULL);
 
   va_start (ap, fmt);
   g_ptr_array_add (trace->notes, g_strdup_vprintf (fmt, ap));
@@ -92,6 +100,8 @@ compare_nesting (gconstpointer a, gconstpointer b)
 void
 pfprof_trace_nest_nvtx (PfprofTrace *trace)
 {
+  g_return_if_fail (trace != NULL);
+
   GArray *nvtx = trace->tables[PFPROF_TABLE_NVTX];
   g_autoptr (GPtrArray) order = g_ptr_array_sized_new (nvtx->len);
   g_autoptr (GArray) open = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -120,12 +130,17 @@ pfprof_trace_nest_nvtx (PfprofTrace *trace)
 const char *
 pfprof_trace_meta (const PfprofTrace *trace, const char *key)
 {
+  g_return_val_if_fail (trace != NULL, NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+
   return g_hash_table_lookup (trace->meta, key);
 }
 
 gboolean
 pfprof_trace_is_incomplete (const PfprofTrace *trace)
 {
+  g_return_val_if_fail (trace != NULL, FALSE);
+
   const char *complete = pfprof_trace_meta (trace, "complete");
 
   /* Imports (nsys) have no such key: they are whole exports. */
@@ -144,6 +159,8 @@ guint64
 pfprof_trace_n_events (const PfprofTrace *trace)
 {
   guint64 n = 0;
+
+  g_return_val_if_fail (trace != NULL, 0);
 
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     if (is_event_table (t))
@@ -354,6 +371,8 @@ pfprof_trace_sort (PfprofTrace *trace)
 {
   gint64 lo = G_MAXINT64;
   gint64 hi = G_MININT64;
+
+  g_return_if_fail (trace != NULL);
 
   for (unsigned t = 0; t < PFPROF_N_TABLES; t++)
     {

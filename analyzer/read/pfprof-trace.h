@@ -86,7 +86,7 @@ guint64 pfprof_trace_n_events (const PfprofTrace *trace);
 /* The id of string @s (NULL reads as "") in @trace's strings, added when
  * new. @interned maps the strings already added (char* borrowed from the
  * trace -> id + 1): importers keep one while they build a trace. */
-guint32 pfprof_trace_intern (PfprofTrace *trace, GHashTable *interned, const char *s);
+guint32 pfprof_trace_intern (PfprofTrace *trace, GHashTable *interned, const char *s /* nullable */);
 
 /* Sets the depth of every NVTX range from how the ranges of its thread
  * nest (the number of earlier ranges still open when it starts), for
