@@ -69,7 +69,7 @@ gboolean pfprof_clock_wall_offset (const PfprofTrace *trace, gint64 *offset_ns);
  * (PFPROF_CLOCK_SHARED). Returns the number of traces that could not be
  * aligned. pfprof_run_new() calls it once, when the run is made; called
  * again on traces it moved, it would move them again. */
-guint pfprof_clock_align (GPtrArray *traces);
+guint pfprof_clock_align (GPtrArray *traces /* nullable */);
 
 /* One sentence on how @trace was moved, for reports ("host h: times
  * moved +1.00 ms onto the reference host's clock (clock triples)", with the

@@ -49,6 +49,8 @@ pfprof_input_pipeline_new (const PfprofTrace *trace, gint64 lo, gint64 hi)
 {
   const PfprofWorkerEventRecord *ev;
   guint n;
+  g_return_val_if_fail (trace != NULL, NULL);
+
   g_autoptr (GHashTable) puts = NULL;    /* pid << 32 ^ batch -> put time */
   g_autoptr (GHashTable) cpu = NULL;     /* pid -> WorkerCpu */
   g_autoptr (GHashTable) stage_of = NULL; /* site id -> index in stages */

@@ -32,6 +32,8 @@ pfprof_interval_set_builder_new (void)
 void
 pfprof_interval_set_builder_add (PfprofIntervalSetBuilder *b, gint64 start, gint64 end)
 {
+  g_return_if_fail (b != NULL);
+
   PfprofInterval iv = { start, end };
 
   if (end <= start)
@@ -114,6 +116,8 @@ pfprof_interval_set_free (PfprofIntervalSet *set)
 guint
 pfprof_interval_set_n (const PfprofIntervalSet *set)
 {
+  g_return_val_if_fail (set != NULL, 0);
+
   return set->n;
 }
 
@@ -122,6 +126,7 @@ pfprof_interval_set_get (const PfprofIntervalSet *set, guint i)
 {
   PfprofInterval none = { 0, 0 };
 
+  g_return_val_if_fail (set != NULL, none);
   g_return_val_if_fail (i < set->n, none);
   return set->iv[i];
 }
@@ -129,6 +134,8 @@ pfprof_interval_set_get (const PfprofIntervalSet *set, guint i)
 gint64
 pfprof_interval_set_length (const PfprofIntervalSet *set)
 {
+  g_return_val_if_fail (set != NULL, 0);
+
   return set->cum[set->n];
 }
 
@@ -157,6 +164,8 @@ starts_before (gconstpointer data, guint i)
 guint
 pfprof_interval_set_first_after (const PfprofIntervalSet *set, gint64 t)
 {
+  g_return_val_if_fail (set != NULL, 0);
+
   SetAt a = { set, t };
 
   /* Ends are increasing because the intervals are disjoint and sorted. */
@@ -178,6 +187,8 @@ pfprof_interval_set_length_in (const PfprofIntervalSet *set, gint64 lo, gint64 h
   guint i, j;
   gint64 len;
 
+  g_return_val_if_fail (set != NULL, 0);
+
   if (hi <= lo || set->n == 0)
     return 0;
   i = pfprof_interval_set_first_after (set, lo);
@@ -195,6 +206,8 @@ pfprof_interval_set_length_in (const PfprofIntervalSet *set, gint64 lo, gint64 h
 gboolean
 pfprof_interval_set_contains (const PfprofIntervalSet *set, gint64 t)
 {
+  g_return_val_if_fail (set != NULL, FALSE);
+
   guint i = pfprof_interval_set_first_after (set, t);
 
   return i < set->n && set->iv[i].start <= t;

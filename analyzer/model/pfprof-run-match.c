@@ -108,6 +108,8 @@ mixed (const PfprofTrace *a, const PfprofTrace *b, const char *why, GError **err
 gboolean
 pfprof_run_match_traces (const GPtrArray *traces, GError **error)
 {
+  g_return_val_if_fail (traces != NULL, FALSE);
+
   g_autoptr (GHashTable) ranks = g_hash_table_new_full (pfprof_hash_int64, g_int64_equal, g_free, NULL);
 
   g_return_val_if_fail (traces != NULL, FALSE);

@@ -150,6 +150,8 @@ pfprof_run_get_trace (const PfprofRun *run, guint index)
 gint64
 pfprof_run_clock_offset (const PfprofRun *run, guint index)
 {
+  g_return_val_if_fail (run != NULL, 0);
+
   const PfprofTrace *t = pfprof_run_get_trace (run, index);
 
   g_return_val_if_fail (t != NULL, 0);
@@ -159,6 +161,8 @@ pfprof_run_clock_offset (const PfprofRun *run, guint index)
 PfprofClockAlignment
 pfprof_run_clock_alignment (const PfprofRun *run, guint index)
 {
+  g_return_val_if_fail (run != NULL, PFPROF_CLOCK_SHARED);
+
   const PfprofTrace *t = pfprof_run_get_trace (run, index);
 
   g_return_val_if_fail (t != NULL, PFPROF_CLOCK_SHARED);
