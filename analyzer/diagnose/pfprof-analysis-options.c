@@ -68,6 +68,7 @@ pfprof_analysis_options_set_param (PfprofAnalysisOptions *o, const char *rule_id
 {
   const PfprofRule *rule;
 
+  g_return_val_if_fail (rule_id != NULL, FALSE);
   g_return_val_if_fail (o != NULL, FALSE);
   g_return_val_if_fail (key != NULL, FALSE);
   rule = pfprof_rules_lookup (rule_id);
@@ -98,6 +99,9 @@ double
 pfprof_analysis_options_get_param (const PfprofAnalysisOptions *o, const PfprofRule *rule,
                                    const char *key)
 {
+  g_return_val_if_fail (rule != NULL, 0.0);
+  g_return_val_if_fail (key != NULL, 0.0);
+
   const PfprofRuleParam *p = find_param (rule, key);
   g_autofree char *k = NULL;
   const double *v;
@@ -113,6 +117,9 @@ pfprof_analysis_options_get_param (const PfprofAnalysisOptions *o, const PfprofR
 gboolean
 pfprof_analysis_options_select_rules (PfprofAnalysisOptions *o, const char *list, GError **error)
 {
+  g_return_val_if_fail (o != NULL, FALSE);
+  g_return_val_if_fail (list != NULL, FALSE);
+
   g_auto (GStrv) ids = NULL;
   gboolean any_positive = FALSE;
 
@@ -149,6 +156,9 @@ gboolean
 pfprof_analysis_options_set_step_pattern (PfprofAnalysisOptions *o, const char *pattern,
                                           GError **error)
 {
+  g_return_val_if_fail (o != NULL, FALSE);
+  g_return_val_if_fail (pattern != NULL, FALSE);
+
   g_autoptr (GRegex) re = NULL;
   g_autoptr (GError) local = NULL;
 
@@ -189,6 +199,8 @@ pfprof_analysis_options_rule_enabled (const PfprofAnalysisOptions *o, const Pfpr
 {
   int v;
 
+  g_return_val_if_fail (rule != NULL, FALSE);
+
   if (o == NULL)
     return TRUE;
   v = GPOINTER_TO_INT (g_hash_table_lookup (o->enabled, rule->id));
@@ -200,6 +212,8 @@ pfprof_analysis_options_rule_enabled (const PfprofAnalysisOptions *o, const Pfpr
 PfprofSeverity
 pfprof_analysis_options_rule_severity (const PfprofAnalysisOptions *o, const PfprofRule *rule)
 {
+  g_return_val_if_fail (rule != NULL, PFPROF_SEVERITY_INFO);
+
   int v = o ? GPOINTER_TO_INT (g_hash_table_lookup (o->severity, rule->id)) : 0;
 
   return v ? (PfprofSeverity) (v - 1) : rule->severity;
@@ -208,6 +222,8 @@ pfprof_analysis_options_rule_severity (const PfprofAnalysisOptions *o, const Pfp
 gboolean
 pfprof_analysis_options_severity_is_set (const PfprofAnalysisOptions *o, const PfprofRule *rule)
 {
+  g_return_val_if_fail (rule != NULL, FALSE);
+
   return o != NULL && g_hash_table_lookup (o->severity, rule->id) != NULL;
 }
 
@@ -358,6 +374,9 @@ load_key_file (PfprofAnalysisOptions *o, GKeyFile *kf, GError **error)
 gboolean
 pfprof_analysis_options_load_data (PfprofAnalysisOptions *o, const char *data, GError **error)
 {
+  g_return_val_if_fail (o != NULL, FALSE);
+  g_return_val_if_fail (data != NULL, FALSE);
+
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autoptr (GError) local = NULL;
 
@@ -446,6 +465,9 @@ gboolean
 pfprof_analysis_options_load_file (PfprofAnalysisOptions *o, const char *path, GError **error)
 {
   g_autofree char *data = NULL;
+  g_return_val_if_fail (o != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
   g_autoptr (GError) local = NULL;
 
   g_return_val_if_fail (o != NULL, FALSE);

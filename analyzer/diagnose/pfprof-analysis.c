@@ -359,6 +359,8 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
 {
   PfprofAnalysis *a;
   guint n_rules;
+  g_return_val_if_fail (run != NULL, NULL);
+
   const PfprofRule *const *rules = pfprof_rules_get (&n_rules);
 
   g_return_val_if_fail (run != NULL, NULL);
@@ -470,6 +472,9 @@ pfprof_analysis_findings_of (const PfprofAnalysis *a, const char *rule_id)
 double
 pfprof_evidence_share (const PfprofFinding *f, const PfprofEvidence *e)
 {
+  g_return_val_if_fail (f != NULL, 0.0);
+  g_return_val_if_fail (e != NULL, 0.0);
+
   if (f->time_ns <= 0)
     return 0.0;
   return CLAMP ((double) e->cost_ns / (double) f->time_ns, 0.0, 1.0);
@@ -478,6 +483,9 @@ pfprof_evidence_share (const PfprofFinding *f, const PfprofEvidence *e)
 char *
 pfprof_evidence_format_share (const PfprofFinding *f, const PfprofEvidence *e)
 {
+  g_return_val_if_fail (f != NULL, NULL);
+  g_return_val_if_fail (e != NULL, NULL);
+
   double share = pfprof_evidence_share (f, e);
   g_autofree char *pct = pfprof_format_double (share * 100.0, share >= 0.1 ? 0 : 1);
 
@@ -498,6 +506,11 @@ pfprof_evidence_name (const PfprofAnalysis *a, const PfprofEvidence *e, const ch
 {
   PfprofTrace *t;
   guint32 id;
+
+  g_return_val_if_fail (a != NULL, FALSE);
+  g_return_val_if_fail (e != NULL, FALSE);
+  g_return_val_if_fail (shown != NULL, FALSE);
+  g_return_val_if_fail (raw != NULL, FALSE);
 
   if (e->trace_index >= a->traces->len)
     return FALSE;

@@ -28,7 +28,7 @@ typedef enum
 const char *pfprof_severity_to_string (PfprofSeverity severity);
 
 /* Parses the above; FALSE when @s is none of them. */
-gboolean pfprof_severity_from_string (const char *s, PfprofSeverity *out);
+gboolean pfprof_severity_from_string (const char *s /* nullable */, PfprofSeverity *out);
 
 /* One occurrence of a finding: a time range on one row of the timeline. */
 typedef struct

@@ -855,6 +855,11 @@ pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint
                           PfprofSourceLinesPolicy policy, guint64 *n_bad_sites,
                           guint *n_sources_withheld)
 {
+  g_return_if_fail (ix != NULL);
+  g_return_if_fail (findings != NULL);
+  g_return_if_fail (n_bad_sites != NULL);
+  g_return_if_fail (n_sources_withheld != NULL);
+
   Ctx c = { 0 };
   const char *cmd = pfprof_trace_meta (ix->trace, "command_line");
   /* A trace recorded with --redact-args says so at the end of its command
@@ -897,6 +902,8 @@ pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint
 char *
 pfprof_call_site_describe (const PfprofFindingSite *site, gboolean full)
 {
+  g_return_val_if_fail (site != NULL, NULL);
+
   g_autofree char *base = full ? NULL : g_path_get_basename (site->file);
   g_autofree char *file = shorten (full ? site->file : base, NAME_MAX_CHARS);
   g_autofree char *function = shorten (site->function, NAME_MAX_CHARS);
@@ -922,6 +929,8 @@ pfprof_site_kind_name (guint kind)
 char *
 pfprof_call_site_summary (const PfprofFindingSite *site)
 {
+  g_return_val_if_fail (site != NULL, NULL);
+
   g_autofree char *base = g_path_get_basename (site->file);
   g_autofree char *file = shorten (base, NAME_MAX_CHARS);
   g_autofree char *function = shorten (site->function, NAME_MAX_CHARS);
@@ -946,6 +955,8 @@ pfprof_call_site_summary (const PfprofFindingSite *site)
 void
 pfprof_finding_site_clear (gpointer p)
 {
+  g_return_if_fail (p != NULL);
+
   PfprofFindingSite *s = p;
 
   g_clear_pointer (&s->source, g_free);

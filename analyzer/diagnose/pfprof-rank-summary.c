@@ -20,6 +20,8 @@ compare_rank (gconstpointer pa, gconstpointer pb)
 gint64
 pfprof_rank_summary_input_ns (const PfprofRankSummary *s)
 {
+  g_return_val_if_fail (s != NULL, 0);
+
   return s->data_wait_ns + s->copy_exposed_ns;
 }
 
@@ -163,6 +165,9 @@ pfprof_rank_summary_select (const PfprofAnalysis *a, const GArray *ranks, gboole
   g_autofree guint *with_steps = NULL;
   g_autofree gint64 *steps = NULL;
   guint n_with = 0, n_steps = 0, n_no_steps = 0;
+  g_return_val_if_fail (a != NULL, NULL);
+  g_return_val_if_fail (ranks != NULL, NULL);
+
   Order o = { ranks, FALSE };
 
   g_return_val_if_fail (a != NULL, NULL);
@@ -282,6 +287,8 @@ pfprof_rank_summary_shown_describe (guint shown)
 char *
 pfprof_rank_summary_selection_describe_hidden (const PfprofRankSummarySelection *sel)
 {
+  g_return_val_if_fail (sel != NULL, NULL);
+
   g_autoptr (GString) out = NULL;
   guint n_steps = sel->n_hidden - sel->n_hidden_no_steps;
 

@@ -34,6 +34,8 @@ typedef struct
 gboolean
 pfprof_source_lines_policy_from_string (const char *s, PfprofSourceLinesPolicy *policy)
 {
+  g_return_val_if_fail (policy != NULL, FALSE);
+
   static const struct
   {
     const char *name;

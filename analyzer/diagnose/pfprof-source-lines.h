@@ -38,7 +38,7 @@ typedef enum
 typedef struct _PfprofSourceLines PfprofSourceLines;
 
 /* "auto", "always" or "never" into *@policy; FALSE for anything else. */
-gboolean pfprof_source_lines_policy_from_string (const char *s, PfprofSourceLinesPolicy *policy);
+gboolean pfprof_source_lines_policy_from_string (const char *s /* nullable */, PfprofSourceLinesPolicy *policy);
 
 /* A cache of the files read under @policy, with the folder pfprof runs
  * in taken now. */
@@ -49,10 +49,10 @@ void pfprof_source_lines_free (PfprofSourceLines *sources);
 /* The lines of @path (a NULL-terminated vector owned by @sources), or
  * NULL when the file is missing, unreadable, too large, or not to be
  * read under the policy. Each file is looked at once. */
-char **pfprof_source_lines_get (PfprofSourceLines *sources, const char *path);
+char **pfprof_source_lines_get (PfprofSourceLines *sources, const char *path /* nullable */);
 
 /* Whether @path is there but PFPROF_SOURCE_LINES_AUTO leaves it unread. */
-gboolean pfprof_source_lines_withheld (PfprofSourceLines *sources, const char *path);
+gboolean pfprof_source_lines_withheld (PfprofSourceLines *sources, const char *path /* nullable */);
 
 /* Files that are there but that PFPROF_SOURCE_LINES_AUTO left unread. */
 guint pfprof_source_lines_n_withheld (const PfprofSourceLines *sources);

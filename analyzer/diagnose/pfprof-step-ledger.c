@@ -470,6 +470,8 @@ work_correlations (const PfprofTrace *t)
 PfprofStepLedger *
 pfprof_step_ledger_new (const PfprofTraceIndex *ix)
 {
+  g_return_val_if_fail (ix != NULL, NULL);
+
   PfprofStepLedger *l = g_new0 (PfprofStepLedger, 1);
   const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
   const PfprofTrace *t = ix->trace;
@@ -601,6 +603,9 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix)
 void
 pfprof_step_ledger_fill_steady (const PfprofStepLedger *l, gint64 *out)
 {
+  g_return_if_fail (l != NULL);
+  g_return_if_fail (out != NULL);
+
   memset (out, 0, sizeof (gint64) * PFPROF_LEDGER_N_BUCKETS);
   for (guint i = 0; i < pfprof_trace_index_n_steady_parts (l->ix); i++)
     {
@@ -617,6 +622,9 @@ void
 pfprof_step_ledger_fill (const PfprofStepLedger *l, gint64 start, gint64 end, gint64 *out)
 {
   gint64 sum = 0;
+
+  g_return_if_fail (l != NULL);
+  g_return_if_fail (out != NULL);
 
   for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
     {
@@ -641,6 +649,9 @@ compare_by_length (gconstpointer a, gconstpointer b)
 void
 pfprof_ledger_summarize (const GArray *steps, guint trace_index, PfprofLedgerSummary *out)
 {
+  g_return_if_fail (steps != NULL);
+  g_return_if_fail (out != NULL);
+
   g_autoptr (GPtrArray) steady = g_ptr_array_new ();
   gint64 total = 0, sum[PFPROF_LEDGER_N_BUCKETS] = { 0 }, parts = 0;
 
@@ -698,6 +709,8 @@ pfprof_step_ledger_refill_after (const PfprofStepLedger *l, const GArray *waits)
 {
   gint64 sum = 0;
 
+  g_return_val_if_fail (waits != NULL, 0);
+
   for (guint i = 0; l != NULL && i < pfprof_trace_index_n_steady_parts (l->ix); i++)
     {
       PfprofInterval p = pfprof_trace_index_steady_part (l->ix, i);
@@ -711,6 +724,8 @@ gint64
 pfprof_ledger_sum (const gint64 *values, guint32 buckets)
 {
   gint64 sum = 0;
+
+  g_return_val_if_fail (values != NULL, 0);
 
   for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
     if (buckets & PFPROF_LEDGER_BIT (b))
@@ -772,6 +787,9 @@ pfprof_step_ledger_burst_idle (const PfprofStepLedger *l, const GArray *calls, g
                                const gint64 *bounds, guint n_bounds)
 {
   gint64 sum = 0;
+
+  g_return_val_if_fail (calls != NULL, 0);
+  g_return_val_if_fail (n_bounds == 0 || bounds != NULL, 0);
 
   for (guint i = 0; l != NULL && i < pfprof_trace_index_n_steady_parts (l->ix); i++)
     {
@@ -924,6 +942,9 @@ pfprof_step_ledger_call_run_idle (const PfprofStepLedger *l, const GArray *calls
 {
   gint64 sum = 0;
   guint chained = 0;
+
+  g_return_val_if_fail (calls != NULL, 0);
+  g_return_val_if_fail (n_bounds == 0 || bounds != NULL, 0);
 
   for (guint i = 0; l != NULL && i < pfprof_trace_index_n_steady_parts (l->ix); i++)
     {

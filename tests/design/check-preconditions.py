@@ -122,6 +122,7 @@ def header_declarations(path, text):
         # before it.
         doc = text[start_of_stmt + 1:m.start()]
         nullable_doc = set()
+        doc = re.sub(r'\n\s*\*(?!/)', ' ', doc)  # the comment's leading stars
         for sentence in re.split(r'\.\s', ' '.join(doc.split())):
             if re.search(r'may be NULL', sentence):
                 nullable_doc.update(re.findall(r'@(\w+)', sentence))
