@@ -70,15 +70,17 @@ gboolean pfprof_analysis_options_set_step_pattern (PfprofAnalysisOptions *option
 gboolean pfprof_analysis_options_set_param (PfprofAnalysisOptions *options, const char *rule_id,
                                             const char *key, double value, GError **error);
 
-/* The step pattern in effect. */
-const char *pfprof_analysis_options_get_step_pattern (const PfprofAnalysisOptions *options /* nullable */);
+/* The step pattern in effect. @options may be NULL, here and in the
+ * getters below: the defaults. */
+const char *pfprof_analysis_options_get_step_pattern (const PfprofAnalysisOptions *options);
 
-/* Leading steps to treat as warm-up, or -1 to detect them. */
-int pfprof_analysis_options_get_warmup_steps (const PfprofAnalysisOptions *options /* nullable */);
+/* Leading steps to treat as warm-up, or -1 to detect them. @options may
+ * be NULL. */
+int pfprof_analysis_options_get_warmup_steps (const PfprofAnalysisOptions *options);
 
 /* Findings that save less than this share of the mean step are info
- * (default 0.01). */
-double pfprof_analysis_options_get_min_saving_share (const PfprofAnalysisOptions *options /* nullable */);
+ * (default 0.01). @options may be NULL. */
+double pfprof_analysis_options_get_min_saving_share (const PfprofAnalysisOptions *options);
 
 /* Whether findings keep every occurrence (PfprofFinding.occurrences), not
  * only the costliest few of PfprofFinding.evidence: what the GUI's
@@ -86,28 +88,30 @@ double pfprof_analysis_options_get_min_saving_share (const PfprofAnalysisOptions
  * the evidence alone, and a finding can have a million occurrences. */
 void pfprof_analysis_options_set_keep_occurrences (PfprofAnalysisOptions *options, gboolean keep);
 
-gboolean pfprof_analysis_options_get_keep_occurrences (const PfprofAnalysisOptions *options /* nullable */);
+/* @options may be NULL. */
+gboolean pfprof_analysis_options_get_keep_occurrences (const PfprofAnalysisOptions *options);
 
 /* Which files the call sites' source text is read from
  * (pfprof-source-lines.h); PFPROF_SOURCE_LINES_AUTO by default. */
 void pfprof_analysis_options_set_source_lines (PfprofAnalysisOptions *options,
                                                PfprofSourceLinesPolicy policy);
-PfprofSourceLinesPolicy pfprof_analysis_options_get_source_lines (const PfprofAnalysisOptions *options /* nullable */);
+/* @options may be NULL. */
+PfprofSourceLinesPolicy pfprof_analysis_options_get_source_lines (const PfprofAnalysisOptions *options);
 
-/* Whether @rule runs. */
-gboolean pfprof_analysis_options_rule_enabled (const PfprofAnalysisOptions *options /* nullable */,
+/* Whether @rule runs. @options may be NULL. */
+gboolean pfprof_analysis_options_rule_enabled (const PfprofAnalysisOptions *options,
                                                const PfprofRule *rule);
 
-/* The severity @rule's findings get. */
-PfprofSeverity pfprof_analysis_options_rule_severity (const PfprofAnalysisOptions *options /* nullable */,
+/* The severity @rule's findings get. @options may be NULL. */
+PfprofSeverity pfprof_analysis_options_rule_severity (const PfprofAnalysisOptions *options,
                                                       const PfprofRule *rule);
 
-/* TRUE when the config file set @rule's severity. */
-gboolean pfprof_analysis_options_severity_is_set (const PfprofAnalysisOptions *options /* nullable */,
+/* TRUE when the config file set @rule's severity. @options may be NULL. */
+gboolean pfprof_analysis_options_severity_is_set (const PfprofAnalysisOptions *options,
                                                   const PfprofRule *rule);
 
-/* Threshold @key of @rule: configured or default. */
-double pfprof_analysis_options_get_param (const PfprofAnalysisOptions *options /* nullable */,
+/* Threshold @key of @rule: configured or default. @options may be NULL. */
+double pfprof_analysis_options_get_param (const PfprofAnalysisOptions *options,
                                           const PfprofRule *rule, const char *key);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofAnalysisOptions, pfprof_analysis_options_free)

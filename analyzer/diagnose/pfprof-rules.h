@@ -119,7 +119,8 @@ void pfprof_rule_run (const PfprofRule *rule, PfprofAnalysis *analysis,
  * earlier on a tie) are kept, costliest first, whatever the order they
  * are offered in: every report, the export and the GUI's occurrence
  * navigator show them in that order. The count is separate. */
-void pfprof_finding_add_evidence (PfprofFinding *finding, const PfprofEvidence *evidence, guint max);
+void pfprof_finding_add_evidence (PfprofFinding *finding, const PfprofEvidence *evidence,
+                                  guint max);
 
 /* Records one occurrence in @finding's occurrences (when the options keep
  * them) and nothing else: for the occurrences a rule offers no evidence
@@ -147,7 +148,8 @@ gint64 *pfprof_rule_step_starts (const PfprofRuleContext *ctx);
  * ranges: host-to-device copies in at least half the steady steps (at
  * least two in the window when it has no steps). Idle time is called
  * input only with such evidence. */
-gboolean pfprof_rule_has_input_copies (const PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev);
+gboolean pfprof_rule_has_input_copies (const PfprofRuleContext *ctx,
+                                       const PfprofDeviceTimeline *dev);
 
 /* @total spread over the steady steps (or the whole window when none). */
 gint64 pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total);

@@ -38,7 +38,8 @@ typedef enum
 typedef struct _PfprofSourceLines PfprofSourceLines;
 
 /* "auto", "always" or "never" into *@policy; FALSE for anything else. */
-gboolean pfprof_source_lines_policy_from_string (const char *s /* nullable */, PfprofSourceLinesPolicy *policy);
+gboolean pfprof_source_lines_policy_from_string (const char *s /* nullable */,
+                                                 PfprofSourceLinesPolicy *policy);
 
 /* A cache of the files read under @policy, with the folder pfprof runs
  * in taken now. */

@@ -89,7 +89,8 @@ void pfprof_step_ledger_free (PfprofStepLedger *ledger);
 
 /* Fills @out[PFPROF_LEDGER_N_BUCKETS] for the window [@start, @end): the
  * buckets sum to @end - @start. */
-void pfprof_step_ledger_fill (const PfprofStepLedger *ledger, gint64 start, gint64 end, gint64 *out);
+void pfprof_step_ledger_fill (const PfprofStepLedger *ledger, gint64 start, gint64 end,
+                              gint64 *out);
 
 /* The same, summed over the parts of the steady window: the buckets sum
  * to pfprof_trace_index_steady_length(). */
@@ -99,14 +100,16 @@ void pfprof_step_ledger_fill_steady (const PfprofStepLedger *ledger, gint64 *out
  * cudaStreamSynchronize of a blocking host-to-device copy: the same thread's
  * previous call was a cudaMemcpy* whose copy went host to device on the
  * stream the sync waited for. */
-gboolean pfprof_step_ledger_is_copy_sync (const PfprofStepLedger *ledger /* nullable */, guint api_index);
+gboolean pfprof_step_ledger_is_copy_sync (const PfprofStepLedger *ledger /* nullable */,
+                                          guint api_index);
 
 /* How many such syncs the steady window holds. */
 guint pfprof_step_ledger_n_copy_syncs (const PfprofStepLedger *ledger /* nullable */);
 
 /* The instants of bucket @bucket over the whole trace (NULL for
- * other_idle, which is what the others leave). */
-const PfprofIntervalSet *pfprof_step_ledger_bucket_set (const PfprofStepLedger *ledger /* nullable */,
+ * other_idle, which is what the others leave, and when @ledger is NULL:
+ * @ledger may be NULL). */
+const PfprofIntervalSet *pfprof_step_ledger_bucket_set (const PfprofStepLedger *ledger,
                                                         PfprofLedgerBucket bucket);
 
 /* The three below count what starts in the steady window, each of its
@@ -119,14 +122,16 @@ const PfprofIntervalSet *pfprof_step_ledger_bucket_set (const PfprofStepLedger *
  * the GPU's queue; the GPU then idles while the host refills it launch by
  * launch, until the host is ahead again by the lead the wait took away.
  * Removing the wait removes that idle too. */
-gint64 pfprof_step_ledger_refill_after (const PfprofStepLedger *ledger /* nullable */, const GArray *waits);
+gint64 pfprof_step_ledger_refill_after (const PfprofStepLedger *ledger /* nullable */,
+                                        const GArray *waits);
 
 /* The same for bursts of calls: @calls (PfprofInterval, time order) within
  * @gap of each other, and never across one of the @n_bounds times
  * (@bounds, ascending: step starts), form one burst; returns the host-bound
  * idle inside the bursts plus the refill after each. The host issuing many
  * short calls with Python between them holds the GPU up the whole time. */
-gint64 pfprof_step_ledger_burst_idle (const PfprofStepLedger *ledger /* nullable */, const GArray *calls, gint64 gap,
+gint64 pfprof_step_ledger_burst_idle (const PfprofStepLedger *ledger /* nullable */,
+                                      const GArray *calls, gint64 gap,
                                       const gint64 *bounds, guint n_bounds);
 
 /* Host-bound idle while a thread issued @calls (guint indices into the
@@ -142,7 +147,8 @@ gint64 pfprof_step_ledger_burst_idle (const PfprofStepLedger *ledger /* nullable
  * them, until the next run, is added, at most the total length of that
  * step's runs (the refill, as in refill_after). *@n_chained (may be
  * NULL) gets how many calls were followed back to back. */
-gint64 pfprof_step_ledger_call_run_idle (const PfprofStepLedger *ledger /* nullable */, const GArray *calls, gint64 max_gap,
+gint64 pfprof_step_ledger_call_run_idle (const PfprofStepLedger *ledger /* nullable */,
+                                         const GArray *calls, gint64 max_gap,
                                          const gint64 *bounds, guint n_bounds, guint *n_chained);
 
 /* The sum of the buckets whose bits (1 << PfprofLedgerBucket) are in

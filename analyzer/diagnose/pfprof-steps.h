@@ -28,7 +28,8 @@ G_BEGIN_DECLS
 
 /* Appends the steps of @ix's trace to @steps (PfprofStep, time order),
  * marks warm-up, and fills @ix's step fields and steady window. */
-void pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GArray *steps);
+void pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
+                          GArray *steps);
 
 /* Fills the breakdown fields (data wait, copy, compute, sync, idle) of
  * @step from @ix's interval sets. */
