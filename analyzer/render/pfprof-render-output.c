@@ -13,6 +13,9 @@
 gboolean
 pfprof_render_format_from_path (const char *path, PfprofRenderFormat *format)
 {
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (format != NULL, FALSE);
+
   const char *dot = strrchr (path, '.');
 
   if (dot == NULL || strchr (dot, '/') != NULL)
@@ -96,6 +99,10 @@ pfprof_render_output_save (PfprofTimeline *timeline, const PfprofRenderView *vie
                            PfprofRenderFormat format, const char *path, gboolean overwrite,
                            GError **error)
 {
+  g_return_val_if_fail (timeline != NULL, FALSE);
+  g_return_val_if_fail (view != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
   PfprofSafeOutput *output = pfprof_safe_output_open (path, overwrite, error);
 
   if (output == NULL)

@@ -86,6 +86,8 @@ static const double shade_alpha[N_SHADES] = { 0.35, 0.55, 0.78, 1.0 };
 void
 pfprof_renderer_item_color (PfprofItemClass cls, gboolean dark, double rgb[3])
 {
+  g_return_if_fail (rgb != NULL);
+
   for (int i = 0; i < 3; i++)
     {
       double c = light_colors[cls < PFPROF_N_ITEMS ? cls : 0][i];
@@ -104,6 +106,8 @@ pfprof_renderer_item_name (PfprofItemClass cls)
 void
 pfprof_renderer_severity_color (PfprofSeverity severity, double rgb[3])
 {
+  g_return_if_fail (rgb != NULL);
+
   static const double colors[3][3] = {
     { 0.145, 0.388, 0.922 }, /* info */
     { 0.961, 0.620, 0.043 }, /* warning */
@@ -118,6 +122,9 @@ void
 pfprof_render_view_init (PfprofRenderView *view, const PfprofTimeline *timeline, double width,
                          double height)
 {
+  g_return_if_fail (view != NULL);
+  g_return_if_fail (timeline != NULL);
+
   memset (view, 0, sizeof *view);
   view->t0 = timeline->start_ns;
   view->t1 = timeline->end_ns > timeline->start_ns ? timeline->end_ns : timeline->start_ns + 1;
@@ -144,6 +151,9 @@ row_scale (const PfprofRenderView *view)
 double
 pfprof_renderer_row_height (const PfprofTimeline *timeline, const PfprofRenderView *view, guint row)
 {
+  g_return_val_if_fail (timeline != NULL, 0.0);
+  g_return_val_if_fail (view != NULL, 0.0);
+
   const PfprofTimelineRow *r = pfprof_timeline_get_row (timeline, row);
 
   if (r == NULL)
@@ -154,6 +164,9 @@ pfprof_renderer_row_height (const PfprofTimeline *timeline, const PfprofRenderVi
 gboolean
 pfprof_renderer_row_shown (const PfprofTimeline *timeline, const PfprofRenderView *view, guint row)
 {
+  g_return_val_if_fail (timeline != NULL, FALSE);
+  g_return_val_if_fail (view != NULL, FALSE);
+
   if (view->row_mask != NULL && !view->row_mask[row])
     return FALSE;
   return pfprof_timeline_row_visible (timeline, row);
@@ -164,6 +177,9 @@ pfprof_renderer_content_height (const PfprofTimeline *timeline, const PfprofRend
 {
   double h = 0;
 
+  g_return_val_if_fail (timeline != NULL, 0.0);
+  g_return_val_if_fail (view != NULL, 0.0);
+
   for (guint i = 0; i < timeline->rows->len; i++)
     if (pfprof_renderer_row_shown (timeline, view, i))
       h += pfprof_renderer_row_height (timeline, view, i);
@@ -173,6 +189,9 @@ pfprof_renderer_content_height (const PfprofTimeline *timeline, const PfprofRend
 double
 pfprof_renderer_row_y (const PfprofTimeline *timeline, const PfprofRenderView *view, guint row)
 {
+  g_return_val_if_fail (timeline != NULL, -1.0);
+  g_return_val_if_fail (view != NULL, -1.0);
+
   double y = view->ruler_height - view->scroll_y;
 
   if (row >= timeline->rows->len || !pfprof_renderer_row_shown (timeline, view, row))
@@ -186,6 +205,10 @@ pfprof_renderer_row_y (const PfprofTimeline *timeline, const PfprofRenderView *v
 void
 pfprof_renderer_row_tops (const PfprofTimeline *timeline, const PfprofRenderView *view, double *tops)
 {
+  g_return_if_fail (timeline != NULL);
+  g_return_if_fail (view != NULL);
+  g_return_if_fail (tops != NULL);
+
   double y = view->ruler_height - view->scroll_y;
 
   g_return_if_fail (timeline != NULL && view != NULL && tops != NULL);
@@ -202,6 +225,9 @@ pfprof_renderer_row_tops (const PfprofTimeline *timeline, const PfprofRenderView
 int
 pfprof_renderer_row_at (const PfprofTimeline *timeline, const PfprofRenderView *view, double y)
 {
+  g_return_val_if_fail (timeline != NULL, -1);
+  g_return_val_if_fail (view != NULL, -1);
+
   double top = view->ruler_height - view->scroll_y;
 
   if (y < view->ruler_height || y >= view->height - view->legend_height)
@@ -231,12 +257,16 @@ ns_per_px (const PfprofRenderView *view)
 gint64
 pfprof_renderer_time_at (const PfprofRenderView *view, double x)
 {
+  g_return_val_if_fail (view != NULL, 0);
+
   return view->t0 + (gint64) llround ((x - view->label_width) * ns_per_px (view));
 }
 
 double
 pfprof_renderer_x_of (const PfprofRenderView *view, gint64 t)
 {
+  g_return_val_if_fail (view != NULL, 0.0);
+
   return view->label_width + (double) (t - view->t0) / ns_per_px (view);
 }
 
@@ -523,6 +553,8 @@ draw_text_fit (cairo_t *cr, const char *raw, double x, double baseline, double m
 char *
 pfprof_renderer_event_label (const PfprofTimelineRow *row, PfprofEventRef ref)
 {
+  g_return_val_if_fail (row != NULL, NULL);
+
   const PfprofTrace *trace = row->trace;
   guint i = PFPROF_EVENT_REF_INDEX (ref);
 
@@ -924,6 +956,10 @@ void
 pfprof_renderer_draw (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view,
                       PfprofRenderStats *stats)
 {
+  g_return_if_fail (cr != NULL);
+  g_return_if_fail (tl != NULL);
+  g_return_if_fail (view != NULL);
+
   PfprofRenderStats local_stats = { 0 };
   Batch b = { 0 };
   double bg[3], fg[3], alt[3];

@@ -144,6 +144,8 @@ void
 pfprof_timeline_event_range (const PfprofTrace *trace, PfprofEventRef ref, gint64 *start_ns,
                              gint64 *end_ns)
 {
+  g_return_if_fail (trace != NULL);
+
   const gint64 *t = event_times (trace, ref);
 
   if (start_ns)
@@ -155,6 +157,8 @@ pfprof_timeline_event_range (const PfprofTrace *trace, PfprofEventRef ref, gint6
 PfprofItemClass
 pfprof_timeline_event_class (const PfprofTimelineRow *row, PfprofEventRef ref)
 {
+  g_return_val_if_fail (row != NULL, PFPROF_ITEM_KERNEL);
+
   const PfprofTrace *trace = row->trace;
   guint i = PFPROF_EVENT_REF_INDEX (ref);
 
@@ -1093,6 +1097,8 @@ pfprof_timeline_set_analysis (PfprofTimeline *timeline, const PfprofAnalysis *an
 const PfprofTimelineRow *
 pfprof_timeline_get_row (const PfprofTimeline *timeline, guint i)
 {
+  g_return_val_if_fail (timeline != NULL, NULL);
+
   if (i >= timeline->rows->len)
     return NULL;
   return &g_array_index (timeline->rows, PfprofTimelineRow, i);
@@ -1101,6 +1107,8 @@ pfprof_timeline_get_row (const PfprofTimeline *timeline, guint i)
 gboolean
 pfprof_timeline_row_visible (const PfprofTimeline *timeline, guint i)
 {
+  g_return_val_if_fail (timeline != NULL, FALSE);
+
   const PfprofTimelineRow *row = pfprof_timeline_get_row (timeline, i);
 
   while (row != NULL && row->parent >= 0)
@@ -1115,6 +1123,8 @@ pfprof_timeline_row_visible (const PfprofTimeline *timeline, guint i)
 void
 pfprof_timeline_set_expanded (PfprofTimeline *timeline, guint i, gboolean expanded)
 {
+  g_return_if_fail (timeline != NULL);
+
   if (i < timeline->rows->len)
     {
       PfprofTimelineRow *row = &g_array_index (timeline->rows, PfprofTimelineRow, i);
@@ -1149,6 +1159,8 @@ ref_ends_by (gconstpointer data, guint i)
 guint
 pfprof_timeline_row_lower_bound (const PfprofTimelineRow *row, guint from, gint64 t)
 {
+  g_return_val_if_fail (row != NULL, 0);
+
   guint lo = from, hi, step = 1;
 
   /* Gallop to bracket the answer, then bisect. */
@@ -1167,6 +1179,8 @@ pfprof_timeline_row_lower_bound (const PfprofTimelineRow *row, guint from, gint6
 guint
 pfprof_timeline_row_first_after (const PfprofTimelineRow *row, gint64 t)
 {
+  g_return_val_if_fail (row != NULL, 0);
+
   RowAt a = { row, t };
   /* Lanes do not overlap, so ends are sorted like starts. */
   guint lo = pfprof_lower_bound (0, row->n_refs, ref_ends_by, &a);
@@ -1184,6 +1198,8 @@ pfprof_timeline_row_hit (const PfprofTimelineRow *row, gint64 t, gint64 slop_ns)
   guint i;
   PfprofEventRef best = PFPROF_EVENT_REF_NONE;
   gint64 best_d = G_MAXINT64;
+
+  g_return_val_if_fail (row != NULL, PFPROF_EVENT_REF_NONE);
 
   if (row->n_refs == 0)
     return best;
@@ -1207,6 +1223,8 @@ pfprof_timeline_row_hit (const PfprofTimelineRow *row, gint64 t, gint64 slop_ns)
 int
 pfprof_timeline_find_row (const PfprofTimeline *timeline, guint trace_index, PfprofEventRef ref)
 {
+  g_return_val_if_fail (timeline != NULL, -1);
+
   for (guint r = 0; r < timeline->rows->len; r++)
     {
       const PfprofTimelineRow *row = pfprof_timeline_get_row (timeline, r);
@@ -1230,6 +1248,8 @@ pfprof_timeline_launching_call (PfprofTimeline *timeline, guint trace_index, Pfp
   struct _PfprofTimelineTraceInfo *info;
   const PfprofTrace *trace;
   guint32 corr;
+  g_return_val_if_fail (timeline != NULL, -1);
+
   guint i = PFPROF_EVENT_REF_INDEX (ref);
   gpointer v;
 
@@ -1277,6 +1297,9 @@ pfprof_timeline_evidence_row (const PfprofTimeline *timeline, const PfprofEviden
 {
   int device_fallback = -1;
 
+  g_return_val_if_fail (timeline != NULL, -1);
+  g_return_val_if_fail (ev != NULL, -1);
+
   for (guint r = 0; r < timeline->rows->len; r++)
     {
       const PfprofTimelineRow *row = pfprof_timeline_get_row (timeline, r);
@@ -1312,6 +1335,8 @@ free_rows (gpointer data)
 const int *
 pfprof_timeline_finding_rows (PfprofTimeline *timeline, guint finding_index)
 {
+  g_return_val_if_fail (timeline != NULL, NULL);
+
   GPtrArray *findings = timeline->analysis != NULL ? timeline->analysis->findings : NULL;
   GArray *rows;
 

@@ -165,8 +165,9 @@ gboolean pfprof_timeline_row_visible (const PfprofTimeline *timeline, guint i);
 void pfprof_timeline_set_expanded (PfprofTimeline *timeline, guint i, gboolean expanded);
 
 /* Start and end of event @ref of @trace. */
-void pfprof_timeline_event_range (const PfprofTrace *trace, PfprofEventRef ref, gint64 *start_ns,
-                                  gint64 *end_ns);
+void pfprof_timeline_event_range (const PfprofTrace *trace, PfprofEventRef ref,
+                                  gint64 *start_ns /* nullable */,
+                                  gint64 *end_ns /* nullable */);
 
 /* The colour class of event @ref of lane @row. */
 PfprofItemClass pfprof_timeline_event_class (const PfprofTimelineRow *row, PfprofEventRef ref);
