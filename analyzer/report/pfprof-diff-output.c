@@ -283,6 +283,9 @@ void
 pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboolean color,
                          GString *out)
 {
+  g_return_if_fail (d != NULL);
+  g_return_if_fail (out != NULL);
+
   g_auto (Cells) c = { 0 };
 
   cells_fill (&c, d, gate);
@@ -392,6 +395,9 @@ json_side (PfprofJsonWriter *w, const PfprofDiffSide *s)
 void
 pfprof_diff_output_json (const PfprofDiff *d, const PfprofDiffGate *gate, GString *out)
 {
+  g_return_if_fail (d != NULL);
+  g_return_if_fail (out != NULL);
+
   guint n_resolved = pfprof_diff_count (d, PFPROF_DIFF_RESOLVED);
   guint n_new = pfprof_diff_count (d, PFPROF_DIFF_NEW);
   guint n_unchanged = pfprof_diff_count (d, PFPROF_DIFF_UNCHANGED);
@@ -496,6 +502,9 @@ pfprof_diff_output_json (const PfprofDiff *d, const PfprofDiffGate *gate, GStrin
 void
 pfprof_diff_output_markdown (const PfprofDiff *d, const PfprofDiffGate *gate, GString *out)
 {
+  g_return_if_fail (d != NULL);
+  g_return_if_fail (out != NULL);
+
   g_auto (Cells) c = { 0 };
 
   cells_fill (&c, d, gate);

@@ -115,6 +115,9 @@ changes_init (PfprofDiff *diff, const PfprofAnalysis *before, const PfprofAnalys
 PfprofDiff *
 pfprof_diff_new (const PfprofAnalysis *before, const PfprofAnalysis *after)
 {
+  g_return_val_if_fail (before != NULL, NULL);
+  g_return_val_if_fail (after != NULL, NULL);
+
   PfprofDiff *diff = g_new0 (PfprofDiff, 1);
   g_autoptr (GHashTable) by_rule = g_hash_table_new (g_str_hash, g_str_equal);
   GHashTableIter it;
@@ -188,6 +191,9 @@ pfprof_diff_free (PfprofDiff *diff)
 gboolean
 pfprof_diff_step_change_pct (const PfprofDiff *diff, double *pct)
 {
+  g_return_val_if_fail (diff != NULL, FALSE);
+  g_return_val_if_fail (pct != NULL, FALSE);
+
   gint64 b = diff->before.median.end_ns;
   gint64 a = diff->after.median.end_ns;
 
@@ -201,6 +207,8 @@ guint
 pfprof_diff_count (const PfprofDiff *diff, PfprofDiffStatus status)
 {
   guint n = 0;
+
+  g_return_val_if_fail (diff != NULL, 0);
 
   for (guint i = 0; i < diff->findings->len; i++)
     if (((PfprofDiffFinding *) g_ptr_array_index (diff->findings, i))->status == status)

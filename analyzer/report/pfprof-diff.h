@@ -105,11 +105,13 @@ typedef struct
 void pfprof_diff_gate_judge (const PfprofDiff *diff, PfprofDiffGate *gate);
 
 /* Renderers (pfprof-diff-output.c). Untrusted text (paths, titles) is
- * escaped for each format. */
-void pfprof_diff_output_text (const PfprofDiff *diff, const PfprofDiffGate *gate, gboolean color,
-                       GString *out);
-void pfprof_diff_output_json (const PfprofDiff *diff, const PfprofDiffGate *gate, GString *out);
-void pfprof_diff_output_markdown (const PfprofDiff *diff, const PfprofDiffGate *gate, GString *out);
+ * escaped for each format. A NULL @gate is no gate. */
+void pfprof_diff_output_text (const PfprofDiff *diff, const PfprofDiffGate *gate /* nullable */,
+                              gboolean color, GString *out);
+void pfprof_diff_output_json (const PfprofDiff *diff, const PfprofDiffGate *gate /* nullable */,
+                              GString *out);
+void pfprof_diff_output_markdown (const PfprofDiff *diff,
+                                  const PfprofDiffGate *gate /* nullable */, GString *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofDiff, pfprof_diff_free)
 

@@ -20,6 +20,10 @@ field_int (GString *out, gint64 v)
 void
 pfprof_report_csv (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
 {
+  g_return_if_fail (a != NULL);
+  g_return_if_fail (o != NULL);
+  g_return_if_fail (out != NULL);
+
   g_autofree guint *numbers = g_new0 (guint, a->traces->len + 1);
 
   (void) o;
@@ -52,6 +56,10 @@ pfprof_report_csv (const PfprofAnalysis *a, const PfprofReportOptions *o, GStrin
 void
 pfprof_report_csv_findings (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
 {
+  g_return_if_fail (a != NULL);
+  g_return_if_fail (o != NULL);
+  g_return_if_fail (out != NULL);
+
   guint shown = pfprof_report_n_shown (a, o);
 
   g_string_append (out, "rule,severity,title,count,time_ns,est_savings_ns,first_ns,last_ns,trace,pid,"

@@ -405,6 +405,10 @@ write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding
 void
 pfprof_report_json (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
 {
+  g_return_if_fail (a != NULL);
+  g_return_if_fail (o != NULL);
+  g_return_if_fail (out != NULL);
+
   guint shown = pfprof_report_n_shown (a, o);
   PfprofJsonWriter writer, *w = &writer;
 

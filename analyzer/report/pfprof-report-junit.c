@@ -48,6 +48,10 @@ finding_text (GString *body, const PfprofAnalysis *a, const PfprofFinding *f)
 void
 pfprof_report_junit (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
 {
+  g_return_if_fail (a != NULL);
+  g_return_if_fail (o != NULL);
+  g_return_if_fail (out != NULL);
+
   PfprofSeverity gate = o->has_fail_on ? o->fail_on : PFPROF_SEVERITY_WARNING;
   guint failures = 0;
   gint64 total_ns = 0;

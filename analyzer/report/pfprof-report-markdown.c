@@ -84,6 +84,10 @@ ranks_table (GString *out, const PfprofAnalysis *a, const PfprofReportOptions *o
 void
 pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
 {
+  g_return_if_fail (a != NULL);
+  g_return_if_fail (o != NULL);
+  g_return_if_fail (out != NULL);
+
   g_autofree char *headline = pfprof_report_headline (a);
   guint shown = pfprof_report_n_shown (a, o);
   PfprofStep m = pfprof_report_median_step (a);

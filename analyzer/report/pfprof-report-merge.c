@@ -338,6 +338,8 @@ PfprofAnalysis *
 pfprof_report_merge (const char *const *paths, guint n_paths, const PfprofAnalysisOptions *options,
                      GError **error)
 {
+  g_return_val_if_fail (n_paths == 0 || paths != NULL, NULL);
+
   g_autoptr (GArray) ranks = ranks_new ();
 
   for (guint i = 0; i < n_paths; i++)
@@ -374,6 +376,10 @@ PfprofAnalysis *
 pfprof_report_merge_buffers (const char *const *names, const char *const *data, const gsize *lens,
                              guint n, const PfprofAnalysisOptions *options, GError **error)
 {
+  g_return_val_if_fail (n == 0 || names != NULL, NULL);
+  g_return_val_if_fail (n == 0 || data != NULL, NULL);
+  g_return_val_if_fail (n == 0 || lens != NULL, NULL);
+
   g_autoptr (GArray) ranks = ranks_new ();
 
   for (guint i = 0; i < n; i++)

@@ -45,7 +45,8 @@ gboolean pfprof_report_merge_is_result (const char *path);
  * (older pfprof), figures out of range, or one rank in two results.
  * The ranks' host and path strings belong to the analysis. */
 PfprofAnalysis *pfprof_report_merge (const char *const *paths, guint n_paths,
-                                     const PfprofAnalysisOptions *options, GError **error);
+                                     const PfprofAnalysisOptions *options /* nullable */,
+                                     GError **error);
 
 /* The same merge, with the same checks and messages, of @n results
  * already in memory: result i is @lens[i] bytes at @data[i] (need not
@@ -54,6 +55,7 @@ PfprofAnalysis *pfprof_report_merge (const char *const *paths, guint n_paths,
  * feeds hostile bytes through here; every refusal sets @error. */
 PfprofAnalysis *pfprof_report_merge_buffers (const char *const *names, const char *const *data,
                                              const gsize *lens, guint n,
-                                             const PfprofAnalysisOptions *options, GError **error);
+                                             const PfprofAnalysisOptions *options /* nullable */,
+                                             GError **error);
 
 G_END_DECLS

@@ -600,6 +600,10 @@ finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
 void
 pfprof_report_text (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
 {
+  g_return_if_fail (a != NULL);
+  g_return_if_fail (o != NULL);
+  g_return_if_fail (out != NULL);
+
   Text t = { out, o, o->width ? o->width : 80 };
   guint shown = pfprof_report_n_shown (a, o);
 

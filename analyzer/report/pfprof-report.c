@@ -11,6 +11,8 @@
 void
 pfprof_report_options_init (PfprofReportOptions *o)
 {
+  g_return_if_fail (o != NULL);
+
   memset (o, 0, sizeof *o);
   o->format = PFPROF_REPORT_TEXT;
   o->fail_on = PFPROF_SEVERITY_WARNING;
@@ -20,6 +22,8 @@ pfprof_report_options_init (PfprofReportOptions *o)
 gboolean
 pfprof_report_format_from_string (const char *s, PfprofReportFormat *out)
 {
+  g_return_val_if_fail (out != NULL, FALSE);
+
   static const struct
   {
     const char *name;
@@ -43,6 +47,10 @@ pfprof_report_format_from_string (const char *s, PfprofReportFormat *out)
 void
 pfprof_report_render (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
 {
+  g_return_if_fail (a != NULL);
+  g_return_if_fail (o != NULL);
+  g_return_if_fail (out != NULL);
+
   switch (o->format)
     {
     case PFPROF_REPORT_JSON: pfprof_report_json (a, o, out); break;
@@ -59,6 +67,8 @@ double
 pfprof_report_max_idle_fraction (const PfprofAnalysis *a)
 {
   double best = 0;
+
+  g_return_val_if_fail (a != NULL, 0.0);
 
   for (guint i = 0; i < a->devices->len; i++)
     {
@@ -102,6 +112,8 @@ pfprof_report_headline (const PfprofAnalysis *a)
   g_autofree char *pct_wait = NULL;
   g_autofree char *pct_host = NULL;
   g_autofree char *gpu = NULL;
+
+  g_return_val_if_fail (a != NULL, NULL);
 
   for (guint i = 0; i < a->devices->len; i++)
     {
@@ -158,6 +170,8 @@ pfprof_report_median_step (const PfprofAnalysis *a)
 {
   PfprofStep m = { 0 };
 
+  g_return_val_if_fail (a != NULL, m);
+
   m.end_ns = a->step_median_ns;
   m.data_wait_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, data_wait_ns));
   m.copy_hidden_ns = median_of (a, G_STRUCT_OFFSET (PfprofStep, copy_hidden_ns));
@@ -172,6 +186,8 @@ pfprof_report_median_step (const PfprofAnalysis *a)
 char *
 pfprof_report_phases_phrase (const PfprofPhases *p, gint64 span_ns)
 {
+  g_return_val_if_fail (p != NULL, NULL);
+
   g_autofree char *startup = pfprof_report_figure_share (p->startup_ns, span_ns);
   g_autofree char *training = pfprof_report_figure_share (p->training_ns, span_ns);
   g_autofree char *eval = pfprof_report_figure_share (p->eval_ns, span_ns);
@@ -197,6 +213,9 @@ pfprof_report_phases_phrase (const PfprofPhases *p, gint64 span_ns)
 guint
 pfprof_report_n_shown (const PfprofAnalysis *a, const PfprofReportOptions *o)
 {
+  g_return_val_if_fail (a != NULL, 0);
+  g_return_val_if_fail (o != NULL, 0);
+
   guint n = a->findings->len;
 
   return o->top > 0 ? MIN (n, o->top) : n;
@@ -228,6 +247,8 @@ pfprof_report_steps_phrase (const PfprofAnalysis *a)
 {
   g_autofree char *med = NULL, *p10 = NULL, *p90 = NULL;
 
+  g_return_val_if_fail (a != NULL, NULL);
+
   if (a->n_steady_steps == 0)
     return NULL;
   med = pfprof_format_ns (a->step_median_ns);
@@ -240,6 +261,8 @@ pfprof_report_steps_phrase (const PfprofAnalysis *a)
 char *
 pfprof_report_parts_phrase (const PfprofStep *step)
 {
+  g_return_val_if_fail (step != NULL, NULL);
+
   GString *s = g_string_new (NULL);
 
   for (guint i = 0; i < PFPROF_REPORT_N_PARTS; i++)
@@ -256,6 +279,8 @@ pfprof_report_describe_cut (const PfprofTrace *trace)
 {
   g_autofree char *span = NULL;
 
+  g_return_val_if_fail (trace != NULL, NULL);
+
   if (!pfprof_trace_is_incomplete (trace))
     return NULL;
   if (pfprof_trace_n_events (trace) == 0)
@@ -270,6 +295,8 @@ pfprof_report_describe_cut (const PfprofTrace *trace)
 GPtrArray *
 pfprof_report_incomplete_notes (const PfprofAnalysis *a)
 {
+  g_return_val_if_fail (a != NULL, NULL);
+
   GPtrArray *notes = g_ptr_array_new_with_free_func (g_free);
 
   for (guint i = 0; a->traces != NULL && i < a->traces->len; i++)
@@ -309,6 +336,8 @@ pfprof_report_sources_withheld_note (const PfprofAnalysis *a, guint trace_index)
 char *
 pfprof_report_saving (const PfprofFinding *f)
 {
+  g_return_val_if_fail (f != NULL, NULL);
+
   g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
   gint64 before = f->predicted_step_ns + f->est_savings_ns;
   g_autofree char *s_after = NULL;
@@ -334,6 +363,8 @@ guint
 pfprof_report_n_material (const PfprofAnalysis *a, guint n)
 {
   guint k = 0;
+
+  g_return_val_if_fail (n == 0 || a != NULL, 0);
 
   for (guint i = 0; i < n && i < a->findings->len; i++)
     k += !((PfprofFinding *) g_ptr_array_index (a->findings, i))->immaterial;

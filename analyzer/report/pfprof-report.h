@@ -49,7 +49,7 @@ void pfprof_report_options_init (PfprofReportOptions *options);
 
 /* "text", "json", "markdown" (or "md"), "junit", "csv" (or "csv-steps"),
  * "csv-findings"; FALSE for anything else. */
-gboolean pfprof_report_format_from_string (const char *s, PfprofReportFormat *out);
+gboolean pfprof_report_format_from_string (const char *s /* nullable */, PfprofReportFormat *out);
 
 /* Appends the report of @analysis to @out. */
 void pfprof_report_render (const PfprofAnalysis *analysis, const PfprofReportOptions *options,
