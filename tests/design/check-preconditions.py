@@ -14,8 +14,9 @@ parameter must be named in one of them, unless NULL is a valid argument:
     NULL, as g_free() does;
   - a `gpointer user_data`: the caller's closure data, handed back as is;
   - a parameter the header documents as nullable: `/* nullable */` after
-    it in the declaration, or a sentence of the comment above the
-    declaration that names it (`@name`) and says "may be NULL".
+    it in the declaration, or, in the comment above the declaration, a
+    sentence that names it (`@name`) and says "may be NULL", or
+    `@name (NULL...` ("@options (NULL for the defaults)"), or `NULL @name`.
 
 Usage: check-preconditions.py SOURCE_ROOT [--list] [--stats]
 Exit 1 with one line per missing precondition.
@@ -126,6 +127,8 @@ def header_declarations(path, text):
         for sentence in re.split(r'\.\s', ' '.join(doc.split())):
             if re.search(r'may be NULL', sentence):
                 nullable_doc.update(re.findall(r'@(\w+)', sentence))
+            nullable_doc.update(re.findall(r'@(\w+) \(NULL\b(?!-)', sentence))
+            nullable_doc.update(re.findall(r'\bNULL @(\w+)', sentence))
         for raw in split_top(raw_params):
             nt = param_name_type(strip_comments(raw))
             if nt is None:
