@@ -9,6 +9,9 @@
 void
 pfprof_cli_analysis_options_add (PfprofCliAnalysisOptions *opts, GOptionContext *context)
 {
+  g_return_if_fail (opts != NULL);
+  g_return_if_fail (context != NULL);
+
   const GOptionEntry entries[] = {
     { "rules", 0, 0, G_OPTION_ARG_STRING, &opts->rules,
       "Rules to run: id,id,... or -id to leave one out", "LIST" },
@@ -30,6 +33,9 @@ pfprof_cli_analysis_options_add (PfprofCliAnalysisOptions *opts, GOptionContext 
 PfprofAnalysisOptions *
 pfprof_cli_analysis_options_build (const PfprofCliAnalysisOptions *opts, const char *command)
 {
+  g_return_val_if_fail (opts != NULL, NULL);
+  g_return_val_if_fail (command != NULL, NULL);
+
   g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
   g_autoptr (GError) error = NULL;
 
@@ -72,6 +78,8 @@ pfprof_cli_analysis_options_build (const PfprofCliAnalysisOptions *opts, const c
 void
 pfprof_cli_analysis_options_clear (PfprofCliAnalysisOptions *opts)
 {
+  g_return_if_fail (opts != NULL);
+
   g_clear_pointer (&opts->config, g_free);
   g_clear_pointer (&opts->rules, g_free);
   g_clear_pointer (&opts->step_pattern, g_free);

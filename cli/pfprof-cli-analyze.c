@@ -96,6 +96,8 @@ PfprofAnalysis *
 pfprof_cli_analyze (const char *const *paths, guint n_paths, const PfprofAnalysisOptions *options,
                     gboolean show_progress)
 {
+  g_return_val_if_fail (n_paths == 0 || paths != NULL, NULL);
+
   g_autoptr (PfprofRun) run = pfprof_cli_load (paths, n_paths, show_progress);
 
   if (run == NULL)

@@ -22,6 +22,9 @@ append_section (GString *out, const char *heading, const char *body)
 void
 pfprof_cli_help_append_sections (const PfprofCliHelp *help, GString *out)
 {
+  g_return_if_fail (help != NULL);
+  g_return_if_fail (out != NULL);
+
   g_autofree char *see_also = g_strdup_printf ("  %s\n", help->see_also);
 
   append_section (out, "Exit status", help->exit_status);
@@ -35,6 +38,8 @@ GOptionContext *
 pfprof_cli_help_context_new (const PfprofCliHelp *help)
 {
   GOptionContext *ctx;
+  g_return_val_if_fail (help != NULL, NULL);
+
   g_autoptr (GString) sections = g_string_new (NULL);
   g_autofree char *summary = NULL;
 
@@ -58,6 +63,10 @@ gboolean
 pfprof_cli_help_refuse_old_format (const char *command, int argc, char **argv,
                                    const char *const *formats)
 {
+  g_return_val_if_fail (command != NULL, FALSE);
+  g_return_val_if_fail (argv != NULL, FALSE);
+  g_return_val_if_fail (formats != NULL, FALSE);
+
   for (int i = 1; i < argc; i++)
     {
       const char *value = NULL;

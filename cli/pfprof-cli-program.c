@@ -60,6 +60,8 @@ pfprof_cli_program_parse (GOptionContext *context, const gboolean *help, int arg
 void
 pfprof_cli_program_remove_tree (const char *dir)
 {
+  g_return_if_fail (dir != NULL);
+
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
   const char *name;
 

@@ -15,6 +15,11 @@ char *
 pfprof_cli_trace_output_reserve (const char *command, const char *output, gboolean force, int *slot,
                                  int *code)
 {
+  g_return_val_if_fail (command != NULL, NULL);
+  g_return_val_if_fail (output != NULL, NULL);
+  g_return_val_if_fail (slot != NULL, NULL);
+  g_return_val_if_fail (code != NULL, NULL);
+
   g_autoptr (GError) error = NULL;
   char *tmp = NULL;
   int fd;
@@ -42,6 +47,8 @@ pfprof_cli_trace_output_reserve (const char *command, const char *output, gboole
 void
 pfprof_cli_trace_output_discard (char *tmp, int slot)
 {
+  g_return_if_fail (tmp != NULL);
+
   pfprof_temp_file_remove (tmp);
   pfprof_temp_file_forget (slot);
   g_free (tmp);
@@ -51,6 +58,10 @@ int
 pfprof_cli_trace_output_place (const char *command, char *tmp, int slot, const char *output,
                                gboolean force)
 {
+  g_return_val_if_fail (command != NULL, PFPROF_EXIT_USAGE);
+  g_return_val_if_fail (tmp != NULL, PFPROF_EXIT_USAGE);
+  g_return_val_if_fail (output != NULL, PFPROF_EXIT_USAGE);
+
   g_autoptr (GError) error = NULL;
 
   if (!pfprof_safe_output_place (tmp, output, force, &error))
@@ -71,6 +82,9 @@ pfprof_cli_trace_output_copy_meta (PfprofTraceWriter *w, const PfprofTrace *trac
   gpointer key, value;
   int rc;
 
+  g_return_val_if_fail (w != NULL, PFPROF_WRITER_ERR_ARG);
+  g_return_val_if_fail (trace != NULL, PFPROF_WRITER_ERR_ARG);
+
   g_hash_table_iter_init (&it, trace->meta);
   while (g_hash_table_iter_next (&it, &key, &value))
     {
@@ -89,6 +103,10 @@ pfprof_cli_trace_output_write (const char *command, const PfprofTrace *trace, Pf
   PfprofTraceWriter *w = NULL;
   char *tmp;
   int rc, slot = -1;
+
+  g_return_val_if_fail (command != NULL, PFPROF_EXIT_USAGE);
+  g_return_val_if_fail (trace != NULL, PFPROF_EXIT_USAGE);
+  g_return_val_if_fail (output != NULL, PFPROF_EXIT_USAGE);
 
   if ((tmp = pfprof_cli_trace_output_reserve (command, output, force, &slot, &rc)) == NULL)
     return rc;

@@ -123,6 +123,8 @@ pfprof_cmd_diff (int argc, char **argv)
   gboolean force = FALSE;
   g_autofree char *fail_if_slower = NULL;
   g_autofree char *fail_if_p90_slower = NULL;
+  g_return_val_if_fail (argv != NULL, PFPROF_EXIT_USAGE);
+
   g_auto (PfprofCliAnalysisOptions) analysis_opts = { 0 };
   g_autofree char *color = NULL;
   g_auto (GStrv) before_opt = NULL;

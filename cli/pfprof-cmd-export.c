@@ -207,6 +207,8 @@ pfprof_cmd_export (int argc, char **argv)
 {
   g_autofree char *format = NULL;
   g_autofree char *output = NULL;
+  g_return_val_if_fail (argv != NULL, PFPROF_EXIT_USAGE);
+
   g_auto (PfprofCliAnalysisOptions) analysis_opts = { 0 };
   g_auto (GStrv) inputs = NULL;
   gboolean force = FALSE;

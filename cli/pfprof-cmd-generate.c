@@ -56,6 +56,8 @@ pfprof_cmd_generate (int argc, char **argv)
   g_autofree char *worker_cores = NULL;
   g_autofree char *plant_names = NULL;
   gboolean force = FALSE;
+  g_return_val_if_fail (argv != NULL, PFPROF_EXIT_USAGE);
+
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
   PfprofTraceGenerator gen;

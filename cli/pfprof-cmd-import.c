@@ -115,6 +115,8 @@ int
 pfprof_cmd_import (int argc, char **argv)
 {
   g_autofree char *output = NULL;
+  g_return_val_if_fail (argv != NULL, PFPROF_EXIT_USAGE);
+
   g_auto (GStrv) inputs = NULL;
   gboolean force = FALSE;
   const GOptionEntry entries[] = {

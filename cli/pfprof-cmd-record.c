@@ -445,6 +445,8 @@ pfprof_cmd_record (int argc, char **argv)
   g_autofree char *capture = NULL;
   gboolean force = FALSE, quiet = FALSE, no_hooks = FALSE, redact = FALSE, no_report = FALSE, help = FALSE;
   gboolean skip_launches = FALSE, trace_launches = FALSE, view = FALSE, no_worker_hooks = FALSE;
+  g_return_val_if_fail (argv != NULL, PFPROF_EXIT_USAGE);
+
   GOptionEntry entries[] = {
     { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Trace path (%p %h %r expand)", "PATH" },

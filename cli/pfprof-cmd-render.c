@@ -140,6 +140,8 @@ pfprof_cmd_render (int argc, char **argv)
   g_autofree char *from = NULL;
   g_autofree char *to = NULL;
   g_autofree char *rows = NULL;
+  g_return_val_if_fail (argv != NULL, PFPROF_EXIT_USAGE);
+
   g_auto (GStrv) inputs = NULL;
   gint step = G_MININT; /* not given */
   gint width = 1600;

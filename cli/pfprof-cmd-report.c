@@ -164,6 +164,8 @@ pfprof_cmd_report (int argc, char **argv)
   g_autofree char *output = NULL;
   gboolean force = FALSE;
   g_autofree char *fail_on = NULL;
+  g_return_val_if_fail (argv != NULL, PFPROF_EXIT_USAGE);
+
   g_auto (PfprofCliAnalysisOptions) analysis_opts = { 0 };
   g_autofree char *color = NULL;
   g_auto (GStrv) traces = NULL;

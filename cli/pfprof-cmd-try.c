@@ -1067,6 +1067,8 @@ pfprof_cmd_try (int argc, char **argv)
   g_autofree char *sample = NULL;
   gint steps = G_MININT, rounds = 3; /* G_MININT: --steps not given */
   gboolean traced = FALSE, help = FALSE;
+  g_return_val_if_fail (argv != NULL, PFPROF_EXIT_USAGE);
+
   GOptionEntry entries[] = {
     { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show this help", NULL },
     { "fix", 0, 0, G_OPTION_ARG_STRING, &fix_opt, "The fixes to try, comma-separated (default: those the findings suggest)",

@@ -134,6 +134,8 @@ pfprof_cmd_view (int argc, char **argv)
   gboolean options_done = FALSE;
   char **args;
 
+  g_return_val_if_fail (argv != NULL, PFPROF_EXIT_USAGE);
+
   for (int i = 1; i < argc; i++)
     {
       if (!options_done && strcmp (argv[i], "--") == 0)

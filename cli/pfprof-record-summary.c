@@ -129,6 +129,8 @@ pfprof_record_summary_print (GPtrArray *statuses)
 {
   guint readable = 0;
 
+  g_return_val_if_fail (statuses != NULL, 0);
+
   for (guint i = 0; i < statuses->len; i++)
     {
       PfprofRecordStatus *s = g_ptr_array_index (statuses, i);

@@ -59,6 +59,8 @@ names_evaluation (const char *p, const char *end)
 GArray *
 pfprof_try_loss_parse (const char *text)
 {
+  g_return_val_if_fail (text != NULL, NULL);
+
   GArray *out = g_array_new (FALSE, FALSE, sizeof (double));
   const char *line = text;
 
@@ -146,6 +148,10 @@ range (double lo, double hi)
 void
 pfprof_try_loss_compare (GPtrArray *a, GPtrArray *b, PfprofTryLoss *out)
 {
+  g_return_if_fail (a != NULL);
+  g_return_if_fail (b != NULL);
+  g_return_if_fail (out != NULL);
+
   g_autoptr (GPtrArray) sa = g_ptr_array_new ();
   g_autoptr (GPtrArray) sb = g_ptr_array_new ();
   guint n = G_MAXUINT, empty_b = 0;
@@ -248,6 +254,8 @@ pfprof_try_loss_compare (GPtrArray *a, GPtrArray *b, PfprofTryLoss *out)
 void
 pfprof_try_loss_clear (PfprofTryLoss *loss)
 {
+  g_return_if_fail (loss != NULL);
+
   g_clear_pointer (&loss->why, g_free);
 }
 

@@ -73,6 +73,8 @@ pfprof_cli_error (const char *format, ...)
   g_autofree char *msg = NULL;
   g_autoptr (GString) shown = g_string_new (NULL);
 
+  g_return_if_fail (format != NULL);
+
   va_start (ap, format);
   msg = g_strdup_vprintf (format, ap);
   va_end (ap);
@@ -91,6 +93,9 @@ pfprof_cli_output_exit_code (const GError *error)
 gboolean
 pfprof_cli_color (const char *command, const char *when, gboolean to_file, gboolean *color)
 {
+  g_return_val_if_fail (command != NULL, FALSE);
+  g_return_val_if_fail (color != NULL, FALSE);
+
   if (when == NULL || strcmp (when, "auto") == 0)
     *color = !to_file && isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL
              && g_strcmp0 (g_getenv ("TERM"), "dumb") != 0;
