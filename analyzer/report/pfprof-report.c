@@ -364,7 +364,7 @@ pfprof_report_n_material (const PfprofAnalysis *a, guint n)
 {
   guint k = 0;
 
-  g_return_val_if_fail (n == 0 || a != NULL, 0);
+  g_return_val_if_fail (a != NULL, 0);
 
   for (guint i = 0; i < n && i < a->findings->len; i++)
     k += !((PfprofFinding *) g_ptr_array_index (a->findings, i))->immaterial;
