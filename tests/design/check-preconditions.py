@@ -12,7 +12,9 @@ parameter must be named in one of them, unless NULL is a valid argument:
   - `GError **error`: optional by GLib convention;
   - the first parameter of a `*_free` or `*_unref` function: they accept
     NULL, as g_free() does;
-  - a `gpointer user_data`: the caller's closure data, handed back as is;
+  - a `gpointer user_data` (or any `gpointer ..._data`): the caller's
+    closure data, handed back as is;
+  - a `GCancellable *`: optional by GIO convention;
   - a parameter the header documents as nullable: `/* nullable */` after
     it in the declaration, or, in the comment above the declaration, a
     sentence that names it (`@name`) and says "may be NULL", or
@@ -134,6 +136,10 @@ def header_declarations(path, text):
             if nt is None:
                 continue
             marked = bool(re.search(r'/\*\s*nullable\s*\*/', raw))
+            words = re.findall(r'\w+', strip_comments(raw))
+            # GIO's optional cancellable; closure data handed back as is.
+            marked = (marked or 'GCancellable' in words
+                      or ('gpointer' in words and nt[0].endswith('data')))
             params.append((nt[0], nt[1], marked or nt[0] in nullable_doc))
         decls.append((name, code.count('\n', 0, m.start()) + 1, params))
     return decls
@@ -229,7 +235,7 @@ def main():
                 if (nullable
                         or dname == 'error' or pname == 'error'
                         or (i == 0 and re.search(r'_(free|unref)$', name))
-                        or pname == 'user_data'):
+                        ):
                     n_allowed += 1
                     continue
                 if dname not in words:
