@@ -70,6 +70,8 @@ pfprof_details_panel_show_event (PfprofDetailsPanel *self, PfprofTimeline *timel
   const PfprofTrace *t;
   GString *s;
   gint64 start, end;
+  g_return_if_fail (PFPROF_IS_DETAILS_PANEL (self));
+
   guint i = PFPROF_EVENT_REF_INDEX (ref);
   g_autofree char *dur = NULL;
   g_autofree char *at = NULL;

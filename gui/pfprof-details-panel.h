@@ -20,7 +20,9 @@ GtkWidget *pfprof_details_panel_new (void);
  * here), its times to the precision of @resolution_ns (what a pixel of
  * the timeline spans at its zoom); @row_index -1 or @timeline NULL shows
  * the hint. */
-void pfprof_details_panel_show_event (PfprofDetailsPanel *self, PfprofTimeline *timeline, int row_index, guint ref,
+void pfprof_details_panel_show_event (PfprofDetailsPanel *self,
+                                      PfprofTimeline *timeline /* nullable */, int row_index,
+                                      guint ref,
                                       gint64 resolution_ns);
 
 /* The text shown. */

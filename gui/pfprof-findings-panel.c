@@ -81,6 +81,8 @@ void
 pfprof_findings_panel_set_analysis (PfprofFindingsPanel *self, const PfprofAnalysis *analysis)
 {
   GtkWidget *child;
+  g_return_if_fail (PFPROF_IS_FINDINGS_PANEL (self));
+
   GPtrArray *findings = analysis != NULL ? analysis->findings : NULL;
 
   g_return_if_fail (PFPROF_IS_FINDINGS_PANEL (self));
@@ -128,6 +130,7 @@ pfprof_findings_panel_select (PfprofFindingsPanel *self, guint n)
 int
 pfprof_findings_panel_find_rule (PfprofFindingsPanel *self, const char *rule)
 {
+  g_return_val_if_fail (rule != NULL, -1);
   g_return_val_if_fail (PFPROF_IS_FINDINGS_PANEL (self), -1);
 
   for (guint i = 0; self->analysis != NULL && self->order != NULL && i < self->order->len; i++)

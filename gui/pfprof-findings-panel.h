@@ -21,7 +21,8 @@ GtkWidget *pfprof_findings_panel_new (void);
 
 /* Lists the findings of @analysis (borrowed: it must outlive the panel's
  * use of it, or be replaced first); NULL empties the list. */
-void pfprof_findings_panel_set_analysis (PfprofFindingsPanel *self, const PfprofAnalysis *analysis);
+void pfprof_findings_panel_set_analysis (PfprofFindingsPanel *self,
+                                         const PfprofAnalysis *analysis /* nullable */);
 
 /* Selects the @n-th row (panel order) and scrolls to it. FALSE if there
  * is none. */

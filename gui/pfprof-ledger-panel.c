@@ -149,6 +149,8 @@ pfprof_ledger_panel_set_finding (PfprofLedgerPanel *self, const PfprofFinding *f
 char *
 pfprof_ledger_panel_get_text (PfprofLedgerPanel *self)
 {
+  g_return_val_if_fail (PFPROF_IS_LEDGER_PANEL (self), NULL);
+
   return g_strdup (self->text->str);
 }
 

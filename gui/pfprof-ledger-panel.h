@@ -23,7 +23,8 @@ G_DECLARE_FINAL_TYPE (PfprofLedgerPanel, pfprof_ledger_panel, PFPROF, LEDGER_PAN
 GtkWidget *pfprof_ledger_panel_new (void);
 
 /* Shows the ledger of @analysis (borrowed; NULL hides the panel). */
-void pfprof_ledger_panel_set_analysis (PfprofLedgerPanel *self, const PfprofAnalysis *analysis);
+void pfprof_ledger_panel_set_analysis (PfprofLedgerPanel *self,
+                                       const PfprofAnalysis *analysis /* nullable */);
 
 /* Marks the buckets of @finding (NULL: the summary again). */
 void pfprof_ledger_panel_set_finding (PfprofLedgerPanel *self, const PfprofFinding *finding);

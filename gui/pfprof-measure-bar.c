@@ -61,6 +61,7 @@ on_timeline_changed (PfprofTimelineWidget *tw, gpointer data)
 void
 pfprof_measure_bar_set_timeline_widget (PfprofMeasureBar *self, PfprofTimelineWidget *timeline)
 {
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (timeline));
   g_return_if_fail (PFPROF_IS_MEASURE_BAR (self));
 
   g_set_weak_pointer (&self->timeline, timeline);
@@ -73,6 +74,8 @@ pfprof_measure_bar_set_timeline_widget (PfprofMeasureBar *self, PfprofTimelineWi
 const char *
 pfprof_measure_bar_get_text (PfprofMeasureBar *self)
 {
+  g_return_val_if_fail (PFPROF_IS_MEASURE_BAR (self), NULL);
+
   return gtk_label_get_text (self->label);
 }
 

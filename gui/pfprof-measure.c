@@ -104,6 +104,8 @@ union_length (const Cursor *lanes, guint n_lanes, gboolean copies_only, gint64 t
 void
 pfprof_measure_compute (const PfprofTimeline *timeline, gint64 t0, gint64 t1, PfprofMeasure *out)
 {
+  g_return_if_fail (out != NULL);
+
   g_autoptr (GArray) lanes = g_array_new (FALSE, FALSE, sizeof (Cursor));
 
   memset (out, 0, sizeof *out);
@@ -157,6 +159,8 @@ plural (guint64 n, const char *one, const char *many)
 char *
 pfprof_measure_describe (const PfprofMeasure *m, gint64 origin_ns)
 {
+  g_return_val_if_fail (m != NULL, NULL);
+
   gint64 len = m->t1 - m->t0;
   g_autofree char *s_len = pfprof_format_ns (len);
   g_autofree char *s_at = pfprof_format_ns (m->t0 - origin_ns);
@@ -190,6 +194,9 @@ marker_rgb (cairo_t *cr, double alpha)
 void
 pfprof_measure_draw (cairo_t *cr, const PfprofRenderView *view, const GArray *markers)
 {
+  g_return_if_fail (cr != NULL);
+  g_return_if_fail (view != NULL);
+
   double left = view->label_width, right = view->width;
   double top = view->ruler_height, bottom = view->height - view->legend_height;
 

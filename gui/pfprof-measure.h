@@ -30,7 +30,8 @@ typedef struct
 } PfprofMeasure;
 
 /* Measures [@t0, @t1) of @timeline into @out. */
-void pfprof_measure_compute (const PfprofTimeline *timeline, gint64 t0, gint64 t1, PfprofMeasure *out);
+void pfprof_measure_compute (const PfprofTimeline *timeline /* nullable */, gint64 t0, gint64 t1,
+                             PfprofMeasure *out);
 
 /* "12.3 ms selected (from +1.52 s): GPU busy 10.1 ms (82.0%), idle 2.20
  * ms; 340 kernels, 12 copies (38.5 MiB, 9.64 ms), 2 memsets", times from
@@ -45,6 +46,7 @@ typedef struct
 
 /* Draws @markers (PfprofMarker) and, when @view has a range, its length
  * on the ruler, over a frame the renderer drew for @view. */
-void pfprof_measure_draw (cairo_t *cr, const PfprofRenderView *view, const GArray *markers);
+void pfprof_measure_draw (cairo_t *cr, const PfprofRenderView *view,
+                          const GArray *markers /* nullable */);
 
 G_END_DECLS

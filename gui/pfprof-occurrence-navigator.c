@@ -138,6 +138,8 @@ pfprof_occurrence_navigator_get_index (const PfprofOccurrenceNavigator *nav)
 const PfprofEvidence *
 pfprof_occurrence_navigator_get_current (const PfprofOccurrenceNavigator *nav)
 {
+  g_return_val_if_fail (nav != NULL, NULL);
+
   int index = pfprof_occurrence_navigator_get_index (nav);
 
   return index < 0 ? NULL : &g_array_index (nav->all, PfprofEvidence, index);
@@ -154,6 +156,8 @@ pfprof_occurrence_navigator_get_all (const PfprofOccurrenceNavigator *nav)
 int
 pfprof_occurrence_navigator_get_evidence_index (const PfprofOccurrenceNavigator *nav)
 {
+  g_return_val_if_fail (nav != NULL, -1);
+
   const PfprofEvidence *cur = pfprof_occurrence_navigator_get_current (nav);
   const GArray *ev;
 

@@ -33,7 +33,8 @@ void pfprof_occurrence_navigator_free (PfprofOccurrenceNavigator *nav);
 /* Steps through @finding's occurrences (borrowed: it must outlive the
  * navigator's use, or be replaced first), from the first in the current
  * order; NULL for none. */
-void pfprof_occurrence_navigator_set_finding (PfprofOccurrenceNavigator *nav, const PfprofFinding *finding);
+void pfprof_occurrence_navigator_set_finding (PfprofOccurrenceNavigator *nav,
+                                              const PfprofFinding *finding /* nullable */);
 
 /* Reorders, keeping the occurrence shown. */
 void pfprof_occurrence_navigator_set_order (PfprofOccurrenceNavigator *nav, PfprofOccurrenceOrder order);

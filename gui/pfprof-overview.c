@@ -231,6 +231,8 @@ pfprof_overview_set_occurrences (PfprofOverview *self, const GArray *occurrences
 guint
 pfprof_overview_n_marked_columns (PfprofOverview *self)
 {
+  g_return_val_if_fail (PFPROF_IS_OVERVIEW (self), 0);
+
   int w = gtk_widget_get_width (GTK_WIDGET (self));
   guint n = 0;
 

@@ -17,17 +17,20 @@ GtkWidget *pfprof_overview_new (void);
 
 /* The timeline widget it frames and moves (not referenced: it must
  * outlive the strip, as its sibling in the window does). */
-void pfprof_overview_set_timeline_widget (PfprofOverview *self, PfprofTimelineWidget *timeline_widget);
+void pfprof_overview_set_timeline_widget (PfprofOverview *self,
+                                          PfprofTimelineWidget *timeline_widget /* nullable */);
 
 /* Draws @timeline (borrowed; NULL draws nothing), and again after the
  * colours changed. */
-void pfprof_overview_set_timeline (PfprofOverview *self, PfprofTimeline *timeline);
+void pfprof_overview_set_timeline (PfprofOverview *self, PfprofTimeline *timeline /* nullable */);
 
 /* Marks every one of @occurrences (PfprofEvidence, borrowed; NULL for
  * none) in @severity's colour along the strip, and @current (one of them,
  * or NULL) strongest: where the selected finding strikes in the run. */
-void pfprof_overview_set_occurrences (PfprofOverview *self, const GArray *occurrences,
-                                      const PfprofEvidence *current, PfprofSeverity severity);
+void pfprof_overview_set_occurrences (PfprofOverview *self,
+                                      const GArray *occurrences /* nullable */,
+                                      const PfprofEvidence *current /* nullable */,
+                                      PfprofSeverity severity);
 
 /* How many pixel columns of the strip mark an occurrence (tests). */
 guint pfprof_overview_n_marked_columns (PfprofOverview *self);

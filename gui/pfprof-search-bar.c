@@ -245,6 +245,7 @@ pfprof_search_bar_set_timeline_widget (PfprofSearchBar *self, PfprofTimelineWidg
 {
   GtkEventController *c;
 
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (timeline));
   g_return_if_fail (PFPROF_IS_SEARCH_BAR (self));
   g_set_weak_pointer (&self->timeline, timeline);
   g_signal_connect_object (timeline, "timeline-changed", G_CALLBACK (on_timeline_changed), self, 0);
@@ -267,18 +268,24 @@ pfprof_search_bar_open (PfprofSearchBar *self)
 gboolean
 pfprof_search_bar_is_open (PfprofSearchBar *self)
 {
+  g_return_val_if_fail (PFPROF_IS_SEARCH_BAR (self), FALSE);
+
   return gtk_search_bar_get_search_mode (self->bar);
 }
 
 GtkEditable *
 pfprof_search_bar_get_entry (PfprofSearchBar *self)
 {
+  g_return_val_if_fail (PFPROF_IS_SEARCH_BAR (self), NULL);
+
   return GTK_EDITABLE (self->entry);
 }
 
 const char *
 pfprof_search_bar_get_count (PfprofSearchBar *self)
 {
+  g_return_val_if_fail (PFPROF_IS_SEARCH_BAR (self), NULL);
+
   return gtk_label_get_text (self->count);
 }
 

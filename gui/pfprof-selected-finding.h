@@ -22,7 +22,8 @@ G_DECLARE_FINAL_TYPE (PfprofSelectedFinding, pfprof_selected_finding, PFPROF, SE
 GtkWidget *pfprof_selected_finding_new (void);
 
 /* Shows @finding (its texts are copied), or hides the panel for NULL. */
-void pfprof_selected_finding_set_finding (PfprofSelectedFinding *self, const PfprofFinding *finding);
+void pfprof_selected_finding_set_finding (PfprofSelectedFinding *self,
+                                          const PfprofFinding *finding /* nullable */);
 
 /* Says that occurrence @n (from 0, costliest first, or in time order
  * when @by_time) of @total is shown, and what it cost (@cost_ns) with its

@@ -42,6 +42,9 @@ median_of (GArray *steps, guint trace_index, gsize offset)
 void
 pfprof_summary_bar_set_analysis (PfprofSummaryBar *self, const PfprofAnalysis *a)
 {
+  g_return_if_fail (PFPROF_IS_SUMMARY_BAR (self));
+  g_return_if_fail (a != NULL);
+
   g_autoptr (GString) s = g_string_new ("");
 
   g_return_if_fail (PFPROF_IS_SUMMARY_BAR (self));
@@ -94,6 +97,7 @@ pfprof_summary_bar_set_analysis (PfprofSummaryBar *self, const PfprofAnalysis *a
 void
 pfprof_summary_bar_set_text (PfprofSummaryBar *self, const char *text)
 {
+  g_return_if_fail (text != NULL);
   g_return_if_fail (PFPROF_IS_SUMMARY_BAR (self));
 
   gtk_label_set_text (self->label, text);

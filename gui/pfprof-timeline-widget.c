@@ -77,6 +77,8 @@ pfprof_timeline_widget_set_range (PfprofTimelineWidget *self, gint64 t0, gint64 
 {
   gint64 span, lo, hi, pad;
 
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (self));
+
   if (self->timeline == NULL)
     return;
   if (t1 < t0)
@@ -113,6 +115,8 @@ pfprof_timeline_widget_set_range (PfprofTimelineWidget *self, gint64 t0, gint64 
 void
 pfprof_timeline_widget_fit_all (PfprofTimelineWidget *self)
 {
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (self));
+
   if (self->timeline != NULL)
     pfprof_timeline_widget_set_range (self, self->timeline->start_ns, self->timeline->end_ns);
 }
@@ -120,6 +124,8 @@ pfprof_timeline_widget_fit_all (PfprofTimelineWidget *self)
 void
 pfprof_timeline_widget_zoom (PfprofTimelineWidget *self, double factor, gint64 center)
 {
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (self));
+
   double t0 = (double) (self->view.t0 - center) * factor;
   double t1 = (double) (self->view.t1 - center) * factor;
 
@@ -279,6 +285,8 @@ on_drag_update (GtkGestureDrag *gesture, double ox, double oy, gpointer data)
 void
 pfprof_timeline_widget_set_selection (PfprofTimelineWidget *self, gint64 t0, gint64 t1)
 {
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (self));
+
   if (t1 < t0)
     {
       gint64 x = t0;
@@ -295,6 +303,8 @@ pfprof_timeline_widget_set_selection (PfprofTimelineWidget *self, gint64 t0, gin
 gboolean
 pfprof_timeline_widget_get_selection (PfprofTimelineWidget *self, gint64 *t0, gint64 *t1)
 {
+  g_return_val_if_fail (PFPROF_IS_TIMELINE_WIDGET (self), FALSE);
+
   if (self->view.range_end <= self->view.range_start)
     return FALSE;
   if (t0 != NULL)
@@ -315,6 +325,8 @@ gboolean
 pfprof_timeline_widget_focus (PfprofTimelineWidget *self)
 {
   gint64 a, b;
+
+  g_return_val_if_fail (PFPROF_IS_TIMELINE_WIDGET (self), FALSE);
 
   if (self->timeline == NULL)
     return FALSE;
@@ -339,6 +351,8 @@ pfprof_timeline_widget_focus (PfprofTimelineWidget *self)
 void
 pfprof_timeline_widget_add_marker (PfprofTimelineWidget *self, gint64 t0, gint64 t1)
 {
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (self));
+
   PfprofMarker m = { MIN (t0, t1), MAX (t0, t1) };
 
   g_array_append_val (self->markers, m);
@@ -349,6 +363,8 @@ pfprof_timeline_widget_add_marker (PfprofTimelineWidget *self, gint64 t0, gint64
 void
 pfprof_timeline_widget_clear_markers (PfprofTimelineWidget *self)
 {
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (self));
+
   if (self->markers->len == 0)
     return;
   g_array_set_size (self->markers, 0);
@@ -359,12 +375,16 @@ pfprof_timeline_widget_clear_markers (PfprofTimelineWidget *self)
 PfprofTimeline *
 pfprof_timeline_widget_get_timeline (PfprofTimelineWidget *self)
 {
+  g_return_val_if_fail (PFPROF_IS_TIMELINE_WIDGET (self), NULL);
+
   return self->timeline;
 }
 
 const GArray *
 pfprof_timeline_widget_get_markers (PfprofTimelineWidget *self)
 {
+  g_return_val_if_fail (PFPROF_IS_TIMELINE_WIDGET (self), NULL);
+
   return self->markers;
 }
 
@@ -388,6 +408,8 @@ void
 pfprof_timeline_widget_select_event (PfprofTimelineWidget *self, int row, PfprofEventRef ref)
 {
   const PfprofTimelineRow *r;
+
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (self));
 
   self->view.selected_row = row;
   self->view.selected_event = row >= 0 ? ref : PFPROF_EVENT_REF_NONE;
@@ -702,6 +724,8 @@ pfprof_timeline_widget_new (void)
 void
 pfprof_timeline_widget_set_timeline (PfprofTimelineWidget *self, PfprofTimeline *timeline)
 {
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (self));
+
   gboolean dark = self->view.dark;
 
   self->timeline = timeline;
@@ -723,12 +747,16 @@ pfprof_timeline_widget_set_timeline (PfprofTimelineWidget *self, PfprofTimeline 
 const PfprofRenderView *
 pfprof_timeline_widget_get_view (PfprofTimelineWidget *self)
 {
+  g_return_val_if_fail (PFPROF_IS_TIMELINE_WIDGET (self), NULL);
+
   return &self->view;
 }
 
 void
 pfprof_timeline_widget_select_finding (PfprofTimelineWidget *self, int finding, int evidence)
 {
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (self));
+
   self->view.selected_finding = finding;
   self->view.selected_evidence = evidence;
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -737,6 +765,8 @@ pfprof_timeline_widget_select_finding (PfprofTimelineWidget *self, int finding, 
 void
 pfprof_timeline_widget_set_focus (PfprofTimelineWidget *self, int row, gint64 start, gint64 end)
 {
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (self));
+
   self->view.focus_row = row;
   self->view.focus_start = start;
   self->view.focus_end = end;
@@ -747,6 +777,8 @@ void
 pfprof_timeline_widget_scroll_to_row (PfprofTimelineWidget *self, int row)
 {
   double y, h, top, bottom;
+
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (self));
 
   if (self->timeline == NULL || row < 0)
     return;
@@ -771,6 +803,8 @@ pfprof_timeline_widget_scroll_to_row (PfprofTimelineWidget *self, int row)
 void
 pfprof_timeline_widget_set_dark (PfprofTimelineWidget *self, gboolean dark)
 {
+  g_return_if_fail (PFPROF_IS_TIMELINE_WIDGET (self));
+
   self->view.dark = dark;
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -778,17 +812,23 @@ pfprof_timeline_widget_set_dark (PfprofTimelineWidget *self, gboolean dark)
 gint64
 pfprof_timeline_widget_last_draw_us (PfprofTimelineWidget *self)
 {
+  g_return_val_if_fail (PFPROF_IS_TIMELINE_WIDGET (self), 0);
+
   return self->last_draw_us;
 }
 
 gint64
 pfprof_timeline_widget_last_draw_cpu_us (PfprofTimelineWidget *self)
 {
+  g_return_val_if_fail (PFPROF_IS_TIMELINE_WIDGET (self), 0);
+
   return self->last_draw_cpu_us;
 }
 
 guint
 pfprof_timeline_widget_n_frames (PfprofTimelineWidget *self)
 {
+  g_return_val_if_fail (PFPROF_IS_TIMELINE_WIDGET (self), 0);
+
   return self->n_frames;
 }

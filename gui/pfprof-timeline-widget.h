@@ -37,7 +37,8 @@ G_DECLARE_FINAL_TYPE (PfprofTimelineWidget, pfprof_timeline_widget, PFPROF, TIME
 GtkWidget *pfprof_timeline_widget_new (void);
 
 /* Shows @timeline (borrowed; NULL to clear) over its whole range. */
-void pfprof_timeline_widget_set_timeline (PfprofTimelineWidget *self, PfprofTimeline *timeline);
+void pfprof_timeline_widget_set_timeline (PfprofTimelineWidget *self,
+                                          PfprofTimeline *timeline /* nullable */);
 
 /* The view state: visible range, selection, scroll. Read-only. */
 const PfprofRenderView *pfprof_timeline_widget_get_view (PfprofTimelineWidget *self);
@@ -66,7 +67,9 @@ void pfprof_timeline_widget_set_focus (PfprofTimelineWidget *self, int row, gint
 void pfprof_timeline_widget_select_event (PfprofTimelineWidget *self, int row, PfprofEventRef ref);
 
 /* The selected interval: FALSE when there is none. */
-gboolean pfprof_timeline_widget_get_selection (PfprofTimelineWidget *self, gint64 *t0, gint64 *t1);
+gboolean pfprof_timeline_widget_get_selection (PfprofTimelineWidget *self,
+                                               gint64 *t0 /* nullable */,
+                                               gint64 *t1 /* nullable */);
 
 /* Selects [@t0, @t1] (empty to clear); emits "selection-changed". */
 void pfprof_timeline_widget_set_selection (PfprofTimelineWidget *self, gint64 t0, gint64 t1);

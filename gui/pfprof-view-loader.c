@@ -191,6 +191,8 @@ pfprof_view_loader_load_async_full (const char *const *paths, int *progress_out,
                                     gpointer timeline_data, GAsyncReadyCallback callback,
                                     gpointer user_data)
 {
+  g_return_if_fail (paths != NULL);
+
   g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
   LoadData *d = g_new0 (LoadData, 1);
 
@@ -208,6 +210,8 @@ pfprof_view_loader_load_async_full (const char *const *paths, int *progress_out,
 PfprofViewLoaded *
 pfprof_view_loader_load_finish (GAsyncResult *result, GError **error)
 {
+  g_return_val_if_fail (result != NULL, NULL);
+
   PfprofViewLoaded *loaded = g_task_propagate_pointer (G_TASK (result), error);
 
   /* Here, not on the worker: the timeline may be on screen already. */

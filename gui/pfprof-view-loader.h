@@ -49,7 +49,7 @@ typedef void (*PfprofViewLoaderTimelineFunc) (PfprofTimeline *timeline, gpointer
 /* As pfprof_view_loader_load_async(), and calls @timeline_ready (with
  * @timeline_data, referenced by nothing: keep it alive until @callback)
  * before @callback when the timeline is ready first. */
-void pfprof_view_loader_load_async_full (const char *const *paths, int *progress_out,
+void pfprof_view_loader_load_async_full (const char *const *paths, int *progress_out /* nullable */,
                                          GCancellable *cancellable,
                                          PfprofViewLoaderTimelineFunc timeline_ready,
                                          gpointer timeline_data, GAsyncReadyCallback callback,

@@ -161,6 +161,8 @@ on_finding_selected (PfprofFindingsPanel *panel, int index, PfprofViewWindow *se
 gboolean
 pfprof_view_window_select_finding (PfprofViewWindow *self, guint n)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), FALSE);
+
   if (!pfprof_findings_panel_select (self->findings, n))
     return FALSE;
   /* The panel scrolled to the row; the keys go back to the timeline. */
@@ -171,6 +173,9 @@ pfprof_view_window_select_finding (PfprofViewWindow *self, guint n)
 gboolean
 pfprof_view_window_select_rule (PfprofViewWindow *self, const char *rule)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), FALSE);
+  g_return_val_if_fail (rule != NULL, FALSE);
+
   int n = pfprof_findings_panel_find_rule (self->findings, rule);
 
   return n >= 0 && pfprof_view_window_select_finding (self, (guint) n);
@@ -179,6 +184,8 @@ pfprof_view_window_select_rule (PfprofViewWindow *self, const char *rule)
 void
 pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta)
 {
+  g_return_if_fail (PFPROF_IS_VIEW_WINDOW (self));
+
   if (current_finding (self) == NULL || pfprof_occurrence_navigator_get_n (self->navigator) == 0)
     return;
   /* Wraps around, as "find next" does. */
@@ -189,6 +196,8 @@ pfprof_view_window_step_occurrence (PfprofViewWindow *self, int delta)
 void
 pfprof_view_window_set_occurrence_order (PfprofViewWindow *self, gboolean by_time)
 {
+  g_return_if_fail (PFPROF_IS_VIEW_WINDOW (self));
+
   GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "occurrence-by-time");
 
   g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (by_time));
@@ -201,12 +210,16 @@ pfprof_view_window_set_occurrence_order (PfprofViewWindow *self, gboolean by_tim
 PfprofOccurrenceNavigator *
 pfprof_view_window_get_navigator (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return self->navigator;
 }
 
 PfprofOverview *
 pfprof_view_window_get_overview (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return self->overview;
 }
 
@@ -435,6 +448,8 @@ gboolean
 pfprof_view_window_close_tab (PfprofViewWindow *self)
 {
   /* The last tab stays: closing it is closing the window. */
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), FALSE);
+
   if (self->docs->len < 2 || !gtk_widget_get_sensitive (GTK_WIDGET (self->tabs)))
     return FALSE;
   drop_active_tab (self);
@@ -454,6 +469,9 @@ void
 pfprof_view_window_open_in_new_tab (PfprofViewWindow *self, GFile **files, int n_files)
 {
   GtkWidget *page;
+
+  g_return_if_fail (PFPROF_IS_VIEW_WINDOW (self));
+  g_return_if_fail (n_files == 0 || files != NULL);
 
   if (self->loaded == NULL || n_files <= 0)
     {
@@ -477,6 +495,8 @@ pfprof_view_window_open_in_new_tab (PfprofViewWindow *self, GFile **files, int n
 GtkNotebook *
 pfprof_view_window_get_tabs (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return self->tabs;
 }
 
@@ -505,6 +525,8 @@ follow_if_live (PfprofViewWindow *self)
 gboolean
 pfprof_view_window_is_following (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), FALSE);
+
   return self->follow != NULL && self->loaded != NULL && pfprof_view_follow_is_live (self->loaded);
 }
 
@@ -648,6 +670,9 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
 void
 pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files)
 {
+  g_return_if_fail (PFPROF_IS_VIEW_WINDOW (self));
+  g_return_if_fail (n_files == 0 || files != NULL);
+
   g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
 
   for (int i = 0; i < n_files; i++)
@@ -738,6 +763,8 @@ pfprof_view_window_new_file_filters (void)
 GMenuModel *
 pfprof_view_window_get_recent_menu (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return G_MENU_MODEL (self->recent_menu);
 }
 
@@ -1103,65 +1130,87 @@ pfprof_view_window_new (GtkApplication *app)
 PfprofViewLoaded *
 pfprof_view_window_get_loaded (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return self->loaded;
 }
 
 PfprofTimelineWidget *
 pfprof_view_window_get_timeline (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return self->timeline;
 }
 
 GtkWidget *
 pfprof_view_window_get_error_dialog (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return self->error_dialog;
 }
 
 const char *
 pfprof_view_window_get_page (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return gtk_stack_get_visible_child_name (self->stack);
 }
 
 const char *
 pfprof_view_window_get_summary (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return pfprof_summary_bar_get_text (self->summary);
 }
 
 const char *
 pfprof_view_window_get_details (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return pfprof_details_panel_get_text (self->details);
 }
 
 PfprofSelectedFinding *
 pfprof_view_window_get_selected_finding (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return self->selected;
 }
 
 int
 pfprof_view_window_get_occurrence (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), -1);
+
   return current_finding (self) != NULL ? pfprof_occurrence_navigator_get_index (self->navigator) : -1;
 }
 
 PfprofSearchBar *
 pfprof_view_window_get_search_bar (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return self->search;
 }
 
 PfprofMeasureBar *
 pfprof_view_window_get_measure_bar (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return self->measure;
 }
 
 PfprofLedgerPanel *
 pfprof_view_window_get_ledger_panel (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
   return self->ledger;
 }
