@@ -111,7 +111,6 @@ char *
 pfprof_cli_template_expand (const char *template, const PfprofAnalysis *a, GError **error)
 {
   g_return_val_if_fail (template != NULL, NULL);
-  g_return_val_if_fail (a != NULL, NULL);
 
   g_autoptr (GString) out = g_string_new (NULL);
 

@@ -27,7 +27,7 @@ gint64 pfprof_cli_template_env_rank (void);
  * recorded on that rank and host), else from the environment above, this
  * host and this process. NULL with @error for another %-sequence, or %r
  * with no rank to put there. */
-char *pfprof_cli_template_expand (const char *template, const PfprofAnalysis *analysis,
-                                  GError **error);
+char *pfprof_cli_template_expand (const char *template,
+                                  const PfprofAnalysis *analysis /* nullable */, GError **error);
 
 G_END_DECLS
