@@ -71,10 +71,11 @@ pfprof_cli_error (const char *format, ...)
 {
   va_list ap;
   g_autofree char *msg = NULL;
-  g_autoptr (GString) shown = g_string_new (NULL);
+  g_autoptr (GString) shown = NULL;
 
   g_return_if_fail (format != NULL);
 
+  shown = g_string_new (NULL);
   va_start (ap, format);
   msg = g_strdup_vprintf (format, ap);
   va_end (ap);

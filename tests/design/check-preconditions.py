@@ -155,6 +155,14 @@ def quiet_declaration(stmt):
     after the locals are declared, as long as nothing reads an argument
     before it."""
     stmt = ' '.join(stmt.split())
+    # g_autoptr (T) and g_auto (T) name the type in their parentheses.
+    a = re.match(r'g_auto(ptr)?\s*\(\s*\w+\s*\)\s*(.*)$', stmt)
+    if a:
+        for decl in split_top(a.group(2)):
+            d = DECLARATOR_RE.match(decl.strip())
+            if not d or (d.group(4) is not None and not CONSTANT_RE.match(d.group(4).strip())):
+                return False
+        return True
     m = re.match(r'(static\s+)?(const\s+)?(g_autofree\s+|g_autoptr\s*\(\s*\w+\s*\)\s*|g_auto\s*\(\s*\w+\s*\)\s*)?'
                  r'((struct|enum|unsigned|signed|long)\s+)*(\w+)\s*(\*+\s*|\s)(.*)$', stmt)
     if not m or m.group(6) in ('return', 'goto', 'break', 'continue'):
