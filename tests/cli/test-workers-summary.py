@@ -172,7 +172,9 @@ def build(path, slow_line=SLOW_LINE, predicted_w4_ms=30.0, digest_b="ab" * 32):
         # (the crops differ from round to round); the rounds' paired
         # differences are what the check reads.
         {"extra_ns": 3450000, "off_ns": 1.5e8, "share": 0.023, "share_least": 0.05,
-         "share_paired": 0.004, "share_paired_p10": -0.002, "share_paired_p90": 0.011}) + "\n")
+         "share_paired": 0.015, "share_paired_p10": -0.002, "share_paired_p90": 0.08,
+         "fine_samples": 600, "fine_batches": 30, "fine_extra_ns": 300000, "fine_off_ns": 1.5e8,
+         "share_fine": 0.002}) + "\n")
     fx.run("digest_rec", "rec", 2, "digest", log(90, 90, w, "ab" * 32))
     fx.run("digest_nohooks", "rec", 2, "digest-nohooks", log(90, 90, w, digest_b))
     fx.run("digest_bare", "bare", 2, "digest", log(90, 90, w, "ab" * 32))
@@ -266,7 +268,8 @@ class Summary(unittest.TestCase):
     def test_overhead_and_digest(self):
         measured, res = self.result("worker recording overhead", "in one process")
         self.assertEqual(res, "ok", measured)
-        self.assertIn("paired differences +0.400%", measured)
+        self.assertIn("sample by sample (600 pairs) and batch by batch (30 pairs) +300.0 us of 150.00 ms (+0.200%)",
+                      measured)
         self.assertEqual(self.result("worker recording overhead", "end to end, 2 workers")[1], "n/a")
         self.assertEqual(self.result("batches bit-identical", "hooks on, --no-worker-hooks, bare")[1], "ok")
 

@@ -342,10 +342,13 @@ def check_overhead(checks, runs):
             # The rounds' paired differences when the run has them (both
             # runs of a round decode the same crops); older runs: the
             # difference of the medians.
-            share = doc.get("share_paired", doc["share"])
-            how = (f"median of the rounds' paired differences {100 * share:+.3f}% (p10 "
-                   f"{100 * doc['share_paired_p10']:+.3f}%, p90 {100 * doc['share_paired_p90']:+.3f}%); "
-                   if "share_paired" in doc else "")
+            share = doc.get("share_fine", doc.get("share_paired", doc["share"]))
+            how = (f"sample by sample ({doc['fine_samples']} pairs) and batch by batch ({doc['fine_batches']} "
+                   f"pairs) {doc['fine_extra_ns'] / 1e3:+.1f} us of {doc['fine_off_ns'] / 1e6:.2f} ms "
+                   f"({100 * doc['share_fine']:+.3f}%); " if "share_fine" in doc else "")
+            how += (f"median of the rounds' paired differences {100 * doc['share_paired']:+.3f}% (p10 "
+                    f"{100 * doc['share_paired_p10']:+.3f}%, p90 {100 * doc['share_paired_p90']:+.3f}%); "
+                    if "share_paired" in doc else "")
             checks.add("worker recording overhead", "in one process",
                        f"{how}{doc['extra_ns'] / 1e3:+.1f} us on {doc['off_ns'] / 1e6:.2f} ms a batch "
                        f"between the medians ({100 * doc['share']:+.3f}%; least of rounds "
