@@ -22,53 +22,10 @@
 #include "pfprof-steps.h"
 #include "pfprof-trace-index.h"
 
-static const char *const severity_names[] = { "info", "warning", "error" };
-
-const char *
-pfprof_severity_to_string (PfprofSeverity severity)
-{
-  if ((guint) severity < G_N_ELEMENTS (severity_names))
-    return severity_names[severity];
-  return "unknown";
-}
-
 const char *
 pfprof_phase_to_string (PfprofPhase phase)
 {
   return phase == PFPROF_PHASE_EVAL ? "evaluation" : "training";
-}
-
-gboolean
-pfprof_severity_from_string (const char *s, PfprofSeverity *out)
-{
-  g_return_val_if_fail (out != NULL, FALSE);
-  for (guint i = 0; s != NULL && i < G_N_ELEMENTS (severity_names); i++)
-    if (g_ascii_strcasecmp (s, severity_names[i]) == 0)
-      {
-        *out = (PfprofSeverity) i;
-        return TRUE;
-      }
-  return FALSE;
-}
-
-void
-pfprof_finding_free (PfprofFinding *f)
-{
-  if (f == NULL)
-    return;
-  g_free (f->title);
-  g_free (f->message);
-  g_free (f->fix);
-  if (f->evidence)
-    g_array_unref (f->evidence);
-  if (f->evidence_keys)
-    g_array_unref (f->evidence_keys);
-  if (f->sites)
-    g_array_unref (f->sites);
-  if (f->occurrences)
-    g_array_unref (f->occurrences);
-  pfprof_input_pipeline_free (f->pipeline);
-  g_free (f);
 }
 
 static void

@@ -34,7 +34,6 @@ ROOMS = ['analyzer/read', 'analyzer/base', 'analyzer/model', 'analyzer/diagnose'
 # lands (remove the entries then). Paths or folder prefixes.
 TEMPORARILY_EXCLUDED = [
     'analyzer/diagnose/pfprof-steps.',
-    'analyzer/diagnose/pfprof-rules.',
     'analyzer/model/pfprof-trace-index.',
     'analyzer/loop/',
 ]
