@@ -27,15 +27,6 @@ write_trace (PfprofTraceWriter *w, const PfprofTrace *trace)
 
   if ((rc = pfprof_cli_trace_output_copy_meta (w, trace)) != PFPROF_WRITER_OK)
     return rc;
-  /* What the importer said of the original goes with the trace: the
-   * reader reads note.N back (at most 64). */
-  for (guint i = 0; trace->notes != NULL && i < trace->notes->len && i < 64; i++)
-    {
-      g_autofree char *key = g_strdup_printf ("note.%u", i + 1);
-
-      if ((rc = pfprof_trace_writer_set_meta (w, key, g_ptr_array_index (trace->notes, i))) != PFPROF_WRITER_OK)
-        return rc;
-    }
   for (guint i = 0; i < trace->strings->len; i++)
     {
       const char *s = g_ptr_array_index (trace->strings, i);

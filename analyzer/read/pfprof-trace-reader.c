@@ -1305,18 +1305,6 @@ load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data, GE
                                     "analysis takes the steps that ran whole inside a window.",
                              pfprof_trace_n (trace, PFPROF_TABLE_WINDOWS), how);
     }
-  /* Notes an importer made about the original (torch.profiler's caveats),
-   * kept by `pfprof import` as meta note.1, note.2, ...: bounded, as the
-   * file is untrusted. */
-  for (guint i = 1; i <= 64; i++)
-    {
-      g_autofree char *key = g_strdup_printf ("note.%u", i);
-      const char *note = g_hash_table_lookup (trace->meta, key);
-
-      if (note == NULL)
-        break;
-      pfprof_trace_add_note (trace, "%.4096s", note);
-    }
   r.rows_done = r.rows_total;
   if (!report_progress (&r, error))
     return NULL;
