@@ -88,9 +88,26 @@ pfprof_cli_trace_output_copy_meta (PfprofTraceWriter *w, const PfprofTrace *trac
   g_hash_table_iter_init (&it, trace->meta);
   while (g_hash_table_iter_next (&it, &key, &value))
     {
-      if (strcmp (key, "format_version") == 0 || strcmp (key, "complete") == 0)
+      /* "notes" is written from trace->notes below, which holds it. */
+      if (strcmp (key, "format_version") == 0 || strcmp (key, "complete") == 0
+          || strcmp (key, "notes") == 0)
         continue;
       if ((rc = pfprof_trace_writer_set_meta (w, key, value)) != PFPROF_WRITER_OK)
+        return rc;
+    }
+  /* What an imported trace's source cannot show stays said in the copy;
+   * the reader gives them back (analyzer/read/pfprof-trace-reader.c). */
+  if (trace->notes->len > 0)
+    {
+      g_autoptr (GString) notes = g_string_new (NULL);
+
+      for (guint i = 0; i < trace->notes->len; i++)
+        {
+          if (i > 0)
+            g_string_append_c (notes, '\n');
+          g_string_append (notes, g_ptr_array_index (trace->notes, i));
+        }
+      if ((rc = pfprof_trace_writer_set_meta (w, "notes", notes->str)) != PFPROF_WRITER_OK)
         return rc;
     }
   return PFPROF_WRITER_OK;

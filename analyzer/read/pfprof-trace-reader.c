@@ -591,6 +591,30 @@ load_meta (Reader *r, PfprofTrace *trace, GError **error)
   return TRUE;
 }
 
+/* The notes of a trace imported from another tool's format (meta "notes",
+ * one a line), after those this reader derives itself: a trace exported
+ * again stores those too, and each is said once. An importer writes a
+ * handful; a file that holds more is read for its first 64. */
+static void
+restore_notes (PfprofTrace *trace)
+{
+  const char *stored = g_hash_table_lookup (trace->meta, "notes");
+  g_auto (GStrv) lines = NULL;
+
+  if (stored == NULL)
+    return;
+  lines = g_strsplit (stored, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && i < 64; i++)
+    {
+      gboolean known = lines[i][0] == '\0';
+
+      for (guint j = 0; !known && j < trace->notes->len; j++)
+        known = strcmp (g_ptr_array_index (trace->notes, j), lines[i]) == 0;
+      if (!known)
+        g_ptr_array_add (trace->notes, g_strdup (lines[i]));
+    }
+}
+
 static gboolean
 report_progress (Reader *r, GError **error)
 {
@@ -1305,6 +1329,7 @@ load (const char *path, PfprofTraceProgressFunc progress, gpointer user_data, GE
                                     "analysis takes the steps that ran whole inside a window.",
                              pfprof_trace_n (trace, PFPROF_TABLE_WINDOWS), how);
     }
+  restore_notes (trace);
   r.rows_done = r.rows_total;
   if (!report_progress (&r, error))
     return NULL;

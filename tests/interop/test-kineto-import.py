@@ -587,6 +587,26 @@ def main():
         p = env.run("report", "-q", "--format", "json", *ranks)
         tap.ok(p.returncode == 0 and len(json.loads(p.stdout)["traces"]) == 2,
                "the two ranks of one DDP run: one report", p.stderr)
+
+    # 14. What a torch.profiler trace cannot show stays said once it is
+    # imported: the report of the pfprof trace has the original's notes,
+    # and so has a copy of that trace exported again as SQLite.
+    if rows:
+        src = os.path.join(kdir, "a_pageable.stack.pt.trace.json.gz")
+        imported, again = env.path("notes.pfprof"), env.path("notes-again.pfprof")
+        env.run("import", src, "-o", imported, "--force")
+        env.run("export", "--format", "sqlite", imported, "-o", again, "--force")
+
+        def text_notes(path):
+            p = env.run("report", path)
+            return [line for line in p.stdout.splitlines() if "Note:" in line]
+
+        want = report(env, src)["traces"][0]["notes"]
+        for path, what in ((imported, "imported"), (again, "imported and exported again")):
+            got = report(env, path)["traces"][0]["notes"]
+            tap.ok(len(want) >= 4 and got == want and text_notes(path) == text_notes(src),
+                   f"{what}: the report shows the torch.profiler trace's {len(want)} notes, once each",
+                   f"original {want}\n{what} {got}")
     return tap.done()
 
 
