@@ -355,7 +355,9 @@ const PfprofCliHelp pfprof_cmd_record_help = {
   "overwritten (unless --force): without %p, a second process that initializes\n"
   "CUDA writes NAME.PID.pfprof; with %p (a program that exec()s keeps its pid)\n"
   "NAME.2.pfprof. A process that ran nothing on the GPU leaves no trace\n"
-  "(PFPROF_KEEP_EMPTY=1 keeps it).\n"
+  "(PFPROF_KEEP_EMPTY=1 keeps it). When one trace is kept, it has the name\n"
+  "asked for (a NAME without escapes that nothing holds); when several are,\n"
+  "the last line before the report lists them.\n"
   "\n"
   "Without an NVIDIA driver (no /dev/nvidiactl) nothing can be traced:\n"
   "pfprof says so when it cannot run the collector (exit 2, the program\n"
@@ -553,6 +555,45 @@ view_candidate (const char *status_dir, gint64 *since_us)
   return NULL;
 }
 
+/* Whether @s left a trace behind: not one that failed or was removed
+ * for holding no GPU work. */
+static gboolean
+status_kept (const PfprofRecordStatus *s)
+{
+  return s->trace != NULL && !g_str_equal (s->state, "failed") && !g_str_equal (s->state, "empty");
+}
+
+/* -o NAME without escapes asks for one file. A process that takes NAME
+ * first and then runs nothing on the GPU (a launcher, a tool that only
+ * queries devices) has its empty trace removed, so the one that kept a
+ * trace wrote NAME.PID.pfprof: that trace takes NAME, since nothing else
+ * holds it. link() and unlink(), not rename(), so that a file created at
+ * NAME meanwhile is never replaced. Returns how many traces were kept. */
+static guint
+keep_asked_name (GPtrArray *statuses, const char *template)
+{
+  PfprofRecordStatus *only = NULL;
+  guint kept = 0;
+
+  for (guint i = 0; i < statuses->len; i++)
+    {
+      PfprofRecordStatus *s = g_ptr_array_index (statuses, i);
+
+      if (status_kept (s))
+        kept++, only = s;
+    }
+  if (kept != 1 || strchr (template, '%') != NULL || g_str_equal (only->trace, template)
+      || !g_str_equal (only->state, "complete"))
+    return kept;
+  if (link (only->trace, template) == 0)
+    {
+      g_unlink (only->trace);
+      g_free (only->trace);
+      only->trace = g_strdup (template);
+    }
+  return kept;
+}
+
 /* Runs @command traced and prints the summary; its exit code. */
 static int
 run (char **command, const char *template, gboolean force, gboolean quiet, gboolean no_hooks, gboolean redact,
@@ -567,6 +608,7 @@ run (char **command, const char *template, gboolean force, gboolean quiet, gbool
   g_autofree char *tmpdir = NULL;
   g_autofree char *hook_dir = NULL;
   int exec_errno = 0, status = 0, code;
+  guint kept;
   pid_t pid;
 
 
@@ -716,6 +758,7 @@ run (char **command, const char *template, gboolean force, gboolean quiet, gbool
 
   statuses = pfprof_record_status_read_dir (tmpdir);
   pfprof_cli_program_remove_tree (tmpdir);
+  kept = keep_asked_name (statuses, template);
   if (statuses->len == 0)
     {
       if (!quiet)
@@ -734,6 +777,20 @@ run (char **command, const char *template, gboolean force, gboolean quiet, gbool
     {
       guint readable = pfprof_record_summary_print (statuses);
 
+      /* Several processes ran GPU work: one name cannot hold them all. */
+      if (kept > 1)
+        {
+          g_autoptr (GString) list = g_string_new (NULL);
+
+          for (guint i = 0; i < statuses->len; i++)
+            {
+              PfprofRecordStatus *s = g_ptr_array_index (statuses, i);
+
+              if (status_kept (s))
+                g_string_append_printf (list, " %s", s->trace);
+            }
+          pfprof_cli_error ("%u traces, one per process that ran GPU work:%s", kept, list->str);
+        }
       if (readable > 0 && !no_report)
         {
           g_autoptr (GPtrArray) report_argv = g_ptr_array_new ();
@@ -746,7 +803,7 @@ run (char **command, const char *template, gboolean force, gboolean quiet, gbool
             {
               PfprofRecordStatus *s = g_ptr_array_index (statuses, i);
 
-              if (s->trace != NULL && !g_str_equal (s->state, "failed") && !g_str_equal (s->state, "empty"))
+              if (status_kept (s))
                 g_ptr_array_add (report_argv, s->trace);
             }
           g_ptr_array_add (report_argv, NULL);

@@ -184,6 +184,37 @@ def summary_case(what, read_only):
           after == before, f"before {sorted(before)} after {sorted(after)}")
 
 
+def kept_case(what, kept_first):
+    """Two processes of one run under `-o run.pfprof`: the first took the
+    name (and ran nothing, or kept its trace), the second wrote
+    run.1748.pfprof."""
+    clear_dir(D)
+    out, second = os.path.join(D, "run.pfprof"), os.path.join(D, "run.1748.pfprof")
+    new = os.path.join(SRC, "new.pfprof")
+    first = (f'cp "{new}" "{out}" && printf "pid=1747\\ntrace={out}\\nstate=complete\\n"' if kept_first
+             else f'printf "pid=1747\\ntrace={out}\\nstate=empty\\n"')
+    script = (f'{first} > "$PFPROF_STATUS_DIR/1747.status" && cp "{new}" "{second}" && '
+              f'printf "pid=1748\\ntrace={second}\\nstate=complete\\n" > "$PFPROF_STATUS_DIR/1748.status"')
+    p = subprocess.run([PFPROF, "record", "-o", out, "--", "sh", "-c", script],
+                       capture_output=True, env=env_for(TMP), timeout=60, cwd=D)
+    return p, out, second
+
+
+p, out, second = kept_case("one kept", False)
+check("record -o run.pfprof, one trace kept of two processes: it has the name asked for",
+      p.returncode == 0 and listdir_all(D) == ["run.pfprof"], f"{listdir_all(D)} {p.stderr!r}")
+check("record -o run.pfprof, one trace kept of two processes: the report reads it",
+      b"No such file" not in p.stderr and b"wrote " + out.encode() + b"\n" in p.stderr
+      and b"run.pfprof" in p.stdout and b"run.1748" not in p.stdout, f"{p.stdout!r} {p.stderr!r}")
+r = run(PFPROF, ["report", "-q", out], TMP)
+check("record -o run.pfprof, one trace kept: `pfprof report run.pfprof` reads it", r.rc in (0, 1),
+      r.describe())
+p, out, second = kept_case("two kept", True)
+listed = [l for l in p.stderr.split(b"\n") if l.startswith(b"pfprof: 2 traces")]
+check("record -o run.pfprof, two traces kept: both stay, one line lists them",
+      p.returncode == 0 and listdir_all(D) == ["run.1748.pfprof", "run.pfprof"] and len(listed) == 1
+      and out.encode() in listed[0] and second.encode() in listed[0], f"{listdir_all(D)} {p.stderr!r}")
+
 summary_case("writable folder", False)
 summary_case("read-only folder", True)
 check("nothing left in TMPDIR", listdir_all(TMP) == [], str(listdir_all(TMP)))
