@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "pfprof-cli-program.h"
+#include "pfprof-cli-report.h"
 #include "pfprof-cli-template.h"
 #include "pfprof-cli.h"
 #include "pfprof-record.h"
@@ -793,23 +794,24 @@ run (char **command, const char *template, gboolean force, gboolean quiet, gbool
         }
       if (readable > 0 && !no_report)
         {
-          g_autoptr (GPtrArray) report_argv = g_ptr_array_new ();
+          g_autoptr (GPtrArray) traces = g_ptr_array_new_with_free_func (g_free);
+          g_auto (PfprofCliReport) report = { 0 };
 
-          g_ptr_array_add (report_argv, (char *) "report");
           /* The headline and the findings; the evidence and the fixes
            * are one `pfprof report` away, named on the last line. */
-          g_ptr_array_add (report_argv, (char *) "--summary");
+          pfprof_cli_report_init (&report);
+          report.report.summary = TRUE;
           for (guint i = 0; i < statuses->len; i++)
             {
               PfprofRecordStatus *s = g_ptr_array_index (statuses, i);
 
               if (status_kept (s))
-                g_ptr_array_add (report_argv, s->trace);
+                g_ptr_array_add (traces, g_strdup (s->trace));
             }
-          g_ptr_array_add (report_argv, NULL);
+          g_ptr_array_add (traces, NULL);
           fflush (stdout);
           /* The report's exit code (findings) is not the program's. */
-          pfprof_cmd_report ((int) report_argv->len - 1, (char **) report_argv->pdata);
+          pfprof_cli_report_run (&report, (char **) traces->pdata);
         }
     }
   return code;

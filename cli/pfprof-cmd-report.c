@@ -4,64 +4,24 @@
  * Loads the traces, runs the analysis, renders the report and turns the
  * findings into the exit code: 1 when --fail-on is given and a finding
  * at or above it fired, else 0; 2 for usage errors and unreadable input,
- * with one "pfprof: ..." line. `pfprof record` calls this function with
- * its traces to print the end-of-run report.
+ * with one "pfprof: ..." line. What follows the options is
+ * pfprof_cli_report_run (pfprof-cli-report.h), which `pfprof record`
+ * calls too for its end-of-run report.
  */
 #include "pfprof-config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pfprof-analysis-options.h"
 #include "pfprof-analysis.h"
 #include "pfprof-cli-analysis-options.h"
-#include "pfprof-cli-analyze.h"
 #include "pfprof-cli-help.h"
-#include "pfprof-safe-output.h"
-#include "pfprof-cli-template.h"
+#include "pfprof-cli-report.h"
 #include "pfprof-cli.h"
-#include "pfprof-report-html.h"
-#include "pfprof-report-merge.h"
 #include "pfprof-report.h"
 #include "pfprof-rules.h"
-
-static guint
-terminal_width (void)
-{
-  struct winsize ws;
-  const char *columns = g_getenv ("COLUMNS");
-  guint64 n;
-
-  if (isatty (STDOUT_FILENO) && ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-    return ws.ws_col;
-  if (columns && g_ascii_string_to_unsigned (columns, 10, 20, 1000, &n, NULL))
-    return (guint) n;
-  return 80;
-}
-
-/* Replaces *@path by its expansion (pfprof-cli-template.h); FALSE after
- * the one-line error, @what naming the argument. */
-static gboolean
-expand_path (char **path, const PfprofAnalysis *analysis, const char *what)
-{
-  g_autoptr (GError) error = NULL;
-  char *expanded = pfprof_cli_template_expand (*path, analysis, &error);
-
-  if (expanded == NULL)
-    {
-      pfprof_cli_error ("report: %s%s", what, error->message);
-      return FALSE;
-    }
-  g_free (*path);
-  *path = expanded;
-  return TRUE;
-}
 
 /* The format -o's name implies, as `pfprof render` takes it from the
  * extension; text for any other name. */
@@ -173,11 +133,8 @@ pfprof_cmd_report (int argc, char **argv)
   gint width = 0, top = 0;
   g_autoptr (GOptionContext) context = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (PfprofAnalysisOptions) options = NULL;
-  g_autoptr (PfprofAnalysis) analysis = NULL;
-  g_autoptr (GString) out = g_string_new (NULL);
-  PfprofReportOptions ro;
-  gboolean html = FALSE;
+  g_auto (PfprofCliReport) report = { 0 };
+  PfprofReportOptions *ro = &report.report;
   const GOptionEntry entries[] = {
     { "format", 'F', 0, G_OPTION_ARG_STRING, &format,
       "text (default), json, markdown, junit, html, csv or csv-findings", "FORMAT" },
@@ -214,143 +171,41 @@ pfprof_cmd_report (int argc, char **argv)
       return PFPROF_EXIT_OK;
     }
 
-  pfprof_report_options_init (&ro);
+  pfprof_cli_report_init (&report);
   if (format == NULL && output != NULL)
     format = g_strdup (format_from_extension (output));
   /* html is drawn by render/ (it embeds the SVG timeline): not a
    * PfprofReportFormat of the analyzer. */
-  html = format && g_ascii_strcasecmp (format, "html") == 0;
-  if (format && !html && !pfprof_report_format_from_string (format, &ro.format))
+  report.html = format && g_ascii_strcasecmp (format, "html") == 0;
+  if (format && !report.html && !pfprof_report_format_from_string (format, &ro->format))
     {
       pfprof_cli_error ("report: unknown format '%s' (text, json, markdown, junit, html, csv, csv-findings)", format);
       return PFPROF_EXIT_USAGE;
     }
   if (fail_on)
     {
-      if (!pfprof_severity_from_string (fail_on, &ro.fail_on))
+      if (!pfprof_severity_from_string (fail_on, &ro->fail_on))
         {
           pfprof_cli_error ("report: --fail-on takes info, warning or error, not '%s'", fail_on);
           return PFPROF_EXIT_USAGE;
         }
-      ro.has_fail_on = TRUE;
+      ro->has_fail_on = TRUE;
     }
   if (top < 0 || width < 0 || (width > 0 && width < 20))
     {
       pfprof_cli_error ("report: --top and --width take a positive number (width >= 20)");
       return PFPROF_EXIT_USAGE;
     }
-  ro.top = (guint) top;
-  ro.summary = summary;
-  ro.all_ranks = all_ranks;
-  ro.width = width > 0 ? (guint) width : (output ? 100 : terminal_width ());
-  if (!pfprof_cli_color ("report", color, output != NULL, &ro.color))
+  ro->top = (guint) top;
+  ro->summary = summary;
+  ro->all_ranks = all_ranks;
+  ro->width = (guint) width;
+  if (!pfprof_cli_color ("report", color, output != NULL, &ro->color))
     return PFPROF_EXIT_USAGE;
-  if (ro.format != PFPROF_REPORT_TEXT)
-    ro.color = FALSE;
-  if ((options = pfprof_cli_analysis_options_build (&analysis_opts, "report")) == NULL)
+  if ((report.analysis = pfprof_cli_analysis_options_build (&analysis_opts, "report")) == NULL)
     return PFPROF_EXIT_USAGE;
-  if (traces == NULL || traces[0] == NULL)
-    {
-      pfprof_cli_error ("report: no trace given; usage: pfprof report [OPTIONS] TRACE...");
-      return PFPROF_EXIT_USAGE;
-    }
-
-  /* Launcher jobs: the same command line on every rank names its own
-   * trace through %r/%h (a file whose name really holds them is taken
-   * as it is). */
-  for (guint i = 0; traces[i]; i++)
-    if (strchr (traces[i], '%') != NULL && !g_file_test (traces[i], G_FILE_TEST_EXISTS)
-        && !expand_path (&traces[i], NULL, ""))
-      return PFPROF_EXIT_USAGE;
-  /* pfprof-report/1 results of several ranks (by content, not name). */
-  {
-    guint n = g_strv_length (traces), n_json = 0, first_json = 0, first_trace = 0;
-
-    for (guint i = n; i > 0; i--)
-      if (pfprof_report_merge_is_result (traces[i - 1]))
-        {
-          n_json++;
-          first_json = i - 1;
-        }
-      else
-        first_trace = i - 1;
-    if (n_json > 0 && n_json < n)
-      {
-        /* Say what the other file is before calling it a trace. */
-        for (guint i = 0; i < n; i++)
-          {
-            struct stat st;
-
-            if (pfprof_report_merge_is_result (traces[i]))
-              continue;
-            if (stat (traces[i], &st) != 0)
-              {
-                int saved = errno;
-
-                pfprof_cli_error ("report: %s: %s", traces[i], g_strerror (saved));
-                return PFPROF_EXIT_USAGE;
-              }
-            if (!S_ISREG (st.st_mode) || st.st_size == 0)
-              {
-                pfprof_cli_error ("report: %s is %s, neither a trace nor a JSON result", traces[i],
-                                  S_ISREG (st.st_mode) ? "an empty file" : "not a regular file");
-                return PFPROF_EXIT_USAGE;
-              }
-          }
-        pfprof_cli_error ("report: %s is a JSON result and %s a trace: give traces, or "
-                          "pfprof-report/1 results to merge, not both",
-                          traces[first_json], traces[first_trace]);
-        return PFPROF_EXIT_USAGE;
-      }
-    if (n_json > 0 && html)
-      {
-        pfprof_cli_error ("report: --format html draws the traces' timeline; merged JSON results "
-                          "have none (use text, json, markdown or junit)");
-        return PFPROF_EXIT_USAGE;
-      }
-    if (n_json > 0)
-      {
-        analysis = pfprof_report_merge ((const char *const *) traces, n, options, &error);
-        if (analysis == NULL)
-          {
-            pfprof_cli_error ("%s", error->message);
-            return PFPROF_EXIT_USAGE;
-          }
-        goto analyzed;
-      }
-  }
-
-  analysis = pfprof_cli_analyze ((const char *const *) traces, g_strv_length (traces), options,
-                                 !quiet && isatty (STDERR_FILENO));
-  if (analysis == NULL)
-    return PFPROF_EXIT_USAGE;
-analyzed:
-  /* '-': standard output, as export and diff take it. */
-  if (output != NULL && strcmp (output, "-") == 0)
-    g_clear_pointer (&output, g_free);
-  /* rank-%r.json: the rank and host the trace was recorded on. */
-  if (output != NULL && strchr (output, '%') != NULL && !expand_path (&output, analysis, "-o "))
-    return PFPROF_EXIT_USAGE;
-  if (html)
-    pfprof_report_html (analysis, &ro, out);
-  else
-    pfprof_report_render (analysis, &ro, out);
-  if (output)
-    {
-      g_autoptr (GError) werr = NULL;
-
-      if (!pfprof_safe_output_write (output, out->str, out->len, force, &werr))
-        {
-          pfprof_cli_error ("%s", werr->message);
-          return pfprof_cli_output_exit_code (werr);
-        }
-    }
-  else if (fwrite (out->str, 1, out->len, stdout) != out->len || fflush (stdout) != 0)
-    {
-      pfprof_cli_error ("report: cannot write to standard output: %s", g_strerror (errno));
-      return PFPROF_EXIT_USAGE;
-    }
-  if (ro.has_fail_on && pfprof_analysis_fired_at (analysis, ro.fail_on))
-    return PFPROF_EXIT_FINDINGS;
-  return PFPROF_EXIT_OK;
+  report.output = g_steal_pointer (&output);
+  report.force = force;
+  report.progress = !quiet && isatty (STDERR_FILENO);
+  return pfprof_cli_report_run (&report, traces);
 }

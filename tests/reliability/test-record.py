@@ -41,6 +41,14 @@ subprocess.run([PFPROF, "generate", "--steps", "4", "-o", os.path.join(SRC, "old
 subprocess.run([PFPROF, "generate", "--steps", "6", "-o", os.path.join(SRC, "new.pfprof")],
                check=True, capture_output=True)
 OLD = os.path.join(D, "run.pfprof")
+# A recorded program's trace in the current format, with findings and
+# notes: the torch.profiler sample, imported.
+SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SAMPLE = os.path.join(SRC, "sample.pfprof")
+if subprocess.run([PFPROF, "import", os.path.join(SOURCE_ROOT, "samples", "traces", "kineto",
+                                                  "a_pageable.stack.pt.trace.json.gz"), "-o", SAMPLE],
+                  capture_output=True).returncode != 0:
+    SAMPLE = None
 
 
 def one_line(r):
@@ -214,6 +222,26 @@ listed = [l for l in p.stderr.split(b"\n") if l.startswith(b"pfprof: 2 traces")]
 check("record -o run.pfprof, two traces kept: both stay, one line lists them",
       p.returncode == 0 and listdir_all(D) == ["run.1748.pfprof", "run.pfprof"] and len(listed) == 1
       and out.encode() in listed[0] and second.encode() in listed[0], f"{listdir_all(D)} {p.stderr!r}")
+
+# The end-of-run report is `pfprof report --summary` of the traces kept,
+# byte for byte, at any width, of a trace with notes too.
+for width in ("100", "44"):
+    for name, src in (("generated", os.path.join(SRC, "new.pfprof")), ("sample", SAMPLE)):
+        if src is None:
+            continue
+        clear_dir(D)
+        out = os.path.join(D, "run.pfprof")
+        script = (f'cp "{src}" "{out}" && printf "pid=$$\\ntrace={out}\\nstate=complete\\n" '
+                  '> "$PFPROF_STATUS_DIR/$$.status"')
+        env = env_for(TMP)
+        env["COLUMNS"] = width
+        p = subprocess.run([PFPROF, "record", "-o", out, "--", "sh", "-c", script],
+                           capture_output=True, env=env, timeout=60, cwd=D)
+        q = subprocess.run([PFPROF, "report", "--summary", out], capture_output=True, env=env,
+                           timeout=60, cwd=D)
+        check(f"record's report of a {name} trace at {width} columns is `pfprof report --summary`'s",
+              p.returncode == 0 and q.returncode == 0 and p.stdout == q.stdout and p.stdout,
+              f"record {p.stdout!r}\nreport {q.stdout!r}")
 
 summary_case("writable folder", False)
 summary_case("read-only folder", True)
