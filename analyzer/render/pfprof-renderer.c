@@ -518,17 +518,18 @@ flush_boxes (cairo_t *cr, Batch *b, gboolean dark)
     }
 }
 
-/* Draws @text left-aligned in a box, cut with an ellipsis to @max_w. The
- * text is sanitized first: trace strings are drawn, never interpreted. */
-static void
-draw_text_fit (cairo_t *cr, const char *raw, double x, double baseline, double max_w)
+/* @raw as it fits in @max_w px at @cr's font, cut with an ellipsis, or
+ * NULL when not even one character does. The text is sanitized first:
+ * trace strings are drawn, never interpreted. */
+static char *
+fit_text (cairo_t *cr, const char *raw, double max_w)
 {
   g_autofree char *text = pfprof_render_sanitize (raw, 160);
   cairo_text_extents_t ext;
   glong n;
 
   if (max_w <= 8)
-    return;
+    return NULL;
   cairo_text_extents (cr, text, &ext);
   n = g_utf8_strlen (text, -1);
   while (ext.x_advance > max_w && n > 1)
@@ -545,10 +546,49 @@ draw_text_fit (cairo_t *cr, const char *raw, double x, double baseline, double m
         break;
     }
   if (ext.x_advance > max_w)
+    return NULL;
+  return g_steal_pointer (&text);
+}
+
+/* Draws @raw left-aligned in a box, cut with an ellipsis to @max_w. */
+static void
+draw_text_fit (cairo_t *cr, const char *raw, double x, double baseline, double max_w)
+{
+  g_autofree char *text = fit_text (cr, raw, max_w);
+
+  if (text == NULL)
     return;
   cairo_move_to (cr, x, baseline);
   cairo_show_text (cr, text);
 }
+
+/* Where row @row's label starts in the label column: after its nesting,
+ * a group's expander or a lane's swatch. */
+static double
+label_indent (const PfprofTimelineRow *row)
+{
+  return 6 + row->depth * 12 + (row->is_group ? 12 : 10);
+}
+
+char *
+pfprof_renderer_row_label_text (cairo_t *cr, const PfprofTimeline *timeline, const PfprofRenderView *view,
+                                guint row)
+{
+  const PfprofTimelineRow *r;
+  char *text;
+
+  g_return_val_if_fail (cr != NULL && timeline != NULL && view != NULL, NULL);
+  g_return_val_if_fail (row < timeline->rows->len, NULL);
+  r = pfprof_timeline_get_row (timeline, row);
+  cairo_save (cr);
+  cairo_set_font_size (cr, FONT_PX);
+  cairo_select_font_face (cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+                          r->is_group ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  text = fit_text (cr, r->label, view->label_width - label_indent (r) - 4);
+  cairo_restore (cr);
+  return text;
+}
+
 
 char *
 pfprof_renderer_event_label (const PfprofTimelineRow *row, PfprofEventRef ref)
@@ -1150,8 +1190,8 @@ pfprof_renderer_draw (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *v
               indent += 10;
             }
           set_rgb (cr, fg, 0.95);
-          draw_text_fit (cr, row->label, indent, row_top[i] + h / 2 + FONT_PX * 0.35,
-                         view->label_width - indent - 4);
+          draw_text_fit (cr, row->label, label_indent (row), row_top[i] + h / 2 + FONT_PX * 0.35,
+                         view->label_width - label_indent (row) - 4);
           cairo_select_font_face (cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
         }
       set_rgb (cr, fg, 0.3);

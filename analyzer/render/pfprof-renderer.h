@@ -85,6 +85,12 @@ double pfprof_renderer_row_y (const PfprofTimeline *timeline, const PfprofRender
 void pfprof_renderer_row_tops (const PfprofTimeline *timeline, const PfprofRenderView *view,
                                double *tops);
 
+/* The text drawn for row @row's label in the label column of @view (cut
+ * with an ellipsis to fit, at the renderer's font), or NULL when none
+ * fits. New string. */
+char *pfprof_renderer_row_label_text (cairo_t *cr, const PfprofTimeline *timeline,
+                                      const PfprofRenderView *view, guint row);
+
 /* The row under drawing coordinate @y, or -1 (ruler, legend, below). */
 int pfprof_renderer_row_at (const PfprofTimeline *timeline, const PfprofRenderView *view, double y);
 

@@ -511,19 +511,24 @@ compute_lanes (const PfprofTrace *trace, Pending *p, guint max_lanes)
     }
 }
 
-/* Appends one row per lane of @p (compute_lanes), taking them over. */
+/* Appends one row per lane of @p (compute_lanes), taking them over,
+ * labelled @label, the lane's number from the second lane on, then
+ * ": @detail" when given: the label column cuts a label's end first, so
+ * what tells lanes apart comes before the detail. */
 static void
 add_lanes (PfprofTimeline *tl, const PfprofTrace *trace, struct _PfprofTimelineTraceInfo *info,
-           guint trace_index, Pending *p, int depth, int parent, const char *label)
+           guint trace_index, Pending *p, int depth, int parent, const char *label, const char *detail)
 {
   for (guint l = 0; l < p->n_lanes; l++)
     {
       PfprofTimelineRow row = { 0 };
+      g_autofree char *lane = l == 0 ? g_strdup ("") : g_strdup_printf (" (%u)", l + 1);
 
       row.type = p->type;
       row.depth = depth;
       row.parent = parent;
-      row.label = l == 0 ? g_strdup (label) : g_strdup_printf ("%s (%u)", label, l + 1);
+      row.label = g_strconcat (label, lane, detail && *detail ? ": " : "", detail && *detail ? detail : "",
+                               NULL);
       row.trace_index = trace_index;
       row.device_id = p->device_id;
       row.stream_id = p->stream_id;
@@ -869,10 +874,10 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
           if (p->type == PFPROF_ROW_STREAM)
             {
               label = g_strdup_printf ("Stream %u", p->stream_id);
-              add_lanes (tl, trace, info, ti, p, 2, device_row, label);
+              add_lanes (tl, trace, info, ti, p, 2, device_row, label, NULL);
             }
           else
-            add_lanes (tl, trace, info, ti, p, 2, device_row, "Sync & waits");
+            add_lanes (tl, trace, info, ti, p, 2, device_row, "Sync & waits", NULL);
         }
     }
 
@@ -895,9 +900,11 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
                        PFPROF_NONE, 0);
           }
         tname = pfprof_render_sanitize (thread_name (trace, p->tid), 40);
-        label = g_strdup_printf ("%s%s%u %s", tname, *tname ? " " : "Thread ", p->tid,
-                                 p->type == PFPROF_ROW_THREAD_API ? "CUDA API" : "NVTX");
-        add_lanes (tl, trace, info, ti, p, 2, threads_row, label);
+        /* The tid and what the lane holds first, the name after: names
+         * can be long and alike (torch.profiler names every thread
+         * "thread TID (PROCESS)"). */
+        label = g_strdup_printf ("Thread %u %s", p->tid, p->type == PFPROF_ROW_THREAD_API ? "CUDA API" : "NVTX");
+        add_lanes (tl, trace, info, ti, p, 2, threads_row, label, tname);
       }
   }
 
@@ -929,7 +936,7 @@ build_trace (PfprofTimeline *tl, guint ti, PfprofTimelineProgressFunc progress, 
 
               label = g_strdup_printf ("Worker %u (pid %u)", r->worker_id, p->tid);
             }
-          add_lanes (tl, trace, info, ti, p, 2, group_row, label);
+          add_lanes (tl, trace, info, ti, p, 2, group_row, label, NULL);
         }
   }
 }

@@ -260,7 +260,7 @@ test_first_frame (void)
   g_assert_true (row_box (r, "initial", "Stream 14", &x0, &x1, &y0, &y1));
   g_assert_cmpint (count_colour (s, x0, x1, y0, y1, orange), >, 100);
   g_assert_cmpint (count_colour (s, x0, x1, y0, y1, blue), <, 10);
-  g_assert_true (row_box (r, "initial", "python3 4242 CUDA API", &x0, &x1, &y0, &y1));
+  g_assert_true (row_box (r, "initial", "Thread 4242 CUDA API: python3", &x0, &x1, &y0, &y1));
   g_assert_cmpint (count_colour (s, x0, x1, y0, y1, bg), <, (x1 - x0) * (y1 - y0));
   cairo_surface_destroy (s);
 }

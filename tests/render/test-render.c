@@ -137,7 +137,7 @@ test_rows (Fixture *fx, gconstpointer data)
   else
     g_assert_cmpint (s21, ==, -1);
   g_assert_cmpstr (pfprof_timeline_get_row (fx->tl, (guint) s7)->label, ==, "Stream 7");
-  g_assert_cmpstr (pfprof_timeline_get_row (fx->tl, (guint) api)->label, ==, "python 100 CUDA API");
+  g_assert_cmpstr (pfprof_timeline_get_row (fx->tl, (guint) api)->label, ==, "Thread 100 CUDA API: python");
   /* Stream 7 holds its copies and kernels: 7 per step. */
   g_assert_cmpuint (pfprof_timeline_get_row (fx->tl, (guint) s7)->n_refs, ==, 7 * RT_STEPS);
   g_assert_cmpuint (fx->tl->n_gpu_events, >, 0);
@@ -702,6 +702,47 @@ test_sampled_pauses (void)
  * recorded sample, from after the warm-up step to the last step, every
  * steady step inside, the start-up left out; a run without steps has no
  * steady view. */
+/* Host-thread lanes of a torch.profiler trace (its thread names repeat
+ * the tid and the process) differ in the text drawn in the label column. */
+static void
+test_thread_labels_distinct (void)
+{
+  PfprofAnalysis *a;
+  PfprofTimeline *tl;
+  PfprofTrace *t;
+  PfprofRenderView view;
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  cairo_surface_t *s;
+  cairo_t *cr;
+  guint lanes = 0;
+
+  if ((a = analyse_sample ("kineto/a_pageable.stack.pt.trace.json.gz", &t)) == NULL)
+    return;
+  tl = pfprof_timeline_new (a, NULL, NULL);
+  pfprof_render_view_init (&view, tl, 1600, 2000);
+  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 1600, 2000);
+  cr = cairo_create (s);
+  for (guint i = 0; i < tl->rows->len; i++)
+    {
+      const PfprofTimelineRow *row = pfprof_timeline_get_row (tl, i);
+      char *text;
+
+      if (row->type != PFPROF_ROW_THREAD_API && row->type != PFPROF_ROW_THREAD_NVTX)
+        continue;
+      lanes++;
+      text = pfprof_renderer_row_label_text (cr, tl, &view, i);
+      g_test_message ("row %u: %s -> %s", i, row->label, text);
+      g_assert_nonnull (text);
+      g_assert_false (g_hash_table_contains (seen, text));
+      g_hash_table_add (seen, text);
+    }
+  g_assert_cmpuint (lanes, >=, 4);
+  cairo_destroy (cr);
+  cairo_surface_destroy (s);
+  pfprof_timeline_free (tl);
+  pfprof_analysis_free (a);
+}
+
 static void
 test_steady_framing (void)
 {
@@ -855,6 +896,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/recorded-sample", test_recorded_sample);
   g_test_add_func ("/render/sampled-pauses", test_sampled_pauses);
   g_test_add_func ("/render/steady-framing", test_steady_framing);
+  g_test_add_func ("/render/thread-labels-distinct", test_thread_labels_distinct);
   g_test_add_func ("/render/dataloader-lanes", test_dataloader_lanes);
   return g_test_run ();
 }
