@@ -112,7 +112,9 @@ const PfprofCliHelp pfprof_cmd_render_help = {
   "numbered on the ruler from 0 (--step-pattern and --config choose how steps\n"
   "are found, as in report). The format is the extension of -o. A host\n"
   "thread's rows read \"Thread TID CUDA API\" or \"Thread TID NVTX\", a\n"
-  "further lane's number, then the thread's name.\n"
+  "further lane's number, then the thread's name. Rows with nothing in the\n"
+  "range shown are left out, and the legend says how many (\"5 empty rows\n"
+  "hidden\").\n"
   "\n"
   "The image shows the steady state (from the end of the warm-up steps to\n"
   "the last step, where the findings are judged), not the start-up before\n"
@@ -282,6 +284,16 @@ pfprof_cmd_render (int argc, char **argv)
         }
       view.row_mask = mask;
     }
+  /* A picture of one range: rows with nothing in it only take space;
+   * the legend says how many were left out, on a line of its own. */
+  {
+    guint8 *busy = g_new0 (guint8, tl->rows->len + 1);
+
+    if (pfprof_renderer_hide_empty_rows (tl, &view, busy) > 0)
+      view.legend_height += 16;
+    g_free (mask);
+    mask = busy;
+  }
   content = pfprof_renderer_content_height (tl, &view);
   view.height = height ? height : MIN (MAX_PIXELS, MAX (160.0, ceil (view.ruler_height + content + view.legend_height + 34)));
   if (!pfprof_render_output_save (tl, &view, format, output, force, &error))

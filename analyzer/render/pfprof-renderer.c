@@ -589,6 +589,65 @@ pfprof_renderer_row_label_text (cairo_t *cr, const PfprofTimeline *timeline, con
   return text;
 }
 
+guint
+pfprof_renderer_hide_empty_rows (const PfprofTimeline *timeline, PfprofRenderView *view, guint8 *mask)
+{
+  guint hidden = 0;
+
+  g_return_val_if_fail (timeline != NULL && view != NULL && mask != NULL, 0);
+  for (guint i = 0; i < timeline->rows->len; i++)
+    mask[i] = view->row_mask == NULL || view->row_mask[i];
+  /* Lanes first; then a group stays only with a lane left in it (a
+   * group's lanes come after it, so walk up from each lane kept). */
+  for (guint i = 0; i < timeline->rows->len; i++)
+    {
+      const PfprofTimelineRow *row = pfprof_timeline_get_row (timeline, i);
+      guint k;
+
+      if (row->is_group || !mask[i])
+        continue;
+      k = pfprof_timeline_row_first_after (row, view->t0);
+      if (k < row->n_refs)
+        {
+          gint64 start, end;
+
+          pfprof_timeline_event_range (row->trace, row->refs[k], &start, &end);
+          if (start < view->t1)
+            continue;
+        }
+      mask[i] = 0;
+      hidden++;
+    }
+  {
+    g_autofree guint8 *keep = g_new0 (guint8, timeline->rows->len);
+
+    for (guint i = 0; i < timeline->rows->len; i++)
+      {
+        const PfprofTimelineRow *row = pfprof_timeline_get_row (timeline, i);
+
+        if (row->is_group || !mask[i])
+          continue;
+        keep[i] = 1;
+        for (int p = row->parent; p >= 0; p = pfprof_timeline_get_row (timeline, (guint) p)->parent)
+          keep[p] = 1;
+      }
+    for (guint i = 0; i < timeline->rows->len; i++)
+      if (pfprof_timeline_get_row (timeline, i)->is_group)
+        mask[i] = mask[i] && keep[i];
+  }
+  view->row_mask = mask;
+  view->n_empty_hidden = hidden;
+  return hidden;
+}
+
+char *
+pfprof_renderer_legend_note (const PfprofRenderView *view)
+{
+  g_return_val_if_fail (view != NULL, NULL);
+  if (view->n_empty_hidden == 0)
+    return NULL;
+  return g_strdup_printf ("%u empty row%s hidden", view->n_empty_hidden, view->n_empty_hidden == 1 ? "" : "s");
+}
 
 char *
 pfprof_renderer_event_label (const PfprofTimelineRow *row, PfprofEventRef ref)
@@ -990,6 +1049,17 @@ draw_legend (cairo_t *cr, const PfprofTimeline *tl, const PfprofRenderView *view
       cairo_move_to (cr, x + 14, y + 14);
       cairo_show_text (cr, "Not recorded (--sample pause)");
     }
+  /* On the legend's last line, where the rows left out would have been. */
+  {
+    g_autofree char *note = pfprof_renderer_legend_note (view);
+
+    if (note != NULL)
+      {
+        set_rgb (cr, fg, 0.9);
+        cairo_move_to (cr, 8, view->height - 6);
+        cairo_show_text (cr, note);
+      }
+  }
 }
 
 void

@@ -43,6 +43,9 @@ typedef struct
   int focus_row;
   gint64 focus_start;
   gint64 focus_end;
+  /* Lanes left out for having no event in [t0, t1)
+   * (pfprof_renderer_hide_empty_rows), said in the legend. */
+  guint n_empty_hidden;
 } PfprofRenderView;
 
 /* What one draw did, for benchmarks and tests. */
@@ -84,6 +87,18 @@ double pfprof_renderer_row_y (const PfprofTimeline *timeline, const PfprofRender
  * pfprof_renderer_row_y() of each row would be a pass per row. */
 void pfprof_renderer_row_tops (const PfprofTimeline *timeline, const PfprofRenderView *view,
                                double *tops);
+
+/* Leaves out, through @mask (one byte per timeline row, which becomes
+ * @view's row_mask; rows its row_mask hides stay hidden), the lanes with
+ * no event in [@view->t0, @view->t1) and the groups left with no lane;
+ * the legend says how many lanes (pfprof_renderer_legend_note). For a
+ * picture of one range (`pfprof render`), not a view that pans, where
+ * rows would come and go. Returns the number of lanes left out. */
+guint pfprof_renderer_hide_empty_rows (const PfprofTimeline *timeline, PfprofRenderView *view, guint8 *mask);
+
+/* "N empty rows hidden" when @view leaves lanes out for being empty, else
+ * NULL: the line the legend adds. New string. */
+char *pfprof_renderer_legend_note (const PfprofRenderView *view);
 
 /* The text drawn for row @row's label in the label column of @view (cut
  * with an ellipsis to fit, at the renderer's font), or NULL when none

@@ -702,6 +702,79 @@ test_sampled_pauses (void)
  * recorded sample, from after the warm-up step to the last step, every
  * steady step inside, the start-up left out; a run without steps has no
  * steady view. */
+/* Whether lane @row has an event in [@t0, @t1), every event looked at. */
+static gboolean
+lane_busy (const PfprofTimelineRow *row, gint64 t0, gint64 t1)
+{
+  for (guint k = 0; k < row->n_refs; k++)
+    {
+      gint64 a, b;
+
+      pfprof_timeline_event_range (row->trace, row->refs[k], &a, &b);
+      if (a < t1 && (b > t0 || (a == b && a >= t0)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A picture of the steady state leaves out the lanes with no event in
+ * it (and groups left with none), and its legend says how many. */
+static void
+test_empty_rows_hidden (void)
+{
+  PfprofAnalysis *a;
+  PfprofTimeline *tl;
+  PfprofTrace *t;
+  PfprofRenderView view;
+  PfprofRenderStats all = { 0 }, shown = { 0 };
+  g_autofree guint8 *mask = NULL;
+  g_autofree char *note = NULL;
+  g_autofree char *want = NULL;
+  cairo_surface_t *s;
+  cairo_t *cr;
+  guint empty = 0, hidden;
+
+  if ((a = analyse_sample ("a_pageable.pfprof", &t)) == NULL)
+    return;
+  tl = pfprof_timeline_new (a, NULL, NULL);
+  pfprof_render_view_init (&view, tl, W, 2000);
+  view.legend_height = 40;
+  g_assert_true (pfprof_framing_steady (a, &view.t0, &view.t1));
+  for (guint i = 0; i < tl->rows->len; i++)
+    {
+      const PfprofTimelineRow *row = pfprof_timeline_get_row (tl, i);
+
+      if (!row->is_group && !lane_busy (row, view.t0, view.t1))
+        empty++;
+    }
+  g_assert_cmpuint (empty, >, 0);
+  g_assert_null (pfprof_renderer_legend_note (&view));
+
+  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, W, 2000);
+  cr = cairo_create (s);
+  pfprof_renderer_draw (cr, tl, &view, &all);
+  mask = g_new0 (guint8, tl->rows->len);
+  hidden = pfprof_renderer_hide_empty_rows (tl, &view, mask);
+  g_assert_cmpuint (hidden, ==, empty);
+  g_assert_true (view.row_mask == mask);
+  for (guint i = 0; i < tl->rows->len; i++)
+    {
+      const PfprofTimelineRow *row = pfprof_timeline_get_row (tl, i);
+
+      if (!row->is_group)
+        g_assert_cmpint (pfprof_renderer_row_y (tl, &view, i) >= 0, ==, lane_busy (row, view.t0, view.t1));
+    }
+  pfprof_renderer_draw (cr, tl, &view, &shown);
+  g_assert_cmpuint (shown.n_rows_drawn, <=, all.n_rows_drawn - empty);
+  note = pfprof_renderer_legend_note (&view);
+  want = g_strdup_printf ("%u empty rows hidden", empty);
+  g_assert_cmpstr (note, ==, want);
+  cairo_destroy (cr);
+  cairo_surface_destroy (s);
+  pfprof_timeline_free (tl);
+  pfprof_analysis_free (a);
+}
+
 /* Host-thread lanes of a torch.profiler trace (its thread names repeat
  * the tid and the process) differ in the text drawn in the label column. */
 static void
@@ -896,6 +969,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/recorded-sample", test_recorded_sample);
   g_test_add_func ("/render/sampled-pauses", test_sampled_pauses);
   g_test_add_func ("/render/steady-framing", test_steady_framing);
+  g_test_add_func ("/render/empty-rows-hidden", test_empty_rows_hidden);
   g_test_add_func ("/render/thread-labels-distinct", test_thread_labels_distinct);
   g_test_add_func ("/render/dataloader-lanes", test_dataloader_lanes);
   return g_test_run ();
