@@ -606,12 +606,18 @@ restore_notes (PfprofTrace *trace)
   lines = g_strsplit (stored, "\n", -1);
   for (guint i = 0; lines[i] != NULL && i < 64; i++)
     {
-      gboolean known = lines[i][0] == '\0';
+      /* The reports print notes as they are: the file is nobody's word,
+       * so a note is valid UTF-8 with no control characters. */
+      g_autofree char *note = g_utf8_make_valid (lines[i], MIN (strlen (lines[i]), 4096));
+      gboolean known = note[0] == '\0';
 
+      for (char *c = note; *c != '\0'; c++)
+        if ((guchar) *c < 0x20 || *c == 0x7f)
+          *c = '?';
       for (guint j = 0; !known && j < trace->notes->len; j++)
-        known = strcmp (g_ptr_array_index (trace->notes, j), lines[i]) == 0;
+        known = strcmp (g_ptr_array_index (trace->notes, j), note) == 0;
       if (!known)
-        g_ptr_array_add (trace->notes, g_strdup (lines[i]));
+        g_ptr_array_add (trace->notes, g_steal_pointer (&note));
     }
 }
 

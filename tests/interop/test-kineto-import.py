@@ -607,6 +607,19 @@ def main():
             tap.ok(len(want) >= 4 and got == want and text_notes(path) == text_notes(src),
                    f"{what}: the report shows the torch.profiler trace's {len(want)} notes, once each",
                    f"original {want}\n{what} {got}")
+        # The stored notes are the file's word: no control character
+        # reaches the terminal.
+        import sqlite3
+        hostile = env.path("notes-hostile.pfprof")
+        shutil.copyfile(imported, hostile)
+        db = sqlite3.connect(hostile)
+        db.execute("UPDATE meta SET value = ? WHERE key = 'notes'", ("clear\x1b[2Jscreen\nsecond",))
+        db.commit()
+        db.close()
+        p = env.run("report", hostile)
+        tap.ok(p.returncode == 0 and "\x1b" not in p.stdout and "clear?[2Jscreen" in p.stdout
+               and "Note: second" in p.stdout,
+               "a stored note with an escape sequence is printed without it", p.stdout[-600:])
     return tap.done()
 
 
