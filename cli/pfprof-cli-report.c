@@ -66,6 +66,7 @@ pfprof_cli_report_init (PfprofCliReport *report)
 void
 pfprof_cli_report_clear (PfprofCliReport *report)
 {
+  g_return_if_fail (report != NULL);
   g_clear_pointer (&report->analysis, pfprof_analysis_options_free);
   g_clear_pointer (&report->output, g_free);
 }
@@ -75,10 +76,11 @@ pfprof_cli_report_run (PfprofCliReport *report, char **traces)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (PfprofAnalysis) analysis = NULL;
-  g_autoptr (GString) out = g_string_new (NULL);
+  g_autoptr (GString) out = NULL;
   PfprofReportOptions ro;
 
   g_return_val_if_fail (report != NULL, PFPROF_EXIT_USAGE);
+  out = g_string_new (NULL);
   ro = report->report;
   if (ro.width == 0)
     ro.width = report->output ? 100 : terminal_width ();

@@ -38,7 +38,7 @@ void pfprof_cli_report_init (PfprofCliReport *report);
  * %-escapes are expanded in names that do not exist). Returns the exit
  * code: PFPROF_EXIT_OK, PFPROF_EXIT_FINDINGS (--fail-on), or the usage
  * or output error after its one line. */
-int pfprof_cli_report_run (PfprofCliReport *report, char **traces);
+int pfprof_cli_report_run (PfprofCliReport *report, char **traces /* nullable */);
 
 void pfprof_cli_report_clear (PfprofCliReport *report);
 
