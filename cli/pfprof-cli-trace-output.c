@@ -96,8 +96,17 @@ pfprof_cli_trace_output_copy_meta (PfprofTraceWriter *w, const PfprofTrace *trac
         return rc;
     }
   /* What an imported trace's source cannot show stays said in the copy;
-   * the reader gives them back (analyzer/read/pfprof-trace-reader.c). */
-  if (trace->notes->len > 0)
+   * the reader gives them back (analyzer/read/pfprof-trace-reader.c). A
+   * pfprof trace's notes the reader works out again from its tables
+   * (recording windows, capture ranges): only those it stored go on. */
+  if (g_hash_table_contains (trace->meta, "format_version"))
+    {
+      const char *stored = g_hash_table_lookup (trace->meta, "notes");
+
+      if (stored != NULL && (rc = pfprof_trace_writer_set_meta (w, "notes", stored)) != PFPROF_WRITER_OK)
+        return rc;
+    }
+  else if (trace->notes->len > 0)
     {
       g_autoptr (GString) notes = g_string_new (NULL);
 
