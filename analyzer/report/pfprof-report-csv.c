@@ -28,7 +28,7 @@ pfprof_report_csv (const PfprofAnalysis *a, const PfprofReportOptions *o, GStrin
 
   (void) o;
   g_string_append (out, "trace,rank,step,warmup,start_ns,duration_ns,data_wait_ns,copy_exposed_ns,"
-                        "copy_hidden_ns,compute_ns,comm_ns,sync_wait_ns,idle_ns\r\n");
+                        "copy_hidden_ns,compute_ns,comm_ns,sync_wait_ns,idle_ns,phase\r\n");
   for (guint i = 0; i < a->steps->len; i++)
     {
       const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
@@ -49,7 +49,9 @@ pfprof_report_csv (const PfprofAnalysis *a, const PfprofReportOptions *o, GStrin
       field_int (out, s->comm_ns);
       field_int (out, s->sync_wait_ns);
       field_int (out, s->idle_ns);
-      g_string_append (out, "\r\n");
+      /* Evaluation batches are rows too, but no per-step figure is over
+       * them: the steady steps are warmup 0 and phase training. */
+      g_string_append_printf (out, ",%s\r\n", pfprof_phase_to_string (s->phase));
     }
 }
 

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Every format shows the same figures (suite `analyzer`).
+
+For each committed sample trace (samples/traces/*.pfprof and the
+torch.profiler traces in samples/traces/kineto/), as a user compares them:
+the median step and the median of each part, the ledger's mean and median
+step and each bucket, each finding's severity and saving and the order of
+the findings agree between text, Markdown, HTML, JSON, CSV and CSV
+findings to the precision shown; the ledger's buckets sum to its step;
+no finding saves more than the mean ledger buckets it comes out of
+(docs/report-format.md); the findings come largest saving first.
+
+Usage: test-figure-consistency.py PFPROF SAMPLES   (TAP on stdout)
+"""
+import csv
+import glob
+import html
+import io
+import json
+import os
+import re
+import statistics
+import sys
+
+import analyzer_tap
+from analyzer_tap import check, finish
+
+PFPROF, SAMPLES = sys.argv[1], sys.argv[2]
+
+# The ledger's rows as the reports label them (docs/report-format.md).
+LABELS = {
+    "copy hidden behind kernels": "copy_hidden_ns",
+    "compute": "compute_ns",
+    "communication (NCCL)": "comm_ns",
+    "copy exposed: pageable, compute": "copy_exposed_pageable_compute_stream_ns",
+    "copy exposed: pageable, side": "copy_exposed_pageable_side_stream_ns",
+    "copy exposed: pinned, compute": "copy_exposed_pinned_compute_stream_ns",
+    "copy exposed: pinned, side": "copy_exposed_pinned_side_stream_ns",
+    "other GPU work (memset, DtoD)": "gpu_other_ns",
+    "idle: DataLoader wait": "data_wait_ns",
+    "idle: sync of a blocking copy": "sync_copy_ns",
+    "idle: cudaStreamSynchronize": "sync_stream_ns",
+    "idle: cudaDeviceSynchronize": "sync_device_ns",
+    "idle: cudaEventSynchronize": "sync_event_ns",
+    "idle: allocator (malloc/free)": "alloc_ns",
+    "idle: host busy, nothing queued": "host_bound_ns",
+    "idle: other (work queued)": "other_idle_ns",
+}
+EXPOSED = ["copy_exposed_pageable_compute_stream_ns", "copy_exposed_pageable_side_stream_ns",
+           "copy_exposed_pinned_compute_stream_ns", "copy_exposed_pinned_side_stream_ns"]
+PINNED = ["copy_exposed_pinned_compute_stream_ns", "copy_exposed_pinned_side_stream_ns"]
+SIDE = ["copy_exposed_pageable_side_stream_ns", "copy_exposed_pinned_side_stream_ns"]
+# The buckets each rule's saving comes out of (the table "Findings and the
+# ledger" in docs/report-format.md); rank-imbalance is not capped.
+SOURCES = {
+    "input-starved": ["data_wait_ns", "host_bound_ns", "other_idle_ns"],
+    "pageable-transfer": ["copy_exposed_pageable_compute_stream_ns", "copy_exposed_pageable_side_stream_ns",
+                          "sync_copy_ns", "host_bound_ns"],
+    "serialized-copy": PINNED + ["sync_copy_ns", "host_bound_ns"],
+    "record-stream-stall": ["alloc_ns", "sync_event_ns", "host_bound_ns", "other_idle_ns"] + PINNED,
+    "late-prefetch": SIDE + ["other_idle_ns"],
+    "sync-in-loop": ["data_wait_ns", "sync_stream_ns", "sync_device_ns", "host_bound_ns"],
+    "host-bound": ["host_bound_ns"],
+    "small-transfers": EXPOSED + ["host_bound_ns"],
+    "pinned-alloc-in-loop": ["alloc_ns", "data_wait_ns", "host_bound_ns"],
+}
+PARTS = ["data wait", "copy exposed", "copy hidden", "compute", "sync wait", "GPU idle"]
+PART_KEYS = ["data_wait_ns", "copy_exposed_ns", "copy_hidden_ns", "compute_ns", "sync_wait_ns", "idle_ns"]
+SEVERITY = {"info": 0, "warning": 1, "error": 2}
+UNITS = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}
+DUR = r"(-?[0-9.]+ (?:ns|µs|ms|s))"
+
+
+def shown(text, ns):
+    """Whether the duration @text ("8.06 ms") shows @ns to its precision."""
+    num, unit = text.split(" ")
+    decimals = len(num.split(".")[1]) if "." in num else 0
+    half = 0.5 * 10 ** -decimals * UNITS[unit]
+    return abs(float(num) * UNITS[unit] - ns) <= half * 1.0001
+
+
+def report(fmt, trace):
+    rc, out, err = analyzer_tap.run(PFPROF, "report", "-q", "--format", fmt, "--width", "1000", trace)
+    if rc != 0:
+        raise SystemExit(f"Bail out! pfprof report --format {fmt} {trace}: {err}")
+    return out
+
+
+def step_line(text):
+    """(median step, {part: value}) of the step line, or None."""
+    m = re.search(r"after warm-up, median " + DUR + r" \(p10", text)
+    if m is None:
+        return None
+    parts = {}
+    for part in PARTS:
+        p = re.search(r"(?:: |, )" + re.escape(part) + " " + DUR + r"[,.]", text[m.end():])
+        parts[part] = p.group(1) if p else None
+    return m.group(1), parts
+
+
+def ledger_rows(rows):
+    """{key: (mean, median)} of ledger rows given as (label, mean, share, median)."""
+    out = {}
+    for label, mean, _share, median in rows:
+        if label in LABELS:
+            out[LABELS[label]] = (mean.strip(), median.strip())
+    return out
+
+
+def text_view(out):
+    head = re.search(r"mean step " + DUR + ", median step " + DUR, out)
+    rows = re.findall(r"^  (\S.*?)\s+" + DUR + r"\s+([0-9.]+%)\s+" + DUR + "$", out, re.M)
+    findings = re.findall(r"^\d+\. \[(\w+)\] (\S+)\n\s+Saves ~" + DUR + " per mean step", out, re.M)
+    return head, ledger_rows(rows), [(s, r, v) for s, r, v in findings]
+
+
+def markdown_view(out):
+    head = re.search(r"mean step " + DUR + ", median step " + DUR, out)
+    rows = re.findall(r"^\| (.*?) \| " + DUR + r" \| ([0-9.]+%) \| " + DUR + r" \|$", out, re.M)
+    findings = re.findall(r"^### (\w+) `(\S+)`.*\n\nEstimated: \*\*saves ~" + DUR + " per mean step", out, re.M)
+    return head, ledger_rows([(html.unescape(a.replace("\\", "")), b, c, d) for a, b, c, d in rows]), \
+        [(s.lower(), r, v) for s, r, v in findings]
+
+
+def html_view(out):
+    plain = html.unescape(re.sub(r"<[^>]*>", "", out))
+    head = re.search(r"mean step " + DUR + ", median step " + DUR, plain)
+    rows = re.findall(r"<tr><td>([^<]*)</td><td>" + DUR + r"</td><td>([0-9.]+%)</td><td>" + DUR + "</td></tr>", out)
+    findings = re.findall(r'<span class="sev">(\w+)</span> <code>([^<]+)</code> saves ~' + DUR + " per mean step", out)
+    return head, ledger_rows([(html.unescape(a), b, c, d) for a, b, c, d in rows]), findings
+
+
+def steady_csv(out):
+    """The steady steps of the per-step CSV, each a dict of ints."""
+    rows = list(csv.DictReader(io.StringIO(out)))
+    return [{k: int(v) for k, v in r.items() if k.endswith("_ns")} for r in rows
+            if r["warmup"] == "0" and r["phase"] == "training"]
+
+
+traces = sorted(glob.glob(os.path.join(SAMPLES, "*.pfprof")) + glob.glob(os.path.join(SAMPLES, "kineto", "*.json.gz")))
+check("samples: traces found", len(traces) > 40, len(traces))
+
+for trace in traces:
+    name = os.path.relpath(trace, SAMPLES)
+    js = json.loads(report("json", trace))
+    steps = js["summary"]["steps"]
+    ledger = js["summary"]["ledger"]
+    findings = js["findings"]
+
+    # The step line: the median step and the median of each part.
+    text = report("text", trace)
+    steady = steady_csv(report("csv", trace))
+    if steady:
+        check(f"{name}: CSV's steady steps give JSON's median step",
+              statistics.median_low([s["duration_ns"] for s in steady]) <= steps["median_ns"]
+              <= statistics.median_high([s["duration_ns"] for s in steady]),
+              (steps["median_ns"], len(steady)))
+        for key in PART_KEYS:
+            values = sorted(s[key] for s in steady)
+            check(f"{name}: CSV's steady steps give JSON's median {key}",
+                  values[(len(values) - 1) // 2] <= steps["median_breakdown"][key] <= values[len(values) // 2],
+                  (steps["median_breakdown"][key], values[(len(values) - 1) // 2], values[len(values) // 2]))
+    for fmt in ("text", "markdown", "html"):
+        out = text if fmt == "text" else report(fmt, trace)
+        plain = html.unescape(re.sub(r"<[^>]*>", "", out)) if fmt == "html" else out
+        line = step_line(plain)
+        if steps["steady"] == 0:
+            continue
+        check(f"{name}: {fmt}: has the step line", line is not None, plain[:800])
+        if line is None:
+            continue
+        median, parts = line
+        check(f"{name}: {fmt}: median step is JSON's", shown(median, steps["median_ns"]), (median, steps["median_ns"]))
+        for part, key in zip(PARTS, PART_KEYS):
+            check(f"{name}: {fmt}: median {part} is JSON's",
+                  parts[part] is not None and shown(parts[part], steps["median_breakdown"][key]),
+                  (parts[part], steps["median_breakdown"][key]))
+
+        # The ledger: heading, rows, and its buckets summing to its step.
+        view = {"text": text_view, "markdown": markdown_view, "html": html_view}[fmt](out)
+        head, rows, shown_findings = view
+        if ledger["steps"] > 0:
+            check(f"{name}: {fmt}: ledger's mean and median step are JSON's",
+                  head is not None and shown(head.group(1), ledger["mean"]["step_ns"])
+                  and shown(head.group(2), ledger["median"]["step_ns"]),
+                  (head and head.group(0), ledger["mean"]["step_ns"], ledger["median"]["step_ns"]))
+            bad = [(k, v, ledger["mean"][k], ledger["median"][k]) for k, v in rows.items()
+                   if not (shown(v[0], ledger["mean"][k]) and shown(v[1], ledger["median"][k]))]
+            check(f"{name}: {fmt}: each ledger row is JSON's mean and median", rows and bad == [], bad or out[:300])
+            # A bucket under a microsecond on both bases has no row.
+            missing = [k for k in LABELS.values()
+                       if max(ledger["mean"][k], ledger["median"][k]) >= 1000 and k not in rows]
+            check(f"{name}: {fmt}: every bucket of a microsecond or more has its row", missing == [], missing)
+
+        # Findings: the same ones, in the same order, with the same saving
+        # (the text folds the immaterial ones into one line at the end).
+        want = [(f["severity"], f["rule"], f["est_savings_ns"]) for f in findings
+                if f["material"] or fmt != "text"]
+        got = [(s, r) for s, r, _ in shown_findings]
+        check(f"{name}: {fmt}: the material findings in JSON's order", got == [(s, r) for s, r, _ in want],
+              (got, want))
+        check(f"{name}: {fmt}: each finding's saving is JSON's",
+              all(shown(v, w[2]) for (_, _, v), w in zip(shown_findings, want)),
+              (shown_findings, want))
+
+    for kind in ("mean", "median"):
+        total = sum(ledger[kind][k] for k in LABELS.values())
+        check(f"{name}: the {kind} ledger's buckets sum to its step", total == ledger[kind]["step_ns"],
+              (total, ledger[kind]["step_ns"]))
+        over = [k for k in LABELS.values() if ledger[kind][k] > ledger[kind]["step_ns"]]
+        check(f"{name}: no {kind} ledger bucket exceeds its step", over == [], over)
+
+    # Each finding saves no more than the buckets it comes out of, and the
+    # findings come largest saving first.
+    for f in findings:
+        if f["rule"] in SOURCES and f["saving_basis"] == "mean_step":
+            cap = sum(ledger["mean"][k] for k in SOURCES[f["rule"]])
+            check(f"{name}: {f['rule']} saves no more than its buckets",
+                  f["est_savings_ns"] <= cap + 1, (f["est_savings_ns"], cap))
+    savings = [f["est_savings_ns"] for f in findings]
+    check(f"{name}: findings by saving, largest first", savings == sorted(savings, reverse=True), savings)
+    rows = list(csv.DictReader(io.StringIO(report("csv-findings", trace))))
+    check(f"{name}: CSV findings: JSON's findings, order, severity and saving",
+          [(r["rule"], r["severity"], int(r["est_savings_ns"])) for r in rows]
+          == [(f["rule"], f["severity"], f["est_savings_ns"]) for f in findings],
+          ([(r["rule"], r["severity"]) for r in rows], [(f["rule"], f["severity"]) for f in findings]))
+
+finish()
