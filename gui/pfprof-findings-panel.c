@@ -11,7 +11,9 @@ struct _PfprofFindingsPanel
   GtkListBox *list;
 
   const PfprofAnalysis *analysis; /* borrowed */
-  GArray *order;                  /* row -> index in analysis->findings */
+  /* row -> index in analysis->findings: the analysis's order, largest
+   * saving first, as every report lists them. */
+  GArray *order;
 };
 
 G_DEFINE_FINAL_TYPE (PfprofFindingsPanel, pfprof_findings_panel, GTK_TYPE_BOX)
@@ -34,18 +36,14 @@ on_row_selected (GtkListBox *box, GtkListBoxRow *row, PfprofFindingsPanel *self)
   g_signal_emit (self, signals[SIGNAL_FINDING_SELECTED], 0, index);
 }
 
-static int
-compare_order (gconstpointer a, gconstpointer b, gpointer data)
+/* The line under a finding's title: severity, rule, saving, count. */
+static char *
+finding_meta (const PfprofFinding *f)
 {
-  GPtrArray *findings = data;
-  const PfprofFinding *x = g_ptr_array_index (findings, *(const int *) a);
-  const PfprofFinding *y = g_ptr_array_index (findings, *(const int *) b);
+  g_autofree char *savings = pfprof_report_saving (f);
 
-  if (x->severity != y->severity)
-    return x->severity > y->severity ? -1 : 1;
-  if (x->est_savings_ns != y->est_savings_ns)
-    return x->est_savings_ns > y->est_savings_ns ? -1 : 1;
-  return *(const int *) a - *(const int *) b;
+  return g_strdup_printf ("%s \u00b7 %s \u00b7 %s \u00b7 %" G_GUINT64_FORMAT " occurrences",
+                          pfprof_severity_to_string (f->severity), f->rule, savings, f->count);
 }
 
 static GtkWidget *
@@ -54,9 +52,7 @@ finding_row (const PfprofFinding *f)
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   /* Trace-derived text goes through set_text: never parsed as markup. */
   GtkWidget *title = gtk_label_new (f->title ? f->title : f->rule);
-  g_autofree char *savings = pfprof_report_saving (f);
-  g_autofree char *meta = g_strdup_printf ("%s \u00b7 %s \u00b7 %s \u00b7 %" G_GUINT64_FORMAT " occurrences",
-                                           pfprof_severity_to_string (f->severity), f->rule, savings, f->count);
+  g_autofree char *meta = finding_meta (f);
   GtkWidget *sub = gtk_label_new (meta);
 
   gtk_label_set_xalign (GTK_LABEL (title), 0);
@@ -96,8 +92,6 @@ pfprof_findings_panel_set_analysis (PfprofFindingsPanel *self, const PfprofAnaly
   self->order = g_array_new (FALSE, FALSE, sizeof (int));
   for (int i = 0; findings != NULL && i < (int) findings->len; i++)
     g_array_append_val (self->order, i);
-  if (findings != NULL)
-    g_array_sort_with_data (self->order, compare_order, findings);
   for (guint i = 0; i < self->order->len; i++)
     gtk_list_box_append (self->list, finding_row (g_ptr_array_index (findings, g_array_index (self->order, int, i))));
   if (self->order->len == 0)
@@ -141,6 +135,23 @@ pfprof_findings_panel_find_rule (PfprofFindingsPanel *self, const char *rule)
         return (int) i;
     }
   return -1;
+}
+
+char *
+pfprof_findings_panel_dup_rows_text (PfprofFindingsPanel *self)
+{
+  g_autoptr (GString) s = g_string_new ("");
+
+  g_return_val_if_fail (PFPROF_IS_FINDINGS_PANEL (self), NULL);
+
+  for (guint i = 0; self->analysis != NULL && self->order != NULL && i < self->order->len; i++)
+    {
+      g_autofree char *meta = finding_meta (g_ptr_array_index (self->analysis->findings,
+                                                               g_array_index (self->order, int, i)));
+
+      g_string_append_printf (s, "%s%s", i > 0 ? "\n" : "", meta);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
 int

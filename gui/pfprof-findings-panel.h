@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* pfprof-findings-panel.h: the side panel's list of findings, by
- * severity, then estimated savings, each with its rule, savings per step
- * and number of occurrences; "No findings" when the analysis has none. */
+/* pfprof-findings-panel.h: the side panel's list of findings, in the
+ * reports' order (largest estimated saving first), each with its
+ * severity, rule, saving per mean step and number of occurrences; "No
+ * findings" when the analysis has none. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -30,6 +31,10 @@ gboolean pfprof_findings_panel_select (PfprofFindingsPanel *self, guint n);
 
 /* The row (panel order) of finding @index (in analysis->findings), or -1. */
 int pfprof_findings_panel_row_of (PfprofFindingsPanel *self, int index);
+
+/* Each row's line under its title (severity · rule · saving ·
+ * occurrences), in panel order, one a line; "" without findings. */
+char *pfprof_findings_panel_dup_rows_text (PfprofFindingsPanel *self);
 
 /* The row (panel order) of the first finding of rule @rule, or -1. */
 int pfprof_findings_panel_find_rule (PfprofFindingsPanel *self, const char *rule);

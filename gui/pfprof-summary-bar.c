@@ -77,7 +77,9 @@ pfprof_summary_bar_set_analysis (PfprofSummaryBar *self, const PfprofAnalysis *a
           g_autofree char *e = pfprof_format_ns (exposed);
           g_autofree char *l = pfprof_format_ns (idle);
 
-          g_string_append_printf (s, " \u00b7 exposed copy %s/step \u00b7 idle %s/step", e, l);
+          /* Medians of each part over the steady steps, as the reports'
+           * step line gives them, named so. */
+          g_string_append_printf (s, " \u00b7 median exposed copy %s \u00b7 median GPU idle %s", e, l);
         }
     }
   if (n_devices > SUMMARY_MAX_DEVICES)
@@ -86,8 +88,8 @@ pfprof_summary_bar_set_analysis (PfprofSummaryBar *self, const PfprofAnalysis *a
     {
       g_autofree char *m = pfprof_format_ns (a->step_median_ns);
 
-      g_string_append_printf (s, "%smedian step %s (%u steps)", s->len ? "   |   " : "", m,
-                              a->steps ? a->steps->len : 0);
+      g_string_append_printf (s, "%smedian step %s (%u steady steps)", s->len ? "   |   " : "", m,
+                              a->n_steady_steps);
     }
   else
     g_string_append_printf (s, "%sno training steps detected", s->len ? "   |   " : "");

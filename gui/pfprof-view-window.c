@@ -1207,6 +1207,12 @@ pfprof_view_window_get_measure_bar (PfprofViewWindow *self)
   return self->measure;
 }
 
+PfprofFindingsPanel *
+pfprof_view_window_get_findings_panel (PfprofViewWindow *self)
+{
+  return self->findings;
+}
+
 PfprofLedgerPanel *
 pfprof_view_window_get_ledger_panel (PfprofViewWindow *self)
 {

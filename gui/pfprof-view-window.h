@@ -13,6 +13,7 @@
 
 #include <gtk/gtk.h>
 
+#include "pfprof-findings-panel.h"
 #include "pfprof-ledger-panel.h"
 #include "pfprof-measure-bar.h"
 #include "pfprof-search-bar.h"
@@ -106,6 +107,9 @@ int pfprof_view_window_get_occurrence (PfprofViewWindow *self);
 
 /* The panel of the selected finding. */
 PfprofSelectedFinding *pfprof_view_window_get_selected_finding (PfprofViewWindow *self);
+
+/* The list of findings. */
+PfprofFindingsPanel *pfprof_view_window_get_findings_panel (PfprofViewWindow *self);
 
 /* The search bar, the measurement line and the step ledger panel. */
 PfprofSearchBar *pfprof_view_window_get_search_bar (PfprofViewWindow *self);

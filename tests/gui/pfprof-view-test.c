@@ -352,6 +352,13 @@ test_advance (void)
           report_kv ("first_draw_ms", "%.2f", pfprof_timeline_widget_last_draw_us (tw) / 1000.0);
           report_kv ("n_findings", "%u", loaded->analysis->findings ? loaded->analysis->findings->len : 0);
           report_kv ("summary", "%s", pfprof_view_window_get_summary (win));
+          {
+            g_autofree char *rows = pfprof_findings_panel_dup_rows_text (pfprof_view_window_get_findings_panel (win));
+            g_auto (GStrv) row = g_strsplit (rows, "\n", -1);
+
+            for (guint i = 0; rows[0] != '\0' && row[i] != NULL; i++)
+              report_kv ("finding_row", "%s", row[i]);
+          }
         }
       report_view ("initial");
       later (100);
