@@ -259,6 +259,29 @@ compare_findings (gconstpointer pa, gconstpointer pb)
   return (x->first_ns > y->first_ns) - (x->first_ns < y->first_ns);
 }
 
+/* Severity follows the saving: listed largest saving first (@a's
+ * findings, sorted), a material finding is at least as severe as any
+ * material one that saves less, unless the config chose its rule's
+ * severity. Without this a rule's default would put an error saving 1%
+ * of the step below a warning saving 60% of it. */
+static void
+order_severities (PfprofAnalysis *a, const PfprofAnalysisOptions *options)
+{
+  PfprofSeverity floor = PFPROF_SEVERITY_INFO;
+
+  for (guint i = a->findings->len; i-- > 0;)
+    {
+      PfprofFinding *f = g_ptr_array_index (a->findings, i);
+      const PfprofRule *rule = pfprof_rules_lookup (f->rule);
+
+      if (f->immaterial)
+        continue;
+      if (f->severity < floor && rule != NULL && !pfprof_analysis_options_severity_is_set (options, rule))
+        f->severity = floor;
+      floor = MAX (floor, f->severity);
+    }
+}
+
 static void
 overall_steps (PfprofAnalysis *a)
 {
@@ -378,6 +401,7 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
   overall_steps (a);
   pfprof_ledger_summarize (a->steps, G_MAXUINT, &a->ledger);
   g_ptr_array_sort (a->findings, compare_findings);
+  order_severities (a, options);
   return a;
 }
 

@@ -9,7 +9,8 @@ step and each bucket, each finding's severity and saving and the order of
 the findings agree between text, Markdown, HTML, JSON, CSV and CSV
 findings to the precision shown; the ledger's buckets sum to its step;
 no finding saves more than the mean ledger buckets it comes out of
-(docs/report-format.md); the findings come largest saving first.
+(docs/report-format.md); the findings come largest saving first, their
+severity never rising as the saving falls.
 
 Usage: test-figure-consistency.py PFPROF SAMPLES   (TAP on stdout)
 """
@@ -220,6 +221,9 @@ for trace in traces:
                   f["est_savings_ns"] <= cap + 1, (f["est_savings_ns"], cap))
     savings = [f["est_savings_ns"] for f in findings]
     check(f"{name}: findings by saving, largest first", savings == sorted(savings, reverse=True), savings)
+    severities = [SEVERITY[f["severity"]] for f in findings if f["material"]]
+    check(f"{name}: severity never rises as the saving falls", severities == sorted(severities, reverse=True),
+          [(f["rule"], f["severity"], f["saving_share"]) for f in findings])
     rows = list(csv.DictReader(io.StringIO(report("csv-findings", trace))))
     check(f"{name}: CSV findings: JSON's findings, order, severity and saving",
           [(r["rule"], r["severity"], int(r["est_savings_ns"])) for r in rows]
