@@ -7,7 +7,8 @@ torch.profiler traces in samples/traces/kineto/), as a user compares them:
 the median step and the median of each part, the ledger's mean and median
 step and each bucket, each finding's severity and saving and the order of
 the findings agree between text, Markdown, HTML, JSON, CSV and CSV
-findings to the precision shown; the ledger's buckets sum to its step;
+findings to the precision shown, and `pfprof diff` of each sample and its
+recorded fix shows each side's median step and parts as its report does; the ledger's buckets sum to its step;
 no finding saves more than the mean ledger buckets it comes out of
 (docs/report-format.md); the findings come largest saving first, their
 severity never rising as the saving falls.
@@ -229,5 +230,37 @@ for trace in traces:
           [(r["rule"], r["severity"], int(r["est_savings_ns"])) for r in rows]
           == [(f["rule"], f["severity"], f["est_savings_ns"]) for f in findings],
           ([(r["rule"], r["severity"]) for r in rows], [(f["rule"], f["severity"]) for f in findings]))
+
+# `pfprof diff` of each sample and its recorded fix: each side's median
+# step and median parts are that trace's report's, in JSON and as shown.
+DIFF_ROWS = [("median step", "step_ns")] + list(zip(PARTS, PART_KEYS))
+fixes = [(t, t.replace(".pfprof", "_fix.pfprof")) for t in traces if t.endswith(".pfprof")]
+fixes += [(t, re.sub(r"(\.stack)?\.pt\.trace\.json\.gz$", "_fix.pt.trace.json.gz", t))
+          for t in traces if t.endswith(".json.gz") and "_fix." not in t]
+fixes = [(b, a) for b, a in fixes if os.path.exists(a)]
+check("samples: fix pairs found", len(fixes) > 20, len(fixes))
+for before, after in fixes:
+    name = os.path.relpath(before, SAMPLES)
+    rc, out, err = analyzer_tap.run(PFPROF, "diff", "--format", "json", before, after)
+    rc2, text, err2 = analyzer_tap.run(PFPROF, "diff", before, after)
+    if rc != 0 or rc2 != 0:
+        raise SystemExit(f"Bail out! pfprof diff {before} {after}: {err}{err2}")
+    d = json.loads(out)
+    shown_rows = {label: (b, a) for label, b, a in
+                  re.findall(r"^  (median step|" + "|".join(PARTS) + r")\s+" + DUR + r"\s+" + DUR, text, re.M)}
+    for side, trace, col in (("before", before, 0), ("after", after, 1)):
+        js = json.loads(report("json", trace))
+        steps = js["summary"]["steps"]
+        want = dict(steps["median_breakdown"], step_ns=steps["median_ns"])
+        got = d[side]["median"]
+        check(f"diff {name}: {side}: JSON's median step and parts are the report's",
+              all(got[k] == want[k] for _, k in DIFF_ROWS), (got, want))
+        bad = [(label, shown_rows.get(label)) for label, k in DIFF_ROWS
+               if label not in shown_rows or not shown(shown_rows[label][col], got[k])]
+        check(f"diff {name}: {side}: text shows JSON's median step and parts", bad == [], bad)
+        rules = {f["rule"] for f in js["findings"]}
+        side_rules = {f["rule"] for f in d["findings"]
+                      if f["status"] in (("resolved", "unchanged") if side == "before" else ("new", "unchanged"))}
+        check(f"diff {name}: {side}: the findings are the report's", side_rules == rules, (side_rules, rules))
 
 finish()
