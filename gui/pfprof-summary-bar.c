@@ -6,6 +6,7 @@
 
 #include "pfprof-format.h"
 #include "pfprof-quantile.h"
+#include "pfprof-report.h"
 
 struct _PfprofSummaryBar
 {
@@ -90,6 +91,14 @@ pfprof_summary_bar_set_analysis (PfprofSummaryBar *self, const PfprofAnalysis *a
 
       g_string_append_printf (s, "%smedian step %s (%u steady steps)", s->len ? "   |   " : "", m,
                               a->n_steady_steps);
+      if (pfprof_report_host_runs_ahead (a))
+        {
+          g_autofree char *g = pfprof_format_ns (pfprof_report_gpu_step_median (a));
+
+          /* As the reports' step line: the host's steps say little of
+           * the GPU's, where the medians above are measured. */
+          g_string_append_printf (s, " \u00b7 host runs ahead: GPU median step %s", g);
+        }
     }
   else
     g_string_append_printf (s, "%sno training steps detected", s->len ? "   |   " : "");

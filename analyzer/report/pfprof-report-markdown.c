@@ -150,8 +150,10 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
     {
       g_autofree char *s_steps = pfprof_report_steps_phrase (a);
       g_autofree char *s_parts = pfprof_report_parts_phrase (&m);
+      g_autofree char *ahead = pfprof_report_host_ahead_phrase (a);
 
-      g_string_append_printf (out, "\n%s. " PFPROF_REPORT_MEDIAN_PARTS ": %s.\n", s_steps, s_parts);
+      g_string_append_printf (out, "\n%s. " PFPROF_REPORT_MEDIAN_PARTS ": %s.%s%s\n", s_steps, s_parts,
+                              ahead ? " " : "", ahead ? ahead : "");
     }
 
   if (a->ledger.n_steps > 0 && a->ledger.mean_step_ns > 0)

@@ -307,22 +307,6 @@ devices (Text *t, const PfprofAnalysis *a)
 }
 
 /* Median over steady steps of the GPU's side of each step. */
-static gint64
-gpu_step_median (const PfprofAnalysis *a)
-{
-  g_autofree gint64 *d = g_new (gint64, a->steps->len + 1);
-  guint n = 0;
-
-  for (guint i = 0; i < a->steps->len; i++)
-    {
-      const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
-
-      if (pfprof_step_is_steady (s))
-        d[n++] = s->gpu_end_ns - s->gpu_start_ns;
-    }
-  return pfprof_quantile_median_i64 (d, n);
-}
-
 static void
 steps (Text *t, const PfprofAnalysis *a)
 {
@@ -351,17 +335,10 @@ steps (Text *t, const PfprofAnalysis *a)
   {
     /* When the host runs steps ahead of the GPU its steps say little of
      * the GPU's; the breakdown above is measured on the GPU's side. */
-    gint64 gpu = gpu_step_median (a);
+    g_autofree char *ahead = pfprof_report_host_ahead_phrase (a);
 
-    if (gpu > 2 * a->step_median_ns)
-      {
-        g_autofree char *s_gpu = pfprof_format_ns (gpu);
-
-        g_string_append_printf (line, " The host runs ahead of the GPU: from the first GPU work a "
-                                "step launched to the next step's, the median step took %s on the "
-                                "GPU, where the breakdown is measured.",
-                                s_gpu);
-      }
+    if (ahead != NULL)
+      g_string_append_printf (line, " %s", ahead);
   }
   g_string_append_c (t->out, '\n');
   wrap (t, line->str, 0);

@@ -258,6 +258,44 @@ pfprof_report_steps_phrase (const PfprofAnalysis *a)
                           a->n_steady_steps, med, p10, p90);
 }
 
+gint64
+pfprof_report_gpu_step_median (const PfprofAnalysis *a)
+{
+  g_return_val_if_fail (a != NULL, 0);
+
+  /* The ledger's: the GPU side of the step of median length, the step
+   * the ledger's median column splits. */
+  return a->ledger.n_steps > 0 ? a->ledger.median_step_ns : 0;
+}
+
+gboolean
+pfprof_report_host_runs_ahead (const PfprofAnalysis *a)
+{
+  g_return_val_if_fail (a != NULL, FALSE);
+
+  /* More than a twentieth longer: on the samples the GPU side is within
+   * 3.3% of the host's where the host waits for the GPU each step, and
+   * 10% or more longer where it does not, where the GPU's median parts
+   * can exceed the host's median step. */
+  return a->n_steady_steps > 0 && pfprof_report_gpu_step_median (a) * 20 > a->step_median_ns * 21;
+}
+
+char *
+pfprof_report_host_ahead_phrase (const PfprofAnalysis *a)
+{
+  g_autofree char *gpu = NULL;
+
+  g_return_val_if_fail (a != NULL, NULL);
+
+  if (!pfprof_report_host_runs_ahead (a))
+    return NULL;
+  gpu = pfprof_format_ns (pfprof_report_gpu_step_median (a));
+  return g_strdup_printf ("The host runs ahead of the GPU: from the first GPU work a step launched to "
+                          "the next step's, the median step took %s on the GPU, where the breakdown "
+                          "is measured.",
+                          gpu);
+}
+
 char *
 pfprof_report_parts_phrase (const PfprofStep *step)
 {

@@ -127,6 +127,20 @@ extern const PfprofReportPart pfprof_report_parts[];
  * not the parts of the median step (the ledger's "median" column). */
 #define PFPROF_REPORT_MEDIAN_PARTS "Median of each part over the steady steps"
 
+/* The median step on the GPU's side (from the first GPU work a step
+ * launched to the next step's): the step ledger's median step, 0 without
+ * a ledger. */
+gint64 pfprof_report_gpu_step_median (const PfprofAnalysis *analysis);
+
+/* TRUE when the host runs steps ahead of the GPU: the GPU-side median
+ * step is over 5% longer than the host's, whose steps then say little of
+ * the GPU's; every format says so (JSON: summary.steps.host_ahead). */
+gboolean pfprof_report_host_runs_ahead (const PfprofAnalysis *analysis);
+
+/* The sentence that says so, with the GPU-side median step; NULL when
+ * the host does not run ahead. New string. */
+char *pfprof_report_host_ahead_phrase (const PfprofAnalysis *analysis);
+
 /* "2.02 s (93.8%)": a time and its share of @window_ns; the time alone
  * when the window is empty. New string. */
 char *pfprof_report_figure_share (gint64 ns, gint64 window_ns);

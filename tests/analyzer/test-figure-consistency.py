@@ -173,7 +173,20 @@ for trace in traces:
         if line is None:
             continue
         median, parts = line
+        ahead = re.search(r"The host runs ahead of the GPU: .*?the median step took " + DUR + " on the GPU", plain)
+        check(f"{name}: {fmt}: says the host runs ahead when JSON does, with its GPU median step",
+              (ahead is not None) == steps["host_ahead"]
+              and (ahead is None or shown(ahead.group(1), steps["gpu_median_ns"])),
+              (ahead and ahead.group(0), steps["host_ahead"], steps["gpu_median_ns"]))
         check(f"{name}: {fmt}: median step is JSON's", shown(median, steps["median_ns"]), (median, steps["median_ns"]))
+        # Parts within their whole: the GPU-measured parts within the
+        # median step, or, where the report says the host runs ahead,
+        # within the GPU's median step it gives.
+        whole = steps["gpu_median_ns"] if steps["host_ahead"] else steps["median_ns"]
+        over = [k for k in ("copy_exposed_ns", "copy_hidden_ns", "compute_ns", "idle_ns")
+                if steps["median_breakdown"][k] > whole]
+        check(f"{name}: {fmt}: no median part exceeds the step it is shown against", over == [],
+              (over, steps["median_ns"], steps["gpu_median_ns"], steps["median_breakdown"]))
         for part, key in zip(PARTS, PART_KEYS):
             check(f"{name}: {fmt}: median {part} is JSON's",
                   parts[part] is not None and shown(parts[part], steps["median_breakdown"][key]),
@@ -206,6 +219,9 @@ for trace in traces:
               all(shown(v, w[2]) for (_, _, v), w in zip(shown_findings, want)),
               (shown_findings, want))
 
+    if ledger["steps"] > 0:
+        check(f"{name}: JSON's GPU median step is the ledger's median step",
+              steps["gpu_median_ns"] == ledger["median"]["step_ns"], (steps["gpu_median_ns"], ledger["median"]))
     for kind in ("mean", "median"):
         total = sum(ledger[kind][k] for k in LABELS.values())
         check(f"{name}: the {kind} ledger's buckets sum to its step", total == ledger[kind]["step_ns"],
