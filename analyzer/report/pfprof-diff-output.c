@@ -12,6 +12,25 @@
 #include "pfprof-json-writer.h"
 #include "pfprof-report.h"
 
+/* Where a side's host runs steps ahead of the GPU, its median parts are
+ * the GPU's and can exceed its median step: says so, as the report's
+ * step line does, with that side's GPU median step. */
+static void
+host_ahead_notes (GString *out, const PfprofDiff *d, const char *prefix)
+{
+  const PfprofDiffSide *sides[2] = { &d->before, &d->after };
+
+  for (guint i = 0; i < 2; i++)
+    if (pfprof_report_host_runs_ahead (sides[i]->analysis))
+      {
+        g_autofree char *gpu = pfprof_format_ns (pfprof_report_gpu_step_median (sides[i]->analysis));
+
+        g_string_append_printf (out, "%s%s: the host runs ahead of the GPU, the median step took %s on "
+                                "the GPU, where the parts are measured.\n",
+                                prefix, i == 0 ? "before" : "after", gpu);
+      }
+}
+
 #define ANSI_GREEN "\033[32m"
 #define ANSI_RED "\033[31m"
 #define ANSI_BOLD "\033[1m"
@@ -317,6 +336,7 @@ pfprof_diff_output_text (const PfprofDiff *d, const PfprofDiffGate *gate, gboole
                           c.overlap[1], c.overlap[2]);
   g_string_append_printf (out, "  %-20s %12s %12s %21s\n", "GPU idle share", c.idle[0], c.idle[1],
                           c.idle[2]);
+  host_ahead_notes (out, d, "  note: ");
   if (d->has_change[PFPROF_STATISTIC_MEDIAN])
     {
       g_string_append_printf (out, "\n%-22s %12s %12s %12s   %s\n", "Steady steps", "before", "after",
@@ -378,6 +398,9 @@ json_side (PfprofJsonWriter *w, const PfprofDiffSide *s)
   for (guint r = 0; r < N_ROWS; r++)
     pfprof_json_writer_member_int (w, row_key (r), field (&s->median, r));
   pfprof_json_writer_end_object (w);
+  pfprof_json_writer_member_int (w, "gpu_median_ns", pfprof_report_gpu_step_median (s->analysis));
+  pfprof_json_writer_key (w, "host_ahead");
+  pfprof_json_writer_bool (w, pfprof_report_host_runs_ahead (s->analysis));
   member_fraction (w, "overlap_fraction", s->overlap_fraction, s->has_overlap);
   member_fraction (w, "gpu_idle_fraction", s->idle_fraction, TRUE);
   pfprof_json_writer_key (w, "findings");
@@ -523,6 +546,14 @@ pfprof_diff_output_markdown (const PfprofDiff *d, const PfprofDiffGate *gate, GS
                           c.overlap[1], c.overlap[2]);
   g_string_append_printf (out, "| GPU idle share | %s | %s | %s | |\n\n", c.idle[0], c.idle[1],
                           c.idle[2]);
+  {
+    gsize len = out->len;
+
+    /* A list, and a blank line before the next table. */
+    host_ahead_notes (out, d, "- ");
+    if (out->len > len)
+      g_string_append_c (out, '\n');
+  }
   if (d->has_change[PFPROF_STATISTIC_MEDIAN])
     {
       g_string_append (out, "| steady steps | before | after | change | 95% interval (bootstrap) |\n"

@@ -274,6 +274,17 @@ for before, after in fixes:
         bad = [(label, shown_rows.get(label)) for label, k in DIFF_ROWS
                if label not in shown_rows or not shown(shown_rows[label][col], got[k])]
         check(f"diff {name}: {side}: text shows JSON's median step and parts", bad == [], bad)
+        check(f"diff {name}: {side}: JSON says the host runs ahead as the report does, with its GPU median",
+              d[side]["host_ahead"] == steps["host_ahead"] and d[side]["gpu_median_ns"] == steps["gpu_median_ns"],
+              (d[side]["host_ahead"], steps["host_ahead"]))
+        note = re.search(r"^  note: " + side + r": the host runs ahead of the GPU, the median step took " + DUR,
+                         text, re.M)
+        check(f"diff {name}: {side}: text says the host runs ahead when the report does",
+              (note is not None) == steps["host_ahead"]
+              and (note is None or shown(note.group(1), steps["gpu_median_ns"])), (note, steps["host_ahead"]))
+        if not steps["host_ahead"]:
+            over = [k for k in ("copy_exposed_ns", "copy_hidden_ns", "compute_ns", "idle_ns") if got[k] > got["step_ns"]]
+            check(f"diff {name}: {side}: no median part exceeds the median step", over == [], (over, got))
         rules = {f["rule"] for f in js["findings"]}
         side_rules = {f["rule"] for f in d["findings"]
                       if f["status"] in (("resolved", "unchanged") if side == "before" else ("new", "unchanged"))}
