@@ -140,10 +140,11 @@ pfprof_findings_panel_find_rule (PfprofFindingsPanel *self, const char *rule)
 char *
 pfprof_findings_panel_dup_rows_text (PfprofFindingsPanel *self)
 {
-  g_autoptr (GString) s = g_string_new ("");
+  g_autoptr (GString) s = NULL;
 
   g_return_val_if_fail (PFPROF_IS_FINDINGS_PANEL (self), NULL);
 
+  s = g_string_new ("");
   for (guint i = 0; self->analysis != NULL && self->order != NULL && i < self->order->len; i++)
     {
       g_autofree char *meta = finding_meta (g_ptr_array_index (self->analysis->findings,

@@ -1210,6 +1210,7 @@ pfprof_view_window_get_measure_bar (PfprofViewWindow *self)
 PfprofFindingsPanel *
 pfprof_view_window_get_findings_panel (PfprofViewWindow *self)
 {
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
   return self->findings;
 }
 

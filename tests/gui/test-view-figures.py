@@ -37,7 +37,7 @@ def shown(text, ns):
 
 
 def view(trace):
-    """The test mode's report of pfprof-view on @trace: {key: [values]}."""
+    """The test program's report (tests/gui/pfprof-view-test) on @trace: {key: [values]}."""
     path = os.path.join(WORK, "report.txt")
     if os.path.exists(path):
         os.unlink(path)
