@@ -62,6 +62,7 @@ static const double light_colors[PFPROF_N_ITEMS][3] = {
   [PFPROF_ITEM_DATA_WAIT] = { 0.918, 0.702, 0.031 },     /* amber */
   [PFPROF_ITEM_BATCH] = { 0.396, 0.639, 0.051 },         /* olive */
   [PFPROF_ITEM_STAGE] = { 0.518, 0.400, 0.725 },         /* lavender */
+  [PFPROF_ITEM_COLLATE] = { 0.122, 0.420, 0.306 },       /* dark green */
 };
 
 static const char *const item_names[PFPROF_N_ITEMS] = {
@@ -79,6 +80,7 @@ static const char *const item_names[PFPROF_N_ITEMS] = {
   [PFPROF_ITEM_DATA_WAIT] = "DataLoader wait",
   [PFPROF_ITEM_BATCH] = "DataLoader batch",
   [PFPROF_ITEM_STAGE] = "DataLoader stage",
+  [PFPROF_ITEM_COLLATE] = "collate_fn",
 };
 
 static const double shade_alpha[N_SHADES] = { 0.35, 0.55, 0.78, 1.0 };
@@ -379,6 +381,25 @@ dominant_class (const PfprofTimelineRow *row, guint i, guint j)
   return best;
 }
 
+/* A worker's batch's collate_fn, [*@start, *@end) inside the batch, as
+ * the hook recorded it in value_a and value_b; FALSE when @ref is no
+ * such batch or the times are missing. */
+static gboolean
+collate_range (const PfprofTrace *trace, PfprofEventRef ref, gint64 *start, gint64 *end)
+{
+  const PfprofWorkerEventRecord *r;
+
+  if (PFPROF_EVENT_REF_TABLE (ref) != PFPROF_TABLE_WORKER_EVENTS)
+    return FALSE;
+  r = &pfprof_trace_worker_events (trace)[PFPROF_EVENT_REF_INDEX (ref)];
+  if ((r->kind != PFPROF_WORKER_BATCH && r->kind != PFPROF_WORKER_FAILED) || r->pid == 0
+      || !(r->value_b > r->value_a && r->value_a >= r->start_ns && r->value_b <= r->end_ns))
+    return FALSE;
+  *start = r->value_a;
+  *end = r->value_b;
+  return TRUE;
+}
+
 static void
 draw_lane (Batch *b, const PfprofTimelineRow *row, const PfprofRenderView *view, double y, double h)
 {
@@ -409,19 +430,34 @@ draw_lane (Batch *b, const PfprofTimelineRow *row, const PfprofRenderView *view,
       if (x1 - x0 >= MIN_BOX_PX)
         {
           PfprofItemClass cls = pfprof_timeline_event_class (row, row->refs[i]);
-          double cx0 = MAX (x0, x_left), cx1 = MIN (x1, x_right);
+          double cx0 = MAX (x0, x_left), cx1 = MIN (x1, x_right), label_x1 = cx1;
+          gint64 cs, ce;
 
           /* A one-pixel gap tells back-to-back events apart. */
           add_box (b, cls, N_SHADES - 1, cx0, y, cx1 - cx0 - (cx1 - cx0 >= 4 ? 1 : 0), h);
+          /* A worker's batch ends in its collate_fn: a slice of its own
+           * over the batch's end, the batch's label left of it. */
+          if (cls == PFPROF_ITEM_BATCH && collate_range (row->trace, row->refs[i], &cs, &ce))
+            {
+              double kx0 = MAX (x_left + (double) (cs - view->t0) / npp, cx0);
+              double kx1 = MIN (x_left + (double) (ce - view->t0) / npp, cx1);
+
+              if (kx1 - kx0 >= 1)
+                {
+                  add_box (b, PFPROF_ITEM_COLLATE, N_SHADES - 1, kx0, y, kx1 - kx0, h);
+                  label_x1 = kx0;
+                  b->stats->n_collates++;
+                }
+            }
           if (cls == PFPROF_ITEM_HTOD_PAGEABLE || cls == PFPROF_ITEM_DTOH_PAGEABLE)
             {
               Box box = { (float) cx0, (float) y, (float) (cx1 - cx0), (float) h };
 
               g_array_append_val (b->hatch, box);
             }
-          if (cx1 - cx0 >= LABEL_MIN_PX)
+          if (label_x1 - cx0 >= LABEL_MIN_PX)
             {
-              Label l = { (float) cx0, (float) y, (float) (cx1 - cx0), (float) h, row, row->refs[i] };
+              Label l = { (float) cx0, (float) y, (float) (label_x1 - cx0), (float) h, row, row->refs[i] };
 
               g_array_append_val (b->labels, l);
             }

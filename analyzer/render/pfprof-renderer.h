@@ -55,6 +55,7 @@ typedef struct
   guint64 n_columns;      /* pixel columns drawn as an aggregate */
   guint64 n_events_covered; /* events those columns stand for */
   guint n_rows_drawn;
+  guint n_collates;       /* collate_fn slices drawn on worker lanes */
 } PfprofRenderStats;
 
 /* Fills @view with defaults showing the whole of @timeline at @width x

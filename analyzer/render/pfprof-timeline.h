@@ -63,6 +63,7 @@ typedef enum
   PFPROF_ITEM_DATA_WAIT,   /* pfprof's DataLoader.next range */
   PFPROF_ITEM_BATCH,       /* a DataLoader batch: made, pinned or got */
   PFPROF_ITEM_STAGE,       /* a stage over a batch's samples, first call to last */
+  PFPROF_ITEM_COLLATE,     /* a batch's collate_fn, drawn over the end of its batch */
   PFPROF_N_ITEMS
 } PfprofItemClass;
 

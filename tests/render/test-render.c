@@ -944,6 +944,37 @@ test_dataloader_lanes (void)
     }
   g_assert_cmpuint (batches, ==, gen.steps);
   g_assert_cmpuint (stages, ==, 2 * gen.steps);
+  /* Zoomed onto worker 0's first batch: its collate_fn is a slice of its
+   * own over the batch's end, in the collate colour, the batch's before. */
+  {
+    const PfprofTimelineRow *row = pfprof_timeline_get_row (tl, (guint) w0);
+    const PfprofWorkerEventRecord *b = NULL;
+    PfprofRenderView view;
+    PfprofRenderStats stats;
+    cairo_surface_t *s;
+    double collate[3], batch[3], y;
+    int cx, bx;
+
+    for (guint k = 0; k < row->n_refs && b == NULL; k++)
+      if (ev[PFPROF_EVENT_REF_INDEX (row->refs[k])].kind == PFPROF_WORKER_BATCH)
+        b = &ev[PFPROF_EVENT_REF_INDEX (row->refs[k])];
+    g_assert_nonnull (b);
+    g_assert_cmpint (b->value_a, >, b->start_ns);
+    pfprof_render_view_init (&view, tl, 1600, 2000);
+    view.t0 = b->start_ns - (b->end_ns - b->start_ns) / 10;
+    view.t1 = b->end_ns + (b->end_ns - b->start_ns) / 10;
+    s = draw (tl, &view, &stats);
+    g_assert_cmpuint (stats.n_collates, >=, 1);
+    pfprof_renderer_item_color (PFPROF_ITEM_COLLATE, FALSE, collate);
+    pfprof_renderer_item_color (PFPROF_ITEM_BATCH, FALSE, batch);
+    y = pfprof_renderer_row_y (tl, &view, (guint) w0);
+    g_assert_cmpfloat (y, >=, 0);
+    cx = (int) pfprof_renderer_x_of (&view, (b->value_a + b->value_b) / 2);
+    bx = (int) pfprof_renderer_x_of (&view, b->start_ns + (b->value_a - b->start_ns) / 4);
+    g_assert_cmpfloat (fraction_of (s, cx - 2, cx + 3, (int) y + 4, (int) y + 8, collate), >, 0.9);
+    g_assert_cmpfloat (fraction_of (s, bx - 2, bx + 3, (int) y + 4, (int) y + 8, batch), >, 0.9);
+    cairo_surface_destroy (s);
+  }
   pfprof_timeline_free (tl);
   pfprof_analysis_free (a);
   g_unlink (path);
