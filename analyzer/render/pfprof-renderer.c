@@ -1098,6 +1098,96 @@ draw_legend (cairo_t *cr, const PfprofTimeline *tl, const PfprofRenderView *view
   }
 }
 
+/* Batches in view at least this far apart on average, px, for their
+ * links to be drawn: denser, the lines would hide the lanes. */
+#define BATCH_LINK_MIN_PX 12.0
+
+/* The "Batches got" event of worker @pid's batch @batch, searched for
+ * from where the batch was put: the loop gets batches in order, so it
+ * comes within a few of the batches got after that. NULL if none. */
+static const PfprofWorkerEventRecord *
+got_of_batch (const PfprofTimelineRow *got, gint64 put_ns, guint32 pid, gint64 batch, gint64 *end_out)
+{
+  guint j = pfprof_timeline_row_first_after (got, put_ns);
+
+  for (guint k = 0; j < got->n_refs && k < 64; j++, k++)
+    {
+      const PfprofWorkerEventRecord *g = &pfprof_trace_worker_events (got->trace)[PFPROF_EVENT_REF_INDEX (got->refs[j])];
+
+      if (g->kind == PFPROF_WORKER_GOT && g->pid == pid && g->batch == batch)
+        {
+          pfprof_timeline_event_range (got->trace, got->refs[j], NULL, end_out);
+          return g;
+        }
+    }
+  return NULL;
+}
+
+/* A thin line from each worker's batch (its end, on the worker's lane) to
+ * the end of its box on "Batches got": where the training loop got it,
+ * inside the step that consumed it. Only while batches are sparse
+ * enough in view (BATCH_LINK_MIN_PX) not to clutter the lanes. */
+static void
+draw_batch_links (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view, const double *row_top,
+                  const double fg[3], PfprofRenderStats *stats)
+{
+  guint64 n_in_view = 0;
+
+  for (guint i = 0; i < tl->rows->len; i++)
+    {
+      const PfprofTimelineRow *row = pfprof_timeline_get_row (tl, i);
+
+      if (row_top[i] >= 0 && row->type == PFPROF_ROW_WORKER && row->stream_id == PFPROF_TIMELINE_WORKER_BATCHES)
+        n_in_view += pfprof_timeline_row_first_after (row, view->t1) - pfprof_timeline_row_first_after (row, view->t0);
+    }
+  if (n_in_view == 0 || (double) n_in_view * BATCH_LINK_MIN_PX > view->width - view->label_width)
+    return;
+  cairo_save (cr);
+  cairo_set_line_width (cr, 1);
+  set_rgb (cr, fg, 0.55);
+  for (guint i = 0; i < tl->rows->len; i++)
+    {
+      const PfprofTimelineRow *row = pfprof_timeline_get_row (tl, i);
+      const PfprofTimelineRow *got = NULL;
+      guint got_i = 0, end;
+
+      if (row_top[i] < 0 || row->type != PFPROF_ROW_WORKER || row->stream_id != PFPROF_TIMELINE_WORKER_BATCHES)
+        continue;
+      for (guint g = 0; g < tl->rows->len && got == NULL; g++)
+        {
+          const PfprofTimelineRow *r = pfprof_timeline_get_row (tl, g);
+
+          if (r->type == PFPROF_ROW_WORKER && r->stream_id == PFPROF_TIMELINE_WORKER_GOT
+              && r->trace_index == row->trace_index)
+            got = r, got_i = g;
+        }
+      if (got == NULL || row_top[got_i] < 0)
+        continue;
+      end = pfprof_timeline_row_first_after (row, view->t1);
+      for (guint k = pfprof_timeline_row_first_after (row, view->t0); k < end; k++)
+        {
+          const PfprofWorkerEventRecord *r = &pfprof_trace_worker_events (row->trace)[PFPROF_EVENT_REF_INDEX (row->refs[k])];
+          gint64 got_end;
+          double ya, yb, xa, xb;
+
+          if (r->kind != PFPROF_WORKER_BATCH || r->pid == 0
+              || got_of_batch (got, r->end_ns, r->pid, r->batch, &got_end) == NULL)
+            continue;
+          xa = pfprof_renderer_x_of (view, r->end_ns);
+          xb = pfprof_renderer_x_of (view, got_end);
+          ya = row_top[i] + pfprof_renderer_row_height (tl, view, i) / 2;
+          yb = row_top[got_i] + pfprof_renderer_row_height (tl, view, got_i) / 2;
+          cairo_move_to (cr, xa, ya);
+          cairo_line_to (cr, xb, yb);
+          cairo_stroke (cr);
+          cairo_arc (cr, xb, yb, 2, 0, 2 * G_PI);
+          cairo_fill (cr);
+          stats->n_batch_links++;
+        }
+    }
+  cairo_restore (cr);
+}
+
 void
 pfprof_renderer_draw (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *view,
                       PfprofRenderStats *stats)
@@ -1183,6 +1273,7 @@ pfprof_renderer_draw (cairo_t *cr, PfprofTimeline *tl, const PfprofRenderView *v
     }
   flush_boxes (cr, &b, view->dark);
   draw_labels (cr, &b);
+  draw_batch_links (cr, tl, view, row_top, fg, stats);
   cairo_restore (cr);
 
   draw_steps (cr, tl, view, fg, rows_bottom);

@@ -56,6 +56,7 @@ typedef struct
   guint64 n_events_covered; /* events those columns stand for */
   guint n_rows_drawn;
   guint n_collates;       /* collate_fn slices drawn on worker lanes */
+  guint n_batch_links;    /* batch-to-step connectors drawn */
 } PfprofRenderStats;
 
 /* Fills @view with defaults showing the whole of @timeline at @width x

@@ -975,6 +975,27 @@ test_dataloader_lanes (void)
     g_assert_cmpfloat (fraction_of (s, bx - 2, bx + 3, (int) y + 4, (int) y + 8, batch), >, 0.9);
     cairo_surface_destroy (s);
   }
+  /* Over a few steps each batch is linked to where the loop got it (a
+   * line from the batch's end on its worker's lane to its end on "Batches
+   * got"); over the whole run in 400 px, the batches too dense, none is. */
+  {
+    const PfprofTimelineRow *grow = pfprof_timeline_get_row (tl, (guint) got);
+    PfprofRenderView view;
+    PfprofRenderStats stats;
+    cairo_surface_t *s;
+
+    pfprof_render_view_init (&view, tl, 1600, 2000);
+    view.t0 = ev[PFPROF_EVENT_REF_INDEX (grow->refs[2])].start_ns;
+    view.t1 = ev[PFPROF_EVENT_REF_INDEX (grow->refs[5])].end_ns;
+    s = draw (tl, &view, &stats);
+    /* Batches 2 to 5 at least, each got in view and put before it. */
+    g_assert_cmpuint (stats.n_batch_links, >=, 3);
+    cairo_surface_destroy (s);
+    pfprof_render_view_init (&view, tl, 400, 2000);
+    s = draw (tl, &view, &stats);
+    g_assert_cmpuint (stats.n_batch_links, ==, 0);
+    cairo_surface_destroy (s);
+  }
   pfprof_timeline_free (tl);
   pfprof_analysis_free (a);
   g_unlink (path);
