@@ -32,6 +32,12 @@ run render "$trace" -o "$tmp/step.png" --step 3 --width 800
 check "--step 3" '[ "$rc" -eq 0 ] && [ "$(png_width "$tmp/step.png")" -eq 800 ]'
 run render "$trace" -o "$tmp/range.png" --from 200ms --to 0.3s
 check "--from/--to" '[ "$rc" -eq 0 ] && [ -s "$tmp/range.png" ]'
+# A DataLoader trace: each worker's batch ends in a collate_fn slice
+# (the colour of "collate_fn" in the legend, rgb 0.122 0.420 0.306), drawn
+# on the lanes as well as in the legend.
+"$pfprof" generate --steps 12 --plant input-starved -o "$tmp/dl.pfprof" >/dev/null
+run render "$tmp/dl.pfprof" -o "$tmp/dl.svg" --step 4
+check "collate_fn slices" '[ "$rc" -eq 0 ] && [ "$(grep -c "fill:rgb(12.2%,42%,30.6%)" "$tmp/dl.svg")" -ge 2 ]'
 run render "$trace" -o "$tmp/rows.png" --rows gpu
 run render "$trace" -o "$tmp/all.png"
 check "--rows gpu draws fewer rows" '[ "$rc" -eq 0 ] && [ "$(od -An -tu1 -j20 -N4 "$tmp/rows.png" | awk "{print \$4+256*\$3}")" -lt "$(od -An -tu1 -j20 -N4 "$tmp/all.png" | awk "{print \$4+256*\$3}")" ]'
