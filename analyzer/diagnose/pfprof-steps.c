@@ -292,34 +292,29 @@ evidence_collect (const PfprofTraceIndex *ix, Evidence *ev)
   g_array_sort (ev->backward, compare_i64);
 }
 
+/* A time in a sorted array of times. */
+typedef struct
+{
+  const gint64 *v;
+  gint64 t;
+} TimeAt;
+
+static gboolean
+time_below (gconstpointer data, guint i)
+{
+  const TimeAt *a = data;
+
+  return a->v[i] < a->t;
+}
+
 /* How many of @times (sorted) lie in [@a, @b). */
 static guint
 count_in (const GArray *times, gint64 a, gint64 b)
 {
-  const gint64 *v = (const gint64 *) times->data;
-  guint lo = 0, hi = times->len, first;
+  TimeAt lo = { (const gint64 *) times->data, a }, hi = { (const gint64 *) times->data, b };
+  guint first = pfprof_lower_bound (0, times->len, time_below, &lo);
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (v[mid] < a)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  first = lo;
-  hi = times->len;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (v[mid] < b)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo - first;
+  return pfprof_lower_bound (first, times->len, time_below, &hi) - first;
 }
 
 /* Sets each step's phase; with gradient accumulation (training batches
@@ -330,15 +325,20 @@ assign_phases (PfprofTraceIndex *ix, const Evidence *ev, GArray *steps, guint fi
 {
   guint n = steps->len - first, keep = first, n_opt = 0, n_train = 0;
   gint64 group_start = -1;
+  g_autofree gboolean *has_opt = NULL;
 
   ix->has_training_marks = ev->optimizer->len + ev->backward->len > 0;
   if (!ix->has_training_marks)
     return;
+  /* Whether each step holds an optimizer step, from this one pass: the
+   * grouping below reads it again. */
+  has_opt = g_new0 (gboolean, n + 1);
   for (guint i = first; i < steps->len; i++)
     {
       PfprofStep *s = &g_array_index (steps, PfprofStep, i);
       guint opt = count_in (ev->optimizer, s->start_ns, s->end_ns);
 
+      has_opt[i - first] = opt > 0;
       s->phase = opt + count_in (ev->backward, s->start_ns, s->end_ns) > 0
                    ? PFPROF_PHASE_TRAINING : PFPROF_PHASE_EVAL;
       n_opt += opt > 0;
@@ -376,7 +376,7 @@ assign_phases (PfprofTraceIndex *ix, const Evidence *ev, GArray *steps, guint fi
         }
       else
         g_array_index (steps, PfprofStep, keep - 1).end_ns = s.end_ns;
-      if (count_in (ev->optimizer, s.start_ns, s.end_ns) > 0)
+      if (has_opt[i - first])
         {
           g_array_index (steps, PfprofStep, keep - 1).start_ns = group_start;
           group_start = -1;
