@@ -26,6 +26,14 @@
 /* Events between two progress callbacks. */
 #define PROGRESS_EVERY 8192
 
+/* A gzip file is inflated into a window of this many bytes at a time,
+ * not whole: a few MB of gzip can hold gigabytes of JSON. */
+#define WINDOW_BYTES ((gsize) 16 << 20)
+
+/* The window grows to hold one value (an event, a key, a member read)
+ * up to this size; a longer one is refused. */
+#define MAX_VALUE_BYTES ((gsize) 256 << 20)
+
 typedef struct
 {
   const char *path;
@@ -34,7 +42,15 @@ typedef struct
   const char *buf;          /* the JSON text */
   gsize len;
   char *read;               /* the file's bytes (pfprof_file_read) */
-  char *inflated;           /* a gzip file, inflated */
+  char *inflated;           /* a gzip file: the window inflated so far */
+  gsize cap;                /* bytes the window holds */
+  gsize base;               /* offset in the JSON text of buf[0] */
+  gboolean eof;             /* buf holds the text's end */
+  gboolean z_live;
+  z_stream z;
+  gsize gz_fed;             /* compressed bytes given to z */
+  gsize gz_len;
+  GError *stream_error;     /* why inflating stopped early */
   PfprofTraceProgressFunc progress;
   gpointer user_data;
   double progress_base;     /* fraction done before parsing began */
@@ -70,6 +86,13 @@ fail (Importer *im, GError **error, PfprofTraceError code, const char *fmt, ...)
   g_autofree char *msg = NULL;
   va_list ap;
 
+  /* Once inflating failed, the text ends early there: what the parser
+   * then finds wrong is a consequence, the gzip error the cause. */
+  if (im->stream_error != NULL && error != &im->stream_error)
+    {
+      g_propagate_error (error, g_steal_pointer (&im->stream_error));
+      return FALSE;
+    }
   va_start (ap, fmt);
   msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
@@ -160,110 +183,106 @@ report_progress (Importer *im, double fraction, GError **error)
   return TRUE;
 }
 
-/* Inflates gzip data (one member or several, as `cat a.gz b.gz` makes)
- * into im->inflated. */
+/* Moves the window on to start at *@pos (which becomes 0) and inflates
+ * more of the gzip data (one member or several, as `cat a.gz b.gz`
+ * makes) into it. FALSE when nothing more came: the text ended, or
+ * inflating failed (im->stream_error). */
 static gboolean
-inflate_gzip (Importer *im, const guint8 *in, gsize in_len, GError **error)
+pull (Importer *im, gsize *pos)
 {
-  z_stream z = { 0 };
-  gsize cap = MAX (in_len * 6, (gsize) 1 << 16), used = 0, fed = 0;
-  char *out = NULL;
+  const guint8 *in = (const guint8 *) im->read;
+  gsize before;
   int rc = Z_OK;
 
-  if (inflateInit2 (&z, 16 + MAX_WBITS) != Z_OK)
-    return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT, "cannot start gzip decompression");
-  out = g_try_malloc (cap + 1);
-  if (out == NULL)
+  if (im->eof)
+    return FALSE;
+  memmove (im->inflated, im->inflated + *pos, im->len - *pos);
+  im->base += *pos;
+  im->len -= *pos;
+  *pos = 0;
+  if (im->cap - im->len < WINDOW_BYTES / 2)
     {
-      inflateEnd (&z);
-      return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT, "out of memory for the inflated trace");
+      char *bigger = g_try_realloc (im->inflated, im->len + WINDOW_BYTES + 1);
+
+      if (bigger == NULL)
+        {
+          rc = Z_MEM_ERROR;
+          goto failed;
+        }
+      im->inflated = bigger;
+      im->cap = im->len + WINDOW_BYTES;
     }
+  before = im->len;
   for (;;)
     {
-      if (z.avail_in == 0 && fed < in_len)
+      gsize room;
+
+      if (im->z.avail_in == 0 && im->gz_fed < im->gz_len)
         {
-          gsize n = MIN (in_len - fed, (gsize) 1 << 30);
+          gsize n = MIN (im->gz_len - im->gz_fed, (gsize) 1 << 30);
 
-          z.next_in = (Bytef *) in + fed;
-          z.avail_in = (uInt) n;
-          fed += n;
+          im->z.next_in = (Bytef *) in + im->gz_fed;
+          im->z.avail_in = (uInt) n;
+          im->gz_fed += n;
         }
-      if (used == cap)
+      room = MIN (im->cap - im->len, (gsize) 1 << 24);
+      if (room == 0 || im->len - before >= WINDOW_BYTES / 2)
+        break;
+      im->z.next_out = (Bytef *) im->inflated + im->len;
+      im->z.avail_out = (uInt) room;
+      rc = inflate (&im->z, Z_NO_FLUSH);
+      im->len += room - im->z.avail_out;
+      if (im->base + im->len > MAX_JSON_BYTES)
         {
-          char *bigger;
-
-          if (cap >= MAX_JSON_BYTES)
-            {
-              rc = Z_MEM_ERROR;
-              break;
-            }
-          cap = MIN (cap * 2, MAX_JSON_BYTES);
-          bigger = g_try_realloc (out, cap + 1);
-          if (bigger == NULL)
-            {
-              rc = Z_MEM_ERROR;
-              break;
-            }
-          out = bigger;
+          rc = Z_MEM_ERROR;
+          goto failed;
         }
-      z.next_out = (Bytef *) out + used;
-      /* 16 MiB at a time, so the progress moves while it inflates. */
-      z.avail_out = (uInt) MIN (cap - used, (gsize) 1 << 24);
-      {
-        gsize before = z.avail_out;
-
-        rc = inflate (&z, Z_NO_FLUSH);
-        used += before - z.avail_out;
-      }
       if (rc == Z_STREAM_END)
         {
           /* Another member may follow; trailing zero bytes end the file. */
-          while (z.avail_in > 0 && *z.next_in == 0)
+          while (im->z.avail_in > 0 && *im->z.next_in == 0)
             {
-              z.next_in++;
-              z.avail_in--;
+              im->z.next_in++;
+              im->z.avail_in--;
             }
-          if (z.avail_in == 0 && fed == in_len)
-            break;
-          if (inflateReset (&z) != Z_OK)
+          if (im->z.avail_in == 0 && im->gz_fed == im->gz_len)
+            {
+              im->eof = TRUE;
+              break;
+            }
+          if (inflateReset (&im->z) != Z_OK)
             {
               rc = Z_DATA_ERROR;
-              break;
+              goto failed;
             }
           continue;
         }
-      if (rc == Z_BUF_ERROR && z.avail_in == 0 && fed == in_len)
-        break; /* input ended inside a member */
+      if (rc == Z_BUF_ERROR && im->z.avail_in == 0 && im->gz_fed == im->gz_len)
+        goto failed; /* input ended inside a member */
       if (rc != Z_OK && rc != Z_BUF_ERROR)
-        break;
-      if (!report_progress (im, im->progress_base * (double) (in_len - z.avail_in - (in_len - fed))
-                                  / (double) in_len,
-                            error))
-        {
-          inflateEnd (&z);
-          g_free (out);
-          return FALSE;
-        }
+        goto failed;
     }
-  inflateEnd (&z);
-  if (rc != Z_STREAM_END)
-    {
-      g_free (out);
-      if (rc == Z_MEM_ERROR)
-        return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
-                     "gzip data inflates beyond %" G_GSIZE_FORMAT " GiB, or memory ran out",
-                     MAX_JSON_BYTES >> 30);
-      if (rc == Z_BUF_ERROR || rc == Z_OK)
-        return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
-                     "truncated gzip file (it ends after %" G_GSIZE_FORMAT " bytes of JSON)", used);
-      return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT, "corrupt gzip data: %s",
-                   z.msg ? z.msg : "bad stream");
-    }
-  out[used] = '\0';
-  im->inflated = out;
-  im->buf = out;
-  im->len = used;
-  return TRUE;
+  im->buf = im->inflated;
+  im->inflated[im->len] = '\0';
+  return im->len > before;
+
+failed:
+  im->eof = TRUE;
+  if (im->inflated != NULL)
+    im->inflated[im->len] = '\0';
+  im->buf = im->inflated;
+  if (rc == Z_MEM_ERROR)
+    fail (im, &im->stream_error, PFPROF_TRACE_ERROR_CORRUPT,
+          "gzip data inflates beyond %" G_GSIZE_FORMAT " GiB, or memory ran out",
+          MAX_JSON_BYTES >> 30);
+  else if (rc == Z_BUF_ERROR || rc == Z_OK)
+    fail (im, &im->stream_error, PFPROF_TRACE_ERROR_CORRUPT,
+          "truncated gzip file (it ends after %" G_GSIZE_FORMAT " bytes of JSON)",
+          im->base + im->len);
+  else
+    fail (im, &im->stream_error, PFPROF_TRACE_ERROR_CORRUPT, "corrupt gzip data: %s",
+          im->z.msg ? im->z.msg : "bad stream");
+  return FALSE;
 }
 
 static gboolean
@@ -271,7 +290,7 @@ open_input (Importer *im, GError **error)
 {
   g_autoptr (GError) local = NULL;
   const guint8 *data;
-  gsize len = 0;
+  gsize len = 0, at = 0;
 
   /* Read, not mapped (pfprof-file-read.h): a trace re-exported in place
    * while it is read is an error, not a SIGBUS. */
@@ -283,15 +302,30 @@ open_input (Importer *im, GError **error)
     return fail (im, error, PFPROF_TRACE_ERROR_EMPTY, "empty file");
   if (len >= 2 && data[0] == 0x1f && data[1] == 0x8b)
     {
-      im->progress_base = 0.3;
-      if (!inflate_gzip (im, data, len, error))
-        return FALSE;
-      g_clear_pointer (&im->read, g_free);
+      if (inflateInit2 (&im->z, 16 + MAX_WBITS) != Z_OK)
+        return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT, "cannot start gzip decompression");
+      im->z_live = TRUE;
+      im->gz_len = len;
+      im->inflated = g_try_malloc (WINDOW_BYTES + 1);
+      if (im->inflated == NULL)
+        return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT, "out of memory for the inflated trace");
+      im->cap = WINDOW_BYTES;
+      pull (im, &at);
       return TRUE;
     }
   im->buf = im->read;
   im->len = len;
+  im->eof = TRUE;
   return TRUE;
+}
+
+/* How much of the file is read when the parser is at @pos. */
+static double
+read_fraction (const Importer *im, gsize pos)
+{
+  if (im->z_live)
+    return (double) im->z.total_in / (double) im->gz_len;
+  return (double) (im->base + pos) / (double) MAX (im->len, 1);
 }
 
 /* ---- Allocation ------------------------------------------------------- */
@@ -349,13 +383,109 @@ arena_install (void)
 
 /* ---- Values ------------------------------------------------------------ */
 
+/* Past the white space at @at, pulling more of a gzip file's text
+ * while it lasts: the bytes before @at are let go. */
 static gsize
-skip_ws (const Importer *im, gsize at)
+skip_ws (Importer *im, gsize at)
 {
-  while (at < im->len
-         && (im->buf[at] == ' ' || im->buf[at] == '\t' || im->buf[at] == '\n' || im->buf[at] == '\r'))
-    at++;
-  return at;
+  for (;;)
+    {
+      while (at < im->len
+             && (im->buf[at] == ' ' || im->buf[at] == '\t' || im->buf[at] == '\n'
+                 || im->buf[at] == '\r'))
+        at++;
+      if (at < im->len || !pull (im, &at))
+        return at;
+    }
+}
+
+static gsize container_end (const Importer *im, gsize at);
+
+/* Whether the value at @at is whole in the window: a container to its
+ * closing bracket, a string to its closing quote, anything else to the
+ * byte after it. */
+static gboolean
+value_whole (const Importer *im, gsize at)
+{
+  const char *b = im->buf;
+
+  if (at >= im->len)
+    return FALSE;
+  if (b[at] == '{' || b[at] == '[')
+    return container_end (im, at) != 0;
+  if (b[at] == '"')
+    {
+      for (gsize i = at + 1; i < im->len; i++)
+        if (b[i] == '\\')
+          i++;
+        else if (b[i] == '"')
+          return TRUE;
+      return FALSE;
+    }
+  for (gsize i = at; i < im->len; i++)
+    if (strchr (",]}: \t\r\n", b[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Pulls until the value at *@pos is whole in the window or the text
+ * ends (the parser then says what is wrong). */
+static gboolean
+need_value (Importer *im, gsize *pos, GError **error)
+{
+  while (!im->eof && !value_whole (im, *pos))
+    {
+      if (im->len - *pos > MAX_VALUE_BYTES)
+        return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
+                     "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT
+                     ": a value of more than %" G_GSIZE_FORMAT " MiB",
+                     im->base + *pos, MAX_VALUE_BYTES >> 20);
+      if (!pull (im, pos))
+        break;
+    }
+  return TRUE;
+}
+
+/* Moves *@pos past the object or array at it, pulling and letting go of
+ * a gzip file's text as it goes: an ignored member is never held whole.
+ * At the text's end *@pos is im->len. */
+static void
+skip_container (Importer *im, gsize *pos)
+{
+  gsize depth = 0, i = *pos;
+  gboolean str = FALSE, esc = FALSE;
+
+  for (;;)
+    {
+      for (; i < im->len; i++)
+        {
+          char c = im->buf[i];
+
+          if (str)
+            {
+              if (esc)
+                esc = FALSE;
+              else if (c == '\\')
+                esc = TRUE;
+              else if (c == '"')
+                str = FALSE;
+            }
+          else if (c == '"')
+            str = TRUE;
+          else if (c == '{' || c == '[')
+            depth++;
+          else if ((c == '}' || c == ']') && --depth == 0)
+            {
+              *pos = i + 1;
+              return;
+            }
+        }
+      if (!pull (im, &i))
+        {
+          *pos = i;
+          return;
+        }
+    }
 }
 
 /* Parses one JSON value at *@at and moves *@at past it. */
@@ -365,6 +495,8 @@ parse_value (Importer *im, gsize *at, GError **error)
   json_error_t err;
   json_t *v;
 
+  if (!need_value (im, at, error))
+    return NULL;
   v = json_loadb (im->buf + *at, im->len - *at, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &err);
   if (v == NULL && strstr (err.text, "too big") != NULL)
     /* An integer beyond 64 bits: read as a real, then judged by range. */
@@ -374,7 +506,7 @@ parse_value (Importer *im, gsize *at, GError **error)
     {
       fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
             "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT ": %s",
-            *at + (gsize) MAX (err.position, 0), err.text);
+            im->base + *at + (gsize) MAX (err.position, 0), err.text);
       return NULL;
     }
   *at += (gsize) err.position;
@@ -1382,7 +1514,7 @@ after_item (Importer *im, gsize *pos, char close, const char *inside, gboolean *
                  "corrupt torch.profiler trace: the file ends inside %s", inside);
   return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
                "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT ": expected ',' or '%c' in %s",
-               p, close, inside);
+               im->base + p, close, inside);
 }
 
 static gboolean
@@ -1420,8 +1552,16 @@ trace_events_in_arena (Importer *im, gsize *at, GError **error)
       json_t *ev;
       gboolean ok, more;
 
-      im->event_at = start;
+      im->event_at = im->base + start;
       end = object_end (im, pos);
+      if (end == 0 && !im->eof)
+        {
+          if (!need_value (im, &pos, error))
+            return FALSE;
+          start = pos;
+          im->event_at = im->base + start;
+          end = object_end (im, pos);
+        }
       if (end != 0 && skippable (im, im->buf + pos, end - pos))
         pos = end;
       else
@@ -1436,8 +1576,8 @@ trace_events_in_arena (Importer *im, gsize *at, GError **error)
             return FALSE;
         }
       if (++im->n_events % PROGRESS_EVERY == 0
-          && !report_progress (im, im->progress_base + (1.0 - im->progress_base) * (double) pos
-                                                        / (double) im->len,
+          && !report_progress (im, im->progress_base + (1.0 - im->progress_base)
+                                                          * read_fraction (im, pos),
                                error))
         return FALSE;
       if (!after_item (im, &pos, ']', "traceEvents", &more, error))
@@ -1477,7 +1617,7 @@ parse (Importer *im, GError **error)
         if (pos >= im->len || im->buf[pos] != '"')
           return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
                        "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT ": expected a key",
-                       pos);
+                       im->base + pos);
         k = parse_value (im, &pos, error);
         if (k == NULL)
           return FALSE;
@@ -1486,7 +1626,7 @@ parse (Importer *im, GError **error)
         pos = skip_ws (im, pos);
         if (pos >= im->len || im->buf[pos] != ':')
           return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
-                       "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT ": expected ':'", pos);
+                       "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT ": expected ':'", im->base + pos);
         pos = skip_ws (im, pos + 1);
         if (strcmp (key->str, "traceEvents") == 0)
           {
@@ -1495,7 +1635,7 @@ parse (Importer *im, GError **error)
             if (im->have_events)
               return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
                            "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT
-                           ": a second traceEvents array", pos);
+                           ": a second traceEvents array", im->base + pos);
             if (!trace_events (im, &pos, error))
               return FALSE;
           }
@@ -1503,6 +1643,9 @@ parse (Importer *im, GError **error)
           /* A value top_level does not read is stepped over, not built:
            * a parsed document takes some 60 times its text. */
           pos = end;
+        else if (!is_top_level_key (key->str) && !im->eof
+                 && (im->buf[pos] == '{' || im->buf[pos] == '['))
+          skip_container (im, &pos);
         else
           {
             json_t *v = parse_value (im, &pos, error);
@@ -1523,10 +1666,15 @@ parse (Importer *im, GError **error)
   /* A JSON text is one value: anything after it is a damaged or
    * concatenated file, not more of this trace. */
   pos = skip_ws (im, pos);
+  if (im->stream_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&im->stream_error));
+      return FALSE;
+    }
   if (pos < im->len)
     return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT,
                  "corrupt torch.profiler trace: byte %" G_GSIZE_FORMAT
-                 ": data after the top-level object", pos);
+                 ": data after the top-level object", im->base + pos);
   if (!im->have_events)
     return fail (im, error, PFPROF_TRACE_ERROR_NOT_A_TRACE,
                  "not a torch.profiler trace: a JSON object without traceEvents");
@@ -1773,6 +1921,9 @@ pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, g
 
   g_free (im.read);
   g_free (im.inflated);
+  if (im.z_live)
+    inflateEnd (&im.z);
+  g_clear_error (&im.stream_error);
   g_hash_table_unref (im.interned);
   g_hash_table_unref (im.api_names);
   g_hash_table_unref (im.pid_calls);
