@@ -5,10 +5,12 @@
 #include <math.h>
 
 /* One worker's CPU rows: the last before the window (or its start), and
- * the last in it. */
+ * the last in it; at0, when the first was taken. */
 typedef struct
 {
   gint64 cpu0, wall0, cpu1, wall1;
+  gint64 at0;
+  gint64 next_start; /* the start of its first batch after at0 */
   gboolean in_window;
 } WorkerCpu;
 
@@ -134,13 +136,18 @@ pfprof_input_pipeline_new (const PfprofTrace *trace, gint64 lo, gint64 hi)
             if (w == NULL)
               {
                 w = g_new0 (WorkerCpu, 1);
+                /* Without a row before the window: the worker's start. */
+                w->at0 = r->end_ns - MAX (r->value_b, 0);
                 g_hash_table_insert (cpu, GUINT_TO_POINTER (r->pid), w);
               }
             if (r->end_ns < lo)
               {
                 w->cpu0 = r->value_a;
                 w->wall0 = r->value_b;
+                w->at0 = r->end_ns;
               }
+            else if (w->next_start == 0)
+              w->next_start = r->start_ns;
             else if (in)
               {
                 w->cpu1 = r->value_a;
@@ -185,11 +192,19 @@ pfprof_input_pipeline_new (const PfprofTrace *trace, gint64 lo, gint64 hi)
     while (g_hash_table_iter_next (&it, NULL, &value))
       {
         WorkerCpu *w = value;
+        gint64 wall;
 
         if (!w->in_window || w->cpu1 < w->cpu0 || w->wall1 <= w->wall0)
           continue;
+        /* The stretch may begin long before the window, with the worker
+         * idle until its next batch (while the loop warmed up): that idle
+         * before the window is left out of its wall time, as it holds no
+         * CPU time. */
+        wall = (w->wall1 - w->wall0) - CLAMP (w->next_start - w->at0, 0, MAX (0, lo - w->at0));
+        if (wall <= 0)
+          continue;
         p->cpu_ns += w->cpu1 - w->cpu0;
-        p->wall_ns += w->wall1 - w->wall0;
+        p->wall_ns += wall;
       }
   }
   /* Cores kept busy: the CPU time over the window's length. */

@@ -133,6 +133,15 @@ run("generate", "--steps", "60", "-o", base)
 f, text = starved(base)
 check("baseline (workers keep up): no input-starved finding", f is None, f)
 
+# Recorded on the H200 (samples/jpeg_pipeline.py, 2 workers): the workers
+# sat idle 17 s before the steady window (the loop warming up). A worker's
+# CPU over wall counts from the window's start, as its CPU time does.
+f, text = starved(os.path.join(SOURCE, "samples", "traces", "u_jpeg_w2.pfprof"))
+p = f and f["input_pipeline"]
+check("workers idle before the window: CPU per wall is the busy share in it, not diluted",
+      p and p["cpu_per_wall"] > 0.85 and near(p["cpu_per_wall"], p["worker_cores"] / p["workers"], 0.1),
+      p and {k: p[k] for k in ("cpu_per_wall", "worker_cores", "workers")})
+
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")
     if not ok:
