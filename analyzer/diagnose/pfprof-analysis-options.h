@@ -24,6 +24,8 @@
 
 #include <glib.h>
 
+#include "pfprof-loop.h"
+
 #include "pfprof-analysis.h"
 #include "pfprof-source-lines.h"
 
@@ -38,10 +40,6 @@ typedef enum
 } PfprofAnalysisError;
 
 GQuark pfprof_analysis_error_quark (void);
-
-/* The default NVTX step pattern (case-insensitive regular expression). */
-#define PFPROF_DEFAULT_STEP_PATTERN                                                                \
-  "^(train[_ .-]?|training[_ .-]?|val[_ .-]?|profiler)?(step|iteration|iter|batch)([^[:alpha:]].*)?$"
 
 typedef struct _PfprofRule PfprofRule;
 

@@ -22,12 +22,6 @@
 #include "pfprof-steps.h"
 #include "pfprof-trace-index.h"
 
-const char *
-pfprof_phase_to_string (PfprofPhase phase)
-{
-  return phase == PFPROF_PHASE_EVAL ? "evaluation" : "training";
-}
-
 static void
 trace_summary_clear (gpointer p)
 {
@@ -38,13 +32,13 @@ trace_summary_clear (gpointer p)
 
 /* Per-device figures over the steady window of @ix. */
 static void
-summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
+summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix, const PfprofLoop *loop)
 {
   const PfprofTrace *t = ix->trace;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
   const guint *dev_m;    /* the device's copies */
   guint dev_m_n;
-  gint64 lo = ix->steady_start, hi = ix->steady_end;
+  gint64 lo = loop->steady_start, hi = loop->steady_end;
 
   for (guint d = 0; d < ix->devices->len; d++)
     {
@@ -57,21 +51,21 @@ summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
       s.compute_stream = dt->compute_stream;
       s.steady_start_ns = lo;
       s.steady_end_ns = hi;
-      s.steady_ns = pfprof_trace_index_steady_length (ix);
-      s.kernel_ns = pfprof_trace_index_steady_length_of (ix, dt->kernels);
-      s.comm_ns = pfprof_trace_index_steady_length_of (ix, dt->comm);
-      c = pfprof_trace_index_steady_length_of (ix, dt->htod);
-      ck = pfprof_trace_index_steady_length_of (ix, dt->htod_kernels);
+      s.steady_ns = pfprof_loop_steady_length (loop);
+      s.kernel_ns = pfprof_loop_steady_length_of (loop, dt->kernels);
+      s.comm_ns = pfprof_loop_steady_length_of (loop, dt->comm);
+      c = pfprof_loop_steady_length_of (loop, dt->htod);
+      ck = pfprof_loop_steady_length_of (loop, dt->htod_kernels);
       s.htod_ns = c;
       s.overlap_fraction = c > 0 ? (double) ck / (double) c : NAN;
       s.exposed_copy_ns = c - ck;
-      s.idle_ns = MAX (0, s.steady_ns - pfprof_trace_index_steady_length_of (ix, dt->busy));
-      s.sync_wait_ns = pfprof_trace_index_steady_length_of (ix, ix->sync_wait);
-      s.data_wait_ns = pfprof_trace_index_steady_length_of (ix, ix->data_wait);
+      s.idle_ns = MAX (0, s.steady_ns - pfprof_loop_steady_length_of (loop, dt->busy));
+      s.sync_wait_ns = pfprof_loop_steady_length_of (loop, ix->sync_wait);
+      s.data_wait_ns = pfprof_loop_steady_length_of (loop, ix->data_wait);
       {
         g_autoptr (PfprofIntervalSet) wb = pfprof_interval_set_intersect (ix->data_wait, dt->busy);
 
-        s.idle_data_wait_ns = s.data_wait_ns - pfprof_trace_index_steady_length_of (ix, wb);
+        s.idle_data_wait_ns = s.data_wait_ns - pfprof_loop_steady_length_of (loop, wb);
       }
       dev_m = pfprof_device_timeline_records (dt, PFPROF_TABLE_MEMCPYS, &dev_m_n);
       for (guint r = 0; r < dev_m_n; r++)
@@ -79,7 +73,7 @@ summarize_devices (PfprofAnalysis *a, const PfprofTraceIndex *ix)
           guint i = dev_m[r];
           gint64 dur = m[i].end_ns - m[i].start_ns;
 
-          if (m[i].device_id != dt->device_id || !pfprof_trace_index_in_steady (ix, m[i].start_ns))
+          if (m[i].device_id != dt->device_id || !pfprof_loop_in_steady (loop, m[i].start_ns))
             continue;
           if (m[i].copy_kind == PFPROF_COPY_KIND_HTOD)
             {
@@ -121,13 +115,13 @@ compare_savings (gconstpointer pa, gconstpointer pb)
  * and the prediction with every fix, where findings that draw on the same
  * bucket share what it holds (largest saving first). */
 static void
-judge_savings (PfprofAnalysis *a, PfprofTraceSummary *ts, guint first, const PfprofTraceIndex *ix,
+judge_savings (PfprofAnalysis *a, PfprofTraceSummary *ts, guint first, const PfprofTraceIndex *ix, const PfprofLoop *loop,
                const PfprofAnalysisOptions *options)
 {
   const PfprofLedgerSummary *l = &ts->ledger;
   double share = pfprof_analysis_options_get_min_saving_share (options);
   gint64 left[PFPROF_LEDGER_N_BUCKETS], taken = 0;
-  gint64 basis = l->n_steps > 0 ? l->mean_step_ns : pfprof_trace_index_steady_length (ix);
+  gint64 basis = l->n_steps > 0 ? l->mean_step_ns : pfprof_loop_steady_length (loop);
   g_autoptr (GPtrArray) mine = g_ptr_array_new ();
   gboolean input_bound = FALSE;
 
@@ -302,17 +296,17 @@ overall_steps (PfprofAnalysis *a)
 }
 
 static void
-summarize_phases (const PfprofAnalysis *a, const PfprofTraceIndex *ix, PfprofPhases *p)
+summarize_phases (const PfprofAnalysis *a, const PfprofTraceIndex *ix, const PfprofLoop *loop, PfprofPhases *p)
 {
   gint64 eval_before = 0, eval_in_loop = 0, eval_after = 0;
 
   memset (p, 0, sizeof *p);
-  p->n_training_steps = ix->n_training_steps;
-  p->has_marks = ix->has_training_marks;
-  if (!p->has_marks || ix->n_training_steps == 0)
+  p->n_training_steps = loop->n_training_steps;
+  p->has_marks = loop->has_training_marks;
+  if (!p->has_marks || loop->n_training_steps == 0)
     return;
-  p->n_eval_steps = ix->n_eval_steps;
-  for (guint i = ix->first_step; i < ix->first_step + ix->n_steps; i++)
+  p->n_eval_steps = loop->n_eval_steps;
+  for (guint i = loop->first_step; i < loop->first_step + loop->n_steps; i++)
     {
       const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
       gint64 d = s->end_ns - s->start_ns;
@@ -322,16 +316,16 @@ summarize_phases (const PfprofAnalysis *a, const PfprofTraceIndex *ix, PfprofPha
       p->eval_ns += d;
       p->eval_compute_ns += s->compute_ns;
       p->eval_data_wait_ns += s->data_wait_ns;
-      if (s->start_ns >= ix->loop_end_ns)
+      if (s->start_ns >= loop->loop_end_ns)
         eval_after += d;
-      else if (s->start_ns >= ix->loop_start_ns)
+      else if (s->start_ns >= loop->loop_start_ns)
         eval_in_loop += d;
       else
         eval_before += d;
     }
-  p->startup_ns = MAX (0, ix->loop_start_ns - ix->trace->start_ns - eval_before);
-  p->training_ns = MAX (0, ix->loop_end_ns - ix->loop_start_ns - eval_in_loop);
-  p->after_loop_ns = MAX (0, ix->trace->end_ns - ix->loop_end_ns - eval_after);
+  p->startup_ns = MAX (0, loop->loop_start_ns - ix->trace->start_ns - eval_before);
+  p->training_ns = MAX (0, loop->loop_end_ns - loop->loop_start_ns - eval_in_loop);
+  p->after_loop_ns = MAX (0, ix->trace->end_ns - loop->loop_end_ns - eval_after);
 }
 
 PfprofAnalysis *
@@ -339,11 +333,14 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
 {
   PfprofAnalysis *a;
   guint n_rules;
+  PfprofLoopOptions loop_options;
+
   g_return_val_if_fail (run != NULL, NULL);
 
   const PfprofRule *const *rules = pfprof_rules_get (&n_rules);
 
-  g_return_val_if_fail (run != NULL, NULL);
+  loop_options.step_pattern = pfprof_analysis_options_get_step_pattern (options);
+  loop_options.warmup_steps = pfprof_analysis_options_get_warmup_steps (options);
   a = g_new0 (PfprofAnalysis, 1);
   /* The reference count is no part of the run's contents, which stay
    * untouched. */
@@ -364,39 +361,38 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
       PfprofTraceIndex *ix = pfprof_trace_index_new (g_ptr_array_index (a->traces, i), i);
       PfprofTraceSummary ts = { 0 };
       guint first_finding = a->findings->len;
+      PfprofLoop *loop = pfprof_loop_new (ix, &loop_options, a->steps);
 
       ts.n_out_of_range = pfprof_run_n_out_of_range (run, i);
-      ix->ledger = pfprof_step_ledger_new (ix);
-      pfprof_steps_detect (ix, options, a->steps);
       pfprof_ledger_summarize (a->steps, i, &ts.ledger);
-      summarize_devices (a, ix);
+      summarize_devices (a, ix, loop);
       for (guint r = 0; r < n_rules; r++)
-        pfprof_rule_run (rules[r], a, options, ix);
-      pfprof_call_sites_attach (ix, a->findings, first_finding,
+        pfprof_rule_run (rules[r], a, options, ix, loop);
+      pfprof_call_sites_attach (ix, loop, a->findings, first_finding,
                                 pfprof_analysis_options_get_source_lines (options), &ts.n_bad_sites,
                                 &ts.n_sources_withheld);
       ts.trace_index = i;
-      ts.step_source = ix->step_source;
-      ts.step_name = g_strdup (ix->step_name);
-      ts.n_steps = ix->n_steps;
-      ts.n_warmup_steps = ix->n_warmup_steps;
-      ts.step_median_ns = ix->step_median_ns;
-      ts.steady_start_ns = ix->steady_start;
-      ts.steady_end_ns = ix->steady_end;
-      ts.n_unrecorded_steps = ix->n_unrecorded_steps;
+      ts.step_source = loop->step_source;
+      ts.step_name = g_strdup (loop->step_name);
+      ts.n_steps = loop->n_steps;
+      ts.n_warmup_steps = loop->n_warmup_steps;
+      ts.step_median_ns = loop->step_median_ns;
+      ts.steady_start_ns = loop->steady_start;
+      ts.steady_end_ns = loop->steady_end;
+      ts.n_unrecorded_steps = loop->n_unrecorded_steps;
       ts.n_windows = ix->windows != NULL ? pfprof_interval_set_n (ix->windows) : 0;
       ts.n_api_ids_shared = ix->n_api_ids_shared;
       ts.main_tid = ix->main_tid;
-      summarize_phases (a, ix, &ts.phases);
-      judge_savings (a, &ts, first_finding, ix, options);
+      summarize_phases (a, ix, loop, &ts.phases);
+      judge_savings (a, &ts, first_finding, ix, loop, options);
       g_array_append_val (a->trace_summaries, ts);
-      pfprof_step_ledger_free (ix->ledger);
+      pfprof_loop_free (loop);
       pfprof_trace_index_free (ix);
     }
   /* Rules that compare the traces with one another, once every trace is
    * in. */
   for (guint r = 0; r < n_rules; r++)
-    pfprof_rule_run (rules[r], a, options, NULL);
+    pfprof_rule_run (rules[r], a, options, NULL, NULL);
   g_array_sort (a->steps, compare_steps);
   overall_steps (a);
   pfprof_ledger_summarize (a->steps, G_MAXUINT, &a->ledger);

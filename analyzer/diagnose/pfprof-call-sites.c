@@ -52,6 +52,7 @@ typedef struct
 typedef struct
 {
   const PfprofTraceIndex *ix;
+  const PfprofLoop *loop;
   const PfprofTrace *t;
   GHashTable *by_id;          /* site_id -> Site* */
   GPtrArray *sites;           /* Site*, owned */
@@ -461,7 +462,7 @@ share_sig (Ctx *c, guint64 key, const Share *ev, GHashTable *shares)
           {
             const Site *site = g_ptr_array_index (c->sites, s);
 
-            if (startup || site->last_end >= c->ix->steady_start)
+            if (startup || site->last_end >= c->loop->steady_start)
               total += per_call (site, key, coarse) * (double) MAX (site->row->calls, site->recorded);
           }
         if (total <= 0)
@@ -471,7 +472,7 @@ share_sig (Ctx *c, guint64 key, const Share *ev, GHashTable *shares)
             Site *site = g_ptr_array_index (c->sites, s);
             double w;
 
-            if (!startup && site->last_end < c->ix->steady_start)
+            if (!startup && site->last_end < c->loop->steady_start)
               continue;
             w = per_call (site, key, coarse) * (double) MAX (site->row->calls, site->recorded) / total;
             if (w > 0)
@@ -833,7 +834,7 @@ attach_one (Ctx *c, PfprofFinding *f, PfprofSourceLines *sources, gboolean redac
       fs.calls = MAX (r->calls, site->recorded);
       fs.count = (guint64) (sh->count + 0.5);
       fs.time_ns = (gint64) (sh->time + 0.5);
-      fs.per_step_ns = (gint64) ((double) fs.time_ns / pfprof_trace_index_per_step_divisor (c->ix));
+      fs.per_step_ns = (gint64) ((double) fs.time_ns / pfprof_loop_per_step_divisor (c->loop));
       fs.startup = sh->live <= 0;
       g_array_append_val (f->sites, fs);
     }
@@ -851,11 +852,13 @@ attach_one (Ctx *c, PfprofFinding *f, PfprofSourceLines *sources, gboolean redac
 }
 
 void
-pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint first,
+pfprof_call_sites_attach (const PfprofTraceIndex *ix, const PfprofLoop *loop, GPtrArray *findings,
+                          guint first,
                           PfprofSourceLinesPolicy policy, guint64 *n_bad_sites,
                           guint *n_sources_withheld)
 {
   g_return_if_fail (ix != NULL);
+  g_return_if_fail (loop != NULL);
   g_return_if_fail (findings != NULL);
   g_return_if_fail (n_bad_sites != NULL);
   g_return_if_fail (n_sources_withheld != NULL);
@@ -871,6 +874,7 @@ pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint
   g_autoptr (PfprofSourceLines) sources = pfprof_source_lines_new (policy);
 
   c.ix = ix;
+  c.loop = loop;
   c.t = ix->trace;
   c.by_id = g_hash_table_new (g_direct_hash, g_direct_equal);
   c.sites = g_ptr_array_new_with_free_func (site_free);

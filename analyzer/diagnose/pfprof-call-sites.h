@@ -25,6 +25,7 @@
 
 #include "pfprof-analysis.h"
 #include "pfprof-source-lines.h"
+#include "pfprof-loop.h"
 #include "pfprof-trace-index.h"
 
 G_BEGIN_DECLS
@@ -61,13 +62,14 @@ typedef struct
 } PfprofFindingSite;
 
 /* Adds to each finding of @findings from index @first on (the findings of
- * the trace @ix describes) its sites (PfprofFinding.sites), and frees the
+ * the trace @ix describes, whose loop is @loop) its sites (PfprofFinding.sites), and frees the
  * findings' evidence keys. Sites of bad python_sites rows (a line below 1,
  * no file name, an unknown kind, a name over 4 KiB) are left out and
  * counted in *@n_bad_sites. Source text is read under @policy; the files
  * it left unread are counted in *@n_sources_withheld. Does nothing for a
  * trace without sites. */
-void pfprof_call_sites_attach (const PfprofTraceIndex *ix, GPtrArray *findings, guint first,
+void pfprof_call_sites_attach (const PfprofTraceIndex *ix, const PfprofLoop *loop,
+                               GPtrArray *findings, guint first,
                                PfprofSourceLinesPolicy policy, guint64 *n_bad_sites,
                                guint *n_sources_withheld);
 

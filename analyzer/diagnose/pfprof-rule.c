@@ -45,13 +45,14 @@ pfprof_rule_finding_new (const PfprofRuleContext *ctx)
 
 void
 pfprof_rule_run (const PfprofRule *rule, PfprofAnalysis *analysis, const PfprofAnalysisOptions *options,
-                 PfprofTraceIndex *ix)
+                 PfprofTraceIndex *ix, PfprofLoop *loop)
 {
   PfprofRuleContext ctx;
 
   g_return_if_fail (rule != NULL);
   g_return_if_fail (analysis != NULL);
-  ctx = (PfprofRuleContext) { analysis, options, rule, ix, NULL };
+  g_return_if_fail ((ix == NULL) == (loop == NULL));
+  ctx = (PfprofRuleContext) { analysis, options, rule, ix, loop, NULL };
   if (!pfprof_analysis_options_rule_enabled (options, rule)
       || (rule->scope == PFPROF_RULE_SCOPE_RUN) != (ix == NULL))
     return;
@@ -82,20 +83,20 @@ pfprof_rule_emit (const PfprofRuleContext *ctx, PfprofFinding *f)
 double
 pfprof_rule_step_coverage (const PfprofRuleContext *ctx, const gint64 *times, guint n)
 {
-  const PfprofTraceIndex *ix;
+  const PfprofLoop *loop;
   guint n_steady;
   guint hit = 0, j = 0;
 
   g_return_val_if_fail (ctx != NULL && ctx->ix != NULL, 0.0);
   g_return_val_if_fail (times != NULL || n == 0, 0.0);
-  ix = ctx->ix;
-  n_steady = pfprof_trace_index_n_steady_steps (ix);
+  loop = ctx->loop;
+  n_steady = pfprof_loop_n_steady_steps (loop);
 
   if (n == 0)
     return 0.0;
   if (n_steady == 0)
     return 1.0;
-  for (guint s = ix->first_step; s < ix->first_step + ix->n_steps; s++)
+  for (guint s = loop->first_step; s < loop->first_step + loop->n_steps; s++)
     {
       const PfprofStep *st = &g_array_index (ctx->analysis->steps, PfprofStep, s);
 
@@ -122,6 +123,7 @@ pfprof_rule_collect_calls (const PfprofRuleContext *ctx, const PfprofApiClass *c
                            guint n_classes, guint32 tid, GArray *out)
 {
   const PfprofTraceIndex *ix;
+  const PfprofLoop *loop;
   const PfprofApiRecord *api;
   g_autoptr (GArray) all = NULL;
   g_autoptr (GHashTable) open_until = NULL;
@@ -130,6 +132,7 @@ pfprof_rule_collect_calls (const PfprofRuleContext *ctx, const PfprofApiClass *c
   g_return_if_fail (classes != NULL || n_classes == 0);
   g_return_if_fail (out != NULL);
   ix = ctx->ix;
+  loop = ctx->loop;
   api = pfprof_trace_api_calls (ix->trace);
   all = g_array_new (FALSE, FALSE, sizeof (guint));
   open_until = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
@@ -148,7 +151,7 @@ pfprof_rule_collect_calls (const PfprofRuleContext *ctx, const PfprofApiClass *c
       const PfprofApiRecord *r = &api[k];
       gint64 *until;
 
-      if (!pfprof_trace_index_in_steady (ix, r->start_ns) || (tid != 0 && r->tid != tid))
+      if (!pfprof_loop_in_steady (loop, r->start_ns) || (tid != 0 && r->tid != tid))
         continue;
       until = g_hash_table_lookup (open_until, GUINT_TO_POINTER (r->tid));
       if (until != NULL && r->start_ns < *until)
@@ -166,18 +169,18 @@ pfprof_rule_collect_calls (const PfprofRuleContext *ctx, const PfprofApiClass *c
 gint64 *
 pfprof_rule_step_starts (const PfprofRuleContext *ctx)
 {
-  const PfprofTraceIndex *ix;
+  const PfprofLoop *loop;
   guint n;
   gint64 *out;
   guint k = 0;
 
   g_return_val_if_fail (ctx != NULL && ctx->ix != NULL, NULL);
-  ix = ctx->ix;
-  n = pfprof_trace_index_n_steady_steps (ix);
+  loop = ctx->loop;
+  n = pfprof_loop_n_steady_steps (loop);
   out = g_new (gint64, n + 1);
 
   /* Evaluation batches between epochs are not steady steps. */
-  for (guint s = ix->first_step; s < ix->first_step + ix->n_steps && k < n; s++)
+  for (guint s = loop->first_step; s < loop->first_step + loop->n_steps && k < n; s++)
     {
       const PfprofStep *st = &g_array_index (ctx->analysis->steps, PfprofStep, s);
 
@@ -191,7 +194,7 @@ gint64
 pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total)
 {
   g_return_val_if_fail (ctx != NULL && ctx->ix != NULL, 0);
-  return (gint64) ((double) total / pfprof_trace_index_per_step_divisor (ctx->ix));
+  return (gint64) ((double) total / pfprof_loop_per_step_divisor (ctx->loop));
 }
 
 char *
@@ -211,7 +214,7 @@ pfprof_rule_share (const PfprofRuleContext *ctx, gint64 ns)
   gint64 len;
 
   g_return_val_if_fail (ctx != NULL && ctx->ix != NULL, 0.0);
-  len = pfprof_trace_index_steady_length (ctx->ix);
+  len = pfprof_loop_steady_length (ctx->loop);
 
   return len > 0 ? 100.0 * (double) ns / (double) len : 0.0;
 }
@@ -260,18 +263,20 @@ gboolean
 pfprof_rule_has_input_copies (const PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
 {
   const PfprofTraceIndex *ix;
+  const PfprofLoop *loop;
   const PfprofMemcpyRecord *m;
   guint n;
   g_autoptr (GArray) starts = NULL;
 
   g_return_val_if_fail (ctx != NULL && ctx->ix != NULL && dev != NULL, FALSE);
   ix = ctx->ix;
+  loop = ctx->loop;
   m = pfprof_trace_memcpys (ix->trace);
   n = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
   starts = g_array_new (FALSE, FALSE, sizeof (gint64));
   for (guint i = 0; i < n; i++)
     if (m[i].copy_kind == PFPROF_COPY_KIND_HTOD && m[i].device_id == dev->device_id
-        && pfprof_trace_index_in_steady (ix, m[i].start_ns))
+        && pfprof_loop_in_steady (loop, m[i].start_ns))
       g_array_append_val (starts, m[i].start_ns);
   if (starts->len < 2)
     return FALSE;

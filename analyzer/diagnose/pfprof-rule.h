@@ -11,6 +11,7 @@
 
 #include "pfprof-analysis.h"
 #include "pfprof-analysis-options.h"
+#include "pfprof-loop.h"
 #include "pfprof-trace-index.h"
 
 G_BEGIN_DECLS
@@ -46,6 +47,8 @@ typedef struct
   const PfprofAnalysisOptions *options;
   const PfprofRule *rule;
   PfprofTraceIndex *ix;                 /* the trace being judged; NULL for the run */
+  PfprofLoop *loop;                     /* its loop: steps, phases, steady window;
+                                         * NULL for the run */
   const PfprofDeviceTimeline *device;   /* the device, for PFPROF_RULE_SCOPE_DEVICE only */
 } PfprofRuleContext;
 
@@ -76,14 +79,14 @@ PfprofFinding *pfprof_rule_finding_new (const PfprofRuleContext *ctx);
 void pfprof_rule_emit (const PfprofRuleContext *ctx, PfprofFinding *finding);
 
 /* Judges @analysis with @rule when @options enable it: a trace- or
- * device-scoped rule on trace @ix (once, or once per device timeline of
+ * device-scoped rule on trace @ix with its loop @loop (once, or once per device timeline of
  * it), a run-scoped rule on the run, with @ix NULL. Nothing is called
  * when @ix does not fit the scope (NULL for a trace rule, set for a run
  * rule). pfprof_analysis_run() calls every rule through it; the merge of
  * per-rank results (pfprof-report-merge.h) the run-scoped ones. */
 void pfprof_rule_run (const PfprofRule *rule, PfprofAnalysis *analysis,
                       const PfprofAnalysisOptions *options /* nullable */,
-                      PfprofTraceIndex *ix /* nullable */);
+                      PfprofTraceIndex *ix /* nullable */, PfprofLoop *loop /* nullable */);
 
 /* Fraction of the trace's steady steps that contain at least one of the
  * @n times (sorted ascending); 1.0 when the trace has no steps and @n > 0,

@@ -2,7 +2,6 @@
 /* pfprof-trace-index.c: joins and interval sets built once per trace. */
 #include "pfprof-trace-index.h"
 
-#include "pfprof-lower-bound.h"
 
 #include <string.h>
 
@@ -58,7 +57,7 @@ pfprof_api_class_for_name (const char *name)
 }
 
 gboolean
-pfprof_kernel_name_is_comm (const char *name)
+pfprof_kernel_name_is_comm (const char *name /* nullable */)
 {
   if (name == NULL)
     return FALSE;
@@ -106,9 +105,10 @@ record_slot (PfprofTableId table)
 const guint *
 pfprof_device_timeline_records (const PfprofDeviceTimeline *dev, PfprofTableId table, guint *n)
 {
-  int slot = record_slot (table);
+  int slot;
 
   g_return_val_if_fail (dev != NULL && n != NULL, NULL);
+  slot = record_slot (table);
   g_return_val_if_fail (slot >= 0, NULL);
   *n = dev->records[slot]->len;
   return (const guint *) (void *) dev->records[slot]->data;
@@ -230,9 +230,11 @@ build_corr_index (PfprofTraceIndex *ix)
 const PfprofApiRecord *
 pfprof_trace_index_api (const PfprofTraceIndex *ix, guint32 corr)
 {
-  const PfprofApiRecord *api = pfprof_trace_api_calls (ix->trace);
+  const PfprofApiRecord *api;
   gpointer v;
 
+  g_return_val_if_fail (ix != NULL, NULL);
+  api = pfprof_trace_api_calls (ix->trace);
   if (ix->api_by_corr != NULL)
     {
       if (corr >= ix->api_by_corr_len || ix->api_by_corr[corr] == PFPROF_NONE)
@@ -246,8 +248,9 @@ pfprof_trace_index_api (const PfprofTraceIndex *ix, guint32 corr)
 }
 
 PfprofApiClass
-pfprof_trace_index_api_class (const PfprofTraceIndex *ix, const PfprofApiRecord *api)
+pfprof_trace_index_api_class (const PfprofTraceIndex *ix, const PfprofApiRecord *api /* nullable */)
 {
+  g_return_val_if_fail (ix != NULL, PFPROF_API_CLASS_OTHER);
   if (api == NULL || api->name_id >= ix->trace->strings->len)
     return PFPROF_API_CLASS_OTHER;
   return (PfprofApiClass) ix->class_of_name[api->name_id];
@@ -512,9 +515,6 @@ pfprof_trace_index_new (const PfprofTrace *trace, guint trace_index)
   ix = g_new0 (PfprofTraceIndex, 1);
   ix->trace = trace;
   ix->trace_index = trace_index;
-  ix->step_source = "none";
-  ix->steady_parts = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
-  pfprof_trace_index_set_steady (ix, trace->start_ns, trace->end_ns);
   if (pfprof_trace_n (trace, PFPROF_TABLE_WINDOWS) > 0)
     {
       const PfprofWindowRecord *w = pfprof_trace_windows (trace);
@@ -550,8 +550,6 @@ pfprof_trace_index_free (PfprofTraceIndex *ix)
   pfprof_interval_set_free (ix->data_wait);
   pfprof_interval_set_free (ix->sync_wait);
   pfprof_interval_set_free (ix->windows);
-  g_array_unref (ix->steady_parts);
-  g_free (ix->step_name);
   g_free (ix);
 }
 
@@ -564,138 +562,4 @@ pfprof_trace_index_device (const PfprofTraceIndex *ix, guint32 device_id)
   if (!g_hash_table_lookup_extended (ix->device_at, GUINT_TO_POINTER (device_id), NULL, &v))
     return NULL;
   return &g_array_index (ix->devices, PfprofDeviceTimeline, GPOINTER_TO_UINT (v));
-}
-
-guint
-pfprof_trace_index_n_steady_steps (const PfprofTraceIndex *ix)
-{
-  return ix->n_steady_steps;
-}
-
-double
-pfprof_trace_index_per_step_divisor (const PfprofTraceIndex *ix)
-{
-  guint n = pfprof_trace_index_n_steady_steps (ix);
-
-  return n > 0 ? (double) n : 1.0;
-}
-
-typedef struct
-{
-  const GArray *parts;
-  gint64 t;
-} PartsBefore;
-
-static gboolean
-part_starts_by (gconstpointer data, guint i)
-{
-  const PartsBefore *p = data;
-
-  return g_array_index (p->parts, PfprofInterval, i).start <= p->t;
-}
-
-/* The number of steady parts that start at or before @t. */
-static guint
-parts_before (const PfprofTraceIndex *ix, gint64 t)
-{
-  PartsBefore p = { ix->steady_parts, t };
-
-  return pfprof_lower_bound (0, ix->steady_parts->len, part_starts_by, &p);
-}
-
-gboolean
-pfprof_trace_index_in_steady (const PfprofTraceIndex *ix, gint64 start)
-{
-  guint n = parts_before (ix, start);
-
-  return n > 0 && start < g_array_index (ix->steady_parts, PfprofInterval, n - 1).end;
-}
-
-gint64
-pfprof_trace_index_steady_end_at (const PfprofTraceIndex *ix, gint64 t)
-{
-  guint n = parts_before (ix, t);
-
-  if (n > 0 && t < g_array_index (ix->steady_parts, PfprofInterval, n - 1).end)
-    return g_array_index (ix->steady_parts, PfprofInterval, n - 1).end;
-  return ix->steady_end;
-}
-
-void
-pfprof_trace_index_set_steady (PfprofTraceIndex *ix, gint64 start, gint64 end)
-{
-  PfprofInterval part = { start, end };
-
-  g_array_set_size (ix->steady_parts, 0);
-  g_array_append_val (ix->steady_parts, part);
-  ix->steady_start = start;
-  ix->steady_end = end;
-}
-
-void
-pfprof_trace_index_add_steady_part (PfprofTraceIndex *ix, gint64 start, gint64 end)
-{
-  PfprofInterval part = { start, end };
-  guint n = ix->steady_parts->len;
-
-  if (end <= start || (n > 0 && start < g_array_index (ix->steady_parts, PfprofInterval, n - 1).end))
-    return;
-  if (n == 0)
-    ix->steady_start = start;
-  g_array_append_val (ix->steady_parts, part);
-  ix->steady_end = end;
-}
-
-guint
-pfprof_trace_index_n_steady_parts (const PfprofTraceIndex *ix)
-{
-  return ix->steady_parts->len;
-}
-
-PfprofInterval
-pfprof_trace_index_steady_part (const PfprofTraceIndex *ix, guint i)
-{
-  return g_array_index (ix->steady_parts, PfprofInterval, i);
-}
-
-gint64
-pfprof_trace_index_steady_length (const PfprofTraceIndex *ix)
-{
-  gint64 sum = 0;
-
-  for (guint i = 0; i < ix->steady_parts->len; i++)
-    {
-      PfprofInterval p = g_array_index (ix->steady_parts, PfprofInterval, i);
-
-      sum += p.end - p.start;
-    }
-  return sum;
-}
-
-gint64
-pfprof_trace_index_steady_length_of (const PfprofTraceIndex *ix, const PfprofIntervalSet *set)
-{
-  gint64 sum = 0;
-
-  for (guint i = 0; i < ix->steady_parts->len; i++)
-    {
-      PfprofInterval p = g_array_index (ix->steady_parts, PfprofInterval, i);
-
-      sum += pfprof_interval_set_length_in (set, p.start, p.end);
-    }
-  return sum;
-}
-
-PfprofIntervalSet *
-pfprof_trace_index_steady_set (const PfprofTraceIndex *ix)
-{
-  PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
-
-  for (guint i = 0; i < ix->steady_parts->len; i++)
-    {
-      PfprofInterval p = g_array_index (ix->steady_parts, PfprofInterval, i);
-
-      pfprof_interval_set_builder_add (b, p.start, p.end);
-    }
-  return pfprof_interval_set_build (b);
 }

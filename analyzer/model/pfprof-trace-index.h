@@ -16,11 +16,8 @@
  * - Host side: DataLoader waits (NVTX domain "pfprof", range
  *   "DataLoader.next") and blocking synchronizing calls, as interval sets;
  *   the thread that launches most kernels.
- * - The steady state: steps found by pfprof-steps.c and the window after
- *   warm-up that rules judge: one stretch of time, or in a trace recorded
- *   in windows (`pfprof record --sample`) one part per window, from its
- *   first to its last kept step, so that the pauses between windows,
- *   where nothing was recorded, count as neither idle nor busy.
+ * The loop built on it (steps, phases, the steady window) is
+ * analyzer/loop/'s PfprofLoop.
  */
 #pragma once
 
@@ -60,7 +57,7 @@ PfprofApiClass pfprof_api_class_for_name (const char *name);
  * ("ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)", "ncclKernel_...",
  * older "ncclAllReduceRingLLKernel_sum_f32"), also after "void " or as
  * an Itanium-mangled name ("_Z40ncclDevKernel_..."). */
-gboolean pfprof_kernel_name_is_comm (const char *name);
+gboolean pfprof_kernel_name_is_comm (const char *name /* nullable */);
 
 typedef struct
 {
@@ -88,8 +85,6 @@ typedef struct
 const guint *pfprof_device_timeline_records (const PfprofDeviceTimeline *dev, PfprofTableId table,
                                              guint *n);
 
-typedef struct _PfprofStepLedger PfprofStepLedger;
-
 typedef struct
 {
   const PfprofTrace *trace;    /* not owned; read only */
@@ -113,35 +108,8 @@ typedef struct
   GArray *data_wait_nvtx;      /* guint, their indices in the NVTX table */
   PfprofIntervalSet *data_wait;  /* their union */
   PfprofIntervalSet *sync_wait;  /* blocking synchronizing calls, all threads */
-
-  /* Filled by pfprof_steps_detect(). */
-  const char *step_source;     /* "nvtx", "optimizer", "dataloader", "periodic" or "none" */
-  char *step_name;             /* NVTX range or kernel name used, untrusted; may be NULL */
-  guint first_step;            /* index of this trace's first step in the analysis */
-  guint n_steps;               /* steps of this trace, warm-up included */
-  guint n_warmup_steps;
-  guint n_steady_steps;        /* training steps after warm-up: the steps
-                                * every per-step figure divides by */
-  guint n_unrecorded_steps;    /* left out: not whole inside a recording
-                                * window, or the first of one */
-  gint64 steady_start;         /* the window rules judge: from the first */
-  gint64 steady_end;           /* steady part's start to the last's end */
-  GArray *steady_parts;        /* PfprofInterval, time order; one when the
-                                * trace was recorded all through */
   PfprofIntervalSet *windows;  /* the recording windows (windows table),
                                 * NULL when recorded all through */
-  gint64 step_median_ns;       /* over this trace's steady steps, 0 if none */
-  /* The loop's phases (pfprof-steps.h): */
-  gboolean has_training_marks; /* optimizer steps or backward passes recorded */
-  guint n_training_steps;      /* steps with either (all steps without marks) */
-  guint n_eval_steps;          /* loader batches with neither */
-  gint64 eval_ns;              /* their host time */
-  gint64 loop_start_ns;        /* first training step's start, 0 without steps */
-  gint64 loop_end_ns;          /* last training step's end, 0 without steps */
-
-  /* Set by pfprof_analysis_run() before the steps are found, owned by it:
-   * the timeline classified for the step ledger (pfprof-step-ledger.h). */
-  PfprofStepLedger *ledger;
 } PfprofTraceIndex;
 
 /* Builds the index of @trace (sorted). */
@@ -153,44 +121,10 @@ void pfprof_trace_index_free (PfprofTraceIndex *ix);
 const PfprofApiRecord *pfprof_trace_index_api (const PfprofTraceIndex *ix, guint32 corr);
 
 /* The class of @api. */
-PfprofApiClass pfprof_trace_index_api_class (const PfprofTraceIndex *ix, const PfprofApiRecord *api);
+PfprofApiClass pfprof_trace_index_api_class (const PfprofTraceIndex *ix,
+                                             const PfprofApiRecord *api /* nullable */);
 
 /* The timeline of device @device_id, or NULL. */
 const PfprofDeviceTimeline *pfprof_trace_index_device (const PfprofTraceIndex *ix, guint32 device_id);
-
-/* Number of steady-state (non-warm-up) steps; 0 when no steps were found. */
-guint pfprof_trace_index_n_steady_steps (const PfprofTraceIndex *ix);
-
-/* The divisor that turns a steady-state total into a per-step figure:
- * the number of steady steps, or 1 when there are none (then figures are
- * totals over the steady window). */
-double pfprof_trace_index_per_step_divisor (const PfprofTraceIndex *ix);
-
-/* TRUE when [@start, @end) lies in the steady window (starts inside one
- * of its parts). */
-gboolean pfprof_trace_index_in_steady (const PfprofTraceIndex *ix, gint64 start);
-
-/* Makes the steady window the one part [@start, @end). */
-void pfprof_trace_index_set_steady (PfprofTraceIndex *ix, gint64 start, gint64 end);
-
-/* Adds the part [@start, @end) after the last (an empty or earlier one is
- * ignored) and stretches steady_start/steady_end over it. */
-void pfprof_trace_index_add_steady_part (PfprofTraceIndex *ix, gint64 start, gint64 end);
-
-/* The steady window's parts: every total "over the steady window" is the
- * sum over these. */
-guint pfprof_trace_index_n_steady_parts (const PfprofTraceIndex *ix);
-PfprofInterval pfprof_trace_index_steady_part (const PfprofTraceIndex *ix, guint i);
-
-/* Length of the steady window (its parts' sum), and of @set inside it. */
-gint64 pfprof_trace_index_steady_length (const PfprofTraceIndex *ix);
-gint64 pfprof_trace_index_steady_length_of (const PfprofTraceIndex *ix, const PfprofIntervalSet *set);
-
-/* The end of the steady part that holds @t, or steady_end when none does:
- * how far a gap after an event at @t may run. */
-gint64 pfprof_trace_index_steady_end_at (const PfprofTraceIndex *ix, gint64 t);
-
-/* The steady window's parts as a new set (free it). */
-PfprofIntervalSet *pfprof_trace_index_steady_set (const PfprofTraceIndex *ix);
 
 G_END_DECLS

@@ -318,7 +318,7 @@ finish (GArray *ranks_in, guint n_results, const PfprofAnalysisOptions *options,
           if (pfprof_analysis_options_rule_enabled (options, rules[r]))
             g_ptr_array_add (a->rules_run, (gpointer) rules[r]->id);
           if (a->ranks->len >= 2)
-            pfprof_rule_run (rules[r], a, options, NULL);
+            pfprof_rule_run (rules[r], a, options, NULL, NULL);
         }
   }
   /* Count the merged finding with the rank's own, as a report on the

@@ -18,12 +18,12 @@ check_includes() {
   [ -z "$hits" ] || bad "$folder/ must not include $why:"$'\n'"$hits"
 }
 # The rooms, lowest first: each may use only the rooms before it.
-layers="trace analyzer/read analyzer/base analyzer/model analyzer/diagnose analyzer/render analyzer/report"
+layers="trace analyzer/read analyzer/base analyzer/model analyzer/loop analyzer/diagnose analyzer/render analyzer/report"
 # trace/ is what the collector links into the profiled program: no GLib in
 # the whole folder (reading a trace with GLib is analyzer/read/'s).
 check_includes trace 'glib|gio|gtk|gdk|cairo' 'GLib, GTK or cairo'
 check_includes collector 'glib|gio|gtk|gdk|cairo' 'GLib, GTK or cairo'
-for d in analyzer/read analyzer/base analyzer/model analyzer/diagnose; do
+for d in analyzer/read analyzer/base analyzer/model analyzer/loop analyzer/diagnose; do
   check_includes "$d" 'gtk|gdk|cairo' 'GTK or cairo'
 done
 check_includes analyzer/report 'gtk|gdk' 'GTK'
@@ -36,7 +36,7 @@ hits=$(cd "$src" && grep -rnE '#[[:space:]]*include[[:space:]]*<(gtk|gdk)/' . --
 [ -z "$hits" ] || bad "only gui/ and tests/gui/ may include GTK:"$'\n'"$hits"
 
 # 1b. Project headers: arrows only go down the layers
-#     trace <- read <- base <- model <- diagnose <- render <- report <- {cli, gui}
+#     trace <- read <- base <- model <- loop <- diagnose <- render <- report <- {cli, gui}
 #     (the analyzer's rooms under analyzer/); the collector uses trace/
 #     only. Headers are included by bare name, so each is found by the
 #     room it lives in.

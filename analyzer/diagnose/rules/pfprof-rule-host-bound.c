@@ -104,9 +104,10 @@ static void
 run (PfprofRuleContext *ctx)
 {
   const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofLoop *loop = ctx->loop;
   const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
-  const PfprofIntervalSet *hb = pfprof_step_ledger_bucket_set (ix->ledger, PFPROF_LEDGER_HOST_BOUND);
-  gint64 lo = ix->steady_start, hi = ix->steady_end, total, refill, own, step, data_wait;
+  const PfprofIntervalSet *hb = pfprof_step_ledger_bucket_set (loop->ledger, PFPROF_LEDGER_HOST_BOUND);
+  gint64 lo = loop->steady_start, hi = loop->steady_end, total, refill, own, step, data_wait;
   g_autoptr (GArray) gaps = g_array_new (FALSE, FALSE, sizeof (Gap));
   PfprofLedgerSummary l;
   gint64 window[PFPROF_LEDGER_N_BUCKETS];
@@ -126,9 +127,9 @@ run (PfprofRuleContext *ctx)
           return;
       }
   pfprof_ledger_summarize (ctx->analysis->steps, ix->trace_index, &l);
-  pfprof_step_ledger_fill_steady (ix->ledger, window);
-  step = l.n_steps > 0 ? l.mean_step_ns : pfprof_trace_index_steady_length (ix);
-  total = pfprof_trace_index_steady_length_of (ix, hb);
+  pfprof_step_ledger_fill_steady (loop->ledger, window);
+  step = l.n_steps > 0 ? l.mean_step_ns : pfprof_loop_steady_length (loop);
+  total = pfprof_loop_steady_length_of (loop, hb);
   /* What other findings name, or would: the refill after each of the
    * launching thread's waits (at most the wait: the lead it took away) and
    * the idle while it issued copies back to back; or, where more, what the
@@ -142,9 +143,9 @@ run (PfprofRuleContext *ctx)
     gint64 named = 0;
 
     pfprof_rule_collect_calls (ctx, copy, 1, ix->main_tid, copies);
-    refill = pfprof_step_ledger_refill_after (ix->ledger, waits)
-             + pfprof_step_ledger_call_run_idle (ix->ledger, copies, COPY_RUN_GAP_NS, bounds,
-                                                 pfprof_trace_index_n_steady_steps (ix), NULL);
+    refill = pfprof_step_ledger_refill_after (loop->ledger, waits)
+             + pfprof_step_ledger_call_run_idle (loop->ledger, copies, COPY_RUN_GAP_NS, bounds,
+                                                 pfprof_loop_n_steady_steps (loop), NULL);
     for (guint i = 0; i < ctx->analysis->findings->len; i++)
       {
         const PfprofFinding *o = g_ptr_array_index (ctx->analysis->findings, i);
@@ -152,7 +153,7 @@ run (PfprofRuleContext *ctx)
         if (o->trace_index == ix->trace_index && (o->device_id == dev->device_id || o->device_id == PFPROF_NONE))
           named += MAX (0, MIN (o->host_bound_ns, o->est_savings_ns));
       }
-    refill = MIN (total, MAX (refill, (gint64) ((double) named * pfprof_trace_index_per_step_divisor (ix))));
+    refill = MIN (total, MAX (refill, (gint64) ((double) named * pfprof_loop_per_step_divisor (loop))));
   }
   own = MAX (0, total - refill);
   if (step <= 0
@@ -161,9 +162,9 @@ run (PfprofRuleContext *ctx)
                * (double) step)
     return;
 
-  for (guint p = 0; p < pfprof_trace_index_n_steady_parts (ix); p++)
+  for (guint p = 0; p < pfprof_loop_n_steady_parts (loop); p++)
     {
-      PfprofInterval part = pfprof_trace_index_steady_part (ix, p);
+      PfprofInterval part = pfprof_loop_steady_part (loop, p);
 
       for (guint i = pfprof_interval_set_first_after (hb, part.start); i < pfprof_interval_set_n (hb); i++)
         {
@@ -207,8 +208,8 @@ run (PfprofRuleContext *ctx)
     const guint *ki = pfprof_device_timeline_records (dev, PFPROF_TABLE_KERNELS, &nki);
 
     for (guint j = 0; j < nki; j++)
-      n += pfprof_trace_index_in_steady (ix, k[ki[j]].start_ns);
-    kernels_per_step = (double) n / pfprof_trace_index_per_step_divisor (ix);
+      n += pfprof_loop_in_steady (loop, k[ki[j]].start_ns);
+    kernels_per_step = (double) n / pfprof_loop_per_step_divisor (loop);
   }
   {
     g_autofree char *s_own = pfprof_format_ns (pfprof_rule_per_step (ctx, own));

@@ -100,8 +100,8 @@ stage_phrase (const PfprofInputPipeline *p)
 static void
 judge_pipeline (PfprofRuleContext *ctx, PfprofFinding *f, PfprofInputPipeline *p)
 {
-  const PfprofTraceIndex *ix = ctx->ix;
-  gint64 mean = pfprof_rule_per_step (ctx, pfprof_trace_index_steady_length (ix));
+  const PfprofLoop *loop = ctx->loop;
+  gint64 mean = pfprof_rule_per_step (ctx, pfprof_loop_steady_length (loop));
   gint64 compute = mean - f->est_savings_ns;
   guint now = p->num_workers > 0 ? p->num_workers : p->n_workers;
   g_autofree char *stages = stage_phrase (p);
@@ -163,10 +163,11 @@ static void
 judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
 {
   const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofLoop *loop = ctx->loop;
   g_autoptr (PfprofIntervalSet) wb = pfprof_interval_set_intersect (ix->data_wait, dev->busy);
-  gint64 wait = pfprof_trace_index_steady_length_of (ix, ix->data_wait);
-  gint64 idle_wait = wait - pfprof_trace_index_steady_length_of (ix, wb);
-  gint64 busy = pfprof_trace_index_steady_length_of (ix, dev->busy);
+  gint64 wait = pfprof_loop_steady_length_of (loop, ix->data_wait);
+  gint64 idle_wait = wait - pfprof_loop_steady_length_of (loop, wb);
+  gint64 busy = pfprof_loop_steady_length_of (loop, dev->busy);
   guint n_waits = 0;
   gint64 refill;
   PfprofFinding *f;
@@ -182,7 +183,7 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
       const PfprofNvtxRecord *r = &pfprof_trace_nvtx (ix->trace)[k];
       PfprofEvidence e;
 
-      if (!pfprof_trace_index_in_steady (ix, w.start))
+      if (!pfprof_loop_in_steady (loop, w.start))
         continue;
       n_waits++;
       e = pfprof_rule_evidence (ctx, PFPROF_TABLE_NVTX, k, w.start, w.end, PFPROF_NONE, PFPROF_NONE,
@@ -193,7 +194,7 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
   f->time_ns = idle_wait;
   /* With batches ready, the host also keeps its lead over the GPU: the idle
    * while it refilled the GPU's queue after each wait goes too. */
-  refill = pfprof_step_ledger_refill_after (ix->ledger, ix->data_waits);
+  refill = pfprof_step_ledger_refill_after (loop->ledger, ix->data_waits);
   f->est_savings_ns = pfprof_rule_per_step (ctx, idle_wait + refill);
   f->host_bound_ns = pfprof_rule_per_step (ctx, refill);
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_DATA_WAIT) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
@@ -202,8 +203,8 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
     g_autofree char *s_wait = pfprof_format_ns (pfprof_rule_per_step (ctx, wait));
     g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, idle_wait), 1);
     g_autofree char *s_busy = pfprof_format_double (pfprof_rule_share (ctx, busy), 1);
-    g_autofree char *s_step = pfprof_format_ns (ix->step_median_ns);
-    g_autofree char *s_mean = pfprof_format_ns (pfprof_rule_per_step (ctx, pfprof_trace_index_steady_length (ix)));
+    g_autofree char *s_step = pfprof_format_ns (loop->step_median_ns);
+    g_autofree char *s_mean = pfprof_format_ns (pfprof_rule_per_step (ctx, pfprof_loop_steady_length (loop)));
     g_autofree char *s_refill = pfprof_format_ns (pfprof_rule_per_step (ctx, refill));
 
     f->title = g_strdup_printf ("GPU starved of input: idle %s%% of the steady state waiting for the DataLoader",
@@ -218,7 +219,7 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
   }
   f->fix = g_strdup (fix);
   {
-    PfprofInputPipeline *p = pfprof_input_pipeline_new (ix->trace, ix->steady_start, ix->steady_end);
+    PfprofInputPipeline *p = pfprof_input_pipeline_new (ix->trace, loop->steady_start, loop->steady_end);
 
     if (p != NULL)
       judge_pipeline (ctx, f, p);
@@ -232,9 +233,10 @@ static void
 judge_without_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
 {
   const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofLoop *loop = ctx->loop;
   const PfprofApiRecord *api = pfprof_trace_api_calls (ix->trace);
   guint n_api = pfprof_trace_n (ix->trace, PFPROF_TABLE_API_CALLS);
-  gint64 lo = ix->steady_start, hi = ix->steady_end;
+  gint64 lo = loop->steady_start, hi = loop->steady_end;
   gint64 idle, idle_in_cuda, outside;
   g_autoptr (PfprofIntervalSet) window = NULL;
   g_autoptr (PfprofIntervalSet) idle_set = NULL;
@@ -248,7 +250,7 @@ judge_without_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
     return;
   if (!pfprof_rule_has_input_copies (ctx, dev))
     return;
-  window = pfprof_trace_index_steady_set (ix);
+  window = pfprof_loop_steady_set (loop);
   idle_set = pfprof_interval_set_subtract (window, dev->busy);
   idle = pfprof_interval_set_length (idle_set);
   if (pfprof_rule_share (ctx, idle) / 100.0 < pfprof_rule_param (ctx, "min-idle-share-without-nvtx"))
@@ -272,7 +274,7 @@ judge_without_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
       PfprofInterval g = pfprof_interval_set_get (idle_set, i);
       PfprofEvidence e;
 
-      if (g.end - g.start < ix->step_median_ns / 10 && ix->step_median_ns > 0)
+      if (g.end - g.start < loop->step_median_ns / 10 && loop->step_median_ns > 0)
         continue;
       n_gaps++;
       e = pfprof_rule_evidence (ctx, PFPROF_TABLE_KERNELS, G_MAXUINT, g.start, g.end, dev->device_id,

@@ -59,6 +59,7 @@ run (PfprofRuleContext *ctx)
 {
   const PfprofDeviceTimeline *dev = ctx->device;
   const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofLoop *loop = ctx->loop;
   const PfprofKernelRecord *k = pfprof_trace_kernels (ix->trace);
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
   const PfprofSyncRecord *sy = pfprof_trace_syncs (ix->trace);
@@ -96,7 +97,7 @@ run (PfprofRuleContext *ctx)
 
       if (m[i].device_id != dev->device_id || m[i].copy_kind != PFPROF_COPY_KIND_HTOD
           || m[i].stream_id == dev->compute_stream || m[i].bytes < min_bytes
-          || !pfprof_trace_index_in_steady (ix, m[i].start_ns))
+          || !pfprof_loop_in_steady (loop, m[i].start_ns))
         continue;
       n_side++;
       /* first compute kernel starting at or after the copy */
@@ -121,10 +122,10 @@ run (PfprofRuleContext *ctx)
     return;
   for (guint i = 0; i < ns; i++)
     if (sy[i].type == PFPROF_SYNC_STREAM_WAIT_EVENT && sy[i].stream_id == dev->compute_stream
-        && pfprof_trace_index_in_steady (ix, sy[i].start_ns))
+        && pfprof_loop_in_steady (loop, sy[i].start_ns))
       n_stream_waits++;
 
-  compute = pfprof_trace_index_steady_length_of (ix, dev->kernels);
+  compute = pfprof_loop_steady_length_of (loop, dev->kernels);
   f = pfprof_rule_finding_new (ctx);
   f->device_id = dev->device_id;
   f->stream_id = copy_stream;

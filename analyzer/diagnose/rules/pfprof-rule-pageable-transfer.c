@@ -125,6 +125,7 @@ run (PfprofRuleContext *ctx)
 {
   const PfprofDeviceTimeline *dev = ctx->device;
   const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofLoop *loop = ctx->loop;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
   guint n;
   const guint *mi = pfprof_device_timeline_records (ctx->device, PFPROF_TABLE_MEMCPYS, &n);
@@ -151,7 +152,7 @@ run (PfprofRuleContext *ctx)
       const PfprofApiRecord *api;
 
       if (m[i].device_id != dev->device_id || !is_pageable (&m[i]) || m[i].bytes < min_bytes
-          || !pfprof_trace_index_in_steady (ix, m[i].start_ns))
+          || !pfprof_loop_in_steady (loop, m[i].start_ns))
         continue;
       g_array_append_val (hits, i);
       g_array_append_val (times, m[i].start_ns);
@@ -191,7 +192,7 @@ run (PfprofRuleContext *ctx)
   /* A short recording of a few iterations has fewer copies than
    * min-count: there, two copies recur if there are only three steady
    * steps (the last step, cut by the end of the recording, may hold none). */
-  n_steady = pfprof_trace_index_n_steady_steps (ix);
+  n_steady = pfprof_loop_n_steady_steps (loop);
   min_count = (guint) pfprof_rule_param (ctx, "min-count");
   if (n_steady >= 3)
     min_count = MIN (min_count, MAX (2u, n_steady - 1));
@@ -216,8 +217,8 @@ run (PfprofRuleContext *ctx)
 
     /* Many pageable copies a step (a batch of separate tensors) block the
      * host one after the other: the idle while it issues them goes too. */
-    refill = pfprof_step_ledger_burst_idle (ix->ledger, calls, 10 * 1000 * 1000, bounds,
-                                            pfprof_trace_index_n_steady_steps (ix));
+    refill = pfprof_step_ledger_burst_idle (loop->ledger, calls, 10 * 1000 * 1000, bounds,
+                                            pfprof_loop_n_steady_steps (loop));
   }
   /* Pinned, a copy on a side stream hides behind the kernels that run
    * beside it; one on the compute stream still runs alone, at pinned
@@ -247,7 +248,7 @@ run (PfprofRuleContext *ctx)
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_COMPUTE)
                | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_SIDE)
                | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_COPY) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
-  n_copy_syncs = pfprof_step_ledger_n_copy_syncs (ix->ledger);
+  n_copy_syncs = pfprof_step_ledger_n_copy_syncs (loop->ledger);
   pfprof_rule_add_memcpy_evidence (ctx, f, hits);
   {
     g_autofree char *s_bytes = pfprof_format_bytes (bytes);

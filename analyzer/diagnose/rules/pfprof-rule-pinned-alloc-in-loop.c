@@ -37,6 +37,7 @@ static void
 run (PfprofRuleContext *ctx)
 {
   const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofLoop *loop = ctx->loop;
   const PfprofApiRecord *api = pfprof_trace_api_calls (ix->trace);
   static const PfprofApiClass classes[] = { PFPROF_API_CLASS_HOST_ALLOC };
   g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -74,7 +75,7 @@ run (PfprofRuleContext *ctx)
   {
     g_autofree char *s_host = pfprof_format_ns (host);
     g_autofree char *s_step = pfprof_format_ns (pfprof_rule_per_step (ctx, host));
-    g_autofree char *s_per = pfprof_format_double ((double) calls->len / pfprof_trace_index_per_step_divisor (ix), 1);
+    g_autofree char *s_per = pfprof_format_double ((double) calls->len / pfprof_loop_per_step_divisor (loop), 1);
     const PfprofApiRecord *first = &api[g_array_index (calls, guint, 0)];
 
     f->title = g_strdup_printf ("%u page-locked host allocations after warm-up", calls->len);

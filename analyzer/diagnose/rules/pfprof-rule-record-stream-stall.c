@@ -61,6 +61,7 @@ static void
 run (PfprofRuleContext *ctx)
 {
   const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofLoop *loop = ctx->loop;
   const PfprofApiRecord *api = pfprof_trace_api_calls (ix->trace);
   const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
   static const PfprofApiClass sync_classes[] = { PFPROF_API_CLASS_EVENT_SYNC };
@@ -76,7 +77,7 @@ run (PfprofRuleContext *ctx)
   guint n_not_ready = 0, fi = 0, mi = 0, n_late_mallocs = 0;
   gint64 ep_idle = 0, ep_host = 0, sync_host = 0, alloc_host = 0;
   gboolean stalls, growth;
-  double steps = pfprof_trace_index_per_step_divisor (ix);
+  double steps = pfprof_loop_per_step_divisor (loop);
   PfprofFinding *f;
 
   if (dev == NULL || !ix->has_api)
@@ -161,7 +162,7 @@ run (PfprofRuleContext *ctx)
    * (a record_stream prefetcher with memory to spare polls thousands of
    * events and is fine). */
   for (guint i = 0; i < mallocs->len; i++)
-    if (api[g_array_index (mallocs, guint, i)].start_ns >= ix->steady_start + (ix->steady_end - ix->steady_start) / 2)
+    if (api[g_array_index (mallocs, guint, i)].start_ns >= loop->steady_start + (loop->steady_end - loop->steady_start) / 2)
       n_late_mallocs++;
   stalls = episodes->len >= (guint) pfprof_rule_param (ctx, "min-episodes");
   growth = n_not_ready > 0

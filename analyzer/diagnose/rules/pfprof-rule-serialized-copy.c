@@ -64,6 +64,7 @@ static gint64
 copy_sync_refill (PfprofRuleContext *ctx)
 {
   const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofLoop *loop = ctx->loop;
   const PfprofApiRecord *api = pfprof_trace_api_calls (ix->trace);
   static const PfprofApiClass classes[] = { PFPROF_API_CLASS_STREAM_SYNC };
   g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -75,10 +76,10 @@ copy_sync_refill (PfprofRuleContext *ctx)
       guint k = g_array_index (calls, guint, i);
       PfprofInterval iv = { api[k].start_ns, api[k].end_ns };
 
-      if (pfprof_step_ledger_is_copy_sync (ix->ledger, k))
+      if (pfprof_step_ledger_is_copy_sync (loop->ledger, k))
         g_array_append_val (waits, iv);
     }
-  return pfprof_step_ledger_refill_after (ix->ledger, waits);
+  return pfprof_step_ledger_refill_after (loop->ledger, waits);
 }
 
 static void
@@ -86,6 +87,7 @@ run (PfprofRuleContext *ctx)
 {
   const PfprofDeviceTimeline *dev = ctx->device;
   const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofLoop *loop = ctx->loop;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
   guint n;
   const guint *mi = pfprof_device_timeline_records (ctx->device, PFPROF_TABLE_MEMCPYS, &n);
@@ -111,7 +113,7 @@ run (PfprofRuleContext *ctx)
        * pageable-transfer's finding and fix, which comes first. */
       if (m[i].device_id != dev->device_id || m[i].copy_kind != PFPROF_COPY_KIND_HTOD
           || m[i].src_kind == PFPROF_MEMORY_KIND_PAGEABLE || m[i].bytes < min_bytes || dur <= 0
-          || !pfprof_trace_index_in_steady (ix, m[i].start_ns) || !(same || blocking))
+          || !pfprof_loop_in_steady (loop, m[i].start_ns) || !(same || blocking))
         continue;
       /* An all-reduce beside the copy hides it as well as compute does. */
       ov = pfprof_interval_set_length_in (dev->kernels_comm, m[i].start_ns, m[i].end_ns);
@@ -134,8 +136,8 @@ run (PfprofRuleContext *ctx)
   /* A prefetched copy can hide behind at most one step of compute. A
    * blocking copy's own cudaStreamSynchronize empties the GPU's queue: the
    * idle while the host refills it goes with non_blocking=True. */
-  compute = pfprof_trace_index_steady_length_of (ix, dev->kernels);
-  n_copy_syncs = pfprof_step_ledger_n_copy_syncs (ix->ledger);
+  compute = pfprof_loop_steady_length_of (loop, dev->kernels);
+  n_copy_syncs = pfprof_step_ledger_n_copy_syncs (loop->ledger);
   refill = n_blocking > 0 || n_copy_syncs > 0 ? copy_sync_refill (ctx) : 0;
   saving = MIN (pfprof_rule_per_step (ctx, exposed), pfprof_rule_per_step (ctx, compute))
            + pfprof_rule_per_step (ctx, refill);
@@ -156,8 +158,8 @@ run (PfprofRuleContext *ctx)
     g_autofree char *s_step = pfprof_format_ns (pfprof_rule_per_step (ctx, exposed));
     g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, exposed), 1);
     g_autofree char *s_bytes = pfprof_format_bytes (bytes);
-    gint64 c = pfprof_trace_index_steady_length_of (ix, dev->htod);
-    gint64 ck = pfprof_trace_index_steady_length_of (ix, dev->htod_kernels);
+    gint64 c = pfprof_loop_steady_length_of (loop, dev->htod);
+    gint64 ck = pfprof_loop_steady_length_of (loop, dev->htod_kernels);
     g_autofree char *s_max = pfprof_format_double (max_overlap * 100, 0);
     g_autofree char *s_ov = pfprof_format_double (c > 0 ? 100.0 * (double) ck / (double) c : 0.0, 1);
     g_autofree char *s_min = pfprof_rule_min_bytes_phrase (min_bytes);

@@ -50,6 +50,7 @@ run (PfprofRuleContext *ctx)
 {
   const PfprofDeviceTimeline *dev = ctx->device;
   const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofLoop *loop = ctx->loop;
   const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
   guint nm;
   const guint *mi = pfprof_device_timeline_records (ctx->device, PFPROF_TABLE_MEMCPYS, &nm);
@@ -60,7 +61,7 @@ run (PfprofRuleContext *ctx)
   g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (guint));
   guint n_chained = 0;
   guint64 bytes = 0;
-  double per_step, divisor = pfprof_trace_index_per_step_divisor (ix);
+  double per_step, divisor = pfprof_loop_per_step_divisor (loop);
   PfprofFinding *f;
 
   for (guint j = 0; j < nm; j++)
@@ -70,7 +71,7 @@ run (PfprofRuleContext *ctx)
       gint64 dur = m[i].end_ns - m[i].start_ns;
 
       if (m[i].device_id != dev->device_id || m[i].copy_kind != PFPROF_COPY_KIND_HTOD
-          || m[i].bytes >= max_bytes || !pfprof_trace_index_in_steady (ix, m[i].start_ns))
+          || m[i].bytes >= max_bytes || !pfprof_loop_in_steady (loop, m[i].start_ns))
         continue;
       g_array_append_val (hits, i);
       g_array_append_val (times, m[i].start_ns);
@@ -106,9 +107,9 @@ run (PfprofRuleContext *ctx)
     g_autofree gint64 *bounds = pfprof_rule_step_starts (ctx);
 
     g_array_sort (calls, compare_index);
-    host_idle = pfprof_step_ledger_call_run_idle (ix->ledger, calls,
+    host_idle = pfprof_step_ledger_call_run_idle (loop->ledger, calls,
                                                   (gint64) (pfprof_rule_param (ctx, "max-gap-us") * 1000.0),
-                                                  bounds, pfprof_trace_index_n_steady_steps (ix), &n_chained);
+                                                  bounds, pfprof_loop_n_steady_steps (loop), &n_chained);
   }
   host_save = (gint64) ((double) pfprof_rule_per_step (ctx, host_idle) * (1.0 - 1.0 / MAX (per_step, 1.0)));
   gpu_one = (gint64) (((double) bytes / divisor / pfprof_rule_param (ctx, "pinned-gbps") + (double) min_dur)

@@ -82,6 +82,7 @@ static void
 run (PfprofRuleContext *ctx)
 {
   const PfprofTraceIndex *ix = ctx->ix;
+  const PfprofLoop *loop = ctx->loop;
   const PfprofApiRecord *api = pfprof_trace_api_calls (ix->trace);
   const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
   static const PfprofApiClass classes[] = { PFPROF_API_CLASS_STREAM_SYNC, PFPROF_API_CLASS_DEVICE_SYNC };
@@ -89,7 +90,7 @@ run (PfprofRuleContext *ctx)
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
   gint64 min_gap = (gint64) (pfprof_rule_param (ctx, "min-gap-us") * 1000.0);
   gint64 host = 0, refill = 0, starved = 0, lost = 0, lost_host_bound = 0;
-  const PfprofIntervalSet *hb = pfprof_step_ledger_bucket_set (ix->ledger, PFPROF_LEDGER_HOST_BOUND);
+  const PfprofIntervalSet *hb = pfprof_step_ledger_bucket_set (loop->ledger, PFPROF_LEDGER_HOST_BOUND);
   guint n_stream = 0;
   PfprofFinding *f;
 
@@ -102,7 +103,7 @@ run (PfprofRuleContext *ctx)
     guint w = 0;
 
     for (guint i = 0; i < calls->len; i++)
-      if (!pfprof_step_ledger_is_copy_sync (ix->ledger, g_array_index (calls, guint, i)))
+      if (!pfprof_step_ledger_is_copy_sync (loop->ledger, g_array_index (calls, guint, i)))
         g_array_index (calls, guint, w++) = g_array_index (calls, guint, i);
     g_array_set_size (calls, w);
   }
@@ -111,7 +112,7 @@ run (PfprofRuleContext *ctx)
   for (guint i = 0; i < calls->len; i++)
     {
       const PfprofApiRecord *r = &api[g_array_index (calls, guint, i)];
-      gint64 to = pfprof_trace_index_steady_end_at (ix, r->start_ns), first, idle;
+      gint64 to = pfprof_loop_steady_end_at (loop, r->start_ns), first, idle;
 
       if (i + 1 < calls->len)
         to = MIN (to, MAX (r->end_ns, api[g_array_index (calls, guint, i + 1)].start_ns));
@@ -129,7 +130,7 @@ run (PfprofRuleContext *ctx)
         lost_host_bound += MIN (MIN (idle, r->end_ns - r->start_ns),
                                 pfprof_interval_set_length_in (hb, r->end_ns, to));
     }
-  if ((double) calls->len < pfprof_rule_param (ctx, "min-per-step") * pfprof_trace_index_per_step_divisor (ix)
+  if ((double) calls->len < pfprof_rule_param (ctx, "min-per-step") * pfprof_loop_per_step_divisor (loop)
       || pfprof_rule_step_coverage (ctx, (gint64 *) (void *) times->data, times->len)
            < pfprof_rule_param (ctx, "min-step-fraction"))
     return;
@@ -150,7 +151,7 @@ run (PfprofRuleContext *ctx)
       pfprof_finding_add_evidence (f, &e, PFPROF_RULE_MAX_EVIDENCE);
     }
   {
-    double per = (double) calls->len / pfprof_trace_index_per_step_divisor (ix);
+    double per = (double) calls->len / pfprof_loop_per_step_divisor (loop);
     g_autofree char *s_per = pfprof_format_double (per, 1);
     g_autofree char *s_host = pfprof_format_ns (host);
     g_autofree char *s_host_step = pfprof_format_ns (pfprof_rule_per_step (ctx, host));

@@ -21,19 +21,18 @@
 
 #include <glib.h>
 
-#include "pfprof-analysis-options.h"
-#include "pfprof-trace-index.h"
+#include "pfprof-loop.h"
 
 G_BEGIN_DECLS
 
-/* Appends the steps of @ix's trace to @steps (PfprofStep, time order),
- * marks warm-up, and fills @ix's step fields and steady window. */
-void pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
-                          GArray *steps);
+/* Appends the steps of @loop's trace to @steps (PfprofStep, time order),
+ * marks phases and warm-up, and fills @loop's step fields and steady
+ * window (pfprof_loop_new() calls it). */
+void pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray *steps);
 
-/* Fills the breakdown fields (data wait, copy, compute, sync, idle) of
- * @step from @ix's interval sets. */
-void pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *step);
+/* Fills the breakdown fields (data wait, copy, compute, sync, idle) and
+ * the ledger of @step from @loop's trace. */
+void pfprof_steps_breakdown (const PfprofLoop *loop, PfprofStep *step);
 
 /* The device whose work the step breakdown measures: the one with the
  * most kernels, or NULL when the trace has no GPU work. */

@@ -3,7 +3,6 @@
 #include "pfprof-steps.h"
 
 #include "pfprof-lower-bound.h"
-#include "pfprof-step-ledger.h"
 
 #include <math.h>
 #include <string.h>
@@ -54,8 +53,9 @@ step_range_name (const char *first, const char *last)
 
 /* 1. NVTX ranges matching the pattern. */
 static gboolean
-steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GArray *out)
+steps_from_nvtx (PfprofLoop *loop, const PfprofLoopOptions *options, GArray *out)
 {
+  const PfprofTraceIndex *ix = loop->ix;
   const PfprofTrace *t = ix->trace;
   const PfprofNvtxRecord *nv = pfprof_trace_nvtx (t);
   guint n = pfprof_trace_n (t, PFPROF_TABLE_NVTX);
@@ -72,7 +72,7 @@ steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GAr
 
   if (n == 0)
     return FALSE;
-  re = g_regex_new (pfprof_analysis_options_get_step_pattern (options),
+  re = g_regex_new (options->step_pattern,
                     G_REGEX_CASELESS | G_REGEX_DOTALL | G_REGEX_OPTIMIZE, 0, NULL);
   if (re == NULL)
     return FALSE;
@@ -142,16 +142,17 @@ steps_from_nvtx (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GAr
         name_id = id;
       last_id = id;
     }
-  ix->step_source = "nvtx";
-  ix->step_name = step_range_name (pfprof_trace_string (t, name_id), pfprof_trace_string (t, last_id));
+  loop->step_source = "nvtx";
+  loop->step_name = step_range_name (pfprof_trace_string (t, name_id), pfprof_trace_string (t, last_id));
   return TRUE;
 }
 
 /* End of the last step when only its start is known: one median period
  * later, or the end of the trace if that comes first. */
 static gint64
-last_step_end (PfprofTraceIndex *ix, const gint64 *starts, guint n)
+last_step_end (PfprofLoop *loop, const gint64 *starts, guint n)
 {
+  const PfprofTraceIndex *ix = loop->ix;
   g_autofree gint64 *d = g_new (gint64, n);
   gint64 med;
 
@@ -173,15 +174,16 @@ has_gpu_work (const PfprofTraceIndex *ix, gint64 start, gint64 end)
 }
 
 static gboolean
-steps_from_starts (PfprofTraceIndex *ix, const gint64 *starts, guint n, GArray *out)
+steps_from_starts (PfprofLoop *loop, const gint64 *starts, guint n, GArray *out)
 {
+  const PfprofTraceIndex *ix = loop->ix;
   guint before = out->len;
 
   if (n < 2)
     return FALSE;
   for (guint i = 0; i + 1 < n; i++)
     add_step (out, ix->trace_index, starts[i], starts[i + 1]);
-  add_step (out, ix->trace_index, starts[n - 1], last_step_end (ix, starts, n));
+  add_step (out, ix->trace_index, starts[n - 1], last_step_end (loop, starts, n));
   if (out->len > before)
     {
       PfprofStep *last = &g_array_index (out, PfprofStep, out->len - 1);
@@ -194,21 +196,22 @@ steps_from_starts (PfprofTraceIndex *ix, const gint64 *starts, guint n, GArray *
 
 /* 2. Each DataLoader wait begins a step. */
 static gboolean
-steps_from_dataloader (PfprofTraceIndex *ix, GArray *out)
+steps_from_dataloader (PfprofLoop *loop, GArray *out)
 {
+  const PfprofTraceIndex *ix = loop->ix;
   guint n = ix->data_waits->len;
   g_autofree gint64 *starts = g_new (gint64, n + 1);
   guint before = out->len;
 
   for (guint i = 0; i < n; i++)
     starts[i] = g_array_index (ix->data_waits, PfprofInterval, i).start;
-  if (!steps_from_starts (ix, starts, n, out))
+  if (!steps_from_starts (loop, starts, n, out))
     {
       g_array_set_size (out, before);
       return FALSE;
     }
-  ix->step_source = "dataloader";
-  ix->step_name = g_strdup (PFPROF_NVTX_DATALOADER_WAIT);
+  loop->step_source = "dataloader";
+  loop->step_name = g_strdup (PFPROF_NVTX_DATALOADER_WAIT);
   return TRUE;
 }
 
@@ -321,14 +324,14 @@ count_in (const GArray *times, gint64 a, gint64 b)
  * without an optimizer step of their own) joins each optimizer step's
  * batches into one step. */
 static void
-assign_phases (PfprofTraceIndex *ix, const Evidence *ev, GArray *steps, guint first)
+assign_phases (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint first)
 {
   guint n = steps->len - first, keep = first, n_opt = 0, n_train = 0;
   gint64 group_start = -1;
   g_autofree gboolean *has_opt = NULL;
 
-  ix->has_training_marks = ev->optimizer->len + ev->backward->len > 0;
-  if (!ix->has_training_marks)
+  loop->has_training_marks = ev->optimizer->len + ev->backward->len > 0;
+  if (!loop->has_training_marks)
     return;
   /* Whether each step holds an optimizer step, from this one pass: the
    * grouping below reads it again. */
@@ -349,7 +352,7 @@ assign_phases (PfprofTraceIndex *ix, const Evidence *ev, GArray *steps, guint fi
    * step skipped now and then is no accumulation: GradScaler skips the
    * step of a batch whose gradients overflowed, and that batch is still
    * a step of its own. */
-  if (strcmp (ix->step_source, "dataloader") != 0 || n_opt < 2
+  if (strcmp (loop->step_source, "dataloader") != 0 || n_opt < 2
       || (double) n_train < 1.5 * (double) n_opt)
     return;
   for (guint i = first; i < first + n; i++)
@@ -383,25 +386,25 @@ assign_phases (PfprofTraceIndex *ix, const Evidence *ev, GArray *steps, guint fi
         }
     }
   g_array_set_size (steps, keep);
-  ix->step_source = "optimizer";
-  g_free (ix->step_name);
-  ix->step_name = g_strdup (PFPROF_NVTX_OPTIMIZER_STEP);
+  loop->step_source = "optimizer";
+  g_free (loop->step_name);
+  loop->step_name = g_strdup (PFPROF_NVTX_OPTIMIZER_STEP);
 }
 
 /* Without loader batches or annotated steps: each optimizer step ends one. */
 static gboolean
-steps_from_optimizer (PfprofTraceIndex *ix, const Evidence *ev, GArray *out)
+steps_from_optimizer (PfprofLoop *loop, const Evidence *ev, GArray *out)
 {
   guint before = out->len;
 
   if (ev->optimizer->len < 2
-      || !steps_from_starts (ix, (const gint64 *) ev->optimizer->data, ev->optimizer->len, out))
+      || !steps_from_starts (loop, (const gint64 *) ev->optimizer->data, ev->optimizer->len, out))
     {
       g_array_set_size (out, before);
       return FALSE;
     }
-  ix->step_source = "optimizer";
-  ix->step_name = g_strdup (PFPROF_NVTX_OPTIMIZER_STEP);
+  loop->step_source = "optimizer";
+  loop->step_name = g_strdup (PFPROF_NVTX_OPTIMIZER_STEP);
   return TRUE;
 }
 
@@ -416,8 +419,9 @@ typedef struct
 
 /* 3. The kernel that recurs most often at a regular interval. */
 static gboolean
-steps_from_period (PfprofTraceIndex *ix, GArray *out)
+steps_from_period (PfprofLoop *loop, GArray *out)
 {
+  const PfprofTraceIndex *ix = loop->ix;
   const PfprofTrace *t = ix->trace;
   const PfprofKernelRecord *k = pfprof_trace_kernels (t);
   guint nk = pfprof_trace_n (t, PFPROF_TABLE_KERNELS);
@@ -482,13 +486,13 @@ steps_from_period (PfprofTraceIndex *ix, GArray *out)
   for (guint j = 0; j < nki; j++)
     if (k[ki[j]].name_id == best)
       g_array_append_val (starts, k[ki[j]].start_ns);
-  if (!steps_from_starts (ix, (gint64 *) (void *) starts->data, starts->len, out))
+  if (!steps_from_starts (loop, (gint64 *) (void *) starts->data, starts->len, out))
     {
       g_array_set_size (out, before);
       return FALSE;
     }
-  ix->step_source = "periodic";
-  ix->step_name = g_strdup (pfprof_trace_string (t, best));
+  loop->step_source = "periodic";
+  loop->step_name = g_strdup (pfprof_trace_string (t, best));
   return TRUE;
 }
 
@@ -552,8 +556,9 @@ launched_add (Launched *l, guint32 corr, gint64 start, gint64 end)
  * work, to the end of its own). Traces whose ids do not follow the calls'
  * order (imports, generated traces) keep the host windows. */
 static void
-gpu_windows (PfprofTraceIndex *ix, GArray *steps, guint first, guint n)
+gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n)
 {
+  const PfprofTraceIndex *ix = loop->ix;
   const PfprofTrace *t = ix->trace;
   const PfprofApiRecord *api = pfprof_trace_api_calls (t);
   guint na = pfprof_trace_n (t, PFPROF_TABLE_API_CALLS);
@@ -575,7 +580,7 @@ gpu_windows (PfprofTraceIndex *ix, GArray *steps, guint first, guint n)
       s->gpu_start_ns = s->start_ns;
       s->gpu_end_ns = s->end_ns;
     }
-  if (n == 0 || na < 2 || g_strcmp0 (ix->step_source, "periodic") == 0)
+  if (n == 0 || na < 2 || g_strcmp0 (loop->step_source, "periodic") == 0)
     return;
   for (guint i = 0; i + 1 < na; i++)
     rising += api[i + 1].correlation_id > api[i].correlation_id;
@@ -668,8 +673,9 @@ detect_warmup (GArray *steps, guint first, guint n, int fixed)
  * step's waits are not its own). A step that spans a pause is two halves
  * of different steps with the pause between. */
 static void
-keep_recorded_steps (PfprofTraceIndex *ix, GArray *steps, guint first)
+keep_recorded_steps (PfprofLoop *loop, GArray *steps, guint first)
 {
+  const PfprofTraceIndex *ix = loop->ix;
   guint keep = first, last_window = G_MAXUINT;
 
   for (guint i = first; i < steps->len; i++)
@@ -692,7 +698,7 @@ keep_recorded_steps (PfprofTraceIndex *ix, GArray *steps, guint first)
         continue;
       g_array_index (steps, PfprofStep, keep++) = s;
     }
-  ix->n_unrecorded_steps = steps->len - keep;
+  loop->n_unrecorded_steps = steps->len - keep;
   g_array_set_size (steps, keep);
 }
 
@@ -700,19 +706,20 @@ keep_recorded_steps (PfprofTraceIndex *ix, GArray *steps, guint first)
  * parts instead: with steady steps (@from to @to), one per window from
  * its first to its last; without, the windows' stretches inside it. */
 static void
-set_steady (PfprofTraceIndex *ix, GArray *steps, guint from, guint to, gint64 lo, gint64 hi)
+set_steady (PfprofLoop *loop, GArray *steps, guint from, guint to, gint64 lo, gint64 hi)
 {
+  const PfprofTraceIndex *ix = loop->ix;
   if (ix->windows == NULL)
     {
-      pfprof_trace_index_set_steady (ix, lo, hi);
+      pfprof_loop_set_steady (loop, lo, hi);
       return;
     }
-  g_array_set_size (ix->steady_parts, 0);
+  g_array_set_size (loop->steady_parts, 0);
   for (guint w = 0; from >= to && w < pfprof_interval_set_n (ix->windows); w++)
     {
       PfprofInterval win = pfprof_interval_set_get (ix->windows, w);
 
-      pfprof_trace_index_add_steady_part (ix, MAX (win.start, lo), MIN (win.end, hi));
+      pfprof_loop_add_steady_part (loop, MAX (win.start, lo), MIN (win.end, hi));
     }
   for (guint i = from; i < to;)
     {
@@ -728,10 +735,10 @@ set_steady (PfprofTraceIndex *ix, GArray *steps, guint from, guint to, gint64 lo
             break;
           end = MAX (end, t->end_ns);
         }
-      pfprof_trace_index_add_steady_part (ix, s->start_ns, end);
+      pfprof_loop_add_steady_part (loop, s->start_ns, end);
     }
-  if (ix->steady_parts->len == 0)
-    pfprof_trace_index_set_steady (ix, lo, lo);
+  if (loop->steady_parts->len == 0)
+    pfprof_loop_set_steady (loop, lo, lo);
 }
 
 /* Warm-up over the training steps alone: evaluation batches interleaved
@@ -751,9 +758,9 @@ detect_training_warmup (GArray *steps, guint first, guint n, int fixed)
  * steps: one part per run of steady steps, so that what the rules judge
  * over the window is training alone. */
 static void
-set_steady_training_parts (PfprofTraceIndex *ix, GArray *steps, guint first, guint n)
+set_steady_training_parts (PfprofLoop *loop, GArray *steps, guint first, guint n)
 {
-  g_array_set_size (ix->steady_parts, 0);
+  g_array_set_size (loop->steady_parts, 0);
   for (guint i = first; i < first + n;)
     {
       const PfprofStep *s = &g_array_index (steps, PfprofStep, i);
@@ -767,13 +774,14 @@ set_steady_training_parts (PfprofTraceIndex *ix, GArray *steps, guint first, gui
       end = s->end_ns;
       for (i++; i < first + n && pfprof_step_is_steady (&g_array_index (steps, PfprofStep, i)); i++)
         end = MAX (end, g_array_index (steps, PfprofStep, i).end_ns);
-      pfprof_trace_index_add_steady_part (ix, s->start_ns, end);
+      pfprof_loop_add_steady_part (loop, s->start_ns, end);
     }
 }
 
 void
-pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options, GArray *steps)
+pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray *steps)
 {
+  const PfprofTraceIndex *ix = loop->ix;
   g_auto (Evidence) ev = { 0 };
   guint first, n, n_steady = 0, first_steady = G_MAXUINT, last_steady = 0;
   gboolean eval_between = FALSE;
@@ -782,35 +790,35 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
   g_return_if_fail (steps != NULL);
   first = steps->len;
   evidence_collect (ix, &ev);
-  if (!steps_from_nvtx (ix, options, steps) && !steps_from_dataloader (ix, steps)
-      && !steps_from_optimizer (ix, &ev, steps) && !steps_from_period (ix, steps))
-    ix->step_source = "none";
-  assign_phases (ix, &ev, steps, first);
+  if (!steps_from_nvtx (loop, options, steps) && !steps_from_dataloader (loop, steps)
+      && !steps_from_optimizer (loop, &ev, steps) && !steps_from_period (loop, steps))
+    loop->step_source = "none";
+  assign_phases (loop, &ev, steps, first);
   /* The GPU side of each step reaches to the next step's work: found over
    * every step before a trace recorded in windows loses those across its
    * pauses. */
-  gpu_windows (ix, steps, first, steps->len - first);
+  gpu_windows (loop, steps, first, steps->len - first);
   if (ix->windows != NULL)
-    keep_recorded_steps (ix, steps, first);
+    keep_recorded_steps (loop, steps, first);
   n = steps->len - first;
-  ix->first_step = first;
-  ix->n_steps = n;
-  ix->n_warmup_steps = detect_training_warmup (steps, first, n,
-                                               pfprof_analysis_options_get_warmup_steps (options));
+  loop->first_step = first;
+  loop->n_steps = n;
+  loop->n_warmup_steps = detect_training_warmup (steps, first, n,
+                                               options->warmup_steps);
   for (guint i = 0, seen = 0; i < n; i++)
     {
       PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
 
       if (s->phase != PFPROF_PHASE_TRAINING)
         {
-          ix->n_eval_steps++;
-          ix->eval_ns += s->end_ns - s->start_ns;
+          loop->n_eval_steps++;
+          loop->eval_ns += s->end_ns - s->start_ns;
           continue;
         }
-      if (ix->n_training_steps++ == 0)
-        ix->loop_start_ns = s->start_ns;
-      ix->loop_end_ns = MAX (ix->loop_end_ns, s->end_ns);
-      s->warmup = seen++ < ix->n_warmup_steps;
+      if (loop->n_training_steps++ == 0)
+        loop->loop_start_ns = s->start_ns;
+      loop->loop_end_ns = MAX (loop->loop_end_ns, s->end_ns);
+      s->warmup = seen++ < loop->n_warmup_steps;
       if (!s->warmup)
         {
           if (first_steady == G_MAXUINT)
@@ -819,7 +827,7 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
           n_steady++;
         }
     }
-  ix->n_steady_steps = n_steady;
+  loop->n_steady_steps = n_steady;
   /* Evaluation between two steady steps splits the window; after the
    * last one it is after the loop, which ends with that step. */
   for (guint i = first_steady; n_steady > 0 && i <= last_steady; i++)
@@ -841,11 +849,11 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
           hi = MAX (hi, s->end_ns);
           d[k++] = s->end_ns - s->start_ns;
         }
-      ix->step_median_ns = pfprof_quantile_median_i64 (d, k);
+      loop->step_median_ns = pfprof_quantile_median_i64 (d, k);
       if (eval_between && ix->windows == NULL)
-        set_steady_training_parts (ix, steps, first, n);
+        set_steady_training_parts (loop, steps, first, n);
       else
-        set_steady (ix, steps, first + first_steady, first + last_steady + 1, lo, hi);
+        set_steady (loop, steps, first + first_steady, first + last_steady + 1, lo, hi);
     }
   else
     {
@@ -859,21 +867,23 @@ pfprof_steps_detect (PfprofTraceIndex *ix, const PfprofAnalysisOptions *options,
           lo = pfprof_interval_set_get (dev->busy, 0).start;
           hi = pfprof_interval_set_get (dev->busy, pfprof_interval_set_n (dev->busy) - 1).end;
         }
-      ix->step_median_ns = 0;
-      set_steady (ix, steps, 0, 0, lo + (hi - lo) / 10, hi);
+      loop->step_median_ns = 0;
+      set_steady (loop, steps, 0, 0, lo + (hi - lo) / 10, hi);
     }
   for (guint i = 0; i < n; i++)
-    pfprof_steps_breakdown (ix, &g_array_index (steps, PfprofStep, first + i));
+    pfprof_steps_breakdown (loop, &g_array_index (steps, PfprofStep, first + i));
 }
 
 void
-pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
+pfprof_steps_breakdown (const PfprofLoop *loop, PfprofStep *s)
 {
+  const PfprofTraceIndex *ix;
   const PfprofDeviceTimeline *dev;
   gint64 a, b;
 
-  g_return_if_fail (ix != NULL);
+  g_return_if_fail (loop != NULL);
   g_return_if_fail (s != NULL);
+  ix = loop->ix;
   dev = pfprof_steps_primary_device (ix);
   a = s->start_ns;
   b = s->end_ns;
@@ -888,8 +898,8 @@ pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
   if (dev == NULL)
     {
       s->idle_ns = b - a;
-      if (ix->ledger != NULL)
-        pfprof_step_ledger_fill (ix->ledger, a, b, s->ledger_ns);
+      if (loop->ledger != NULL)
+        pfprof_step_ledger_fill (loop->ledger, a, b, s->ledger_ns);
       return;
     }
   s->compute_ns = pfprof_interval_set_length_in (dev->kernels, a, b);
@@ -897,6 +907,6 @@ pfprof_steps_breakdown (const PfprofTraceIndex *ix, PfprofStep *s)
   s->copy_hidden_ns = pfprof_interval_set_length_in (dev->htod_kernels, a, b);
   s->copy_exposed_ns = pfprof_interval_set_length_in (dev->htod, a, b) - s->copy_hidden_ns;
   s->idle_ns = (b - a) - pfprof_interval_set_length_in (dev->busy, a, b);
-  if (ix->ledger != NULL)
-    pfprof_step_ledger_fill (ix->ledger, a, b, s->ledger_ns);
+  if (loop->ledger != NULL)
+    pfprof_step_ledger_fill (loop->ledger, a, b, s->ledger_ns);
 }

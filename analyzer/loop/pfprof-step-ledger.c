@@ -10,9 +10,10 @@
 
 #include <string.h>
 
-#include "pfprof-analysis.h"
+#include "pfprof-loop.h"
 #include "pfprof-lower-bound.h"
 #include "pfprof-steps.h"
+#include "pfprof-step.h"
 
 static const struct
 {
@@ -56,6 +57,7 @@ pfprof_ledger_bucket_label (PfprofLedgerBucket b)
 struct _PfprofStepLedger
 {
   const PfprofTraceIndex *ix;
+  const PfprofLoop *loop;
   PfprofIntervalSet *set[PFPROF_LEDGER_N_BUCKETS]; /* OTHER_IDLE: NULL, the rest */
   guint8 *copy_sync;      /* per API index: 1 when the sync of a blocking copy */
   GArray *copy_sync_at;   /* gint64 starts of those syncs, time order */
@@ -178,7 +180,7 @@ pfprof_step_ledger_n_copy_syncs (const PfprofStepLedger *l)
   guint n = 0;
 
   for (guint i = 0; l != NULL && i < l->copy_sync_at->len; i++)
-    n += pfprof_trace_index_in_steady (l->ix, g_array_index (l->copy_sync_at, gint64, i));
+    n += pfprof_loop_in_steady (l->loop, g_array_index (l->copy_sync_at, gint64, i));
   return n;
 }
 
@@ -468,9 +470,10 @@ work_correlations (const PfprofTrace *t)
 }
 
 PfprofStepLedger *
-pfprof_step_ledger_new (const PfprofTraceIndex *ix)
+pfprof_step_ledger_new (const PfprofTraceIndex *ix, const PfprofLoop *loop)
 {
   g_return_val_if_fail (ix != NULL, NULL);
+  g_return_val_if_fail (loop != NULL, NULL);
 
   PfprofStepLedger *l = g_new0 (PfprofStepLedger, 1);
   const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
@@ -495,6 +498,7 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix)
   guint n_host = 0;
 
   l->ix = ix;
+  l->loop = loop;
   find_copy_syncs (l);
   l->work_corr = work_correlations (t);
   for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
@@ -607,9 +611,9 @@ pfprof_step_ledger_fill_steady (const PfprofStepLedger *l, gint64 *out)
   g_return_if_fail (out != NULL);
 
   memset (out, 0, sizeof (gint64) * PFPROF_LEDGER_N_BUCKETS);
-  for (guint i = 0; i < pfprof_trace_index_n_steady_parts (l->ix); i++)
+  for (guint i = 0; i < pfprof_loop_n_steady_parts (l->loop); i++)
     {
-      PfprofInterval p = pfprof_trace_index_steady_part (l->ix, i);
+      PfprofInterval p = pfprof_loop_steady_part (l->loop, i);
       gint64 part[PFPROF_LEDGER_N_BUCKETS];
 
       pfprof_step_ledger_fill (l, p.start, p.end, part);
@@ -711,9 +715,9 @@ pfprof_step_ledger_refill_after (const PfprofStepLedger *l, const GArray *waits)
 
   g_return_val_if_fail (waits != NULL, 0);
 
-  for (guint i = 0; l != NULL && i < pfprof_trace_index_n_steady_parts (l->ix); i++)
+  for (guint i = 0; l != NULL && i < pfprof_loop_n_steady_parts (l->loop); i++)
     {
-      PfprofInterval p = pfprof_trace_index_steady_part (l->ix, i);
+      PfprofInterval p = pfprof_loop_steady_part (l->loop, i);
 
       sum += refill_after_in (l, waits, p.start, p.end);
     }
@@ -791,9 +795,9 @@ pfprof_step_ledger_burst_idle (const PfprofStepLedger *l, const GArray *calls, g
   g_return_val_if_fail (calls != NULL, 0);
   g_return_val_if_fail (n_bounds == 0 || bounds != NULL, 0);
 
-  for (guint i = 0; l != NULL && i < pfprof_trace_index_n_steady_parts (l->ix); i++)
+  for (guint i = 0; l != NULL && i < pfprof_loop_n_steady_parts (l->loop); i++)
     {
-      PfprofInterval p = pfprof_trace_index_steady_part (l->ix, i);
+      PfprofInterval p = pfprof_loop_steady_part (l->loop, i);
 
       sum += burst_idle_in (l, calls, gap, bounds, n_bounds, p.start, p.end);
     }
@@ -946,9 +950,9 @@ pfprof_step_ledger_call_run_idle (const PfprofStepLedger *l, const GArray *calls
   g_return_val_if_fail (calls != NULL, 0);
   g_return_val_if_fail (n_bounds == 0 || bounds != NULL, 0);
 
-  for (guint i = 0; l != NULL && i < pfprof_trace_index_n_steady_parts (l->ix); i++)
+  for (guint i = 0; l != NULL && i < pfprof_loop_n_steady_parts (l->loop); i++)
     {
-      PfprofInterval p = pfprof_trace_index_steady_part (l->ix, i);
+      PfprofInterval p = pfprof_loop_steady_part (l->loop, i);
       guint n = 0;
 
       sum += call_run_idle_in (l, calls, max_gap, bounds, n_bounds, p.start, p.end, &n);

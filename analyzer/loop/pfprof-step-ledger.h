@@ -81,9 +81,12 @@ const char *pfprof_ledger_bucket_label (PfprofLedgerBucket bucket);
 /* The classification of one trace's timeline, built once. */
 typedef struct _PfprofStepLedger PfprofStepLedger;
 
-/* Classifies @ix's primary device and launching thread. @ix must outlive
- * the result. */
-PfprofStepLedger *pfprof_step_ledger_new (const PfprofTraceIndex *ix);
+typedef struct _PfprofLoop PfprofLoop;
+
+/* Classifies @ix's primary device and launching thread, for @loop (whose
+ * steady window pfprof_step_ledger_fill_steady() covers). @ix and @loop
+ * must outlive the result. */
+PfprofStepLedger *pfprof_step_ledger_new (const PfprofTraceIndex *ix, const PfprofLoop *loop);
 
 void pfprof_step_ledger_free (PfprofStepLedger *ledger);
 
@@ -93,7 +96,7 @@ void pfprof_step_ledger_fill (const PfprofStepLedger *ledger, gint64 start, gint
                               gint64 *out);
 
 /* The same, summed over the parts of the steady window: the buckets sum
- * to pfprof_trace_index_steady_length(). */
+ * to pfprof_loop_steady_length(). */
 void pfprof_step_ledger_fill_steady (const PfprofStepLedger *ledger, gint64 *out);
 
 /* TRUE when API call @api_index (into the trace's api_calls) is the
