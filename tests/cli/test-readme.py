@@ -9,7 +9,10 @@ set-up command and the test command; each is an executable file of the
 checkout, and the test command runs scripts/test.sh as CI does. Every
 comment in scripts/ and .ci/ that points at a README section names one
 that exists. A command that needs root is not typed with sudo but said
-to run "as root (or with sudo)". Prints TAP.
+to run "as root (or with sudo)". README stays short (at most 200 lines),
+gives `pfprof try` a section of its own, and its documentation list
+links every docs/*.md; every relative link in it leads to a file.
+Prints TAP.
 """
 import os
 import re
@@ -44,6 +47,18 @@ if section:
     check("it names the everyday test command, scripts/test.sh --quick",
           "`scripts/test.sh --quick`" in section.group(1))
     check("scripts/test.sh takes --quick", re.search(r"^  --quick\)", read("scripts/test.sh"), re.M))
+n_lines = readme.count("\n")
+check("README.md is at most 200 lines (the rest is in docs/)", n_lines <= 200, f"{n_lines} lines")
+check("README has a section on `pfprof try`",
+      any(h.startswith("`pfprof try`") for h in headings), str(headings))
+doc_list = re.search(r"^## Documentation\n(.*?)(?=^## |\Z)", readme, re.M | re.S)
+check("README has a 'Documentation' list", doc_list, str(headings))
+if doc_list:
+    for name in sorted(os.listdir(os.path.join(ROOT, "docs"))):
+        if name.endswith(".md"):
+            check(f"the documentation list links docs/{name}", f"(docs/{name})" in doc_list.group(1))
+for link in sorted(set(re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", readme))):
+    check(f"README's link {link} leads to a file", os.path.exists(os.path.join(ROOT, link)))
 ci = read(".ci/run")
 check(".ci/run runs scripts/test.sh", re.search(r"^exec scripts/test\.sh\b", ci, re.M), ci)
 
