@@ -246,7 +246,9 @@ def substitute_figures(runner, command, specs, scope, where):
         last = 0
         for g in range(1, m.re.groups + 1):
             pieces.append(text[last:m.start(g)])
-            pieces.append(src.group(g))
+            # The same words wrapped otherwise keep the document's wrapping.
+            same = " ".join(m.group(g).split()) == src.group(g)
+            pieces.append(m.group(g) if same else src.group(g))
             last = m.end(g)
         pieces.append(text[last:])
         text = "".join(pieces)
