@@ -33,8 +33,9 @@ For `figures`, the text after the comment up to the next blank line (other
 markers skipped) is the scope: DOC_REGEX must match there exactly once, a
 space in it matching any run of white space (prose wraps), and its groups
 are replaced by the groups of OUT_REGEX's first match in the command's
-output, its white space runs made one space (OUT_REGEX may be left out
-when it is the same as DOC_REGEX). Arguments with * are expanded from the
+output, its white space runs made one space and "(exit status N)"
+added at its end (OUT_REGEX may be left out when it is the same as
+DOC_REGEX). Arguments with * are expanded from the
 source root, in name order, as a shell would.
 
 --check writes the regenerated documents to a temporary folder and lists,
@@ -222,7 +223,7 @@ def substitute_figures(runner, command, specs, scope, where):
     rc, out, err = runner.run(command, where)
     if rc not in (0, 1):
         raise DocError(f"{where}: `{command}` exited {rc}: {err.strip()[:300]}")
-    flat = " ".join(out.split())
+    flat = " ".join(out.split()) + f" (exit status {rc})"
     text = "\n".join(scope)
     for s in specs:
         parts = split_regexes(s, where)
