@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* pfprof-cli-analysis-options.c: --config, --rules, --step-pattern and
- * --source-lines for every analysing command; see
+/* pfprof-cli-analysis-options.c: --config, --rules, --step-pattern,
+ * --phase and --source-lines for every analysing command; see
  * pfprof-cli-analysis-options.h. */
 #include "pfprof-cli-analysis-options.h"
 
@@ -19,6 +19,8 @@ pfprof_cli_analysis_options_add (PfprofCliAnalysisOptions *opts, GOptionContext 
       "Thresholds and options (docs/report-format.md)", "FILE" },
     { "step-pattern", 0, 0, G_OPTION_ARG_STRING, &opts->step_pattern,
       "Regular expression for NVTX step range names", "REGEX" },
+    { "phase", 0, 0, G_OPTION_ARG_STRING, &opts->phase,
+      "The phase every figure is over: training (default), eval or all", "PHASE" },
     { "source-lines", 0, 0, G_OPTION_ARG_STRING, &opts->source_lines,
       "Show the source text of call sites: auto (Python files under the current folder), "
       "always or never", "WHEN" },
@@ -57,6 +59,17 @@ pfprof_cli_analysis_options_build (const PfprofCliAnalysisOptions *opts, const c
       pfprof_cli_error ("%s: --step-pattern: %s", command, error->message);
       return NULL;
     }
+  if (opts->phase != NULL)
+    {
+      PfprofLoopJudge judge;
+
+      if (!pfprof_loop_judge_from_string (opts->phase, &judge))
+        {
+          pfprof_cli_error ("%s: --phase: '%s' is not training, eval or all", command, opts->phase);
+          return NULL;
+        }
+      pfprof_analysis_options_set_judge (options, judge);
+    }
   {
     /* The option, else the environment (which pfprof view hands on to
      * pfprof-view, whose analysis reads the same variable). */
@@ -84,4 +97,5 @@ pfprof_cli_analysis_options_clear (PfprofCliAnalysisOptions *opts)
   g_clear_pointer (&opts->rules, g_free);
   g_clear_pointer (&opts->step_pattern, g_free);
   g_clear_pointer (&opts->source_lines, g_free);
+  g_clear_pointer (&opts->phase, g_free);
 }

@@ -23,6 +23,7 @@ typedef struct
   char *rules;        /* --rules LIST */
   char *step_pattern; /* --step-pattern REGEX */
   char *source_lines; /* --source-lines WHEN */
+  char *phase;        /* --phase PHASE */
 } PfprofCliAnalysisOptions;
 
 /* Adds the four options to @context's main group, parsed into @opts

@@ -93,11 +93,11 @@ pfprof_summary_bar_set_analysis (PfprofSummaryBar *self, const PfprofAnalysis *a
                               a->n_steady_steps);
       if (pfprof_report_host_runs_ahead (a))
         {
-          g_autofree char *g = pfprof_format_ns (pfprof_report_gpu_step_median (a));
+          g_autofree char *h = pfprof_format_ns (pfprof_report_host_step_median (a));
 
-          /* As the reports' step line: the host's steps say little of
-           * the GPU's, where the medians above are measured. */
-          g_string_append_printf (s, " \u00b7 host runs ahead: GPU median step %s", g);
+          /* As the reports' step line: the median above is the GPU's
+           * side; the host's steps say little of it. */
+          g_string_append_printf (s, " \u00b7 host runs ahead: host median step %s", h);
         }
     }
   else

@@ -88,8 +88,11 @@ stat_of_sorted (const gint64 *sorted, guint n, PfprofStatistic stat)
         sum += (double) sorted[i];
       return (gint64) (sum / n + 0.5);
     }
+  /* The nearest-rank median, as the reports' median step
+   * (pfprof_step_median): the statistic the verdict gives is the one the
+   * reports show. */
   if (stat == PFPROF_STATISTIC_MEDIAN)
-    return pfprof_quantile_median_sorted_i64 (sorted, n);
+    return pfprof_quantile_sorted_i64 (sorted, n, 0.5);
   return pfprof_quantile_sorted_i64 (sorted, n, 0.9);
 }
 

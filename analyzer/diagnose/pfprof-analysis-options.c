@@ -23,6 +23,7 @@ struct _PfprofAnalysisOptions
   GHashTable *severity;  /* rule id -> GINT(severity + 1) */
   gboolean keep_occurrences;
   PfprofSourceLinesPolicy source_lines;
+  PfprofLoopJudge judge;
 };
 
 G_DEFINE_QUARK (pfprof-analysis-error-quark, pfprof_analysis_error)
@@ -180,6 +181,20 @@ const char *
 pfprof_analysis_options_get_step_pattern (const PfprofAnalysisOptions *o)
 {
   return o ? o->step_pattern : PFPROF_DEFAULT_STEP_PATTERN;
+}
+
+void
+pfprof_analysis_options_set_judge (PfprofAnalysisOptions *o, PfprofLoopJudge judge)
+{
+  g_return_if_fail (o != NULL);
+
+  o->judge = judge;
+}
+
+PfprofLoopJudge
+pfprof_analysis_options_get_judge (const PfprofAnalysisOptions *o /* nullable */)
+{
+  return o ? o->judge : PFPROF_LOOP_JUDGE_TRAINING;
 }
 
 int

@@ -76,6 +76,11 @@ const char *pfprof_analysis_options_get_step_pattern (const PfprofAnalysisOption
  * be NULL. */
 int pfprof_analysis_options_get_warmup_steps (const PfprofAnalysisOptions *options);
 
+/* The phase whose steps every figure is over (pfprof-loop.h): by default
+ * the training steps; `--phase eval|all`. */
+void pfprof_analysis_options_set_judge (PfprofAnalysisOptions *options, PfprofLoopJudge judge);
+PfprofLoopJudge pfprof_analysis_options_get_judge (const PfprofAnalysisOptions *options /* nullable */);
+
 /* Findings that save less than this share of the mean step are info
  * (default 0.01). @options may be NULL. */
 double pfprof_analysis_options_get_min_saving_share (const PfprofAnalysisOptions *options);

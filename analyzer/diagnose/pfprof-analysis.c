@@ -280,6 +280,7 @@ static void
 overall_steps (PfprofAnalysis *a)
 {
   g_autofree gint64 *d = g_new (gint64, a->steps->len + 1);
+  g_autofree gint64 *h = g_new (gint64, a->steps->len + 1);
   guint n = 0;
 
   for (guint i = 0; i < a->steps->len; i++)
@@ -287,12 +288,30 @@ overall_steps (PfprofAnalysis *a)
       PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
 
       if (pfprof_step_is_steady (s))
-        d[n++] = s->end_ns - s->start_ns;
+        {
+          h[n] = s->end_ns - s->start_ns;
+          d[n++] = pfprof_step_length (s);
+        }
     }
   a->n_steady_steps = n;
-  a->step_median_ns = pfprof_quantile_median_i64 (d, n); /* sorts d */
+  a->step_median_ns = pfprof_step_median (d, n); /* sorts d */
   a->step_p10_ns = pfprof_quantile_sorted_i64 (d, n, 0.10);
   a->step_p90_ns = pfprof_quantile_sorted_i64 (d, n, 0.90);
+  a->host_step_median_ns = pfprof_step_median (h, n);
+}
+
+/* Adds (@sign 1) or takes away (-1) the ledger of [@start, @end) to
+ * @out. */
+static void
+phase_ledger_add (const PfprofLoop *loop, gint64 start, gint64 end, gint64 *out, int sign)
+{
+  gint64 part[PFPROF_LEDGER_N_BUCKETS] = { 0 };
+
+  if (end <= start)
+    return;
+  pfprof_step_ledger_fill (loop->ledger, start, end, part);
+  for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+    out[b] = MAX (0, out[b] + sign * part[b]);
 }
 
 static void
@@ -301,11 +320,17 @@ summarize_phases (const PfprofAnalysis *a, const PfprofTraceIndex *ix, const Pfp
   gint64 eval_before = 0, eval_in_loop = 0, eval_after = 0;
 
   memset (p, 0, sizeof *p);
+  p->judge = loop->judge;
   p->n_training_steps = loop->n_training_steps;
   p->has_marks = loop->has_training_marks;
   if (!p->has_marks || loop->n_training_steps == 0)
     return;
   p->n_eval_steps = loop->n_eval_steps;
+  /* What each phase's time went to, in the ledger's buckets: start-up and
+   * after the loop are their spans less the evaluation batches in them
+   * (the buckets add over disjoint windows). */
+  phase_ledger_add (loop, ix->trace->start_ns, loop->loop_start_ns, p->startup_ledger_ns, 1);
+  phase_ledger_add (loop, loop->loop_end_ns, ix->trace->end_ns, p->after_ledger_ns, 1);
   for (guint i = loop->first_step; i < loop->first_step + loop->n_steps; i++)
     {
       const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
@@ -316,12 +341,20 @@ summarize_phases (const PfprofAnalysis *a, const PfprofTraceIndex *ix, const Pfp
       p->eval_ns += d;
       p->eval_compute_ns += s->compute_ns;
       p->eval_data_wait_ns += s->data_wait_ns;
+      phase_ledger_add (loop, s->start_ns, s->end_ns, p->eval_ledger_ns, 1);
       if (s->start_ns >= loop->loop_end_ns)
-        eval_after += d;
+        {
+          eval_after += d;
+          phase_ledger_add (loop, s->start_ns, s->end_ns, p->after_ledger_ns, -1);
+        }
       else if (s->start_ns >= loop->loop_start_ns)
         eval_in_loop += d;
       else
-        eval_before += d;
+        {
+          eval_before += d;
+          phase_ledger_add (loop, s->start_ns, MIN (s->end_ns, loop->loop_start_ns),
+                            p->startup_ledger_ns, -1);
+        }
     }
   p->startup_ns = MAX (0, loop->loop_start_ns - ix->trace->start_ns - eval_before);
   p->training_ns = MAX (0, loop->loop_end_ns - loop->loop_start_ns - eval_in_loop);
@@ -341,6 +374,7 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
 
   loop_options.step_pattern = pfprof_analysis_options_get_step_pattern (options);
   loop_options.warmup_steps = pfprof_analysis_options_get_warmup_steps (options);
+  loop_options.judge = pfprof_analysis_options_get_judge (options);
   a = g_new0 (PfprofAnalysis, 1);
   /* The reference count is no part of the run's contents, which stay
    * untouched. */

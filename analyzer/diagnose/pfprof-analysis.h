@@ -59,6 +59,7 @@ typedef struct
 typedef struct
 {
   gboolean has_marks;
+  PfprofLoopJudge judge;    /* the phase the steps, findings and predictions are of */
   guint n_training_steps;
   guint n_eval_steps;
   gint64 startup_ns;
@@ -67,6 +68,12 @@ typedef struct
   gint64 eval_compute_ns;   /* kernel time in them */
   gint64 eval_data_wait_ns; /* DataLoader waits in them */
   gint64 after_loop_ns;     /* after the loop, evaluation left out */
+  /* What each phase's time went to, in the step ledger's buckets
+   * (pfprof-step-ledger.h): they sum to startup_ns, eval_ns and
+   * after_loop_ns. */
+  gint64 startup_ledger_ns[PFPROF_LEDGER_N_BUCKETS];
+  gint64 eval_ledger_ns[PFPROF_LEDGER_N_BUCKETS];
+  gint64 after_ledger_ns[PFPROF_LEDGER_N_BUCKETS];
 } PfprofPhases;
 
 /* How the steps of one trace were found, and its steady state. */
@@ -106,14 +113,18 @@ typedef struct
                            * borrowed and read-only */
   GArray *devices;        /* PfprofDeviceSummary */
   GArray *steps;          /* PfprofStep, all traces, in time order */
-  gint64 step_median_ns;  /* over non-warm-up steps, 0 if no steps */
+  gint64 step_median_ns;  /* median step (pfprof_step_median) of the steady
+                           * steps' lengths (pfprof_step_length: the GPU
+                           * side), 0 if no steps */
   GPtrArray *findings;    /* PfprofFinding*, by est_savings_ns descending */
   /* Per trace, the rules that ran, and the spread of the steps: */
   GArray *trace_summaries; /* PfprofTraceSummary, one per trace */
   GPtrArray *rules_run;    /* const char* ids of the rules that ran, table order */
   guint n_steady_steps;    /* steps the median is over */
-  gint64 step_p10_ns;      /* spread of steady steps (nearest rank) */
+  gint64 step_p10_ns;      /* spread of steady steps' lengths (nearest rank) */
   gint64 step_p90_ns;
+  gint64 host_step_median_ns; /* the same steps' median on the host's side: far
+                               * shorter when the host runs ahead of the GPU */
   /* Only for an analysis merged from per-rank JSON results: */
   GArray *ranks;           /* PfprofRankSummary, only for an analysis merged from
                             * per-rank JSON results (pfprof-report-merge.h); NULL

@@ -48,7 +48,7 @@ pfprof_rank_summary_of_trace (const PfprofAnalysis *a, guint i, PfprofRankSummar
       if (n == 0 || st->start_ns < s.steady_start_ns)
         s.steady_start_ns = st->start_ns;
       s.steady_end_ns = MAX (s.steady_end_ns, st->end_ns);
-      len[n++] = st->end_ns - st->start_ns;
+      len[n++] = pfprof_step_length (st);
       dw += st->data_wait_ns;
       ce += st->copy_exposed_ns;
       idle += st->idle_ns;
@@ -60,7 +60,7 @@ pfprof_rank_summary_of_trace (const PfprofAnalysis *a, guint i, PfprofRankSummar
   s.path = t->path;
   s.pid = t->pid;
   s.n_steady_steps = n;
-  s.step_median_ns = n > 0 ? pfprof_quantile_median_i64 (len, n) : 0;
+  s.step_median_ns = pfprof_step_median (len, n);
   s.data_wait_ns = n > 0 ? dw / n : 0;
   s.copy_exposed_ns = n > 0 ? ce / n : 0;
   s.idle_ns = n > 0 ? idle / n : 0;

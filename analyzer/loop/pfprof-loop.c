@@ -6,10 +6,39 @@
 #include "pfprof-lower-bound.h"
 #include "pfprof-steps.h"
 
+const char *
+pfprof_loop_judge_to_string (PfprofLoopJudge judge)
+{
+  switch (judge)
+    {
+    case PFPROF_LOOP_JUDGE_EVAL: return "evaluation";
+    case PFPROF_LOOP_JUDGE_ALL: return "all";
+    case PFPROF_LOOP_JUDGE_TRAINING:
+    default: return "training";
+    }
+}
+
+gboolean
+pfprof_loop_judge_from_string (const char *s, PfprofLoopJudge *judge)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  g_return_val_if_fail (judge != NULL, FALSE);
+
+  if (g_str_equal (s, "training") || g_str_equal (s, "train"))
+    *judge = PFPROF_LOOP_JUDGE_TRAINING;
+  else if (g_str_equal (s, "eval") || g_str_equal (s, "evaluation"))
+    *judge = PFPROF_LOOP_JUDGE_EVAL;
+  else if (g_str_equal (s, "all"))
+    *judge = PFPROF_LOOP_JUDGE_ALL;
+  else
+    return FALSE;
+  return TRUE;
+}
+
 PfprofLoop *
 pfprof_loop_new (const PfprofTraceIndex *ix, const PfprofLoopOptions *options, GArray *steps)
 {
-  static const PfprofLoopOptions defaults = { PFPROF_DEFAULT_STEP_PATTERN, -1 };
+  static const PfprofLoopOptions defaults = { PFPROF_DEFAULT_STEP_PATTERN, -1, PFPROF_LOOP_JUDGE_TRAINING };
   PfprofLoop *loop;
 
   g_return_val_if_fail (ix != NULL, NULL);
@@ -18,6 +47,7 @@ pfprof_loop_new (const PfprofTraceIndex *ix, const PfprofLoopOptions *options, G
   loop->ix = ix;
   loop->trace_index = ix->trace_index;
   loop->step_source = "none";
+  loop->judge = options != NULL ? options->judge : PFPROF_LOOP_JUDGE_TRAINING;
   loop->steady_parts = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
   pfprof_loop_set_steady (loop, ix->trace->start_ns, ix->trace->end_ns);
   loop->ledger = pfprof_step_ledger_new (ix, loop);

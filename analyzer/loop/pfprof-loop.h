@@ -4,8 +4,9 @@
  * PfprofLoop is what pfprof takes the program's loop to be: its steps
  * (pfprof-steps.h says where they come from), each in a phase
  * (training or evaluation, pfprof-step.h), the warm-up, and the steady
- * window every rule judges: the training steps after warm-up, in one or
- * more parts when evaluation or a recording pause splits them. It owns
+ * window every rule judges: the training steps after warm-up (or, when
+ * the options ask, the evaluation batches, or both), in one or more parts
+ * when another phase or a recording pause splits them. It owns
  * the step ledger (pfprof-step-ledger.h) its steps are measured with.
  * pfprof_loop_new() builds it from a trace index and fills in the steps;
  * the analysis, its rules and the call sites read it and none re-derives
@@ -25,11 +26,26 @@ G_BEGIN_DECLS
 #define PFPROF_DEFAULT_STEP_PATTERN                                                                \
   "^(train[_ .-]?|training[_ .-]?|val[_ .-]?|profiler)?(step|iteration|iter|batch)([^[:alpha:]].*)?$"
 
+/* Which phase's steps every figure is over. */
+typedef enum
+{
+  PFPROF_LOOP_JUDGE_TRAINING = 0, /* the training steps (the default) */
+  PFPROF_LOOP_JUDGE_EVAL,         /* the evaluation batches */
+  PFPROF_LOOP_JUDGE_ALL,          /* both */
+} PfprofLoopJudge;
+
+/* "training", "evaluation", "all". */
+const char *pfprof_loop_judge_to_string (PfprofLoopJudge judge);
+
+/* Parses "training", "eval"/"evaluation" or "all" into *@judge. */
+gboolean pfprof_loop_judge_from_string (const char *s, PfprofLoopJudge *judge);
+
 /* What the loop model takes from the analysis options. */
 typedef struct
 {
   const char *step_pattern; /* NVTX step range names (a GRegex) */
   int warmup_steps;         /* -1: detect; else this many training steps */
+  PfprofLoopJudge judge;    /* the phase whose steps are judged */
 } PfprofLoopOptions;
 
 struct _PfprofLoop
@@ -60,6 +76,7 @@ struct _PfprofLoop
   gint64 eval_ns;              /* their host time */
   gint64 loop_start_ns;        /* first training step's start, 0 without steps */
   gint64 loop_end_ns;          /* last training step's end, 0 without steps */
+  PfprofLoopJudge judge;       /* the phase whose steps are the steady ones */
 };
 
 /* Builds the loop of @ix's trace: appends its steps to @steps (PfprofStep,

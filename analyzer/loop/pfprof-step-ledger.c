@@ -643,7 +643,7 @@ compare_by_length (gconstpointer a, gconstpointer b)
 {
   const PfprofStep *x = *(const PfprofStep *const *) a;
   const PfprofStep *y = *(const PfprofStep *const *) b;
-  gint64 lx = x->gpu_end_ns - x->gpu_start_ns, ly = y->gpu_end_ns - y->gpu_start_ns;
+  gint64 lx = pfprof_step_length (x), ly = pfprof_step_length (y);
 
   if (lx != ly)
     return (lx > ly) - (lx < ly);
@@ -686,7 +686,7 @@ pfprof_ledger_summarize (const GArray *steps, guint trace_index, PfprofLedgerSum
   {
     const PfprofStep *med = g_ptr_array_index (steady, (steady->len - 1) / 2);
 
-    out->median_step_ns = med->gpu_end_ns - med->gpu_start_ns;
+    out->median_step_ns = pfprof_step_length (med);
     memcpy (out->median_ns, med->ledger_ns, sizeof out->median_ns);
   }
 }

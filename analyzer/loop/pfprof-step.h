@@ -53,25 +53,46 @@ typedef struct
    * sum to gpu_end_ns - gpu_start_ns. */
   gint64 ledger_ns[PFPROF_LEDGER_N_BUCKETS];
   PfprofPhase phase;
+  gboolean unjudged;      /* in a phase the analysis does not judge (by
+                           * default evaluation: pfprof-loop.h) */
 } PfprofStep;
 
-/* TRUE for the steps every per-step figure is over: training steps after
- * warm-up. */
+/* TRUE for the steps every per-step figure is over: the judged phase's
+ * steps after warm-up (by default the training steps). */
 static inline gboolean
 pfprof_step_is_steady (const PfprofStep *s)
 {
-  return !s->warmup && s->phase == PFPROF_PHASE_TRAINING;
+  return !s->warmup && !s->unjudged;
+}
+
+/* TRUE when the step has a GPU side (steps measured before one was
+ * found have only the host's). */
+static inline gboolean
+pfprof_step_has_gpu_side (const PfprofStep *s)
+{
+  return s->gpu_end_ns > s->gpu_start_ns || s->gpu_start_ns != 0;
 }
 
 /* The step's length as every per-step figure counts it: its GPU side,
  * which its parts (copy, compute, idle, the ledger) add up to; the host
- * side when the step launched no GPU work. */
+ * side when it has no GPU side. */
 static inline gint64
 pfprof_step_length (const PfprofStep *s)
 {
-  if (s->gpu_end_ns > s->gpu_start_ns || s->gpu_start_ns != 0)
-    return s->gpu_end_ns - s->gpu_start_ns;
-  return s->end_ns - s->start_ns;
+  return pfprof_step_has_gpu_side (s) ? s->gpu_end_ns - s->gpu_start_ns : s->end_ns - s->start_ns;
 }
+
+/* Where that length starts. */
+static inline gint64
+pfprof_step_start (const PfprofStep *s)
+{
+  return pfprof_step_has_gpu_side (s) ? s->gpu_start_ns : s->start_ns;
+}
+
+/* The median of @n step lengths, sorting @lengths: the length of the step
+ * of median length, the shorter of the middle two for an even count (the
+ * nearest-rank median, as the p10 and p90 beside it), so that the median
+ * step is a step whose ledger can be shown. 0 when @n is 0. */
+gint64 pfprof_step_median (gint64 *lengths, guint n);
 
 G_END_DECLS

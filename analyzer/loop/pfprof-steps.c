@@ -754,11 +754,11 @@ detect_training_warmup (GArray *steps, guint first, guint n, int fixed)
   return detect_warmup (train, 0, train->len, fixed);
 }
 
-/* The steady window when evaluation batches lie between steady training
+/* The steady window when steps of a phase not judged lie between steady
  * steps: one part per run of steady steps, so that what the rules judge
- * over the window is training alone. */
+ * over the window is the judged phase alone. */
 static void
-set_steady_training_parts (PfprofLoop *loop, GArray *steps, guint first, guint n)
+set_steady_parts (PfprofLoop *loop, GArray *steps, guint first, guint n)
 {
   g_array_set_size (loop->steady_parts, 0);
   for (guint i = first; i < first + n;)
@@ -784,7 +784,7 @@ pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray 
   const PfprofTraceIndex *ix = loop->ix;
   g_auto (Evidence) ev = { 0 };
   guint first, n, n_steady = 0, first_steady = G_MAXUINT, last_steady = 0;
-  gboolean eval_between = FALSE;
+  gboolean others_between = FALSE;
 
   g_return_if_fail (ix != NULL);
   g_return_if_fail (steps != NULL);
@@ -813,13 +813,17 @@ pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray 
         {
           loop->n_eval_steps++;
           loop->eval_ns += s->end_ns - s->start_ns;
-          continue;
+          s->unjudged = options->judge == PFPROF_LOOP_JUDGE_TRAINING;
         }
-      if (loop->n_training_steps++ == 0)
-        loop->loop_start_ns = s->start_ns;
-      loop->loop_end_ns = MAX (loop->loop_end_ns, s->end_ns);
-      s->warmup = seen++ < loop->n_warmup_steps;
-      if (!s->warmup)
+      else
+        {
+          if (loop->n_training_steps++ == 0)
+            loop->loop_start_ns = s->start_ns;
+          loop->loop_end_ns = MAX (loop->loop_end_ns, s->end_ns);
+          s->warmup = seen++ < loop->n_warmup_steps;
+          s->unjudged = options->judge == PFPROF_LOOP_JUDGE_EVAL;
+        }
+      if (pfprof_step_is_steady (s))
         {
           if (first_steady == G_MAXUINT)
             first_steady = i;
@@ -828,11 +832,13 @@ pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray 
         }
     }
   loop->n_steady_steps = n_steady;
-  /* Evaluation between two steady steps splits the window; after the
-   * last one it is after the loop, which ends with that step. */
+  /* Steps of another phase between two steady steps split the window
+   * (evaluation inside the training loop; training between the
+   * evaluations of --phase eval); after the last one they are after the
+   * loop, which ends with that step. */
   for (guint i = first_steady; n_steady > 0 && i <= last_steady; i++)
-    if (g_array_index (steps, PfprofStep, first + i).phase != PFPROF_PHASE_TRAINING)
-      eval_between = TRUE;
+    if (g_array_index (steps, PfprofStep, first + i).unjudged)
+      others_between = TRUE;
 
   if (n_steady > 0)
     {
@@ -847,14 +853,17 @@ pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray 
           if (!pfprof_step_is_steady (s))
             continue;
           hi = MAX (hi, s->end_ns);
-          d[k++] = s->end_ns - s->start_ns;
+          d[k++] = pfprof_step_length (s);
         }
-      loop->step_median_ns = pfprof_quantile_median_i64 (d, k);
-      if (eval_between && ix->windows == NULL)
-        set_steady_training_parts (loop, steps, first, n);
+      loop->step_median_ns = pfprof_step_median (d, k);
+      if (others_between && ix->windows == NULL)
+        set_steady_parts (loop, steps, first, n);
       else
         set_steady (loop, steps, first + first_steady, first + last_steady + 1, lo, hi);
     }
+  else if (options->judge == PFPROF_LOOP_JUDGE_EVAL)
+    /* No evaluation to judge: an empty window, nothing in it. */
+    pfprof_loop_set_steady (loop, ix->trace->start_ns, ix->trace->start_ns);
   else
     {
       /* No steps: skip the first tenth of the GPU work, where set-up
@@ -890,7 +899,7 @@ pfprof_steps_breakdown (const PfprofLoop *loop, PfprofStep *s)
   /* The host's waits in the host's window, the GPU's figures in the GPU's. */
   s->data_wait_ns = pfprof_interval_set_length_in (ix->data_wait, a, b);
   s->sync_wait_ns = pfprof_interval_set_length_in (ix->sync_wait, a, b);
-  if (s->gpu_end_ns > s->gpu_start_ns || s->gpu_start_ns != 0)
+  if (pfprof_step_has_gpu_side (s))
     {
       a = s->gpu_start_ns;
       b = s->gpu_end_ns;

@@ -95,7 +95,7 @@ steady_step_lengths (const PfprofAnalysis *a, guint *n)
       const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
 
       if (pfprof_step_is_steady (s))
-        d[(*n)++] = s->end_ns - s->start_ns;
+        d[(*n)++] = pfprof_step_length (s);
     }
   return d;
 }

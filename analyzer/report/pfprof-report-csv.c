@@ -28,7 +28,8 @@ pfprof_report_csv (const PfprofAnalysis *a, const PfprofReportOptions *o, GStrin
 
   (void) o;
   g_string_append (out, "trace,rank,step,warmup,start_ns,duration_ns,data_wait_ns,copy_exposed_ns,"
-                        "copy_hidden_ns,compute_ns,comm_ns,sync_wait_ns,idle_ns,phase\r\n");
+                        "copy_hidden_ns,compute_ns,comm_ns,sync_wait_ns,idle_ns,phase,host_start_ns,"
+                        "host_duration_ns\r\n");
   for (guint i = 0; i < a->steps->len; i++)
     {
       const PfprofStep *s = &g_array_index (a->steps, PfprofStep, i);
@@ -40,8 +41,10 @@ pfprof_report_csv (const PfprofAnalysis *a, const PfprofReportOptions *o, GStrin
         g_string_append_printf (out, "%" G_GINT64_FORMAT, t->rank);
       /* Numbered per trace from 0, warm-up included, as on the timeline. */
       g_string_append_printf (out, ",%u,%d", numbers[MIN (s->trace_index, a->traces->len)]++, s->warmup ? 1 : 0);
-      field_int (out, s->start_ns);
-      field_int (out, s->end_ns - s->start_ns);
+      /* The GPU side, which the parts after it add up to (the host's
+       * waits aside); the host's side at the end of the row. */
+      field_int (out, pfprof_step_start (s));
+      field_int (out, pfprof_step_length (s));
       field_int (out, s->data_wait_ns);
       field_int (out, s->copy_exposed_ns);
       field_int (out, s->copy_hidden_ns);
@@ -51,7 +54,10 @@ pfprof_report_csv (const PfprofAnalysis *a, const PfprofReportOptions *o, GStrin
       field_int (out, s->idle_ns);
       /* Evaluation batches are rows too, but no per-step figure is over
        * them: the steady steps are warmup 0 and phase training. */
-      g_string_append_printf (out, ",%s\r\n", pfprof_phase_to_string (s->phase));
+      g_string_append_printf (out, ",%s", pfprof_phase_to_string (s->phase));
+      field_int (out, s->start_ns);
+      field_int (out, s->end_ns - s->start_ns);
+      g_string_append (out, "\r\n");
     }
 }
 

@@ -61,6 +61,17 @@ write_ledger (PfprofJsonWriter *w, const PfprofLedgerSummary *l)
   pfprof_json_writer_end_object (w);
 }
 
+/* "@key": { bucket key: ns, ... }: what a phase's time went to. */
+static void
+write_phase_ledger (PfprofJsonWriter *w, const char *key, const gint64 *v)
+{
+  pfprof_json_writer_key (w, key);
+  pfprof_json_writer_begin_object (w);
+  for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+    pfprof_json_writer_member_int (w, pfprof_ledger_bucket_key ((PfprofLedgerBucket) b), v[b]);
+  pfprof_json_writer_end_object (w);
+}
+
 static void
 write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
 {
@@ -105,6 +116,9 @@ write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
       pfprof_json_writer_member_int (w, "evaluation_compute_ns", ts->phases.eval_compute_ns);
       pfprof_json_writer_member_int (w, "evaluation_data_wait_ns", ts->phases.eval_data_wait_ns);
       pfprof_json_writer_member_int (w, "after_loop_ns", ts->phases.after_loop_ns);
+      write_phase_ledger (w, "startup_ledger", ts->phases.startup_ledger_ns);
+      write_phase_ledger (w, "evaluation_ledger", ts->phases.eval_ledger_ns);
+      write_phase_ledger (w, "after_loop_ledger", ts->phases.after_ledger_ns);
       pfprof_json_writer_end_object (w);
       pfprof_json_writer_member_uint (w, "sources_withheld", ts->n_sources_withheld);
       /* A trace cut short: its data ends at end_ns. */
@@ -235,7 +249,7 @@ write_summary (PfprofJsonWriter *w, const PfprofAnalysis *a)
   pfprof_json_writer_member_int (w, "median_ns", a->step_median_ns);
   pfprof_json_writer_member_int (w, "p10_ns", a->step_p10_ns);
   pfprof_json_writer_member_int (w, "p90_ns", a->step_p90_ns);
-  pfprof_json_writer_member_int (w, "gpu_median_ns", pfprof_report_gpu_step_median (a));
+  pfprof_json_writer_member_int (w, "host_median_ns", pfprof_report_host_step_median (a));
   pfprof_json_writer_key (w, "host_ahead");
   pfprof_json_writer_bool (w, pfprof_report_host_runs_ahead (a));
   pfprof_json_writer_key (w, "median_breakdown");

@@ -315,6 +315,15 @@ steps (Text *t, const PfprofAnalysis *a)
   g_autofree char *s_parts = pfprof_report_parts_phrase (&m);
   g_autoptr (GString) line = NULL;
 
+  if (a->n_steady_steps == 0 && a->steps->len > 0 && a->trace_summaries->len > 0
+      && g_array_index (a->trace_summaries, PfprofTraceSummary, 0).phases.judge == PFPROF_LOOP_JUDGE_EVAL)
+    {
+      g_string_append_c (t->out, '\n');
+      wrap (t, "Steps: no evaluation batch to judge (--phase eval): every step found has a backward "
+               "pass or an optimizer step, or the trace records neither, so all are training steps. "
+               "The figures above are over an empty window.", 0);
+      return;
+    }
   if (a->n_steady_steps == 0)
     {
       g_string_append_c (t->out, '\n');

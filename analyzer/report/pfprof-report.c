@@ -184,19 +184,71 @@ pfprof_report_median_step (const PfprofAnalysis *a)
 }
 
 char *
+pfprof_report_phase_dominated (const gint64 *ledger, gint64 phase_ns)
+{
+  GString *out;
+  gboolean used[PFPROF_LEDGER_N_BUCKETS] = { FALSE };
+
+  g_return_val_if_fail (ledger != NULL, NULL);
+
+  out = g_string_new (NULL);
+  for (guint k = 0; k < 2; k++)
+    {
+      guint best = PFPROF_LEDGER_N_BUCKETS;
+
+      for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
+        if (!used[b] && (best == PFPROF_LEDGER_N_BUCKETS || ledger[b] > ledger[best]))
+          best = b;
+      /* A fifth of the phase or more: what a reader would call most of it. */
+      if (best == PFPROF_LEDGER_N_BUCKETS || ledger[best] <= 0 || ledger[best] * 5 < phase_ns)
+        break;
+      used[best] = TRUE;
+      {
+        g_autofree char *t = pfprof_format_ns (ledger[best]);
+
+        g_string_append_printf (out, "%s%s %s", out->len ? ", " : "",
+                                pfprof_ledger_bucket_label ((PfprofLedgerBucket) best), t);
+      }
+    }
+  if (out->len == 0)
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* "302.3 ms (1.1%; most of it compute 200.1 ms)". */
+static char *
+phase_figure (gint64 ns, gint64 span_ns, const gint64 *ledger)
+{
+  g_autofree char *figure = pfprof_report_figure_share (ns, span_ns);
+  g_autofree char *most = pfprof_report_phase_dominated (ledger, ns);
+
+  if (most == NULL)
+    return g_steal_pointer (&figure);
+  /* figure ends in "%)" when it has a share; put the parts inside. */
+  if (g_str_has_suffix (figure, ")"))
+    {
+      figure[strlen (figure) - 1] = '\0';
+      return g_strdup_printf ("%s; most of it %s)", figure, most);
+    }
+  return g_strdup_printf ("%s (most of it %s)", figure, most);
+}
+
+char *
 pfprof_report_phases_phrase (const PfprofPhases *p, gint64 span_ns)
 {
   g_return_val_if_fail (p != NULL, NULL);
 
-  g_autofree char *startup = pfprof_report_figure_share (p->startup_ns, span_ns);
+  g_autofree char *startup = phase_figure (p->startup_ns, span_ns, p->startup_ledger_ns);
   g_autofree char *training = pfprof_report_figure_share (p->training_ns, span_ns);
-  g_autofree char *eval = pfprof_report_figure_share (p->eval_ns, span_ns);
-  g_autofree char *after = pfprof_report_figure_share (p->after_loop_ns, span_ns);
+  g_autofree char *eval = phase_figure (p->eval_ns, span_ns, p->eval_ledger_ns);
+  g_autofree char *after = phase_figure (p->after_loop_ns, span_ns, p->after_ledger_ns);
   g_autofree char *compute = pfprof_format_ns (p->eval_compute_ns);
   g_autofree char *wait = pfprof_format_ns (p->eval_data_wait_ns);
   g_autofree char *eval_part = NULL;
 
-  g_return_val_if_fail (p != NULL, NULL);
   if (p->n_eval_steps > 0)
     eval_part = g_strdup_printf (", evaluation %s in %u batch%s (GPU computing %s of it, "
                                  "waiting for the DataLoader %s)",
@@ -205,9 +257,13 @@ pfprof_report_phases_phrase (const PfprofPhases *p, gint64 span_ns)
   else
     eval_part = g_strdup (", no evaluation");
   return g_strdup_printf ("Phases: start-up %s, training %s in %u step%s%s, after the loop %s. "
-                          "Steps, findings and predictions are the training steps'.",
+                          "Steps, findings and predictions are %s.",
                           startup, training, p->n_training_steps,
-                          p->n_training_steps == 1 ? "" : "s", eval_part, after);
+                          p->n_training_steps == 1 ? "" : "s", eval_part, after,
+                          p->judge == PFPROF_LOOP_JUDGE_EVAL  ? "the evaluation batches' (--phase eval)"
+                          : p->judge == PFPROF_LOOP_JUDGE_ALL ? "every step's, training and evaluation "
+                                                                "(--phase all)"
+                                                              : "the training steps'");
 }
 
 guint
@@ -259,13 +315,11 @@ pfprof_report_steps_phrase (const PfprofAnalysis *a)
 }
 
 gint64
-pfprof_report_gpu_step_median (const PfprofAnalysis *a)
+pfprof_report_host_step_median (const PfprofAnalysis *a)
 {
   g_return_val_if_fail (a != NULL, 0);
 
-  /* The ledger's: the GPU side of the step of median length, the step
-   * the ledger's median column splits. */
-  return a->ledger.n_steps > 0 ? a->ledger.median_step_ns : 0;
+  return a->host_step_median_ns;
 }
 
 gboolean
@@ -275,25 +329,25 @@ pfprof_report_host_runs_ahead (const PfprofAnalysis *a)
 
   /* More than a twentieth longer: on the samples the GPU side is within
    * 3.3% of the host's where the host waits for the GPU each step, and
-   * 10% or more longer where it does not, where the GPU's median parts
-   * can exceed the host's median step. */
-  return a->n_steady_steps > 0 && pfprof_report_gpu_step_median (a) * 20 > a->step_median_ns * 21;
+   * 10% or more longer where it does not. */
+  return a->n_steady_steps > 0 && a->host_step_median_ns > 0
+         && a->step_median_ns * 20 > a->host_step_median_ns * 21;
 }
 
 char *
 pfprof_report_host_ahead_phrase (const PfprofAnalysis *a)
 {
-  g_autofree char *gpu = NULL;
+  g_autofree char *host = NULL;
 
   g_return_val_if_fail (a != NULL, NULL);
 
   if (!pfprof_report_host_runs_ahead (a))
     return NULL;
-  gpu = pfprof_format_ns (pfprof_report_gpu_step_median (a));
-  return g_strdup_printf ("The host runs ahead of the GPU: from the first GPU work a step launched to "
-                          "the next step's, the median step took %s on the GPU, where the breakdown "
-                          "is measured.",
-                          gpu);
+  host = pfprof_format_ns (a->host_step_median_ns);
+  return g_strdup_printf ("The host runs ahead of the GPU: its median step took %s, while every "
+                          "step figure here is the GPU's side, from the first GPU work a step "
+                          "launched to the next step's.",
+                          host);
 }
 
 char *

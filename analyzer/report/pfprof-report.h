@@ -94,6 +94,12 @@ void pfprof_report_csv_findings (const PfprofAnalysis *analysis, const PfprofRep
  * (start 0, end = median step length). */
 PfprofStep pfprof_report_median_step (const PfprofAnalysis *analysis);
 
+/* The one or two ledger buckets (pfprof-step-ledger.h) that took a fifth
+ * or more of a phase of @phase_ns, largest first: "idle: host busy,
+ * nothing queued 3.90 s, compute 1.20 s"; NULL when none did. New
+ * string. */
+char *pfprof_report_phase_dominated (const gint64 *ledger, gint64 phase_ns);
+
 /* One sentence on a trace's phases (@span_ns: the trace's span): each
  * phase's time and share, the steps and batches in each, and that the
  * figures are the training steps'. Plain text, no untrusted content. */
@@ -127,17 +133,19 @@ extern const PfprofReportPart pfprof_report_parts[];
  * not the parts of the median step (the ledger's "median" column). */
 #define PFPROF_REPORT_MEDIAN_PARTS "Median of each part over the steady steps"
 
-/* The median step on the GPU's side (from the first GPU work a step
- * launched to the next step's): the step ledger's median step, 0 without
- * a ledger. */
-gint64 pfprof_report_gpu_step_median (const PfprofAnalysis *analysis);
+/* The median step on the host's side (from one step's mark on the
+ * launching thread to the next's), over the same steady steps as
+ * PfprofAnalysis.step_median_ns, which is the GPU's side; 0 when unknown
+ * (an analysis merged from per-rank results). */
+gint64 pfprof_report_host_step_median (const PfprofAnalysis *analysis);
 
-/* TRUE when the host runs steps ahead of the GPU: the GPU-side median
- * step is over 5% longer than the host's, whose steps then say little of
- * the GPU's; every format says so (JSON: summary.steps.host_ahead). */
+/* TRUE when the host runs steps ahead of the GPU: the median step is over
+ * 5% longer on the GPU's side than on the host's, whose steps then say
+ * little of the GPU's; every format says so (JSON:
+ * summary.steps.host_ahead). */
 gboolean pfprof_report_host_runs_ahead (const PfprofAnalysis *analysis);
 
-/* The sentence that says so, with the GPU-side median step; NULL when
+/* The sentence that says so, with the host-side median step; NULL when
  * the host does not run ahead. New string. */
 char *pfprof_report_host_ahead_phrase (const PfprofAnalysis *analysis);
 

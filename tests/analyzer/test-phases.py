@@ -71,12 +71,36 @@ rc, txt, _ = run(pfprof, "report", ph)
 check("the text names both phases",
       "40 training steps" in txt and "20 evaluation batches" in txt and "Phases: start-up" in txt,
       txt[:600])
-check("the text says which steps the figures are", "Steps, findings and predictions are the training steps'" in txt,
+check("the text says which steps the figures are",
+      "Steps, findings and predictions are the training steps'" in " ".join(txt.split()),
       txt[:800])
 ledger = t["ledger"]
 check("mean step within 10% of the median (no validation batch among the steps)",
       abs(ledger["mean"]["step_ns"] - ledger["median"]["step_ns"]) <= 0.1 * ledger["median"]["step_ns"],
       ledger["mean"]["step_ns"])
+
+# What dominated each phase: its ledger sums to its time, and the text
+# names the largest bucket.
+for key, led in (("startup_ns", "startup_ledger"), ("evaluation_ns", "evaluation_ledger"),
+                 ("after_loop_ns", "after_loop_ledger")):
+    check(f"{led}: its buckets sum to {key}", sum(p[led].values()) == p[key], (p[led], p[key]))
+check("the text names what took most of the evaluation phase",
+      re.search(r"evaluation [^;]*; most of it ", " ".join(txt.split())) is not None, txt[:900])
+
+# --phase: the evaluation batches, or every step, judged instead.
+rc, ev, _ = report(ph, "--phase", "eval")
+check("--phase eval: the steady steps are the 20 evaluation batches",
+      rc == 0 and ev["summary"]["steps"]["steady"] == 20, ev and ev["summary"]["steps"])
+rc, al, _ = report(ph, "--phase", "all")
+check("--phase all: training after warm-up and every evaluation batch",
+      rc == 0 and al["summary"]["steps"]["steady"] == 40 - t["warmup_steps"] + 20,
+      al and al["summary"]["steps"])
+rc, etxt, _ = run(pfprof, "report", "--phase", "eval", ph)
+check("--phase eval: the text says the figures are the evaluation batches'",
+      "are the evaluation batches' (--phase eval)" in " ".join(etxt.split()), etxt[:900])
+rc, _, err = run(pfprof, "report", "--phase", "validation", ph)
+check("--phase with a word it does not know: exit 2, one line naming the choices",
+      rc == 2 and err.count("\n") == 1 and "training, eval or all" in err, err)
 
 # 2. Without marks nothing changes: every step is a training step.
 rc, n, _ = report(generate("none.pfprof", "--steps", "40"))
