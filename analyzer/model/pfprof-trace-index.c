@@ -563,3 +563,12 @@ pfprof_trace_index_device (const PfprofTraceIndex *ix, guint32 device_id)
     return NULL;
   return &g_array_index (ix->devices, PfprofDeviceTimeline, GPOINTER_TO_UINT (v));
 }
+
+gboolean
+pfprof_memcpy_is_pageable (const PfprofMemcpyRecord *m)
+{
+  g_return_val_if_fail (m != NULL, FALSE);
+
+  return (m->copy_kind == PFPROF_COPY_KIND_HTOD && m->src_kind == PFPROF_MEMORY_KIND_PAGEABLE)
+         || (m->copy_kind == PFPROF_COPY_KIND_DTOH && m->dst_kind == PFPROF_MEMORY_KIND_PAGEABLE);
+}

@@ -124,6 +124,11 @@ const PfprofApiRecord *pfprof_trace_index_api (const PfprofTraceIndex *ix, guint
 PfprofApiClass pfprof_trace_index_api_class (const PfprofTraceIndex *ix,
                                              const PfprofApiRecord *api /* nullable */);
 
+/* TRUE when copy @m moves data from or to pageable host memory: a
+ * host-to-device copy from it, a device-to-host copy into it. The call
+ * that makes it holds the host for as long as the copy runs. */
+gboolean pfprof_memcpy_is_pageable (const PfprofMemcpyRecord *m);
+
 /* The timeline of device @device_id, or NULL. */
 const PfprofDeviceTimeline *pfprof_trace_index_device (const PfprofTraceIndex *ix, guint32 device_id);
 

@@ -94,13 +94,6 @@ measured_pinned_bandwidth (const PfprofTraceIndex *ix, const PfprofDeviceTimelin
   return ns > 0 && bytes >= (8u << 20) ? (double) bytes / (double) ns : 0.0;
 }
 
-static gboolean
-is_pageable (const PfprofMemcpyRecord *m)
-{
-  return (m->copy_kind == PFPROF_COPY_KIND_HTOD && m->src_kind == PFPROF_MEMORY_KIND_PAGEABLE)
-         || (m->copy_kind == PFPROF_COPY_KIND_DTOH && m->dst_kind == PFPROF_MEMORY_KIND_PAGEABLE);
-}
-
 /* How long copy @m would still show once pinned. It would take its bytes at
  * @pinned from where it starts now, and the host, no longer blocked in the
  * call, would go on launching from where the call returned, at the pace
@@ -151,7 +144,7 @@ run (PfprofRuleContext *ctx)
       guint i = mi[j];
       const PfprofApiRecord *api;
 
-      if (m[i].device_id != dev->device_id || !is_pageable (&m[i]) || m[i].bytes < min_bytes
+      if (m[i].device_id != dev->device_id || !pfprof_memcpy_is_pageable (&m[i]) || m[i].bytes < min_bytes
           || !pfprof_loop_in_steady (loop, m[i].start_ns))
         continue;
       g_array_append_val (hits, i);

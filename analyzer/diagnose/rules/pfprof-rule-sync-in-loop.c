@@ -16,12 +16,16 @@
  * time the host kept the GPU waiting; with the queue full, back-to-back
  * work is 1-2 µs apart. Had the host kept its lead, it would have hidden
  * up to that lead of such gaps: the estimate per sync is the idle in those
- * gaps, at most the sync's wait. Event synchronizations belong to
+ * gaps, at most the sync's wait. The gaps stop at the next call that
+ * copies from or to pageable memory: such a call holds the host while
+ * the GPU drains its queue again, and the idle after it is that copy's
+ * (pageable-transfer). Event synchronizations belong to
  * record-stream-stall and are not counted.
  */
 #include "pfprof-rules.h"
 
 #include "pfprof-format.h"
+#include "pfprof-quantile.h"
 #include "pfprof-steps.h"
 
 static const PfprofRuleParam params[] = {
@@ -78,6 +82,31 @@ idle_gaps_in (const PfprofIntervalSet *busy, gint64 wait_start, gint64 from, gin
   return sum;
 }
 
+/* Where the launching thread @tid started calls that copy from or to
+ * pageable memory, in time order: each holds the host while the GPU
+ * drains its queue, an idle of its own (pageable-transfer's), so the idle
+ * a sync is charged with stops at the next one. */
+static GArray *
+pageable_copy_calls (const PfprofTraceIndex *ix, guint32 tid)
+{
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (ix->trace);
+  guint n = pfprof_trace_n (ix->trace, PFPROF_TABLE_MEMCPYS);
+  GArray *starts = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  for (guint i = 0; i < n; i++)
+    {
+      const PfprofApiRecord *api;
+
+      if (!pfprof_memcpy_is_pageable (&m[i]))
+        continue;
+      api = pfprof_trace_index_api (ix, m[i].correlation_id);
+      if (api != NULL && api->tid == tid)
+        g_array_append_val (starts, api->start_ns);
+    }
+  pfprof_quantile_sort_i64 ((gint64 *) (void *) starts->data, starts->len);
+  return starts;
+}
+
 static void
 run (PfprofRuleContext *ctx)
 {
@@ -88,6 +117,7 @@ run (PfprofRuleContext *ctx)
   static const PfprofApiClass classes[] = { PFPROF_API_CLASS_STREAM_SYNC, PFPROF_API_CLASS_DEVICE_SYNC };
   g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) copies = NULL;
   gint64 min_gap = (gint64) (pfprof_rule_param (ctx, "min-gap-us") * 1000.0);
   gint64 host = 0, refill = 0, starved = 0, lost = 0, lost_host_bound = 0;
   const PfprofIntervalSet *hb = pfprof_step_ledger_bucket_set (loop->ledger, PFPROF_LEDGER_HOST_BOUND);
@@ -109,13 +139,18 @@ run (PfprofRuleContext *ctx)
   }
   if (calls->len == 0)
     return;
-  for (guint i = 0; i < calls->len; i++)
+  copies = pageable_copy_calls (ix, ix->main_tid);
+  for (guint i = 0, k = 0; i < calls->len; i++)
     {
       const PfprofApiRecord *r = &api[g_array_index (calls, guint, i)];
       gint64 to = pfprof_loop_steady_end_at (loop, r->start_ns), first, idle;
 
       if (i + 1 < calls->len)
         to = MIN (to, MAX (r->end_ns, api[g_array_index (calls, guint, i + 1)].start_ns));
+      while (k < copies->len && g_array_index (copies, gint64, k) < r->end_ns)
+        k++;
+      if (k < copies->len)
+        to = MIN (to, MAX (r->end_ns, g_array_index (copies, gint64, k)));
       g_array_append_val (times, r->start_ns);
       host += r->end_ns - r->start_ns;
       n_stream += pfprof_trace_index_api_class (ix, r) == PFPROF_API_CLASS_STREAM_SYNC;
