@@ -37,4 +37,28 @@ pfprof_lower_bound (guint lo, guint hi, PfprofLowerBoundBefore before, gconstpoi
   return lo;
 }
 
+typedef struct
+{
+  const gint64 *values;
+  gint64 key;
+} PfprofLowerBoundI64;
+
+static inline gboolean
+pfprof_lower_bound_i64_below (gconstpointer data, guint i)
+{
+  const PfprofLowerBoundI64 *a = data;
+
+  return a->values[i] < a->key;
+}
+
+/* The first index in [@lo, @hi) of ascending @values whose value is @key
+ * or more, or @hi. */
+static inline guint
+pfprof_lower_bound_i64 (const gint64 *values, guint lo, guint hi, gint64 key)
+{
+  PfprofLowerBoundI64 a = { values, key };
+
+  return pfprof_lower_bound (lo, hi, pfprof_lower_bound_i64_below, &a);
+}
+
 G_END_DECLS

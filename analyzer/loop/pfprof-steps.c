@@ -296,28 +296,14 @@ evidence_collect (const PfprofTraceIndex *ix, Evidence *ev)
 }
 
 /* A time in a sorted array of times. */
-typedef struct
-{
-  const gint64 *v;
-  gint64 t;
-} TimeAt;
-
-static gboolean
-time_below (gconstpointer data, guint i)
-{
-  const TimeAt *a = data;
-
-  return a->v[i] < a->t;
-}
-
 /* How many of @times (sorted) lie in [@a, @b). */
 static guint
 count_in (const GArray *times, gint64 a, gint64 b)
 {
-  TimeAt lo = { (const gint64 *) times->data, a }, hi = { (const gint64 *) times->data, b };
-  guint first = pfprof_lower_bound (0, times->len, time_below, &lo);
+  const gint64 *v = (const gint64 *) (void *) times->data;
+  guint first = pfprof_lower_bound_i64 (v, 0, times->len, a);
 
-  return pfprof_lower_bound (first, times->len, time_below, &hi) - first;
+  return pfprof_lower_bound_i64 (v, first, times->len, b) - first;
 }
 
 /* Sets each step's phase; with gradient accumulation (training batches

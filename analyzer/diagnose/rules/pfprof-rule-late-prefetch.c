@@ -40,20 +40,6 @@ static const char fix[] =
   "        x, nxt = nxt, to_gpu(cpu)    # issue the next copy first ...\n"
   "        loss = model(x) ...          # ... then this step's kernels\n";
 
-typedef struct
-{
-  const gint64 *v;
-  gint64 key;
-} I64At;
-
-static gboolean
-i64_below (gconstpointer data, guint i)
-{
-  const I64At *a = data;
-
-  return a->v[i] < a->key;
-}
-
 static void
 run (PfprofRuleContext *ctx)
 {
@@ -101,7 +87,7 @@ run (PfprofRuleContext *ctx)
         continue;
       n_side++;
       /* first compute kernel starting at or after the copy */
-      lo = pfprof_lower_bound (lo, hi, i64_below, &(I64At) { s, m[i].start_ns });
+      lo = pfprof_lower_bound_i64 (s, lo, hi, m[i].start_ns);
       if (lo >= starts->len || s[lo] < m[i].end_ns || s[lo] - m[i].end_ns > slack)
         continue;
       prev_end = lo > 0 ? g_array_index (max_end, gint64, lo - 1) : G_MININT64;

@@ -46,20 +46,6 @@ static const char fix[] =
   "                        num_workers=8, persistent_workers=True,\n"
   "                        prefetch_factor=4, pin_memory=True)\n";
 
-typedef struct
-{
-  const gint64 *v;
-  gint64 key;
-} I64At;
-
-static gboolean
-i64_below (gconstpointer data, guint i)
-{
-  const I64At *a = data;
-
-  return a->v[i] < a->key;
-}
-
 /* Element @k of @sorted (@n values) with element @skip left out. */
 static gint64
 without (const gint64 *sorted, guint skip, guint k)
@@ -102,7 +88,7 @@ run (PfprofRuleContext *ctx)
       if (n == 0)
         continue;
       /* Where @mine sits in sorted (any of equal values will do). */
-      skip = pfprof_lower_bound (lo_i, hi_i, i64_below, &(I64At) { sorted, mine });
+      skip = pfprof_lower_bound_i64 (sorted, lo_i, hi_i, mine);
       if (n % 2)
         median = without (sorted, skip, n / 2);
       else
