@@ -6,6 +6,7 @@
 #include "pfprof-view-application.h"
 
 #include "pfprof-temp-file.h"
+#include "pfprof-view-preload.h"
 #include "pfprof-view-window.h"
 
 /* ---- Dark preference --------------------------------------------------- */
@@ -81,23 +82,109 @@ follow_color_scheme (void)
 
 /* ---- Application ------------------------------------------------------- */
 
+/* The traces named on the command line: their load began before the
+ * display was opened, and the first window takes it over. */
+typedef struct
+{
+  GFile **files;
+  int n_files;
+  PfprofViewPreload *preload; /* NULL once taken or dropped */
+} CommandLine;
+
+static void
+command_line_free (gpointer data)
+{
+  CommandLine *c = data;
+
+  for (int i = 0; i < c->n_files; i++)
+    g_object_unref (c->files[i]);
+  g_free (c->files);
+  if (c->preload != NULL)
+    pfprof_view_preload_drop (c->preload, FALSE);
+  g_free (c);
+}
+
+static CommandLine *
+command_line (GApplication *app)
+{
+  return g_object_get_data (G_OBJECT (app), "pfprof-command-line");
+}
+
 /* A window per activation or open; its shortcuts window,
  * gtk/help-overlay.ui in the resource, is added by GtkApplication. */
 static void
 on_activate (GApplication *app, gpointer data)
 {
-  PfprofViewWindow *win = pfprof_view_window_new (GTK_APPLICATION (app));
+  CommandLine *c = command_line (app);
+  PfprofViewWindow *win;
 
+  /* The command line's traces are an open, not an activation (which is
+   * the app started with nothing to open). */
+  if (c != NULL && c->n_files > 0)
+    {
+      g_signal_stop_emission_by_name (app, "activate");
+      g_application_open (app, c->files, c->n_files, "");
+      return;
+    }
+  win = pfprof_view_window_new (GTK_APPLICATION (app));
   gtk_window_present (GTK_WINDOW (win));
 }
 
 static void
 on_open (GApplication *app, GFile **files, int n_files, const char *hint, gpointer data)
 {
+  CommandLine *c = command_line (app);
   PfprofViewWindow *win = pfprof_view_window_new (GTK_APPLICATION (app));
 
+  if (c != NULL && c->preload != NULL && pfprof_view_preload_has_files (c->preload, files, n_files))
+    {
+      g_autofree char *first = g_file_get_path (files[0]);
+
+      pfprof_view_window_open_preloaded (win, g_steal_pointer (&c->preload), first);
+      gtk_window_present (GTK_WINDOW (win));
+      return;
+    }
   gtk_window_present (GTK_WINDOW (win));
   pfprof_view_window_open (win, files, n_files);
+}
+
+/* After the options, before the display is opened: starts loading the
+ * traces named, then opens the display (one clear line and 2 when there
+ * is none, rather than GTK's own failure and 1, pfprof's "a finding
+ * fired"). */
+static int
+on_handle_local_options (GApplication *app, GVariantDict *options, gpointer data)
+{
+  g_autofree const char **args = NULL;
+  CommandLine *c = g_new0 (CommandLine, 1);
+  g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+
+  if (g_variant_dict_lookup (options, G_OPTION_REMAINING, "^a&ay", &args))
+    {
+      c->n_files = (int) g_strv_length ((char **) args);
+      c->files = g_new0 (GFile *, c->n_files + 1);
+      for (int i = 0; i < c->n_files; i++)
+        {
+          c->files[i] = g_file_new_for_commandline_arg (args[i]);
+          g_ptr_array_add (paths, g_file_get_path (c->files[i]));
+        }
+    }
+  g_object_set_data_full (G_OBJECT (app), "pfprof-command-line", c, command_line_free);
+  g_ptr_array_add (paths, NULL);
+  /* Only local files load: the window says what is wrong with the rest. */
+  if (c->n_files > 0 && g_strv_length ((char **) paths->pdata) == (guint) c->n_files)
+    c->preload = pfprof_view_preload_new ((const char *const *) paths->pdata);
+  if (!gtk_init_check ())
+    {
+      const char *display = g_getenv ("WAYLAND_DISPLAY") ? g_getenv ("WAYLAND_DISPLAY") : g_getenv ("DISPLAY");
+
+      if (c->preload != NULL)
+        pfprof_view_preload_drop (g_steal_pointer (&c->preload), TRUE);
+      g_printerr ("%s: cannot open the display%s%s%s\n", g_get_prgname (), display ? " '" : "",
+                  display ? display : " (neither DISPLAY nor WAYLAND_DISPLAY is set)", display ? "'" : "");
+      return 2;
+    }
+  return -1;
 }
 
 static void
@@ -134,22 +221,17 @@ on_startup (GApplication *app, gpointer data)
 }
 
 GtkApplication *
-pfprof_view_application_new (GError **error)
+pfprof_view_application_new (void)
 {
+  /* The traces named: G_OPTION_REMAINING, read by "handle-local-options". */
+  static const GOptionEntry remaining[] = {
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, NULL, NULL, NULL },
+    { NULL },
+  };
   GtkApplication *app;
-
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   /* Ctrl-C while a WAL trace loads removes the reader's copy. */
   pfprof_temp_file_install_handlers ();
-  if (!gtk_init_check ())
-    {
-      const char *display = g_getenv ("WAYLAND_DISPLAY") ? g_getenv ("WAYLAND_DISPLAY") : g_getenv ("DISPLAY");
-
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot open the display%s%s%s", display ? " '" : "",
-                   display ? display : " (neither DISPLAY nor WAYLAND_DISPLAY is set)", display ? "'" : "");
-      return NULL;
-    }
   g_set_prgname ("pfprof-view");
   g_set_application_name ("pfprof");
   /* NON_UNIQUE: each invocation is its own process, no session bus
@@ -157,6 +239,8 @@ pfprof_view_application_new (GError **error)
   app = gtk_application_new ("org.pfprof.View", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
   g_application_set_option_context_parameter_string (G_APPLICATION (app), "[TRACE...]");
   g_application_set_option_context_summary (G_APPLICATION (app), "Timeline of pfprof traces with the findings marked.");
+  g_application_add_main_option_entries (G_APPLICATION (app), remaining);
+  g_signal_connect (app, "handle-local-options", G_CALLBACK (on_handle_local_options), NULL);
   g_signal_connect (app, "startup", G_CALLBACK (on_startup), NULL);
   g_signal_connect (app, "activate", G_CALLBACK (on_activate), NULL);
   g_signal_connect (app, "open", G_CALLBACK (on_open), NULL);

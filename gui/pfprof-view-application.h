@@ -13,9 +13,11 @@
 G_BEGIN_DECLS
 
 /* Readies the process (the signal handlers that remove a loading WAL
- * trace's copy, GTK, the program's name) and returns the application,
- * to be run with g_application_run(). NULL with @error set when no
- * display can be opened. */
-GtkApplication *pfprof_view_application_new (GError **error);
+ * trace's copy, the program's name) and returns the application, to be
+ * run with g_application_run(). The traces named on the command line
+ * start loading as soon as the options are read, before the display is
+ * opened (pfprof-view-preload.h); without a display the run returns 2
+ * after one line on stderr. */
+GtkApplication *pfprof_view_application_new (void);
 
 G_END_DECLS

@@ -667,6 +667,42 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
   g_object_unref (self);
 }
 
+/* Readies the window for a load of @first_path and the others (the
+ * loading page, the progress bar reading @progress, @cancellable to stop
+ * it when another comes), returning its Pending. */
+static Pending *
+begin_load (PfprofViewWindow *self, const char *first_path, GCancellable *cancellable, int *progress)
+{
+  Pending *p = g_new (Pending, 1);
+
+  g_clear_pointer (&self->follow, pfprof_view_follow_free);
+  /* No switching tabs while a load is on its way into this one. */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->tabs), FALSE);
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_object_ref (cancellable);
+  if (progress != self->progress)
+    {
+      g_atomic_rc_box_release (self->progress);
+      self->progress = g_atomic_rc_box_acquire (progress);
+    }
+  {
+    g_autofree char *base = g_path_get_basename (first_path);
+    g_autofree char *clean = pfprof_render_sanitize (base, 80);
+    g_autofree char *msg = g_strdup_printf ("Loading %s\u2026", clean);
+
+    gtk_label_set_text (self->progress_label, msg);
+  }
+  gtk_progress_bar_set_fraction (self->progress_bar, g_atomic_int_get (self->progress) / 1000.0);
+  gtk_stack_set_visible_child_name (self->stack, "loading");
+  g_clear_handle_id (&self->progress_source, g_source_remove);
+  self->progress_source = g_timeout_add (50, on_progress_tick, self);
+  p->self = g_object_ref (self);
+  p->serial = ++self->load_serial;
+  return p;
+}
+
 void
 pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files)
 {
@@ -674,6 +710,8 @@ pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files)
   g_return_if_fail (n_files == 0 || files != NULL);
 
   g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GCancellable) cancellable = NULL;
+  Pending *p;
 
   for (int i = 0; i < n_files; i++)
     {
@@ -692,33 +730,25 @@ pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files)
   if (paths->len == 0)
     return;
   g_ptr_array_add (paths, NULL);
-  g_clear_pointer (&self->follow, pfprof_view_follow_free);
-  /* No switching tabs while a load is on its way into this one. */
-  gtk_widget_set_sensitive (GTK_WIDGET (self->tabs), FALSE);
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  self->cancellable = g_cancellable_new ();
+  cancellable = g_cancellable_new ();
   g_atomic_int_set (self->progress, 0);
-  {
-    g_autofree char *base = g_path_get_basename (g_ptr_array_index (paths, 0));
-    g_autofree char *clean = pfprof_render_sanitize (base, 80);
-    g_autofree char *msg = g_strdup_printf ("Loading %s\u2026", clean);
+  p = begin_load (self, g_ptr_array_index (paths, 0), cancellable, self->progress);
+  pfprof_view_loader_load_async_full ((const char *const *) paths->pdata, self->progress,
+                                      self->cancellable, on_timeline_ready, p, on_loaded, p);
+}
 
-    gtk_label_set_text (self->progress_label, msg);
-  }
-  gtk_progress_bar_set_fraction (self->progress_bar, 0);
-  gtk_stack_set_visible_child_name (self->stack, "loading");
-  g_clear_handle_id (&self->progress_source, g_source_remove);
-  self->progress_source = g_timeout_add (50, on_progress_tick, self);
-  {
-    Pending *p = g_new (Pending, 1);
+void
+pfprof_view_window_open_preloaded (PfprofViewWindow *self, PfprofViewPreload *preload,
+                                   const char *first_path)
+{
+  g_return_if_fail (PFPROF_IS_VIEW_WINDOW (self));
+  g_return_if_fail (preload != NULL);
+  g_return_if_fail (first_path != NULL);
 
-    p->self = g_object_ref (self);
-    p->serial = ++self->load_serial;
-    pfprof_view_loader_load_async_full ((const char *const *) paths->pdata, self->progress,
-                                        self->cancellable, on_timeline_ready, p, on_loaded, p);
-  }
+  Pending *p = begin_load (self, first_path, pfprof_view_preload_get_cancellable (preload),
+                           pfprof_view_preload_get_progress (preload));
+
+  pfprof_view_preload_take (preload, on_timeline_ready, p, on_loaded, p);
 }
 
 /* ---- Actions ---------------------------------------------------------- */

@@ -22,6 +22,7 @@
 #include "pfprof-selected-finding.h"
 #include "pfprof-timeline-widget.h"
 #include "pfprof-view-loader.h"
+#include "pfprof-view-preload.h"
 
 G_BEGIN_DECLS
 
@@ -38,6 +39,11 @@ PfprofViewWindow *pfprof_view_window_new (GtkApplication *app);
 
 /* Opens @files (traces of one run, shown together). */
 void pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files);
+
+/* As pfprof_view_window_open(), with the load @preload began (of the
+ * traces whose first is @first_path): it takes it over. */
+void pfprof_view_window_open_preloaded (PfprofViewWindow *self, PfprofViewPreload *preload,
+                                        const char *first_path);
 
 /* What is shown now; NULL before a successful load. */
 PfprofViewLoaded *pfprof_view_window_get_loaded (PfprofViewWindow *self);
