@@ -12,8 +12,9 @@
  * a finding and step through its occurrences, click the occurrence's
  * event, search, measure an interval, open a corrupt file, dismiss the
  * error) and write what it shows to a report file (KEY=VALUE lines) and
- * screenshots, or time its frames, then quit. Without them it is the
- * plain app. */
+ * screenshots, or time its frames, then quit. The report says, too,
+ * whether the first frame came before the analysis was done ("order").
+ * Without them it is the plain app. */
 #include <stdio.h>
 
 #include "pfprof-view-application.h"
@@ -46,6 +47,8 @@ typedef struct
   int exit_code;
   gint64 first_frame_us;  /* when the first frame was drawn, 0 before */
   gint64 loaded_us;       /* when the analysis was done, 0 before */
+  GString *order;         /* "first-frame", "analysed": as they came */
+  char *first_summary;    /* the summary bar at the first frame */
 } TestRun;
 
 static TestRun test_run;
@@ -338,6 +341,9 @@ test_advance (void)
                   - app_start_us) / 1000.0);
       if (test_run.loaded_us != 0)
         report_kv ("analysed_ms", "%.1f", (test_run.loaded_us - app_start_us) / 1000.0);
+      report_kv ("order", "%s", test_run.order->str);
+      if (test_run.first_summary != NULL)
+        report_kv ("first_frame_summary", "%s", test_run.first_summary);
       report_kv ("error_dialog", "%d", pfprof_view_window_get_error_dialog (win) != NULL);
       report_kv ("help_overlay", "%d", gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (win)) != NULL);
       if (loaded != NULL)
@@ -559,12 +565,21 @@ test_advance (void)
     }
 }
 
+/* The first load's events, in the order they came. */
+static void
+note_event (const char *what)
+{
+  g_string_append_printf (test_run.order, "%s%s", test_run.order->len ? " " : "", what);
+}
+
 static void
 on_test_first_frame (PfprofTimelineWidget *tw, gpointer data)
 {
   if (test_run.stage != 0 || test_run.first_frame_us != 0)
     return;
   test_run.first_frame_us = g_get_monotonic_time ();
+  note_event ("first-frame");
+  test_run.first_summary = g_strdup (pfprof_view_window_get_summary (test_run.window));
   if (pfprof_view_window_get_loaded (test_run.window) != NULL)
     g_idle_add_once ((GSourceOnceFunc) test_advance, NULL);
 }
@@ -577,7 +592,10 @@ on_test_loaded (PfprofViewWindow *win, gboolean ok, gpointer data)
   if (test_run.stage == 0)
     {
       if (test_run.loaded_us == 0)
-        test_run.loaded_us = g_get_monotonic_time ();
+        {
+          test_run.loaded_us = g_get_monotonic_time ();
+          note_event (ok ? "analysed" : "failed");
+        }
       if (!ok || g_strcmp0 (pfprof_view_window_get_page (win), "content") != 0)
         later (400);
       else if (test_run.first_frame_us != 0)
@@ -628,6 +646,7 @@ on_window_added (GtkApplication *app, GtkWindow *window, gpointer data)
     return;
   test_run.window = PFPROF_VIEW_WINDOW (window);
   test_run.report = g_string_new ("");
+  test_run.order = g_string_new ("");
   test_run.frame_us = g_array_new (FALSE, FALSE, sizeof (gint64));
   test_run.frame_cpu_us = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_signal_connect (pfprof_view_window_get_timeline (test_run.window), "first-frame",
@@ -660,6 +679,8 @@ main (int argc, char **argv)
   if (test_run.report)
     {
       g_string_free (test_run.report, TRUE);
+      g_string_free (test_run.order, TRUE);
+      g_free (test_run.first_summary);
       g_array_unref (test_run.frame_us);
       g_array_unref (test_run.frame_cpu_us);
     }
