@@ -3,7 +3,8 @@
 """bench/update-results.py without running a benchmark: every RESULTS
 file has its generated block, the block is replaced in place with the
 date, commit and figures, the prose around it kept, a file without a
-block refused, and pfprof-bench-report's lines read as they are printed.
+block refused, pfprof-bench-report's lines read as they are printed,
+and a run of some parts named apart from the full run's log.
 
 Usage: test-update-results.py BENCH_DIR   (TAP on stdout)
 """
@@ -58,6 +59,10 @@ with tempfile.TemporaryDirectory() as d:
     except SystemExit:
         refused = True
     check("a file without the block is refused, not appended to", refused and open(g).read() == "no block\n")
+
+check("a run of some parts keeps its own log, a run of all the shared one",
+      ur.part_suffix(["gui"]) == "-gui" and ur.part_suffix(["gui", "report"]) == "-report-gui"
+      and ur.part_suffix(["report", "kineto", "gui"]) == "", ur.part_suffix(["gui"]))
 
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
