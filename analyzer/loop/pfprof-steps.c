@@ -805,7 +805,12 @@ pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray 
         {
           if (loop->n_training_steps++ == 0)
             loop->loop_start_ns = s->start_ns;
-          loop->loop_end_ns = MAX (loop->loop_end_ns, s->end_ns);
+          /* The loop ends when the GPU finished the last training step,
+           * which a host running ahead left long before; but never
+           * inside the batch that follows it (validation's). */
+          loop->loop_end_ns
+            = MAX (loop->loop_end_ns,
+                   MAX (s->end_ns, MIN (s->gpu_end_ns, i + 1 < n ? (s + 1)->start_ns : G_MAXINT64)));
           s->warmup = seen++ < loop->n_warmup_steps;
           s->unjudged = options->judge == PFPROF_LOOP_JUDGE_EVAL;
         }

@@ -184,6 +184,14 @@ if samples:
     check("apex: a finding's per-step figures count training steps only (copy time per step)",
           m is not None and abs(float(m.group(1)) - pt[0]["time_ns"] / n_steady / 1e6) < 0.01,
           (m and m.group(1), pt and pt[0]["time_ns"] / n_steady / 1e6))
+    # torch.profiler's window of 10 steps, the host 13 ms a step ahead of
+    # the GPU: the loop ends when the GPU finished its last step, not when
+    # the host left it (a third of the trace was called "after the loop").
+    rc, k, _ = report(os.path.join(samples, "kineto", "a_pageable_fix.pt.trace.json.gz"))
+    kp, kt = k["traces"][0]["phases"], k["traces"][0]
+    check("host running ahead: the training phase lasts until the GPU finished its last step",
+          k["summary"]["steps"]["host_ahead"] and kp["after_loop_ns"] < 0.1 * (kt["end_ns"] - kt["start_ns"])
+          and kp["after_loop_ledger"]["compute_ns"] == 0, kp)
     rc, q, _ = report(os.path.join(samples, "q_grad_accum.pfprof"))
     check("four micro-batches per optimizer step: 35 steps from optimizer steps, not 140 batches",
           q["traces"][0]["step_source"] == "optimizer" and q["traces"][0]["steps"] == 35,
