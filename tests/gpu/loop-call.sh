@@ -13,6 +13,10 @@
 #   examples   pytorch/examples' imagenet/main.py (EXAMPLES_DIR/main.py)
 #              with --dummy, its FakeData cut to 40 training and 10
 #              validation batches at call time; pinned and pageable
+#   timm       timm's train.py (TIMM_DIR/train.py, never committed):
+#              resnet50, one epoch with validation, AMP, its prefetcher
+#   lightning  tests/gpu/thirdparty/pl_imagefolder.py: Lightning's
+#              Trainer, resnet18, sanity check, one epoch, validation
 #   ours       samples/train_validate.py and samples/grad_accum.py, with
 #              and without --fix, natively and under samples/torch_profile.py
 #   workers    samples/slow_dataloader.py with 2 and 8 workers, under
@@ -91,6 +95,16 @@ if want examples && [ -f "${EXAMPLES_DIR:-}/main.py" ]; then
   args=(--dummy -a resnet18 -b 64 -j 4 --epochs 1 --print-freq 10 --gpu 0)
   rec examples 120 python3 /tmp/examples_main.py "${args[@]}"
   rec examples_pageable 120 python3 /tmp/examples_main_pageable.py "${args[@]}"
+fi
+
+if want timm && [ -f "${TIMM_DIR:-}/train.py" ]; then
+  python3 -c 'import timm; print("timm", timm.__version__)' >"$OUT/logs/timm_version.txt" 2>&1
+  rec timm 240 python3 "$TIMM_DIR/train.py" --data-dir "$DATA" --model resnet50 -b 128 -j 12 \
+    --epochs 1 --amp --log-interval 10 --input-size 3 224 224 --num-classes 10 --output /tmp/timm-out
+fi
+
+if want lightning; then
+  rec lightning 180 python3 tests/gpu/thirdparty/pl_imagefolder.py "$DATA"
 fi
 
 if want ours; then
