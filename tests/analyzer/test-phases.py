@@ -192,6 +192,24 @@ if samples:
     check("host running ahead: the training phase lasts until the GPU finished its last step",
           k["summary"]["steps"]["host_ahead"] and kp["after_loop_ns"] < 0.1 * (kt["end_ns"] - kt["start_ns"])
           and kp["after_loop_ledger"]["compute_ns"] == 0, kp)
+    # timm's train.py: prefetcher on pageable batches, loss.item() each
+    # step, validate() after the epoch (tests/gpu/LOOP-EXPECTED.md).
+    rc, tm, _ = report(os.path.join(samples, "v_timm.pfprof"))
+    tp_, rules = tm["traces"][0]["phases"], [f["rule"] for f in tm["findings"] if f["material"]]
+    check("timm train.py: 30 training steps, validate()'s 10 batches evaluation, none steady",
+          tp_["training_steps"] == 30 and tp_["evaluation_batches"] >= 10
+          and tm["summary"]["steps"]["steady"] == 30 - tm["traces"][0]["warmup_steps"], tp_)
+    check("timm train.py: pageable-transfer and sync-in-loop, not input-starved (12 workers keep up)",
+          "pageable-transfer" in rules and "sync-in-loop" in rules and "input-starved" not in rules, rules)
+    # Lightning: the sanity check's 2 validation batches before training,
+    # 40 training steps, 10 validation batches after.
+    rc, pl, _ = report(os.path.join(samples, "w_lightning.pfprof"))
+    lp = pl["traces"][0]["phases"]
+    check("Lightning: 40 training steps, 12 evaluation batches (sanity check and validation)",
+          lp["training_steps"] == 40 and lp["evaluation_batches"] == 12
+          and pl["summary"]["steps"]["steady"] == 40 - pl["traces"][0]["warmup_steps"], lp)
+    check("Lightning: input-starved leads (8 workers decoding JPEGs for resnet18)",
+          [f["rule"] for f in pl["findings"]][:1] == ["input-starved"], [f["rule"] for f in pl["findings"]])
     rc, q, _ = report(os.path.join(samples, "q_grad_accum.pfprof"))
     check("four micro-batches per optimizer step: 35 steps from optimizer steps, not 140 batches",
           q["traces"][0]["step_source"] == "optimizer" and q["traces"][0]["steps"] == 35,
