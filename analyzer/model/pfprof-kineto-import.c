@@ -26,9 +26,13 @@
 /* Events between two progress callbacks. */
 #define PROGRESS_EVERY 8192
 
-/* A gzip file is inflated into a window of this many bytes at a time,
- * not whole: a few MB of gzip can hold gigabytes of JSON. */
+/* The JSON text is read (or inflated) into a window of this many bytes
+ * at a time, not whole: memory follows the events kept, not the file's
+ * size (a few MB of gzip can hold gigabytes of JSON). */
 #define WINDOW_BYTES ((gsize) 16 << 20)
+
+/* Compressed bytes read from a gzip file at a time. */
+#define GZIP_IN_BYTES ((gsize) 1 << 20)
 
 /* The window grows to hold one value (an event, a key, a member read)
  * up to this size; a longer one is refused. */
@@ -39,17 +43,20 @@ typedef struct
   const char *path;
   PfprofTrace *trace;
   GHashTable *interned;
-  const char *buf;          /* the JSON text */
+  const char *buf;          /* the window: the JSON text read and still needed */
   gsize len;
-  char *read;               /* the file's bytes (pfprof_file_read) */
-  char *inflated;           /* a gzip file: the window inflated so far */
+  char *window;             /* buf, owned */
   gsize cap;                /* bytes the window holds */
+  gsize window_bytes;       /* bytes read into it at a time */
   gsize base;               /* offset in the JSON text of buf[0] */
   gboolean eof;             /* buf holds the text's end */
-  gboolean z_live;
+  PfprofFileRead *file;
+  guint64 file_size;
+  guint64 file_got;         /* bytes read from the file */
+  gboolean z_live;          /* a gzip file */
+  gboolean z_in_end;        /* all of its bytes are read */
   z_stream z;
-  gsize gz_fed;             /* compressed bytes given to z */
-  gsize gz_len;
+  char *z_in;               /* compressed bytes read, not yet inflated */
   GError *stream_error;     /* why inflating stopped early */
   PfprofTraceProgressFunc progress;
   gpointer user_data;
@@ -183,94 +190,106 @@ report_progress (Importer *im, double fraction, GError **error)
   return TRUE;
 }
 
-/* Moves the window on to start at *@pos (which becomes 0) and inflates
- * more of the gzip data (one member or several, as `cat a.gz b.gz`
- * makes) into it. FALSE when nothing more came: the text ended, or
- * inflating failed (im->stream_error). */
-static gboolean
-pull (Importer *im, gsize *pos)
+/* Records why the text ends early (@local's message), once. */
+static void
+stream_failed (Importer *im, GError *local)
 {
-  const guint8 *in = (const guint8 *) im->read;
-  gsize before;
+  im->eof = TRUE;
+  if (im->stream_error == NULL)
+    fail (im, &im->stream_error, (PfprofTraceError) local->code, "%s", local->message);
+  g_error_free (local);
+}
+
+/* Reads more of a gzip file's compressed bytes when z has none left:
+ * FALSE at their end or on an error (then im->stream_error). */
+static gboolean
+refill (Importer *im)
+{
+  GError *local = NULL;
+  gssize n;
+
+  if (im->z.avail_in > 0)
+    return TRUE;
+  if (im->z_in_end)
+    return FALSE;
+  n = pfprof_file_read_next (im->file, im->z_in, GZIP_IN_BYTES, &local);
+  if (n < 0)
+    {
+      im->z_in_end = TRUE;
+      stream_failed (im, local);
+      return FALSE;
+    }
+  if (n == 0)
+    {
+      im->z_in_end = TRUE;
+      return FALSE;
+    }
+  im->file_got += (guint64) n;
+  im->z.next_in = (Bytef *) im->z_in;
+  im->z.avail_in = (uInt) n;
+  return TRUE;
+}
+
+/* Inflates about @want bytes more of a gzip file (one member or
+ * several, as `cat a.gz b.gz` makes) at im->buf + im->len. */
+static void
+inflate_more (Importer *im, gsize want)
+{
+  gsize before = im->len;
   int rc = Z_OK;
 
-  if (im->eof)
-    return FALSE;
-  memmove (im->inflated, im->inflated + *pos, im->len - *pos);
-  im->base += *pos;
-  im->len -= *pos;
-  *pos = 0;
-  if (im->cap - im->len < WINDOW_BYTES / 2)
-    {
-      char *bigger = g_try_realloc (im->inflated, im->len + WINDOW_BYTES + 1);
-
-      if (bigger == NULL)
-        {
-          rc = Z_MEM_ERROR;
-          goto failed;
-        }
-      im->inflated = bigger;
-      im->cap = im->len + WINDOW_BYTES;
-    }
-  before = im->len;
   for (;;)
     {
       gsize room;
 
-      if (im->z.avail_in == 0 && im->gz_fed < im->gz_len)
-        {
-          gsize n = MIN (im->gz_len - im->gz_fed, (gsize) 1 << 30);
-
-          im->z.next_in = (Bytef *) in + im->gz_fed;
-          im->z.avail_in = (uInt) n;
-          im->gz_fed += n;
-        }
+      refill (im);
+      if (im->stream_error != NULL)
+        return;
       room = MIN (im->cap - im->len, (gsize) 1 << 24);
-      if (room == 0 || im->len - before >= WINDOW_BYTES / 2)
-        break;
-      im->z.next_out = (Bytef *) im->inflated + im->len;
+      if (room == 0 || im->len - before >= want)
+        return;
+      im->z.next_out = (Bytef *) im->window + im->len;
       im->z.avail_out = (uInt) room;
       rc = inflate (&im->z, Z_NO_FLUSH);
       im->len += room - im->z.avail_out;
       if (im->base + im->len > MAX_JSON_BYTES)
         {
           rc = Z_MEM_ERROR;
-          goto failed;
+          break;
         }
       if (rc == Z_STREAM_END)
         {
           /* Another member may follow; trailing zero bytes end the file. */
-          while (im->z.avail_in > 0 && *im->z.next_in == 0)
+          for (;;)
             {
-              im->z.next_in++;
-              im->z.avail_in--;
+              while (im->z.avail_in > 0 && *im->z.next_in == 0)
+                {
+                  im->z.next_in++;
+                  im->z.avail_in--;
+                }
+              if (im->z.avail_in > 0 || !refill (im))
+                break;
             }
-          if (im->z.avail_in == 0 && im->gz_fed == im->gz_len)
+          if (im->stream_error != NULL)
+            return;
+          if (im->z.avail_in == 0)
             {
               im->eof = TRUE;
-              break;
+              return;
             }
           if (inflateReset (&im->z) != Z_OK)
             {
               rc = Z_DATA_ERROR;
-              goto failed;
+              break;
             }
           continue;
         }
-      if (rc == Z_BUF_ERROR && im->z.avail_in == 0 && im->gz_fed == im->gz_len)
-        goto failed; /* input ended inside a member */
+      if (rc == Z_BUF_ERROR && im->z.avail_in == 0 && im->z_in_end)
+        break; /* input ended inside a member */
       if (rc != Z_OK && rc != Z_BUF_ERROR)
-        goto failed;
+        break;
     }
-  im->buf = im->inflated;
-  im->inflated[im->len] = '\0';
-  return im->len > before;
-
-failed:
   im->eof = TRUE;
-  if (im->inflated != NULL)
-    im->inflated[im->len] = '\0';
-  im->buf = im->inflated;
   if (rc == Z_MEM_ERROR)
     fail (im, &im->stream_error, PFPROF_TRACE_ERROR_CORRUPT,
           "gzip data inflates beyond %" G_GSIZE_FORMAT " GiB, or memory ran out",
@@ -282,40 +301,126 @@ failed:
   else
     fail (im, &im->stream_error, PFPROF_TRACE_ERROR_CORRUPT, "corrupt gzip data: %s",
           im->z.msg ? im->z.msg : "bad stream");
-  return FALSE;
+}
+
+/* Reads about @want bytes more of a plain file at im->buf + im->len. */
+static void
+read_more (Importer *im, gsize want)
+{
+  gsize before = im->len;
+
+  while (im->len - before < want)
+    {
+      GError *local = NULL;
+      gssize n = pfprof_file_read_next (im->file, im->window + im->len, im->cap - im->len, &local);
+
+      if (n < 0)
+        {
+          stream_failed (im, local);
+          return;
+        }
+      if (n == 0)
+        {
+          im->eof = TRUE;
+          return;
+        }
+      im->len += (gsize) n;
+      im->file_got += (guint64) n;
+    }
+}
+
+/* Moves the window on to start at *@pos (which becomes 0), letting go
+ * of the text before it, and reads more of the file into it. FALSE when
+ * nothing more came: the text ended, or reading it failed
+ * (im->stream_error). */
+static gboolean
+pull (Importer *im, gsize *pos)
+{
+  gsize before, want;
+
+  if (im->eof)
+    return FALSE;
+  memmove (im->window, im->window + *pos, im->len - *pos);
+  im->base += *pos;
+  im->len -= *pos;
+  *pos = 0;
+  /* Half a window, or half again what is held: a value longer than the
+   * window is read in steps that grow with it, not rescanned after each
+   * half window. */
+  want = MAX (im->window_bytes / 2, im->len / 2);
+  if (im->cap - im->len < want)
+    {
+      char *bigger = g_try_realloc (im->window, im->len + want + 1);
+
+      if (bigger == NULL)
+        {
+          im->eof = TRUE;
+          fail (im, &im->stream_error, PFPROF_TRACE_ERROR_CORRUPT,
+                "out of memory for a window of %" G_GSIZE_FORMAT " MiB of the trace",
+                (im->len + want) >> 20);
+          return FALSE;
+        }
+      im->window = bigger;
+      im->cap = im->len + want;
+    }
+  before = im->len;
+  if (im->z_live)
+    inflate_more (im, want);
+  else
+    read_more (im, want);
+  im->window[im->len] = '\0';
+  im->buf = im->window;
+  return im->len > before;
 }
 
 static gboolean
 open_input (Importer *im, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  const guint8 *data;
-  gsize len = 0, at = 0;
+  const char *test_window = g_getenv ("PFPROF_TEST_JSON_WINDOW");
+  gssize n;
+  gsize at = 0;
 
   /* Read, not mapped (pfprof-file-read.h): a trace re-exported in place
    * while it is read is an error, not a SIGBUS. */
-  im->read = pfprof_file_read (im->path, MAX_JSON_BYTES, 0, &len, &local);
-  if (im->read == NULL)
+  im->file = pfprof_file_read_open (im->path, MAX_JSON_BYTES, 0, &local);
+  if (im->file == NULL)
     return fail (im, error, (PfprofTraceError) local->code, "%s", local->message);
-  data = (const guint8 *) im->read;
-  if (len == 0)
+  im->file_size = pfprof_file_read_size (im->file);
+  if (im->file_size == 0)
     return fail (im, error, PFPROF_TRACE_ERROR_EMPTY, "empty file");
-  if (len >= 2 && data[0] == 0x1f && data[1] == 0x8b)
+  /* For tests: a small window puts every kind of value across its edge
+   * with a small file. */
+  im->window_bytes = WINDOW_BYTES;
+  if (test_window != NULL && *test_window != '\0')
+    im->window_bytes = CLAMP (g_ascii_strtoull (test_window, NULL, 10), 16, WINDOW_BYTES);
+  im->window = g_try_malloc (im->window_bytes + 1);
+  im->z_in = g_try_malloc (GZIP_IN_BYTES);
+  if (im->window == NULL || im->z_in == NULL)
+    return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT, "out of memory for reading the trace");
+  im->cap = im->window_bytes;
+  im->buf = im->window;
+  im->window[0] = '\0';
+  /* The first bytes tell gzip from plain text. */
+  n = pfprof_file_read_next (im->file, im->z_in, MIN (GZIP_IN_BYTES, im->window_bytes), &local);
+  if (n < 0)
+    return fail (im, error, (PfprofTraceError) local->code, "%s", local->message);
+  im->file_got = (guint64) n;
+  if (n >= 2 && (guint8) im->z_in[0] == 0x1f && (guint8) im->z_in[1] == 0x8b)
     {
       if (inflateInit2 (&im->z, 16 + MAX_WBITS) != Z_OK)
         return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT, "cannot start gzip decompression");
       im->z_live = TRUE;
-      im->gz_len = len;
-      im->inflated = g_try_malloc (WINDOW_BYTES + 1);
-      if (im->inflated == NULL)
-        return fail (im, error, PFPROF_TRACE_ERROR_CORRUPT, "out of memory for the inflated trace");
-      im->cap = WINDOW_BYTES;
-      pull (im, &at);
-      return TRUE;
+      im->z.next_in = (Bytef *) im->z_in;
+      im->z.avail_in = (uInt) n;
     }
-  im->buf = im->read;
-  im->len = len;
-  im->eof = TRUE;
+  else
+    {
+      memcpy (im->window, im->z_in, (gsize) n);
+      im->len = (gsize) n;
+      g_clear_pointer (&im->z_in, g_free);
+    }
+  pull (im, &at);
   return TRUE;
 }
 
@@ -324,8 +429,8 @@ static double
 read_fraction (const Importer *im, gsize pos)
 {
   if (im->z_live)
-    return (double) im->z.total_in / (double) im->gz_len;
-  return (double) (im->base + pos) / (double) MAX (im->len, 1);
+    return (double) (im->file_got - im->z.avail_in) / (double) MAX (im->file_size, 1);
+  return (double) (im->base + pos) / (double) MAX (im->file_size, 1);
 }
 
 /* ---- Allocation ------------------------------------------------------- */
@@ -1919,8 +2024,9 @@ pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, g
       ok = report_progress (&im, 1.0, error);
     }
 
-  g_free (im.read);
-  g_free (im.inflated);
+  g_clear_pointer (&im.file, pfprof_file_read_close);
+  g_free (im.window);
+  g_free (im.z_in);
   if (im.z_live)
     inflateEnd (&im.z);
   g_clear_error (&im.stream_error);

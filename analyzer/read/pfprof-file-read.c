@@ -47,17 +47,23 @@ test_pause (void)
   close (fd);
 }
 
-char *
-pfprof_file_read (const char *path, gsize max_bytes, PfprofFileReadFlags flags, gsize *len,
-                  GError **error)
+struct PfprofFileRead
 {
-  struct stat at_open, at_end;
-  g_autofree char *buf = NULL;
-  gsize size, got = 0;
+  int fd;
+  struct stat at_open;
+  gsize size; /* at open */
+  gsize got;  /* bytes read so far */
+  gboolean paused;
+};
+
+PfprofFileRead *
+pfprof_file_read_open (const char *path, gsize max_bytes, PfprofFileReadFlags flags, GError **error)
+{
+  PfprofFileRead *f;
+  struct stat at_open;
   int fd, saved;
 
   g_return_val_if_fail (path != NULL, NULL);
-  g_return_val_if_fail (len != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY
@@ -85,42 +91,105 @@ pfprof_file_read (const char *path, gsize max_bytes, PfprofFileReadFlags flags, 
                    (gint64) at_open.st_size, max_bytes);
       return NULL;
     }
-  size = (gsize) at_open.st_size;
-  buf = g_try_malloc (size + 1);
+  f = g_new0 (PfprofFileRead, 1);
+  f->fd = fd;
+  f->at_open = at_open;
+  f->size = (gsize) at_open.st_size;
+  return f;
+}
+
+guint64
+pfprof_file_read_size (const PfprofFileRead *f)
+{
+  g_return_val_if_fail (f != NULL, 0);
+
+  return f->size;
+}
+
+gssize
+pfprof_file_read_next (PfprofFileRead *f, char *buf, gsize n, GError **error)
+{
+  struct stat at_end;
+  gsize want;
+
+  g_return_val_if_fail (f != NULL, -1);
+  g_return_val_if_fail (buf != NULL || n == 0, -1);
+
+  if (!f->paused)
+    {
+      f->paused = TRUE;
+      test_pause ();
+    }
+  want = MIN (MIN (n, f->size - f->got), CHUNK_BYTES);
+  while (want > 0)
+    {
+      ssize_t r = read (f->fd, buf, want);
+
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        {
+          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT, "read failed: %s",
+                       g_strerror (errno));
+          return -1;
+        }
+      if (r == 0)
+        break;
+      f->got += (gsize) r;
+      return r;
+    }
+  /* At the end, or asked for nothing: the file must be as it was. */
+  if (n > 0 && (f->got < f->size || fstat (f->fd, &at_end) != 0 || !same_file (&f->at_open, &at_end)))
+    {
+      changed (error, &f->at_open, f->got);
+      return -1;
+    }
+  return 0;
+}
+
+void
+pfprof_file_read_close (PfprofFileRead *f)
+{
+  if (f == NULL)
+    return;
+  close (f->fd);
+  g_free (f);
+}
+
+char *
+pfprof_file_read (const char *path, gsize max_bytes, PfprofFileReadFlags flags, gsize *len,
+                  GError **error)
+{
+  g_autoptr (PfprofFileRead) f = NULL;
+  g_autofree char *buf = NULL;
+  gsize got = 0;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  f = pfprof_file_read_open (path, max_bytes, flags, error);
+  if (f == NULL)
+    return NULL;
+  buf = g_try_malloc (f->size + 1);
   if (buf == NULL)
     {
-      close (fd);
       g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT,
-                   "out of memory for its %" G_GSIZE_FORMAT " bytes", size);
+                   "out of memory for its %" G_GSIZE_FORMAT " bytes", f->size);
       return NULL;
     }
-  test_pause ();
-  while (got < size)
+  for (;;)
     {
-      ssize_t n = read (fd, buf + got, MIN (size - got, CHUNK_BYTES));
+      /* One byte more than the size asks for the end and its check. */
+      gssize n = pfprof_file_read_next (f, buf + got, f->size - got + 1, error);
 
-      if (n < 0 && errno == EINTR)
-        continue;
       if (n < 0)
-        {
-          saved = errno;
-          close (fd);
-          g_set_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT, "read failed: %s",
-                       g_strerror (saved));
-          return NULL;
-        }
+        return NULL;
       if (n == 0)
         break;
       got += (gsize) n;
     }
-  if (got < size || fstat (fd, &at_end) != 0 || !same_file (&at_open, &at_end))
-    {
-      close (fd);
-      changed (error, &at_open, got);
-      return NULL;
-    }
-  close (fd);
-  buf[size] = '\0';
-  *len = size;
+  buf[got] = '\0';
+  *len = got;
   return g_steal_pointer (&buf);
 }

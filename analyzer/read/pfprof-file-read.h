@@ -10,6 +10,10 @@
  * no more than that is read (a /proc file, which says 0, reads as empty,
  * and /proc/kmsg cannot block), and a file that is shorter or otherwise
  * different when the read ends is said to have changed.
+ *
+ * The same file may be read in pieces (PfprofFileRead): a reader that
+ * keeps only a window of the bytes, as the torch.profiler importer does,
+ * holds no more than that window, and the same checks apply.
  */
 #pragma once
 
@@ -30,5 +34,25 @@ typedef enum
  * a read error, and "the file changed while it was read". */
 char *pfprof_file_read (const char *path, gsize max_bytes, PfprofFileReadFlags flags, gsize *len,
                         GError **error);
+
+/* A regular file opened for reading in pieces, with the checks above. */
+typedef struct PfprofFileRead PfprofFileRead;
+
+/* Opens @path as pfprof_file_read() does (the same errors), for
+ * pfprof_file_read_next(); free with pfprof_file_read_close(). */
+PfprofFileRead *pfprof_file_read_open (const char *path, gsize max_bytes, PfprofFileReadFlags flags,
+                                       GError **error);
+
+/* The file's size when it was opened: the bytes there are to read. */
+guint64 pfprof_file_read_size (const PfprofFileRead *f);
+
+/* Reads up to @n of the next bytes into @buf: how many, 0 at the end, -1
+ * with @error set (a read error, or the file changed: it is shorter than
+ * when opened, or otherwise different at its end). */
+gssize pfprof_file_read_next (PfprofFileRead *f, char *buf, gsize n, GError **error);
+
+void pfprof_file_read_close (PfprofFileRead *f);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofFileRead, pfprof_file_read_close)
 
 G_END_DECLS

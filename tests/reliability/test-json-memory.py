@@ -9,9 +9,16 @@ objects beside four kernels) is stepped over, not parsed into a document
 of some 60 times its size: `import` finishes under a 600 MiB address
 space limit (RLIMIT_AS), plain and gzip-compressed. A 1 MB gzip file
 holding 1 GiB of white space inside an ignored member is inflated through
-a bounded window, not whole: it imports under the same limit. Skipped in a
-sanitizer build, whose shadow memory needs more address space than that.
-Prints TAP.
+a bounded window, not whole: it imports under the same limit.
+
+A trace is read through a window whichever its container: 700,000
+operators (skipped) and 70,000 kernels (kept), 170 MB of plain JSON and
+the same as gzip (stored blocks, so that the compressed file is as large
+as the text), each import under a 128 MiB address space, less than the
+file: what is held is the window and the events kept, not the file. The
+same events compressed import under it too, and `report` of the plain
+file as well. Skipped in a sanitizer build, whose shadow memory needs
+more address space than that. Prints TAP.
 """
 import gzip
 import json
@@ -24,6 +31,8 @@ from reltest import check, finish, setup
 
 PFPROF, WORK = setup()
 LIMIT = 600 << 20
+EVENTS_LIMIT = 128 << 20
+N_OPS, N_KERNELS = 700_000, 70_000
 
 events = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1 + 10 * i, "dur": 5,
            "args": {"device": 0, "stream": 7, "correlation": i + 1}} for i in range(4)]
@@ -48,6 +57,33 @@ def limited():
     resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
 
 
+def events_limited():
+    resource.setrlimit(resource.RLIMIT_AS, (EVENTS_LIMIT, EVENTS_LIMIT))
+
+
+def real_events(f):
+    """Writes a torch.profiler trace of N_OPS operators, one kernel after
+    every tenth, to the text file @f, in pieces."""
+    f.write('{"schemaVersion": 1, "traceEvents": [\n')
+    out = []
+    for i in range(N_OPS):
+        ts = 1000 + 10 * i
+        out.append('  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, '
+                   f'"ts": {ts}, "dur": 4, "args": {{"External id": {i}, '
+                   '"Input Dims": [[64, 512], [512, 512]], "Input type": ["float", "float"], '
+                   f'"Sequence number": {i}}}}},\n')
+        if i % (N_OPS // N_KERNELS) == 0:
+            k = i // (N_OPS // N_KERNELS)
+            out.append(f'  {{"ph": "X", "cat": "kernel", "name": "sgemm_{k % 50}", "pid": 0, '
+                       f'"tid": 7, "ts": {ts + 2}, "dur": 5, '
+                       f'"args": {{"device": 0, "stream": 7, "correlation": {k + 1}}}}},\n')
+        if len(out) >= 10000:
+            f.write("".join(out))
+            out = []
+    f.write("".join(out))
+    f.write('  {"ph": "i", "name": "end", "pid": 1, "tid": 1, "ts": 1}\n]}\n')
+
+
 with open(PFPROF, "rb") as f:
     if b"__asan_init" in f.read():
         print("1..0 # SKIP sanitizer build")
@@ -59,4 +95,34 @@ for path in (plain, packed, padded):
                        preexec_fn=limited, timeout=300)
     check(f"{name} ({os.path.getsize(path)} bytes): import under a 600 MiB address space",
           p.returncode == 0 and b"4 events" in p.stdout, f"rc {p.returncode}; {p.stderr[-300:]!r}")
+
+big = os.path.join(WORK, "real-events.json")
+with open(big, "w") as f:
+    real_events(f)
+stored = big + ".gz"
+packed = os.path.join(WORK, "real-events-6.json.gz")
+with open(big, "rb") as f, gzip.open(stored, "wb", compresslevel=0) as g0, \
+        gzip.open(packed, "wb", compresslevel=6) as g6:
+    while chunk := f.read(8 << 20):
+        g0.write(chunk)
+        g6.write(chunk)
+for path in (big, stored, packed):
+    name = os.path.basename(path)
+    size = os.path.getsize(path)
+    out = os.path.join(WORK, name + ".pfprof")
+    p = subprocess.run([PFPROF, "import", path, "-o", out, "--force"], capture_output=True,
+                       preexec_fn=events_limited, timeout=300)
+    check(f"{name} ({size} bytes, {N_KERNELS} kernels kept): import under a 128 MiB address space",
+          p.returncode == 0 and f"{N_KERNELS} events".encode() in p.stdout,
+          f"rc {p.returncode}; {p.stdout[-200:]!r} {p.stderr[-300:]!r}")
+    if os.path.exists(out):
+        os.unlink(out)
+check("the plain and stored-gzip files are larger than the limit",
+      min(os.path.getsize(big), os.path.getsize(stored)) > EVENTS_LIMIT)
+p = subprocess.run([PFPROF, "report", "-q", "--format", "json", big],
+                   capture_output=True, preexec_fn=events_limited, timeout=300)
+check("report of the plain file under the same limit", p.returncode == 0,
+      f"rc {p.returncode}; {p.stderr[-300:]!r}")
+for path in (big, stored, packed):
+    os.unlink(path)
 finish()
