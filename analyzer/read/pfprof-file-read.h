@@ -51,6 +51,7 @@ guint64 pfprof_file_read_size (const PfprofFileRead *f);
  * when opened, or otherwise different at its end). */
 gssize pfprof_file_read_next (PfprofFileRead *f, char *buf, gsize n, GError **error);
 
+/* Closes @f, which may be NULL. */
 void pfprof_file_read_close (PfprofFileRead *f);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofFileRead, pfprof_file_read_close)
