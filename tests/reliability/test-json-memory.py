@@ -17,7 +17,13 @@ the same as gzip (stored blocks, so that the compressed file is as large
 as the text), each import under a 128 MiB address space, less than the
 file: what is held is the window and the events kept, not the file. The
 same events compressed import under it too, and `report` of the plain
-file as well. Skipped in a sanitizer build, whose shadow memory needs
+file as well.
+
+Merged results (`pfprof report r0.json r1.json`) are read for their
+per-rank figures only: a 60 MB result (its findings repeated) and one
+holding ten million empty objects in a member the merge does not read
+merge under a 160 MiB address space, a small multiple of the file (they
+took 309 MB and 2.4 GB when parsed whole). Skipped in a sanitizer build, whose shadow memory needs
 more address space than that. Prints TAP.
 """
 import gzip
@@ -124,5 +130,40 @@ p = subprocess.run([PFPROF, "report", "-q", "--format", "json", big],
 check("report of the plain file under the same limit", p.returncode == 0,
       f"rc {p.returncode}; {p.stderr[-300:]!r}")
 for path in (big, stored, packed):
+    os.unlink(path)
+
+MERGE_LIMIT = 160 << 20
+
+
+def merge_limited():
+    resource.setrlimit(resource.RLIMIT_AS, (MERGE_LIMIT, MERGE_LIMIT))
+
+
+results = []
+for r in (0, 1):
+    t = os.path.join(WORK, f"rank{r}.pfprof")
+    subprocess.run([PFPROF, "generate", "--rank", str(r), "--host", f"n{r}", "--steps", "20",
+                    "--plant", "all", "-o", t, "--force"], check=True, capture_output=True)
+    results.append(os.path.join(WORK, f"rank{r}.json"))
+    subprocess.run([PFPROF, "report", "-q", "--format", "json", "-o", results[-1], "--force", t],
+                   check=True, capture_output=True)
+with open(results[0]) as f:
+    result = json.load(f)
+findings = result["findings"]
+repeated = os.path.join(WORK, "rank0-findings.json")
+with open(repeated, "w") as f:
+    result["findings"] = findings * (60_000_000 // len(json.dumps(findings)))
+    json.dump(result, f)
+result["findings"] = findings
+empties = os.path.join(WORK, "rank0-empties.json")
+with open(empties, "w") as f:
+    text = json.dumps(result)
+    f.write(text[:-1] + ', "extra": [' + ",".join(["{}"] * 10_000_000) + "]}")
+for path in (repeated, empties):
+    name = os.path.basename(path)
+    p = subprocess.run([PFPROF, "report", "-q", path, results[1]], capture_output=True,
+                       preexec_fn=merge_limited, timeout=300)
+    check(f"{name} ({os.path.getsize(path)} bytes) merged under a 160 MiB address space",
+          p.returncode == 0 and b"2 ranks" in p.stdout, f"rc {p.returncode}; {p.stderr[-300:]!r}")
     os.unlink(path)
 finish()
