@@ -593,19 +593,22 @@ skip_container (Importer *im, gsize *pos)
     }
 }
 
-/* Parses one JSON value at *@at and moves *@at past it. */
+/* Parses one JSON value at *@at, of which the window holds @whole bytes
+ * when known (0: all it holds), and moves *@at past it. */
 static json_t *
-parse_value (Importer *im, gsize *at, GError **error)
+parse_value_in (Importer *im, gsize *at, gsize whole, GError **error)
 {
   json_error_t err;
   json_t *v;
+  gsize n;
 
-  if (!need_value (im, at, error))
+  if (whole == 0 && !need_value (im, at, error))
     return NULL;
-  v = json_loadb (im->buf + *at, im->len - *at, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &err);
+  n = whole != 0 ? whole : im->len - *at;
+  v = json_loadb (im->buf + *at, n, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &err);
   if (v == NULL && strstr (err.text, "too big") != NULL)
     /* An integer beyond 64 bits: read as a real, then judged by range. */
-    v = json_loadb (im->buf + *at, im->len - *at,
+    v = json_loadb (im->buf + *at, n,
                     JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &err);
   if (v == NULL)
     {
@@ -616,6 +619,13 @@ parse_value (Importer *im, gsize *at, GError **error)
     }
   *at += (gsize) err.position;
   return v;
+}
+
+/* Parses one JSON value at *@at and moves *@at past it. */
+static json_t *
+parse_value (Importer *im, gsize *at, GError **error)
+{
+  return parse_value_in (im, at, 0, error);
 }
 
 /* A JSON number at the start of @s, to the nanosecond when read as µs:
@@ -1529,11 +1539,68 @@ container_end (const Importer *im, gsize at)
   return 0;
 }
 
-/* As container_end, for an object only. */
-static gsize
-object_end (const Importer *im, gsize at)
+/* The text of an event's "ph", "cat" and "name" members (NULL when
+ * absent): of a key given twice, the last, as the JSON parser keeps it. */
+typedef struct
 {
-  return at < im->len && im->buf[at] == '{' ? container_end (im, at) : 0;
+  const char *ph, *cat, *name;
+} Heads;
+
+/* As container_end, for an object only, noting its Heads on the way:
+ * one pass over each event, not one per member looked at. */
+static gsize
+object_end (const Importer *im, gsize at, Heads *h)
+{
+  const char *b = im->buf;
+  gsize depth = 0;
+
+  *h = (Heads) { 0 };
+  if (at >= im->len || b[at] != '{')
+    return 0;
+  for (gsize i = at; i < im->len; i++)
+    {
+      char c = b[i];
+
+      if (c == '"')
+        {
+          gsize start = i + 1, klen;
+
+          for (i++; i < im->len && b[i] != '"'; i++)
+            if (b[i] == '\\')
+              i++;
+          if (i >= im->len)
+            return 0;
+          klen = i - start;
+          if (depth == 1 && klen >= 2 && klen <= 4)
+            {
+              gsize j = i + 1;
+
+              while (j < im->len && (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r'))
+                j++;
+              if (j < im->len && b[j] == ':')
+                {
+                  const char **slot = klen == 2 && memcmp (b + start, "ph", 2) == 0     ? &h->ph
+                                      : klen == 3 && memcmp (b + start, "cat", 3) == 0  ? &h->cat
+                                      : klen == 4 && memcmp (b + start, "name", 4) == 0 ? &h->name
+                                                                                         : NULL;
+
+                  if (slot != NULL)
+                    {
+                      for (j++; j < im->len && (b[j] == ' ' || b[j] == '\t' || b[j] == '\n'
+                                                || b[j] == '\r');
+                           j++)
+                        ;
+                      *slot = b + j;
+                    }
+                }
+            }
+        }
+      else if (c == '{' || c == '[')
+        depth++;
+      else if ((c == '}' || c == ']') && --depth == 0)
+        return i + 1;
+    }
+  return 0;
 }
 
 /* Whether the text at @v is the JSON string @lit (with its quotes). */
@@ -1551,13 +1618,13 @@ raw_is (const char *v, const char *end, const char *lit)
  * parsing them would take most of the time. When in doubt (an escape in
  * a name), FALSE: the parser decides. */
 static gboolean
-skippable (Importer *im, const char *s, gsize n)
+skippable (Importer *im, const Heads *h, const char *s, gsize n)
 {
   static const char *const skipped_cats[] = {
     "\"gpu_user_annotation\"", "\"ac2g\"", "\"fwdbwd\"", "\"Trace\"", "\"overhead\"",
   };
   const char *end = s + n;
-  const char *ph = member_text (s, n, "ph");
+  const char *ph = h->ph;
   const char *cat, *name, *name_end;
   gboolean op, python;
 
@@ -1565,7 +1632,7 @@ skippable (Importer *im, const char *s, gsize n)
     return FALSE;
   if (!raw_is (ph, end, "\"X\""))
     return raw_is (ph, end, "\"s\"") || raw_is (ph, end, "\"f\"") || raw_is (ph, end, "\"t\"");
-  cat = member_text (s, n, "cat");
+  cat = h->cat;
   if (cat == NULL)
     return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (skipped_cats); i++)
@@ -1575,7 +1642,7 @@ skippable (Importer *im, const char *s, gsize n)
   python = raw_is (cat, end, "\"python_function\"");
   if (!op && !python)
     return FALSE;
-  name = member_text (s, n, "name");
+  name = h->name;
   if (name == NULL || *name != '"')
     return FALSE;
   for (name_end = name + 1; name_end < end && *name_end != '"'; name_end++)
@@ -1654,24 +1721,26 @@ trace_events_in_arena (Importer *im, gsize *at, GError **error)
   for (;;)
     {
       gsize start = pos, end;
+      Heads heads;
       json_t *ev;
       gboolean ok, more;
 
       im->event_at = im->base + start;
-      end = object_end (im, pos);
+      end = object_end (im, pos, &heads);
       if (end == 0 && !im->eof)
         {
           if (!need_value (im, &pos, error))
             return FALSE;
           start = pos;
           im->event_at = im->base + start;
-          end = object_end (im, pos);
+          end = object_end (im, pos, &heads);
         }
-      if (end != 0 && skippable (im, im->buf + pos, end - pos))
+      if (end != 0 && skippable (im, &heads, im->buf + pos, end - pos))
         pos = end;
       else
         {
-          ev = parse_value (im, &pos, error);
+          /* An object whose end was found is whole in the window. */
+          ev = parse_value_in (im, &pos, end != 0 ? end - pos : 0, error);
           if (ev == NULL)
             return FALSE;
           ok = event (im, ev, start, pos - start, error);
