@@ -6,7 +6,12 @@
  * machine, and may be truncated or hand-edited. Byte 0 of the input picks
  * the container: even, the rest is the file as it is (plain JSON); odd,
  * the rest is gzip-compressed first, so the fuzzer reaches the JSON
- * behind the inflater too. Checks beyond "no crash": a refusal carries
+ * behind the inflater too. Bits 1-3 of byte 0 pick the window the text
+ * is read through: 0, the importer's own (16 MiB, larger than any input
+ * here); n, 16 << n bytes, so that values, keys and gzip members
+ * straddle its edge, and the file is imported with both windows: the
+ * two must agree (accepted or refused alike, the same rows). Checks
+ * beyond "no crash": a refusal carries
  * a one-line message that names the file; an accepted trace is sorted
  * (what every rule's binary searches assume), its times within the range
  * the importer promises, and it analyzes and reports.
@@ -71,6 +76,25 @@ check_sorted (const PfprofTrace *t)
     }
 }
 
+/* @a and @b have the same rows: as many in each table, at the same
+ * times (the rows' padding is not compared). */
+static void
+check_same (const PfprofTrace *a, const PfprofTrace *b)
+{
+  for (unsigned tab = 0; tab < PFPROF_TABLE_DEVICES; tab++)
+    {
+      GArray *x = a->tables[tab], *y = b->tables[tab];
+      gsize size = g_array_get_element_size (x);
+
+      if (x->len != y->len)
+        abort ();
+      for (guint i = 0; i < x->len; i++)
+        if (*(const gint64 *) (const void *) (x->data + (gsize) i * size)
+            != *(const gint64 *) (const void *) (y->data + (gsize) i * size))
+          abort ();
+    }
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -89,7 +113,25 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     path = g_strdup_printf ("%s/pfprof-fuzz-kineto-%d.json", g_get_tmp_dir (), (int) getpid ());
   write_file (data + 1, size - 1, data[0] & 1);
 
+  g_unsetenv ("PFPROF_TEST_JSON_WINDOW");
   trace = pfprof_kineto_import_load (path, NULL, NULL, &error);
+  if ((data[0] >> 1) & 7)
+    {
+      g_autoptr (GError) small_error = NULL;
+      g_autofree char *window = g_strdup_printf ("%d", 16 << ((data[0] >> 1) & 7));
+      PfprofTrace *small;
+
+      g_setenv ("PFPROF_TEST_JSON_WINDOW", window, TRUE);
+      small = pfprof_kineto_import_load (path, NULL, NULL, &small_error);
+      g_unsetenv ("PFPROF_TEST_JSON_WINDOW");
+      if ((small == NULL) != (trace == NULL))
+        abort ();
+      if (small != NULL)
+        {
+          check_same (trace, small);
+          pfprof_trace_free (small);
+        }
+    }
   if (trace == NULL)
     {
       if (error == NULL || error->message == NULL || strstr (error->message, path) == NULL
