@@ -6,15 +6,16 @@
  * machine, and may be truncated or hand-edited. Byte 0 of the input picks
  * the container: even, the rest is the file as it is (plain JSON); odd,
  * the rest is gzip-compressed first, so the fuzzer reaches the JSON
- * behind the inflater too. Bits 1-3 of byte 0 pick the window the text
- * is read through: 0, the importer's own (16 MiB, larger than any input
- * here); n, 16 << n bytes, so that values, keys and gzip members
- * straddle its edge, and the file is imported with both windows: the
- * two must agree (accepted or refused alike, the same rows). Checks
- * beyond "no crash": a refusal carries
- * a one-line message that names the file; an accepted trace is sorted
- * (what every rule's binary searches assume), its times within the range
- * the importer promises, and it analyzes and reports.
+ * behind the inflater too. Bits 1-3 of byte 0 pick a second import:
+ * 0, none; n, one through a window of 64 << n bytes (the importer's own
+ * is 16 MiB, larger than any input here), so that values, keys and gzip
+ * members straddle its edge, with every event read by jansson
+ * (PFPROF_TEST_JSON_JANSSON), not by the fast path for plain events.
+ * The two imports must agree: accepted or refused alike, the same rows.
+ * Checks beyond "no crash": a refusal carries a one-line message that
+ * names the file; an accepted trace is sorted (what every rule's binary
+ * searches assume), its times within the range the importer promises,
+ * and it analyzes and reports.
  *
  * Built only with -Dfuzz=true and clang (see tests/fuzz/run-fuzz.sh).
  */
@@ -118,12 +119,14 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if ((data[0] >> 1) & 7)
     {
       g_autoptr (GError) small_error = NULL;
-      g_autofree char *window = g_strdup_printf ("%d", 16 << ((data[0] >> 1) & 7));
+      g_autofree char *window = g_strdup_printf ("%d", 64 << ((data[0] >> 1) & 7));
       PfprofTrace *small;
 
       g_setenv ("PFPROF_TEST_JSON_WINDOW", window, TRUE);
+      g_setenv ("PFPROF_TEST_JSON_JANSSON", "1", TRUE);
       small = pfprof_kineto_import_load (path, NULL, NULL, &small_error);
       g_unsetenv ("PFPROF_TEST_JSON_WINDOW");
+      g_unsetenv ("PFPROF_TEST_JSON_JANSSON");
       if ((small == NULL) != (trace == NULL))
         abort ();
       if (small != NULL)
