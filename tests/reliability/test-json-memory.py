@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Memory a torch.profiler trace may cost (suite `reliability`).
+"""Memory a torch.profiler trace or a merged result may cost (suite
+`reliability`).
 
 Usage: test-json-memory.py PFPROF WORKDIR
 
@@ -23,8 +24,10 @@ Merged results (`pfprof report r0.json r1.json`) are read for their
 per-rank figures only: a 60 MB result (its findings repeated) and one
 holding ten million empty objects in a member the merge does not read
 merge under a 160 MiB address space, a small multiple of the file (they
-took 309 MB and 2.4 GB when parsed whole). Skipped in a sanitizer build, whose shadow memory needs
-more address space than that. Prints TAP.
+took 302 MiB and 2.3 GiB when parsed whole).
+
+Skipped in a sanitizer build, whose shadow memory needs more address
+space than that. Prints TAP.
 """
 import gzip
 import json
