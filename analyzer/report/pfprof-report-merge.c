@@ -433,7 +433,7 @@ static gboolean
 walk_value (Walk *w, Keep keep, int depth, json_t **out)
 {
   walk_ws (w);
-  if (depth > MAX_DEPTH && w->pos < w->len && (w->data[w->pos] == '[' || w->data[w->pos] == '{'))
+  if (depth >= MAX_DEPTH && w->pos < w->len && (w->data[w->pos] == '[' || w->data[w->pos] == '{'))
     return walk_fail (w, w->pos, "maximum parsing depth reached");
   if (w->pos >= w->len)
     return walk_fail (w, w->pos, "unexpected end of file");

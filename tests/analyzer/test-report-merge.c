@@ -176,6 +176,72 @@ test_merge_refused (void)
   }
 }
 
+/* A result is walked for its figures, not parsed whole: what it does not
+ * read is still checked as JSON, and of a key given twice the last
+ * counts, as a JSON parser keeps it. */
+static void
+test_merge_walked (void)
+{
+  Rank two[2] = { { 0, 39, 15 * MS, 150000, 0 }, { 1, 39, 15 * MS, 9 * MS, 0 } };
+  g_autofree char *good = result (two, 2);
+  g_autofree char *body = g_strndup (good, strlen (good) - 1);
+  g_autoptr (GString) deep = g_string_new (body);
+  g_autofree char *bad_member = g_strconcat (body, ", \"extra\": [{\"a\": 01}]}", NULL);
+  g_autofree char *bad_utf8 = g_strconcat (body, ", \"extra\": [\"\xff\"]}", NULL);
+  g_autofree char *later_traces = g_strconcat (body, ", \"traces\": []}", NULL);
+  g_autofree char *later_format = g_strconcat (body, ", \"format\": {\"x\": 1}}", NULL);
+  g_autofree char *trailing = g_strconcat (good, " {}", NULL);
+  const char *const invalid[] = { bad_member, bad_utf8, trailing };
+
+  for (guint i = 0; i < G_N_ELEMENTS (invalid); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PfprofAnalysis) an = merge_one (invalid[i], &error);
+
+      g_assert_null (an);
+      g_assert_true (g_str_has_prefix (error->message, "rank-x.json: not valid JSON: line "));
+    }
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (PfprofAnalysis) an = merge_one (later_traces, &error);
+
+    g_assert_null (an);
+    g_assert_nonnull (strstr (error->message, "no trace with a rank"));
+  }
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (PfprofAnalysis) an = merge_one (later_format, &error);
+
+    g_assert_null (an);
+    g_assert_nonnull (strstr (error->message, "not a pfprof-report/1 result"));
+  }
+  /* 2,048 levels are read, as jansson reads them; one more is refused. */
+  for (guint depth = 2047; depth <= 2048; depth++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PfprofAnalysis) an = NULL;
+
+      g_string_assign (deep, body);
+      g_string_append (deep, ", \"extra\": ");
+      for (guint i = 0; i < depth; i++)
+        g_string_append_c (deep, '[');
+      for (guint i = 0; i < depth; i++)
+        g_string_append_c (deep, ']');
+      g_string_append_c (deep, '}');
+      an = merge_one (deep->str, &error);
+      if (depth == 2047)
+        {
+          g_assert_no_error (error);
+          g_assert_cmpuint (an->ranks->len, ==, 2);
+        }
+      else
+        {
+          g_assert_null (an);
+          g_assert_nonnull (strstr (error->message, "maximum parsing depth reached"));
+        }
+    }
+}
+
 /* What the user checks in a 1,000-rank table: the slow rank is there,
  * the table is short, the line counts and describes the rest. */
 static void
@@ -365,6 +431,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/report-merge/buffers", test_merge_buffers);
   g_test_add_func ("/report-merge/refused", test_merge_refused);
+  g_test_add_func ("/report-merge/walked", test_merge_walked);
   g_test_add_func ("/report-merge/select/thousand", test_select_thousand);
   g_test_add_func ("/report-merge/select/every-named-rank", test_select_every_named_rank);
   g_test_add_func ("/report-merge/select/threshold", test_select_threshold);

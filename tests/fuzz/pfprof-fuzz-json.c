@@ -14,6 +14,8 @@
  *   the one line of exit 2);
  * - what jansson accepts, written back as JSON and parsed again, gives
  *   the same tree (no value half-read);
+ * - the merge, which walks a result instead of parsing it whole, calls
+ *   it "not valid JSON" exactly when jansson refuses it;
  * - a merge that succeeds renders in every format, with and without
  *   --all-ranks, and the JSON report of it is valid JSON with a row per
  *   rank (the writers print JSON by hand; names from the input must not
@@ -81,8 +83,11 @@ companion_new (void)
   return s;
 }
 
+/* Merges the @n results; *@invalid (when given) tells whether the
+ * merge refused them as not valid JSON. */
 static void
-check_merge (const char *const *names, const char *const *data, const gsize *lens, guint n)
+check_merge (const char *const *names, const char *const *data, const gsize *lens, guint n,
+             gboolean *invalid)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (PfprofAnalysis) a = pfprof_report_merge_buffers (names, data, lens, n, NULL, &error);
@@ -102,8 +107,12 @@ check_merge (const char *const *names, const char *const *data, const gsize *len
                      || g_str_has_prefix (error->message + strlen (names[i]), " and "));
       if (!named)
         abort ();
+      if (invalid != NULL)
+        *invalid = strstr (error->message, ": not valid JSON: ") != NULL;
       return;
     }
+  if (invalid != NULL)
+    *invalid = FALSE;
   if (error != NULL || a->ranks == NULL || a->ranks->len == 0)
     abort ();
   pfprof_report_options_init (&ro);
@@ -157,10 +166,18 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
   else
     {
-      check_merge (names, bufs, lens, 1);
+      /* As the merge reads it: without a byte-order mark. */
+      gsize bom = len_a >= 3 && memcmp (text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+      json_t *j = json_loadb (text + bom, len_a - bom, JSON_DECODE_ANY, NULL);
+      gboolean invalid;
+
+      check_merge (names, bufs, lens, 1, &invalid);
+      if (invalid != (j == NULL))
+        abort ();
+      json_decref (j);
       bufs[1] = companion->str;
       lens[1] = companion->len;
     }
-  check_merge (names, bufs, lens, 2);
+  check_merge (names, bufs, lens, 2, NULL);
   return 0;
 }
