@@ -44,8 +44,9 @@
  * trace's notes (no runtime calls, no host memory kind, no synchronization
  * records, no steps, ...).
  *
- * The JSON is never held as one tree: the traceEvents array is read one
- * event at a time, so memory stays near the size of the records.
+ * The JSON is never held as one tree, nor the file whole: its text is
+ * read through a window and the traceEvents array one event at a time,
+ * so memory stays near the size of the records.
  */
 #pragma once
 
