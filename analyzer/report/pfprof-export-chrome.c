@@ -654,8 +654,9 @@ write_trace_events (Export *x, guint i)
     }
 }
 
-/* The pin-memory thread's lane in its process, apart from the thread's
- * own CUDA calls, which its slices could overlap: far above pid_max. */
+/* The pin-memory threads' lanes in their process (this one and those
+ * below it), apart from the threads' own CUDA calls, which their slices
+ * could overlap: far above pid_max. */
 #define PIN_TID (PSEUDO_PID_BASE - 1)
 /* Worker lanes sort below the process's threads. */
 #define WORKER_SORT_BASE (1 << 22)
@@ -716,7 +717,7 @@ write_worker_events (Export *x, guint i)
   g_autoptr (GHashTable) puts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   const GArray *steps = x->analysis->steps;
   guint step = 0;
-  gboolean pin_named = FALSE;
+  g_autoptr (GArray) pin_threads = g_array_new (FALSE, FALSE, sizeof (gint64)); /* their tids */
 
   for (guint k = 0; k < n; k++)
     {
@@ -765,16 +766,23 @@ write_worker_events (Export *x, guint i)
       else if (r->kind == PFPROF_WORKER_PIN)
         {
           g_autofree char *name = g_strdup_printf ("pin batch %" G_GINT64_FORMAT, r->batch);
+          guint lane_index = 0;
 
-          if (!pin_named)
+          /* One lane per pin-memory thread: a program with a training and
+           * a validation loader (Lightning's) has two, whose slices
+           * overlap in time. */
+          while (lane_index < pin_threads->len && g_array_index (pin_threads, gint64, lane_index) != r->value_b)
+            lane_index++;
+          if (lane_index == pin_threads->len)
             {
               g_autofree char *lane = g_strdup_printf ("DataLoader pin-memory thread (%" G_GINT64_FORMAT ")",
                                                        r->value_b);
 
-              pin_named = TRUE;
-              metadata (x, "thread_name", hpid, PIN_TID, lane, WORKER_SORT_BASE - 1);
+              g_array_append_val (pin_threads, r->value_b);
+              metadata (x, "thread_name", hpid, PIN_TID - lane_index, lane,
+                        WORKER_SORT_BASE - 1 - (gint64) lane_index);
             }
-          w = event_open (x, "X", "dataloader", name, hpid, PIN_TID, r->start_ns);
+          w = event_open (x, "X", "dataloader", name, hpid, PIN_TID - lane_index, r->start_ns);
           member_us (w, "dur", r->end_ns - r->start_ns);
           pfprof_json_writer_key (w, "args");
           pfprof_json_writer_begin_object (w);
