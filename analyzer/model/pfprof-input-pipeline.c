@@ -14,6 +14,15 @@ typedef struct
   gboolean in_window;
 } WorkerCpu;
 
+/* @sum + @ns, a negative @ns taken as 0, held at G_MAXINT64: a stage's
+ * time is the trace's word, and a hostile row can make it anything. */
+static gint64
+add_ns (gint64 sum, gint64 ns)
+{
+  ns = MAX (ns, 0);
+  return sum > G_MAXINT64 - ns ? G_MAXINT64 : sum + ns;
+}
+
 static gint
 compare_stage (gconstpointer a, gconstpointer b)
 {
@@ -125,7 +134,7 @@ pfprof_input_pipeline_new (const PfprofTrace *trace, gint64 lo, gint64 hi)
                   g_hash_table_insert (stage_of, GUINT_TO_POINTER (r->site_id), idx);
                 }
               s = &g_array_index (p->stages, PfprofInputStage, GPOINTER_TO_UINT (idx));
-              s->ns += MAX (r->value_a, 0);
+              s->ns = add_ns (s->ns, r->value_a);
               s->calls += (guint64) MAX (r->value_b, 0);
             }
           break;
@@ -212,7 +221,7 @@ pfprof_input_pipeline_new (const PfprofTrace *trace, gint64 lo, gint64 hi)
   p->queue_wait_ns = p->n_got > 0 ? wait_sum / p->n_got : 0;
   p->pin_ns = n_pins > 0 ? pin_sum / n_pins : 0;
   for (guint i = 0; i < p->stages->len; i++)
-    p->stages_ns += g_array_index (p->stages, PfprofInputStage, i).ns;
+    p->stages_ns = add_ns (p->stages_ns, g_array_index (p->stages, PfprofInputStage, i).ns);
   name_stages (trace, p->stages);
   g_array_sort (p->stages, compare_stage);
   return p;

@@ -15,7 +15,9 @@ Usage: test-small-faults.py PFPROF WORKDIR
   JSON results, not called damaged traces;
 - a torch.profiler trace whose traceEvents comes late, after a first
   key Kineto does not write, is read by `report` as by `import`;
-- RANK=-1 is "not a rank", not "not set".
+- RANK=-1 is "not a rank", not "not set";
+- DataLoader stage times near INT64_MAX add up without overflow (held at
+  the largest time) where the fuzzer found a signed overflow.
 Prints TAP.
 """
 import json
@@ -158,4 +160,17 @@ p = subprocess.run([PFPROF, "report", norank, "-o", os.path.join(D, "r-%r.txt")]
                    capture_output=True, env=env, timeout=60)
 check("RANK=-1: said to be not a rank", p.returncode == 2 and b"RANK=-1 is not a rank" in p.stderr,
       f"rc {p.returncode}; {p.stderr!r}")
+# Worker stage rows whose times sum past INT64_MAX (a fuzzed trace did).
+huge = generate(PFPROF, os.path.join(WORK, "huge-stage.pfprof"), "--steps", "20", "--plant", "input-starved")
+c = connect(huge)
+n = c.execute("UPDATE worker_events SET value_a = 8646911295069569375 WHERE kind = 4").rowcount
+c.close()
+r = run(PFPROF, ["report", "--format", "json", huge], TMP)
+stages = []
+if r.rc in (0, 1):
+    doc = json.loads(r.out)
+    stages = [st["time_ns"] for f in doc["findings"] for st in (f.get("input_pipeline") or {}).get("stages", [])]
+check(f"stage times near INT64_MAX ({n} rows): reported, held at the largest time, never negative",
+      r.rc in (0, 1) and n > 1 and stages and all(0 <= t <= 2**63 - 1 for t in stages)
+      and max(stages) == 2**63 - 1, (r.describe(), stages[:4]))
 finish()
