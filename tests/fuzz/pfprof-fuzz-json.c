@@ -107,8 +107,11 @@ check_merge (const char *const *names, const char *const *data, const gsize *len
                      || g_str_has_prefix (error->message + strlen (names[i]), " and "));
       if (!named)
         abort ();
+      /* Right after the name: the text of a result's own strings (a
+       * format named "x: not valid JSON: y") can hold the words too. */
       if (invalid != NULL)
-        *invalid = strstr (error->message, ": not valid JSON: ") != NULL;
+        *invalid = g_str_has_prefix (error->message, names[0])
+                   && g_str_has_prefix (error->message + strlen (names[0]), ": not valid JSON: ");
       return;
     }
   if (invalid != NULL)
