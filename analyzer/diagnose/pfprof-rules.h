@@ -16,7 +16,7 @@
  *   2. Declare it below and add it to the table in pfprof-rules.c.
  *   3. Add the file to analyzer/diagnose/meson.build, its thresholds to
  *      docs/report-format.md, and a positive, a negative and a
- *      borderline test to tests/analyzer/.
+ *      borderline test to tests/analyzer/diagnose/.
  */
 #pragma once
 

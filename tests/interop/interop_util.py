@@ -126,7 +126,7 @@ def dir_listing(path):
 
 
 # Recorded samples: which script a trace came from, and whether it ran
-# with --fix (same conventions as tests/analyzer/test-samples.py).
+# with --fix (same conventions as tests/analyzer/diagnose/test-samples.py).
 SAMPLE_RULES = {
     "pageable_copies.py": "pageable-transfer",
     "serialized_copies.py": "serialized-copy",

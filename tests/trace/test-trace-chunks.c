@@ -379,7 +379,7 @@ test_damaged_chunks (Fixture *f, gconstpointer data)
 
 /* Format 2 files of a newer minor version may add columns (at the end,
  * skipped by their length) and tables (skipped). (An older minor may lack
- * the newest tables: tests/analyzer/test-sites-cli.py reads a 2.0 file
+ * the newest tables: tests/analyzer/diagnose/test-sites-cli.py reads a 2.0 file
  * without the Python tables.) */
 static void
 test_minor_versions (Fixture *f, gconstpointer data)

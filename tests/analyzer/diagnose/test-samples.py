@@ -49,7 +49,7 @@ import sys
 import tempfile
 
 # tests/pfprof_trace_rows.py: traces of format 1 or 2 as SQL row tables.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 import pfprof_trace_rows  # noqa: E402
 
 PFPROF, DIR = sys.argv[1], sys.argv[2]
