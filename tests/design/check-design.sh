@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Enforces DESIGN.md's dependency rules on the sources and on the built
 # binaries, checks that DESIGN.md describes exactly the folders in the
-# tree, and that every source file carries its licence line.
+# tree, that every source file carries its licence line, and that
+# tests/analyzer/ mirrors analyzer/'s rooms.
 # Usage: check-design.sh SOURCE_ROOT BUILD_ROOT
 set -u
 src=$1
@@ -151,6 +152,25 @@ for f in sys.stdin.read().split():
         print(f)
 ')
 [ -z "$unlicensed" ] || bad "no 'SPDX-License-Identifier: MIT' line (run scripts/add-spdx.sh):"$'\n'"$unlicensed"
+
+# 5. tests/ mirrors the rooms: each room of analyzer/ has its folder of
+#    tests under tests/analyzer/, each such folder is a room's and is
+#    added by tests/analyzer/meson.build, and tests/analyzer/ itself holds
+#    only the helpers its rooms' tests share.
+files=$(cd "$src" && git ls-files -- analyzer tests/analyzer 2>/dev/null)
+[ -n "$files" ] || files=$(cd "$src" && find analyzer tests/analyzer -type f 2>/dev/null)
+rooms=$(sed -n 's|^analyzer/\([^/]*\)/.*|\1|p' <<<"$files" | sort -u)
+mirrored=$(sed -n 's|^tests/analyzer/\([^/]*\)/.*|\1|p' <<<"$files" | sort -u)
+for r in $rooms; do
+  grep -qx "$r" <<<"$mirrored" || bad "analyzer/$r/ has no tests/analyzer/$r/"
+done
+for d in $mirrored; do
+  grep -qx "$d" <<<"$rooms" || bad "tests/analyzer/$d/ mirrors no room of analyzer/"
+  grep -q "^subdir('$d')" "$src/tests/analyzer/meson.build" \
+    || bad "tests/analyzer/meson.build does not add tests/analyzer/$d/"
+done
+loose=$(grep -E '^tests/analyzer/test-[^/]*$' <<<"$files")
+[ -z "$loose" ] || bad "a room's test belongs in its room's folder under tests/analyzer/:"$'\n'"$loose"
 
 [ "$fail" -eq 0 ] && echo "design rules hold"
 exit "$fail"
