@@ -7,7 +7,10 @@
 struct _PfprofIntervalSetBuilder
 {
   GArray *items;   /* PfprofInterval, unsorted */
-  gboolean sorted; /* items were added in start order (the common case) */
+  gboolean sorted; /* items were added in start order (the common case):
+                    * then each one that overlaps or touches the last
+                    * merges into it, so a busy timeline of millions of
+                    * back-to-back records holds one interval per gap */
   gint64 last_start;
 };
 
@@ -41,6 +44,16 @@ pfprof_interval_set_builder_add (PfprofIntervalSetBuilder *b, gint64 start, gint
   if (start < b->last_start)
     b->sorted = FALSE;
   b->last_start = start;
+  if (b->sorted && b->items->len > 0)
+    {
+      PfprofInterval *last = &g_array_index (b->items, PfprofInterval, b->items->len - 1);
+
+      if (start <= last->end)
+        {
+          last->end = MAX (last->end, end);
+          return;
+        }
+    }
   g_array_append_val (b->items, iv);
 }
 
