@@ -184,12 +184,6 @@ pfprof_step_ledger_n_copy_syncs (const PfprofStepLedger *l)
   return n;
 }
 
-typedef struct
-{
-  gint64 start;
-  gint64 launched; /* when its launch call returned; G_MAXINT64 if unknown */
-} Work;
-
 /* Correlation id -> the earliest start of work with that id: work that
  * one call launched (the kernels of a CUDA graph, all under the
  * cudaGraphLaunch's id) was queued once its first piece had started, even
@@ -288,11 +282,10 @@ queued_idle (const PfprofTraceIndex *ix, const PfprofDeviceTimeline *dev, const 
                                            PFPROF_TABLE_MEMSETS };
   const PfprofTrace *t = ix->trace;
   g_auto (FirstStart) first = { 0 };
-  g_autofree Work *w = NULL;
   PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
   const guint *rec[3];
   guint n[3], pos[3] = { 0, 0, 0 };
-  gsize nw = 0, total, j = 0;
+  gsize nw = 0, total;
   guint32 lo = G_MAXUINT32, hi = 0;
 
   for (guint k = 0; k < 3; k++)
@@ -320,54 +313,49 @@ queued_idle (const PfprofTraceIndex *ix, const PfprofDeviceTimeline *dev, const 
     }
   else
     first.sparse = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-  for (guint k = 0; k < 3; k++)
-    for (guint r = 0; r < n[k]; r++)
-      {
-        gint64 start;
-        guint32 corr;
-
-        device_work (t, k, rec[k][r], &start, &corr);
-        first_start_note (&first, corr, start);
-      }
-  /* Each table's records are in start order: merged, the work is too. */
-  w = g_new (Work, MAX (total, 1));
-  while (nw < total)
-    {
-      guint k = 3;
-      gint64 best = G_MAXINT64, start, f;
-      guint32 corr;
-      const PfprofApiRecord *api;
-
-      for (guint c = 0; c < 3; c++)
-        if (pos[c] < n[c])
-          {
-            gint64 s0;
-            guint32 c0;
-
-            device_work (t, c, rec[c][pos[c]], &s0, &c0);
-            if (k == 3 || s0 < best)
-              {
-                best = s0;
-                k = c;
-              }
-          }
-      device_work (t, k, rec[k][pos[k]++], &start, &corr);
-      api = pfprof_trace_index_api (ix, corr);
-      w[nw].start = start;
-      w[nw].launched = api != NULL ? api->end_ns : G_MAXINT64;
-      if (first_start_get (&first, corr, &f) && f < start)
-        w[nw].launched = MIN (w[nw].launched, f);
-      nw++;
-    }
+  /* Each table's records are in start order: merged, the work is too.
+   * One walk, beside the gaps: the work that ends a gap starts at its
+   * end, and only work that started before it can have launched it
+   * earlier (first_start below is noted as the walk passes). */
   for (guint g = 0; g < pfprof_interval_set_n (idle); g++)
     {
       PfprofInterval gap = pfprof_interval_set_get (idle, g);
       gint64 launched = G_MAXINT64;
 
-      while (j < nw && w[j].start < gap.end)
-        j++;
-      for (gsize i = j; i < nw && w[i].start == gap.end; i++)
-        launched = MIN (launched, w[i].launched);
+      while (nw < total)
+        {
+          guint k = 3;
+          gint64 best = G_MAXINT64, start, f;
+          guint32 corr;
+
+          for (guint c = 0; c < 3; c++)
+            if (pos[c] < n[c])
+              {
+                gint64 s0;
+                guint32 c0;
+
+                device_work (t, c, rec[c][pos[c]], &s0, &c0);
+                if (k == 3 || s0 < best)
+                  {
+                    best = s0;
+                    k = c;
+                  }
+              }
+          if (best > gap.end)
+            break;
+          device_work (t, k, rec[k][pos[k]++], &start, &corr);
+          nw++;
+          if (start == gap.end)
+            {
+              const PfprofApiRecord *api = pfprof_trace_index_api (ix, corr);
+              gint64 w = api != NULL ? api->end_ns : G_MAXINT64;
+
+              if (first_start_get (&first, corr, &f) && f < start)
+                w = MIN (w, f);
+              launched = MIN (launched, w);
+            }
+          first_start_note (&first, corr, start);
+        }
       /* Launched during the gap: the host held the GPU up, and the launch
        * latency after the call returned is part of what it cost. */
       if (launched <= gap.start)
