@@ -8,6 +8,7 @@
  */
 #include "pfprof-step-ledger.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "pfprof-loop.h"
@@ -635,7 +636,54 @@ compare_by_length (gconstpointer a, gconstpointer b)
 
   if (lx != ly)
     return (lx > ly) - (lx < ly);
-  return (x->gpu_start_ns > y->gpu_start_ns) - (x->gpu_start_ns < y->gpu_start_ns);
+  if (x->gpu_start_ns != y->gpu_start_ns)
+    return (x->gpu_start_ns > y->gpu_start_ns) - (x->gpu_start_ns < y->gpu_start_ns);
+  /* The steps lie in one array: their order there breaks the last ties,
+   * as a stable sort would. */
+  return (x > y) - (x < y);
+}
+
+/* Moves the @k-th of @v[@n] (compare_by_length order, which ties never
+ * reach) to v[@k]: the median step of 100k steps without sorting them. */
+static void
+select_nth (gpointer *v, guint n, guint k)
+{
+  guint lo = 0, hi = n - 1, rounds = 0;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2, store = lo;
+      gpointer pivot, swap;
+
+      if (++rounds > 64)
+        {
+          /* A pathological order: sort what is left. */
+          qsort (v + lo, hi - lo + 1, sizeof (gpointer), compare_by_length);
+          return;
+        }
+      /* Median of three as the pivot, moved to v[hi]. */
+      if (compare_by_length (&v[mid], &v[lo]) < 0)
+        swap = v[mid], v[mid] = v[lo], v[lo] = swap;
+      if (compare_by_length (&v[hi], &v[lo]) < 0)
+        swap = v[hi], v[hi] = v[lo], v[lo] = swap;
+      if (compare_by_length (&v[mid], &v[hi]) < 0)
+        swap = v[mid], v[mid] = v[hi], v[hi] = swap;
+      pivot = v[hi];
+      for (guint i = lo; i < hi; i++)
+        if (compare_by_length (&v[i], &pivot) < 0)
+          {
+            swap = v[i], v[i] = v[store], v[store] = swap;
+            store++;
+          }
+      v[hi] = v[store];
+      v[store] = pivot;
+      if (store == k)
+        return;
+      if (k < store)
+        hi = store - 1;
+      else
+        lo = store + 1;
+    }
 }
 
 void
@@ -670,7 +718,7 @@ pfprof_ledger_summarize (const GArray *steps, guint trace_index, PfprofLedgerSum
     }
   /* Integer means lose up to a nanosecond a bucket: keep the sum exact. */
   out->mean_ns[PFPROF_LEDGER_OTHER_IDLE] += out->mean_step_ns - parts;
-  g_ptr_array_sort (steady, compare_by_length);
+  select_nth (steady->pdata, steady->len, (steady->len - 1) / 2);
   {
     const PfprofStep *med = g_ptr_array_index (steady, (steady->len - 1) / 2);
 
