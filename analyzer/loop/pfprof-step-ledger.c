@@ -62,7 +62,13 @@ struct _PfprofStepLedger
   PfprofIntervalSet *set[PFPROF_LEDGER_N_BUCKETS]; /* OTHER_IDLE: NULL, the rest */
   guint8 *copy_sync;      /* per API index: 1 when the sync of a blocking copy */
   GArray *copy_sync_at;   /* gint64 starts of those syncs, time order */
-  GArray *work_corr;      /* guint32 correlation ids of all device work, ascending */
+  /* The correlation ids of all device work: one bit an id over their
+   * range (CUPTI counts them up from one, so it is dense: an eighth of a
+   * byte a record), or, where the range is sparse, the ids ascending. */
+  guint32 work_lo;
+  gsize work_n_bits;
+  guint64 *work_bits;
+  GArray *work_corr;      /* guint32, ascending; NULL when work_bits */
 };
 
 void
@@ -74,7 +80,9 @@ pfprof_step_ledger_free (PfprofStepLedger *l)
     pfprof_interval_set_free (l->set[b]);
   g_free (l->copy_sync);
   g_array_unref (l->copy_sync_at);
-  g_array_unref (l->work_corr);
+  g_free (l->work_bits);
+  if (l->work_corr != NULL)
+    g_array_unref (l->work_corr);
   g_free (l);
 }
 
@@ -433,19 +441,54 @@ sort_u32 (guint32 *v, gsize n)
   memcpy (v, from, n * sizeof (guint32));
 }
 
-/* The correlation ids of every kernel, copy and memset, sorted: a launch
- * leaves its id on the work even when its API record was not kept. */
-static GArray *
-work_correlations (const PfprofTrace *t)
+/* The correlation ids of every kernel, copy and memset: a launch leaves
+ * its id on the work even when its API record was not kept. The id
+ * PFPROF_NONE never lies between two others, so the bits leave it out. */
+static void
+work_correlations (PfprofStepLedger *l, const PfprofTrace *t)
 {
   const PfprofKernelRecord *k = pfprof_trace_kernels (t);
   const PfprofMemcpyRecord *c = pfprof_trace_memcpys (t);
   const PfprofMemsetRecord *s = pfprof_trace_memsets (t);
   guint nk = pfprof_trace_n (t, PFPROF_TABLE_KERNELS), nc = pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS);
   guint ns = pfprof_trace_n (t, PFPROF_TABLE_MEMSETS);
-  GArray *a = g_array_sized_new (FALSE, FALSE, sizeof (guint32), nk + nc + ns);
+  gsize total = (gsize) nk + nc + ns;
+  guint32 lo = G_MAXUINT32, hi = 0;
+  GArray *a;
   guint32 *v;
 
+#define NOTE_RANGE(id) if ((id) != PFPROF_NONE) lo = MIN (lo, (id)), hi = MAX (hi, (id))
+  for (guint i = 0; i < nk; i++)
+    NOTE_RANGE (k[i].correlation_id);
+  for (guint i = 0; i < nc; i++)
+    NOTE_RANGE (c[i].correlation_id);
+  for (guint i = 0; i < ns; i++)
+    NOTE_RANGE (s[i].correlation_id);
+#undef NOTE_RANGE
+  if (lo <= hi && (gsize) (hi - lo) < 64 * total + 4096)
+    {
+      l->work_lo = lo;
+      l->work_n_bits = (gsize) (hi - lo) + 1;
+      l->work_bits = g_new0 (guint64, l->work_n_bits / 64 + 1);
+#define SET_BIT(id)                                                                                \
+  if ((id) != PFPROF_NONE)                                                                         \
+    l->work_bits[((id) - lo) / 64] |= G_GUINT64_CONSTANT (1) << (((id) - lo) % 64)
+      for (guint i = 0; i < nk; i++)
+        SET_BIT (k[i].correlation_id);
+      for (guint i = 0; i < nc; i++)
+        SET_BIT (c[i].correlation_id);
+      for (guint i = 0; i < ns; i++)
+        SET_BIT (s[i].correlation_id);
+#undef SET_BIT
+      return;
+    }
+  if (total == 0)
+    {
+      /* No work: an empty bit range. */
+      l->work_bits = g_new0 (guint64, 1);
+      return;
+    }
+  a = g_array_sized_new (FALSE, FALSE, sizeof (guint32), (guint) total);
   g_array_set_size (a, (guint) ((gsize) nk + nc + ns));
   v = (guint32 *) (void *) a->data;
   for (guint i = 0; i < nk; i++)
@@ -455,7 +498,7 @@ work_correlations (const PfprofTrace *t)
   for (guint i = 0; i < ns; i++)
     *v++ = s[i].correlation_id;
   sort_u32 ((guint32 *) (void *) a->data, a->len);
-  return a;
+  l->work_corr = a;
 }
 
 PfprofStepLedger *
@@ -489,7 +532,7 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix, const PfprofLoop *loop)
   l->ix = ix;
   l->loop = loop;
   find_copy_syncs (l);
-  l->work_corr = work_correlations (t);
+  work_correlations (l, t);
   for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
     l->set[b] = NULL;
   if (dev == NULL)
@@ -857,13 +900,33 @@ id_at_most (gconstpointer data, guint i)
 }
 
 static gboolean
-work_between (const GArray *ids, guint32 a, guint32 b)
+work_between (const PfprofStepLedger *l, guint32 a, guint32 b)
 {
+  const GArray *ids = l->work_corr;
   IdsAt at = { ids, a };
   guint lo;
 
   if (b <= a + 1)
     return FALSE;
+  if (l->work_bits != NULL)
+    {
+      /* The bits of [a + 1, b - 1] within the range, a word at a time. */
+      guint64 from = MAX ((guint64) a + 1, (guint64) l->work_lo) - l->work_lo;
+      guint64 to = MIN ((guint64) b, (guint64) l->work_lo + l->work_n_bits) - l->work_lo;
+
+      while (from < to)
+        {
+          guint64 word = l->work_bits[from / 64] >> (from % 64);
+          guint64 n = MIN (64 - from % 64, to - from);
+
+          if (n < 64)
+            word &= (G_GUINT64_CONSTANT (1) << n) - 1;
+          if (word != 0)
+            return TRUE;
+          from += n;
+        }
+      return FALSE;
+    }
   lo = pfprof_lower_bound (0, ids->len, id_at_most, &at);
   return lo < ids->len && g_array_index (ids, guint32, lo) < b;
 }
@@ -876,7 +939,7 @@ back_to_back (const PfprofStepLedger *l, guint i, guint j)
   const PfprofApiRecord *api = pfprof_trace_api_calls (l->ix->trace);
 
   if (api[j].correlation_id <= api[i].correlation_id
-      || work_between (l->work_corr, api[i].correlation_id, api[j].correlation_id))
+      || work_between (l, api[i].correlation_id, api[j].correlation_id))
     return FALSE;
   /* Calls nested in @i (the driver call a runtime call makes) are its own. */
   for (guint k = i + 1; k < j; k++)
