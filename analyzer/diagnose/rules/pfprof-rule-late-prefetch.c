@@ -54,11 +54,11 @@ run (PfprofRuleContext *ctx)
   guint ns = pfprof_trace_n (ix->trace, PFPROF_TABLE_SYNCS);
   guint64 min_bytes = (guint64) pfprof_rule_param (ctx, "min-bytes");
   gint64 slack = (gint64) (pfprof_rule_param (ctx, "slack-us") * 1e3);
-  g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autoptr (GArray) max_end = g_array_new (FALSE, FALSE, sizeof (gint64)); /* prefix max of ends */
   g_autoptr (GArray) hits = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
-  gint64 waited = 0, run_max = G_MININT64, compute;
+  gint64 waited = 0, run_max = G_MININT64, compute, last_start = G_MININT64;
+  guint kj = 0; /* the first compute kernel not before the copy: kernels and
+                 * copies are in start order, so one cursor walks both */
   guint n_side = 0, n_stream_waits = 0;
   guint32 copy_stream = PFPROF_NONE;
   PfprofFinding *f;
@@ -67,33 +67,39 @@ run (PfprofRuleContext *ctx)
     return;
   ki = pfprof_device_timeline_records (dev, PFPROF_TABLE_KERNELS, &nk);
   mi = pfprof_device_timeline_records (dev, PFPROF_TABLE_MEMCPYS, &nm);
-  for (guint j = 0; j < nk; j++)
-    if (k[ki[j]].stream_id == dev->compute_stream)
-      {
-        run_max = MAX (run_max, k[ki[j]].end_ns);
-        g_array_append_val (starts, k[ki[j]].start_ns);
-        g_array_append_val (max_end, run_max);
-      }
   for (guint j = 0; j < nm; j++)
     {
       guint i = mi[j];
-      const gint64 *s = (const gint64 *) (void *) starts->data;
-      guint lo = 0, hi = starts->len;
-      gint64 prev_end, wait;
+      gint64 prev_end, wait, next;
 
       if (m[i].device_id != dev->device_id || m[i].copy_kind != PFPROF_COPY_KIND_HTOD
           || m[i].stream_id == dev->compute_stream || m[i].bytes < min_bytes
           || !pfprof_loop_in_steady (loop, m[i].start_ns))
         continue;
       n_side++;
-      /* first compute kernel starting at or after the copy */
-      lo = pfprof_lower_bound_i64 (s, lo, hi, m[i].start_ns);
-      if (lo >= starts->len || s[lo] < m[i].end_ns || s[lo] - m[i].end_ns > slack)
+      /* first compute kernel starting at or after the copy; prev_end: the
+       * latest end of the compute kernels before it */
+      if (m[i].start_ns < last_start)
+        {
+          kj = 0;
+          run_max = G_MININT64;
+        }
+      last_start = m[i].start_ns;
+      while (kj < nk && (k[ki[kj]].stream_id != dev->compute_stream || k[ki[kj]].start_ns < m[i].start_ns))
+        {
+          if (k[ki[kj]].stream_id == dev->compute_stream)
+            run_max = MAX (run_max, k[ki[kj]].end_ns);
+          kj++;
+        }
+      if (kj >= nk)
         continue;
-      prev_end = lo > 0 ? g_array_index (max_end, gint64, lo - 1) : G_MININT64;
+      next = k[ki[kj]].start_ns;
+      if (next < m[i].end_ns || next - m[i].end_ns > slack)
+        continue;
+      prev_end = run_max;
       if (prev_end >= m[i].end_ns)
         continue; /* the compute stream was still busy: nothing waited */
-      wait = s[lo] - MAX (prev_end, m[i].start_ns);
+      wait = next - MAX (prev_end, m[i].start_ns);
       if (wait <= 0)
         continue;
       waited += wait;
