@@ -549,15 +549,10 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix, const PfprofLoop *loop)
   for (guint r = 0; r < dev_m_n; r++)
     {
       guint i = dev_m[r];
-      gboolean pageable;
+      gboolean pageable = pfprof_memcpy_is_pageable (&m[i]);
 
-      if (m[i].device_id != dev->device_id)
-        continue;
-      if (m[i].copy_kind == PFPROF_COPY_KIND_HTOD)
-        pageable = m[i].src_kind == PFPROF_MEMORY_KIND_PAGEABLE;
-      else if (m[i].copy_kind == PFPROF_COPY_KIND_DTOH)
-        pageable = m[i].dst_kind == PFPROF_MEMORY_KIND_PAGEABLE;
-      else
+      if (m[i].device_id != dev->device_id
+          || (m[i].copy_kind != PFPROF_COPY_KIND_HTOD && m[i].copy_kind != PFPROF_COPY_KIND_DTOH))
         continue;
       pfprof_interval_set_builder_add (cb[(pageable ? 0 : 2) + (m[i].stream_id == dev->compute_stream ? 0 : 1)],
                                        m[i].start_ns, m[i].end_ns);
