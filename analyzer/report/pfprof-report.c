@@ -222,18 +222,16 @@ pfprof_report_phase_dominated (const gint64 *ledger, gint64 phase_ns)
 static char *
 phase_figure (gint64 ns, gint64 span_ns, const gint64 *ledger)
 {
-  g_autofree char *figure = pfprof_report_figure_share (ns, span_ns);
   g_autofree char *most = pfprof_report_phase_dominated (ledger, ns);
+  g_autofree char *figure = NULL, *share = NULL;
 
   if (most == NULL)
-    return g_steal_pointer (&figure);
-  /* figure ends in "%)" when it has a share; put the parts inside. */
-  if (g_str_has_suffix (figure, ")"))
-    {
-      figure[strlen (figure) - 1] = '\0';
-      return g_strdup_printf ("%s; most of it %s)", figure, most);
-    }
-  return g_strdup_printf ("%s (most of it %s)", figure, most);
+    return pfprof_report_figure_share (ns, span_ns);
+  figure = pfprof_format_ns (ns);
+  if (span_ns <= 0)
+    return g_strdup_printf ("%s (most of it %s)", figure, most);
+  share = pfprof_format_double ((double) ns / (double) span_ns * 100.0, 1);
+  return g_strdup_printf ("%s (%s%%; most of it %s)", figure, share, most);
 }
 
 char *
@@ -312,14 +310,6 @@ pfprof_report_steps_phrase (const PfprofAnalysis *a)
   p90 = pfprof_format_ns (a->step_p90_ns);
   return g_strdup_printf ("%u steps, %u after warm-up, median %s (p10 %s, p90 %s)", a->steps->len,
                           a->n_steady_steps, med, p10, p90);
-}
-
-gint64
-pfprof_report_host_step_median (const PfprofAnalysis *a)
-{
-  g_return_val_if_fail (a != NULL, 0);
-
-  return a->host_step_median_ns;
 }
 
 gboolean
