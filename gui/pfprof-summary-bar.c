@@ -93,7 +93,7 @@ pfprof_summary_bar_set_analysis (PfprofSummaryBar *self, const PfprofAnalysis *a
                               a->n_steady_steps);
       if (pfprof_report_host_runs_ahead (a))
         {
-          g_autofree char *h = pfprof_format_ns (pfprof_report_host_step_median (a));
+          g_autofree char *h = pfprof_format_ns (a->host_step_median_ns);
 
           /* As the reports' step line: the median above is the GPU's
            * side; the host's steps say little of it. */

@@ -23,7 +23,7 @@ host_ahead_notes (GString *out, const PfprofDiff *d, const char *prefix)
   for (guint i = 0; i < 2; i++)
     if (pfprof_report_host_runs_ahead (sides[i]->analysis))
       {
-        g_autofree char *host = pfprof_format_ns (pfprof_report_host_step_median (sides[i]->analysis));
+        g_autofree char *host = pfprof_format_ns (sides[i]->analysis->host_step_median_ns);
 
         g_string_append_printf (out, "%s%s: the host runs ahead of the GPU (its median step took %s); "
                                 "the steps are the GPU's side.\n",
@@ -398,7 +398,7 @@ json_side (PfprofJsonWriter *w, const PfprofDiffSide *s)
   for (guint r = 0; r < N_ROWS; r++)
     pfprof_json_writer_member_int (w, row_key (r), field (&s->median, r));
   pfprof_json_writer_end_object (w);
-  pfprof_json_writer_member_int (w, "host_median_ns", pfprof_report_host_step_median (s->analysis));
+  pfprof_json_writer_member_int (w, "host_median_ns", s->analysis->host_step_median_ns);
   pfprof_json_writer_key (w, "host_ahead");
   pfprof_json_writer_bool (w, pfprof_report_host_runs_ahead (s->analysis));
   member_fraction (w, "overlap_fraction", s->overlap_fraction, s->has_overlap);

@@ -249,7 +249,7 @@ write_summary (PfprofJsonWriter *w, const PfprofAnalysis *a)
   pfprof_json_writer_member_int (w, "median_ns", a->step_median_ns);
   pfprof_json_writer_member_int (w, "p10_ns", a->step_p10_ns);
   pfprof_json_writer_member_int (w, "p90_ns", a->step_p90_ns);
-  pfprof_json_writer_member_int (w, "host_median_ns", pfprof_report_host_step_median (a));
+  pfprof_json_writer_member_int (w, "host_median_ns", a->host_step_median_ns);
   pfprof_json_writer_key (w, "host_ahead");
   pfprof_json_writer_bool (w, pfprof_report_host_runs_ahead (a));
   pfprof_json_writer_key (w, "median_breakdown");

@@ -133,12 +133,6 @@ extern const PfprofReportPart pfprof_report_parts[];
  * not the parts of the median step (the ledger's "median" column). */
 #define PFPROF_REPORT_MEDIAN_PARTS "Median of each part over the steady steps"
 
-/* The median step on the host's side (from one step's mark on the
- * launching thread to the next's), over the same steady steps as
- * PfprofAnalysis.step_median_ns, which is the GPU's side; 0 when unknown
- * (an analysis merged from per-rank results). */
-gint64 pfprof_report_host_step_median (const PfprofAnalysis *analysis);
-
 /* TRUE when the host runs steps ahead of the GPU: the median step is over
  * 5% longer on the GPU's side than on the host's, whose steps then say
  * little of the GPU's; every format says so (JSON:
