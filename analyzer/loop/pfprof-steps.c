@@ -162,6 +162,25 @@ last_step_end (PfprofLoop *loop, const gint64 *starts, guint n)
   return MIN (ix->trace->end_ns, starts[n - 1] + med);
 }
 
+/* With DataLoader waits ending at @wait_ends, the last step's work starts
+ * when its wait ends (a loader that fetches a batch ahead runs its last
+ * batch after the wait that found the loader empty, however long that
+ * took) and takes what a batch took after its wait, the median of the
+ * last RECENT_PERIODS (the pace where the loop ended: an evaluation pass
+ * runs at its own). */
+#define RECENT_PERIODS 16
+
+static gint64
+last_step_work_end (PfprofLoop *loop, const gint64 *starts, const gint64 *wait_ends, guint n)
+{
+  guint k = MIN (n - 1, RECENT_PERIODS);
+  g_autofree gint64 *d = g_new (gint64, k);
+
+  for (guint i = 0; i < k; i++)
+    d[i] = MAX (0, starts[n - k + i] - wait_ends[n - k + i - 1]);
+  return MIN (loop->ix->trace->end_ns, wait_ends[n - 1] + pfprof_quantile_median_i64 (d, k));
+}
+
 /* A step with no kernel at all (the wait that ended the loop). */
 static gboolean
 has_gpu_work (const PfprofTraceIndex *ix, gint64 start, gint64 end)
@@ -173,8 +192,10 @@ has_gpu_work (const PfprofTraceIndex *ix, gint64 start, gint64 end)
   return FALSE;
 }
 
+/* Steps from their starts (and the ends of the DataLoader waits that
+ * began them, @wait_ends, or NULL). */
 static gboolean
-steps_from_starts (PfprofLoop *loop, const gint64 *starts, guint n, GArray *out)
+steps_from_starts (PfprofLoop *loop, const gint64 *starts, const gint64 *wait_ends, guint n, GArray *out)
 {
   const PfprofTraceIndex *ix = loop->ix;
   guint before = out->len;
@@ -183,7 +204,9 @@ steps_from_starts (PfprofLoop *loop, const gint64 *starts, guint n, GArray *out)
     return FALSE;
   for (guint i = 0; i + 1 < n; i++)
     add_step (out, ix->trace_index, starts[i], starts[i + 1]);
-  add_step (out, ix->trace_index, starts[n - 1], last_step_end (loop, starts, n));
+  add_step (out, ix->trace_index, starts[n - 1],
+            MAX (last_step_end (loop, starts, n),
+                 wait_ends != NULL ? last_step_work_end (loop, starts, wait_ends, n) : 0));
   if (out->len > before)
     {
       PfprofStep *last = &g_array_index (out, PfprofStep, out->len - 1);
@@ -201,11 +224,15 @@ steps_from_dataloader (PfprofLoop *loop, GArray *out)
   const PfprofTraceIndex *ix = loop->ix;
   guint n = ix->data_waits->len;
   g_autofree gint64 *starts = g_new (gint64, n + 1);
+  g_autofree gint64 *ends = g_new (gint64, n + 1);
   guint before = out->len;
 
   for (guint i = 0; i < n; i++)
-    starts[i] = g_array_index (ix->data_waits, PfprofInterval, i).start;
-  if (!steps_from_starts (loop, starts, n, out))
+    {
+      starts[i] = g_array_index (ix->data_waits, PfprofInterval, i).start;
+      ends[i] = g_array_index (ix->data_waits, PfprofInterval, i).end;
+    }
+  if (!steps_from_starts (loop, starts, ends, n, out))
     {
       g_array_set_size (out, before);
       return FALSE;
@@ -306,17 +333,124 @@ count_in (const GArray *times, gint64 a, gint64 b)
   return pfprof_lower_bound_i64 (v, first, times->len, b) - first;
 }
 
-/* Sets each step's phase; with gradient accumulation (training batches
- * without an optimizer step of their own) joins each optimizer step's
- * batches into one step. */
+/* Sets each step's phase: training when it holds an optimizer step or a
+ * backward pass. */
 static void
 assign_phases (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint first)
 {
-  guint n = steps->len - first, keep = first, n_opt = 0, n_train = 0;
+  loop->has_training_marks = ev->optimizer->len + ev->backward->len > 0;
+  if (!loop->has_training_marks)
+    return;
+  for (guint i = first; i < steps->len; i++)
+    {
+      PfprofStep *s = &g_array_index (steps, PfprofStep, i);
+
+      s->phase = count_in (ev->optimizer, s->start_ns, s->end_ns)
+                       + count_in (ev->backward, s->start_ns, s->end_ns) > 0
+                   ? PFPROF_PHASE_TRAINING : PFPROF_PHASE_EVAL;
+    }
+}
+
+static gboolean gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n, gint64 *kernel_ns);
+
+/* A loader batch with neither a backward pass nor an optimizer step, and
+ * next to no kernel time of its own, is a fetch rather than a batch: a
+ * prefetcher's priming fetch before its loop starts (apex's and timm's
+ * prefetchers, accelerate's loader, which fetches one batch ahead),
+ * micro-batches fetched together ahead of the step that uses them
+ * (Hugging Face's Trainer fetches all of an optimizer step's micro-batches
+ * first), or the wait that found an evaluation loader empty and the
+ * evaluation's last host work after it. A run of them joins the batch
+ * that follows and takes its phase; between an evaluation batch and a
+ * training one (or the end) it is that evaluation's tail and joins it;
+ * after the last training step with nothing after it, it is after the
+ * loop and no step. "Next to no kernel time": under 1/PFPROF_FETCH_SHARE
+ * of the kernel time a training batch takes per backward pass, where an
+ * evaluation batch's forward pass takes about a third. Returns the loader
+ * batches that joined training steps. */
+#define PFPROF_FETCH_SHARE 20
+
+static guint
+join_fetches (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint first)
+{
+  const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (loop->ix);
+  guint n = steps->len - first, n_ref = 0, keep = first, joined_training = 0;
+  gboolean any_eval = FALSE, windows_only;
+  g_autofree gint64 *kernel_ns = NULL;
+  g_autofree gint64 *per_backward = NULL;
+  gint64 ref;
+
+  if (!loop->has_training_marks || strcmp (loop->step_source, "dataloader") != 0 || n < 2 || dev == NULL)
+    return 0;
+  for (guint i = first; i < steps->len && !any_eval; i++)
+    any_eval = g_array_index (steps, PfprofStep, i).phase == PFPROF_PHASE_EVAL;
+  if (!any_eval)
+    return 0;
+  kernel_ns = g_new0 (gint64, n);
+  per_backward = g_new (gint64, n);
+  /* The kernel time each batch launched (a host running ahead launches a
+   * batch's work long before the GPU runs it, and a side stream's copies
+   * start the next batch's GPU side early); where launches cannot be told
+   * apart, the kernel time in its window. */
+  windows_only = !gpu_windows (loop, steps, first, n, kernel_ns);
+  for (guint i = 0; i < n; i++)
+    {
+      const PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
+
+      if (windows_only)
+        kernel_ns[i] = pfprof_interval_set_length_in (dev->kernels, s->start_ns, s->end_ns);
+      if (s->phase == PFPROF_PHASE_TRAINING)
+        per_backward[n_ref++] = kernel_ns[i] / MAX (1, (gint64) count_in (ev->backward, s->start_ns, s->end_ns));
+    }
+  ref = n_ref > 0 ? pfprof_quantile_median_i64 (per_backward, n_ref) : 0;
+  if (ref <= 0)
+    return 0;
+#define IS_FETCH(i)                                                                       \
+  (g_array_index (steps, PfprofStep, first + (i)).phase == PFPROF_PHASE_EVAL               \
+   && kernel_ns[i] * PFPROF_FETCH_SHARE < ref)
+  for (guint i = 0; i < n;)
+    {
+      guint j = i;
+      PfprofStep *prev = keep > first ? &g_array_index (steps, PfprofStep, keep - 1) : NULL;
+
+      while (j < n && IS_FETCH (j))
+        j++;
+      if (j == i)
+        {
+          g_array_index (steps, PfprofStep, keep++) = g_array_index (steps, PfprofStep, first + i);
+          i++;
+          continue;
+        }
+      if (prev != NULL && prev->phase == PFPROF_PHASE_EVAL
+          && (j == n || g_array_index (steps, PfprofStep, first + j).phase == PFPROF_PHASE_TRAINING))
+        prev->end_ns = g_array_index (steps, PfprofStep, first + j - 1).end_ns;
+      else if (j < n)
+        {
+          PfprofStep s = g_array_index (steps, PfprofStep, first + j);
+
+          s.start_ns = g_array_index (steps, PfprofStep, first + i).start_ns;
+          if (s.phase == PFPROF_PHASE_TRAINING)
+            joined_training += j - i;
+          g_array_index (steps, PfprofStep, keep++) = s;
+          j++;
+        }
+      i = j;
+    }
+#undef IS_FETCH
+  g_array_set_size (steps, keep);
+  return joined_training;
+}
+
+/* With gradient accumulation (training batches without an optimizer step
+ * of their own, or fetched ahead of it: @joined) one optimizer step is
+ * one step: joins each optimizer step's batches. */
+static void
+group_accumulation (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint first, guint joined)
+{
+  guint n = steps->len - first, keep = first, n_opt = 0, n_train = joined;
   gint64 group_start = -1;
   g_autofree gboolean *has_opt = NULL;
 
-  loop->has_training_marks = ev->optimizer->len + ev->backward->len > 0;
   if (!loop->has_training_marks)
     return;
   /* Whether each step holds an optimizer step, from this one pass: the
@@ -324,13 +458,10 @@ assign_phases (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint first)
   has_opt = g_new0 (gboolean, n + 1);
   for (guint i = first; i < steps->len; i++)
     {
-      PfprofStep *s = &g_array_index (steps, PfprofStep, i);
-      guint opt = count_in (ev->optimizer, s->start_ns, s->end_ns);
+      const PfprofStep *s = &g_array_index (steps, PfprofStep, i);
 
-      has_opt[i - first] = opt > 0;
-      s->phase = opt + count_in (ev->backward, s->start_ns, s->end_ns) > 0
-                   ? PFPROF_PHASE_TRAINING : PFPROF_PHASE_EVAL;
-      n_opt += opt > 0;
+      has_opt[i - first] = count_in (ev->optimizer, s->start_ns, s->end_ns) > 0;
+      n_opt += has_opt[i - first];
       n_train += s->phase == PFPROF_PHASE_TRAINING;
     }
   /* Steps from loader batches: one optimizer step is one step, when the
@@ -384,7 +515,7 @@ steps_from_optimizer (PfprofLoop *loop, const Evidence *ev, GArray *out)
   guint before = out->len;
 
   if (ev->optimizer->len < 2
-      || !steps_from_starts (loop, (const gint64 *) ev->optimizer->data, ev->optimizer->len, out))
+      || !steps_from_starts (loop, (const gint64 *) ev->optimizer->data, NULL, ev->optimizer->len, out))
     {
       g_array_set_size (out, before);
       return FALSE;
@@ -472,7 +603,7 @@ steps_from_period (PfprofLoop *loop, GArray *out)
   for (guint j = 0; j < nki; j++)
     if (k[ki[j]].name_id == best)
       g_array_append_val (starts, k[ki[j]].start_ns);
-  if (!steps_from_starts (loop, (gint64 *) (void *) starts->data, starts->len, out))
+  if (!steps_from_starts (loop, (gint64 *) (void *) starts->data, NULL, starts->len, out))
     {
       g_array_set_size (out, before);
       return FALSE;
@@ -499,6 +630,7 @@ typedef struct
   guint n;              /* steps */
   gint64 *first;        /* per step: earliest start of the work it launched */
   gint64 *last;         /* per step: latest end of the work it launched */
+  gint64 *kernel_ns;    /* per step: kernel time it launched, or NULL */
 } Launched;
 
 /* Files one kernel, copy or memset under the step that launched it: the
@@ -530,6 +662,20 @@ launched_add (Launched *l, guint32 corr, gint64 start, gint64 end)
   l->last[lo - 1] = MAX (l->last[lo - 1], end);
 }
 
+static inline void
+launched_add_kernel (Launched *l, guint32 corr, gint64 start, gint64 end)
+{
+  LaunchedAt a = { l, corr };
+  guint lo = pfprof_lower_bound (0, l->n + 1, bound_below, &a);
+
+  if (lo == 0 || lo > l->n)
+    return;
+  l->first[lo - 1] = MIN (l->first[lo - 1], start);
+  l->last[lo - 1] = MAX (l->last[lo - 1], end);
+  if (l->kernel_ns != NULL)
+    l->kernel_ns[lo - 1] += end - start;
+}
+
 /* The GPU's side of host-side steps (NVTX or DataLoader): a step's GPU work
  * is what it launched, which runs later when the host runs ahead. CUPTI
  * gives every API call a correlation id in the order the calls begin, and
@@ -541,8 +687,8 @@ launched_add (Launched *l, guint32 corr, gint64 start, gint64 end)
  * of the step or any later one to the same for the next step (with no later
  * work, to the end of its own). Traces whose ids do not follow the calls'
  * order (imports, generated traces) keep the host windows. */
-static void
-gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n)
+static gboolean
+gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n, gint64 *kernel_ns)
 {
   const PfprofTraceIndex *ix = loop->ix;
   const PfprofTrace *t = ix->trace;
@@ -567,11 +713,11 @@ gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n)
       s->gpu_end_ns = s->end_ns;
     }
   if (n == 0 || na < 2 || g_strcmp0 (loop->step_source, "periodic") == 0)
-    return;
+    return FALSE;
   for (guint i = 0; i + 1 < na; i++)
     rising += api[i + 1].correlation_id > api[i].correlation_id;
   if ((double) rising < 0.9 * (double) (na - 1))
-    return;
+    return FALSE;
   prefix_max = g_new (guint32, na);
   for (guint i = 0; i < na; i++)
     prefix_max[i] = MAX (i > 0 ? prefix_max[i - 1] : 0, api[i].correlation_id);
@@ -590,8 +736,9 @@ gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n)
   l.n = n;
   l.first = first_start;
   l.last = last_end;
+  l.kernel_ns = kernel_ns;
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
-    launched_add (&l, kr[i].correlation_id, kr[i].start_ns, kr[i].end_ns);
+    launched_add_kernel (&l, kr[i].correlation_id, kr[i].start_ns, kr[i].end_ns);
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
     launched_add (&l, mr[i].correlation_id, mr[i].start_ns, mr[i].end_ns);
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
@@ -621,6 +768,7 @@ gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n)
           && g_array_index (steps, PfprofStep, first + i + 1).phase != s->phase)
         s->gpu_end_ns = MAX (later, MIN (s->gpu_end_ns, MAX (last_end[i], s->end_ns)));
     }
+  return TRUE;
 }
 
 static guint
@@ -780,10 +928,11 @@ pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray 
       && !steps_from_optimizer (loop, &ev, steps) && !steps_from_period (loop, steps))
     loop->step_source = "none";
   assign_phases (loop, &ev, steps, first);
+  group_accumulation (loop, &ev, steps, first, join_fetches (loop, &ev, steps, first));
   /* The GPU side of each step reaches to the next step's work: found over
    * every step before a trace recorded in windows loses those across its
    * pauses. */
-  gpu_windows (loop, steps, first, steps->len - first);
+  (void) gpu_windows (loop, steps, first, steps->len - first, NULL);
   if (ix->windows != NULL)
     keep_recorded_steps (loop, steps, first);
   n = steps->len - first;

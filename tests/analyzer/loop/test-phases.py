@@ -102,6 +102,48 @@ rc, _, err = run(pfprof, "report", "--phase", "validation", ph)
 check("--phase with a word it does not know: exit 2, one line naming the choices",
       rc == 2 and err.count("\n") == 1 and "training, eval or all" in err, err)
 
+# 1b. Fetches are not batches: a prefetcher's priming fetch before each
+# validation pass, and three micro-batches fetched ahead of each training
+# step (as Hugging Face's Trainer does), planted as DataLoader waits with
+# no GPU work of their own just before the batches they feed.
+fetched = path("fetched.sqlite")
+rc, _, err = run(pfprof, "export", "--format", "sqlite", ph, "-o", fetched)
+db = sqlite3.connect(fetched)
+dl = db.execute("SELECT id FROM strings WHERE value = 'DataLoader.next'").fetchone()[0]
+waits = db.execute("SELECT start_ns, tid, domain_id, category, color, depth, kind FROM nvtx "
+                   "WHERE name_id = ? ORDER BY start_ns", (dl,)).fetchall()
+marks = sorted(r[0] for r in db.execute(
+    "SELECT n.start_ns FROM nvtx n JOIN strings s ON s.id = n.name_id WHERE s.value = 'backward'"))
+
+
+def feeds_training(i):
+    """Whether the batch after wait i has a backward pass before the next wait."""
+    end = waits[i + 1][0] if i + 1 < len(waits) else float("inf")
+    return any(waits[i][0] <= m < end for m in marks)
+
+
+planted = 0
+for i, w in enumerate(waits):
+    prev_training = i > 0 and feeds_training(i - 1)
+    if feeds_training(i):
+        ahead = [w[0] - 3000, w[0] - 2000, w[0] - 1000]    # three fetched ahead
+    elif prev_training or i == 0:
+        ahead = [w[0] - 1000]                              # a pass's priming fetch
+    else:
+        continue
+    for t0 in ahead:
+        db.execute("INSERT INTO nvtx VALUES (?, 500, ?, ?, ?, ?, ?, ?, ?)", (t0, w[1], w[2], dl, *w[3:]))
+        planted += 1
+db.commit()
+db.close()
+rc, f, err = report(fetched)
+fp = f["traces"][0]["phases"] if f else {}
+check("fetches planted ahead of the batches (priming and micro-batches fetched ahead)", planted > 120, planted)
+check("fetches join the batch they feed: still 40 training steps and 20 evaluation batches",
+      rc == 0 and fp.get("training_steps") == 40 and fp.get("evaluation_batches") == 20, (fp, err))
+check("fetched micro-batches make a step of one optimizer step",
+      f and f["traces"][0]["step_source"] == "optimizer", f and f["traces"][0]["step_source"])
+
 # 2. Without marks nothing changes: every step is a training step.
 rc, n, _ = report(generate("none.pfprof", "--steps", "40"))
 check("a trace without marks: every step counts, no phases",
@@ -154,8 +196,10 @@ check("input-starved and pageable copies: every fix together counts pinning once
 if samples:
     rc, a, _ = report(os.path.join(samples, "p_apex.pfprof"))
     t, st = a["traces"][0], a["summary"]["steps"]
+    # The prefetcher's priming fetches (before training and before
+    # validation) are fetches, not batches.
     check("apex main_amp.py: 30 training steps, its 10-batch validation pass is evaluation",
-          t["phases"]["training_steps"] == 30 and t["phases"]["evaluation_batches"] >= 10
+          t["phases"]["training_steps"] == 30 and t["phases"]["evaluation_batches"] == 10
           and st["steady"] == 30 - t["warmup_steps"], (t["phases"], st["steady"]))
     # Validation's first batches took 0.25-3.95 s (its workers starting,
     # cuDNN autotuning the eval shapes): none of them is a steady step.
@@ -197,7 +241,7 @@ if samples:
     rc, tm, _ = report(os.path.join(samples, "v_timm.pfprof"))
     tp_, rules = tm["traces"][0]["phases"], [f["rule"] for f in tm["findings"] if f["material"]]
     check("timm train.py: 30 training steps, validate()'s 10 batches evaluation, none steady",
-          tp_["training_steps"] == 30 and tp_["evaluation_batches"] >= 10
+          tp_["training_steps"] == 30 and tp_["evaluation_batches"] == 10
           and tm["summary"]["steps"]["steady"] == 30 - tm["traces"][0]["warmup_steps"], tp_)
     check("timm train.py: pageable-transfer and sync-in-loop, not input-starved (12 workers keep up)",
           "pageable-transfer" in rules and "sync-in-loop" in rules and "input-starved" not in rules, rules)
@@ -217,14 +261,48 @@ if samples:
     rc, tv, _ = report(os.path.join(samples, "r_train_validate.pfprof"))
     p = tv["traces"][0]["phases"]
     check("validation every epoch: 44 training steps, its 2 passes of 10 batches evaluation",
-          p["training_steps"] == 44 and p["evaluation_batches"] >= 20, p)
+          p["training_steps"] == 44 and p["evaluation_batches"] == 20, p)
+    rc, tvf, _ = report(os.path.join(samples, "r_train_validate_fix.pfprof"))
+    p = tvf["traces"][0]["phases"]
+    check("validation every epoch through a prefetcher: 44 training steps, 20 evaluation batches",
+          p["training_steps"] == 44 and p["evaluation_batches"] == 20, p)
+    # Hugging Face's Trainer: 40 optimizer steps of 4 micro-batches it
+    # fetches together first, evaluation of 10 batches through
+    # accelerate's loader, which fetches one batch ahead.
+    rc, hf, _ = report(os.path.join(samples, "x_hf_trainer.pfprof"))
+    ht, hp = hf["traces"][0], hf["traces"][0]["phases"]
+    check("HF Trainer: 40 training steps from optimizer steps, 10 evaluation batches",
+          ht["step_source"] == "optimizer" and hp["training_steps"] == 40 and hp["evaluation_batches"] == 10,
+          (ht["step_source"], hp))
+    hrules = [f["rule"] for f in hf["findings"] if f["material"]]
+    check("HF Trainer: host-bound (a small model, a sync per micro-batch), not input-starved",
+          hrules[:1] == ["host-bound"] and "input-starved" not in hrules, hrules)
+    # A longer epoch of apex (100 steps): the print steps weigh less.
+    rc, al, _ = report(os.path.join(samples, "p_apex_long.pfprof"))
+    led = al["traces"][0]["ledger"]
+    check("apex, 100 training steps: the mean step within 10% of the median",
+          al["traces"][0]["phases"]["training_steps"] == 100
+          and abs(led["mean"]["step_ns"] - led["median"]["step_ns"]) <= 0.1 * led["median"]["step_ns"],
+          (led["mean"]["step_ns"], led["median"]["step_ns"]))
+    rc, alp, _ = report(os.path.join(samples, "p_apex_pageable_long.pfprof"))
+    pt = [f for f in alp["findings"] if f["rule"] == "pageable-transfer"]
+    check("apex pin_memory=False, 100 steps: pageable-transfer leads",
+          [f["rule"] for f in alp["findings"]][:1] == ["pageable-transfer"], [f["rule"] for f in alp["findings"]])
+    check("apex pin_memory=False, 100 steps: pinning predicted within 10% of the pinned run's mean step",
+          pt and abs(pt[0]["predicted_step_ns"] - led["mean"]["step_ns"]) <= 0.10 * led["mean"]["step_ns"],
+          (pt and pt[0]["predicted_step_ns"], led["mean"]["step_ns"]))
+    # A loop without validation: the wait that found the loader empty is
+    # after the loop, not an evaluation batch.
+    rc, sw, _ = report(os.path.join(samples, "s_slow_w2.pfprof"))
+    check("training only: no evaluation batch",
+          sw["traces"][0]["phases"]["evaluation_batches"] == 0, sw["traces"][0]["phases"])
     # pytorch/examples imagenet/main.py --dummy: FakeData on 4 workers
     # paces the loop; pinning its pageable batches saves nothing alone.
     rc, ex, _ = report(os.path.join(samples, "t_examples.pfprof"))
     rc, exp_, _ = report(os.path.join(samples, "t_examples_pageable.pfprof"))
     p = ex["traces"][0]["phases"]
     check("pytorch/examples main.py: 40 training steps, its validation pass evaluation",
-          p["training_steps"] == 40 and p["evaluation_batches"] >= 10
+          p["training_steps"] == 40 and p["evaluation_batches"] == 10
           and ex["summary"]["steps"]["steady"] == 40 - ex["traces"][0]["warmup_steps"], p)
     check("pytorch/examples main.py: input-starved leads (FakeData on 4 workers)",
           [f["rule"] for f in ex["findings"]][:1] == ["input-starved"], [f["rule"] for f in ex["findings"]])
