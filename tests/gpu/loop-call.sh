@@ -17,6 +17,9 @@
 #              resnet50, one epoch with validation, AMP, its prefetcher
 #   lightning  tests/gpu/thirdparty/pl_imagefolder.py: Lightning's
 #              Trainer, resnet18, sanity check, one epoch, validation
+#   thirdparty tests/gpu/thirdparty/: hf_trainer.py (Hugging Face's
+#              Trainer, gradient accumulation, evaluation each epoch) and
+#              the loops of tv_detection, hf_bert, ta_speech, pyg_gcn
 #   ours       samples/train_validate.py and samples/grad_accum.py, with
 #              and without --fix, natively and under samples/torch_profile.py
 #   workers    samples/slow_dataloader.py with 2 and 8 workers, under
@@ -24,6 +27,9 @@
 #              DataLoader's workers)
 #   try        pfprof try --fix ideal-input on slow_dataloader.py (2
 #              workers), when this pfprof has it
+# TRAIN_IMAGES and VAL_IMAGES size the ImageFolder (default 3840 and
+# 1280); APEX_TAG is appended to the apex runs' names (e.g. _long for an
+# epoch on a larger ImageFolder).
 # PHASES (default "data apex examples ours"), ONLY (run names), BUDGET_S
 # (no run starts after it, default 480). Everything goes to $OUT: logs/,
 # traces/ (xz), kineto/, summary.tsv (name, rc, seconds, the program's
@@ -74,7 +80,7 @@ rec() {
 }
 
 if want data; then
-  run data 120 python3 tests/gpu/make_imagefolder.py "$DATA" 3840 1280
+  run data 180 python3 tests/gpu/make_imagefolder.py "$DATA" "${TRAIN_IMAGES:-3840}" "${VAL_IMAGES:-1280}"
   nproc >"$OUT/logs/nproc.txt"
 fi
 
@@ -82,9 +88,11 @@ if want apex && [ -f "${APEX_DIR:-}/main_amp.py" ]; then
   cp "$APEX_DIR/main_amp.py" /tmp/main_amp.py
   sed 's/pin_memory=True/pin_memory=False/g' "$APEX_DIR/main_amp.py" >/tmp/main_amp_pageable.py
   args=(-a resnet50 -b 128 -j 12 --epochs 1 --print-freq 10 "$DATA")
-  rec apex 200 python3 /tmp/main_amp.py "${args[@]}"
-  rec apex_pageable 200 python3 /tmp/main_amp_pageable.py "${args[@]}"
-  run b_apex 150 python3 /tmp/main_amp.py "${args[@]}"
+  tag=${APEX_TAG:-}
+  rec "apex$tag" 200 python3 /tmp/main_amp.py "${args[@]}"
+  rec "apex_pageable$tag" 200 python3 /tmp/main_amp_pageable.py "${args[@]}"
+  run "b_apex$tag" 150 python3 /tmp/main_amp.py "${args[@]}"
+  run "b_apex_pageable$tag" 150 python3 /tmp/main_amp_pageable.py "${args[@]}"
 fi
 
 if want examples && [ -f "${EXAMPLES_DIR:-}/main.py" ]; then
@@ -105,6 +113,12 @@ fi
 
 if want lightning; then
   rec lightning 180 python3 tests/gpu/thirdparty/pl_imagefolder.py "$DATA"
+fi
+
+if want thirdparty; then
+  for s in hf_trainer tv_detection hf_bert ta_speech pyg_gcn; do
+    rec "tp_$s" 120 python3 "tests/gpu/thirdparty/$s.py"
+  done
 fi
 
 if want ours; then
