@@ -72,9 +72,13 @@ test_samples (void)
 
           if (g_str_has_prefix (raw, "_Z"))
             {
-              /* Every mangled kernel of the samples demangles, shorter. */
+              /* Every mangled kernel of the samples demangles, into no
+               * more than twice the raw length
+               * (a mangled name's substitutions are short: cub's
+               * DeviceScanKernel<...> of HF's Trainer comes out 233
+               * bytes from 209). */
               g_assert_false (g_str_has_prefix (shown, "_Z"));
-              g_assert_cmpuint (strlen (shown), <, strlen (raw));
+              g_assert_cmpuint (strlen (shown), <=, 2 * strlen (raw));
               g_assert_true (g_utf8_validate (shown, -1, NULL));
               n_demangled++;
             }
