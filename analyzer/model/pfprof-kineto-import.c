@@ -76,6 +76,9 @@ typedef struct
   guint32 dom_pfprof;       /* string ids */
   guint32 dom_python;
   guint32 name_wait;
+  guint32 name_backward;
+  double last_autograd_us;  /* raw "ts" of the last autograd engine operator */
+  gboolean seen_autograd;
   GHashTable *api_names;    /* correlation id -> const char* API name */
   GHashTable *pid_calls;    /* host pid -> runtime calls + 1 */
   GHashTable *streams;      /* (device << 32 | stream) -> context + 1 */
@@ -1473,6 +1476,42 @@ sync_event (Importer *im, const Event *ev, GError **error)
   return TRUE;
 }
 
+/* The autograd engine's operators ("autograd::engine::evaluate_function:
+ * ConvolutionBackward0"), each node of a backward pass: they tell
+ * training batches from evaluation ones as the hook's "backward" marks do.
+ * A backward pass runs hundreds of them back to back; one whose start
+ * follows the previous one's by more than BACKWARD_GAP_US begins a pass
+ * and becomes a "backward" mark, the others are left out. */
+#define AUTOGRAD_OP "autograd::engine::evaluate_function: "
+#define BACKWARD_GAP_US 200.0
+
+/* Whether the autograd operator whose raw "ts" is at @ts begins a
+ * backward pass (TRUE when its time cannot be read: the parser decides). */
+static gboolean
+autograd_starts_pass (Importer *im, const char *ts, const char *end)
+{
+  char buf[40], *e;
+  gsize n = 0;
+  double t;
+  gboolean starts;
+
+  if (ts == NULL)
+    return TRUE;
+  while (ts + n < end && n + 1 < sizeof buf && (g_ascii_isdigit (ts[n]) || strchr ("+-.eE", ts[n]) != NULL))
+    {
+      buf[n] = ts[n];
+      n++;
+    }
+  buf[n] = '\0';
+  t = g_ascii_strtod (buf, &e);
+  if (n == 0 || *e != '\0' || !isfinite (t))
+    return TRUE;
+  starts = !im->seen_autograd || t < im->last_autograd_us || t - im->last_autograd_us > BACKWARD_GAP_US;
+  im->seen_autograd = TRUE;
+  im->last_autograd_us = t;
+  return starts;
+}
+
 /* The DataLoader's wait for a batch:
  * "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__". */
 static gboolean
@@ -1488,10 +1527,11 @@ range_event (Importer *im, const Event *ev, Category cat, GError **error)
   const char *name = get_str (ev->obj, "name");
   gboolean skip;
 
-  /* Of the operators, only the steps and the DataLoader waits matter to
-   * the rules; the others would only fill memory. */
+  /* Of the operators, only the steps, the DataLoader waits and the
+   * backward passes' starts matter to the rules; the others would only
+   * fill memory. */
   if (cat == CAT_CPU_OP && !is_dataloader_next (name)
-      && !(name != NULL && g_str_has_prefix (name, "ProfilerStep#")))
+      && !(name != NULL && (g_str_has_prefix (name, "ProfilerStep#") || g_str_has_prefix (name, AUTOGRAD_OP))))
     return TRUE;
   if (!get_interval (im, ev, &n.start_ns, &n.end_ns, &skip, error))
     return FALSE;
@@ -1499,7 +1539,14 @@ range_event (Importer *im, const Event *ev, Category cat, GError **error)
     return TRUE;
   n.kind = PFPROF_NVTX_RANGE;
   n.tid = host_tid (ev);
-  if (is_dataloader_next (name))
+  if (cat == CAT_CPU_OP && g_str_has_prefix (name, AUTOGRAD_OP))
+    {
+      n.kind = PFPROF_NVTX_MARK;
+      n.end_ns = n.start_ns;
+      n.domain_id = im->dom_pfprof;
+      n.name_id = im->name_backward;
+    }
+  else if (is_dataloader_next (name))
     {
       n.domain_id = im->dom_pfprof;
       n.name_id = im->name_wait;
@@ -1797,7 +1844,7 @@ container_end (const Importer *im, gsize at)
  * absent): of a key given twice, the last, as the JSON parser keeps it. */
 typedef struct
 {
-  const char *ph, *cat, *name;
+  const char *ph, *cat, *name, *ts;
 } Heads;
 
 /* As container_end, for an object only, noting its Heads on the way:
@@ -1834,6 +1881,7 @@ object_end (const Importer *im, gsize at, Heads *h)
               if (j < im->len && b[j] == ':')
                 {
                   const char **slot = klen == 2 && memcmp (b + start, "ph", 2) == 0     ? &h->ph
+                                      : klen == 2 && memcmp (b + start, "ts", 2) == 0   ? &h->ts
                                       : klen == 3 && memcmp (b + start, "cat", 3) == 0  ? &h->cat
                                       : klen == 4 && memcmp (b + start, "name", 4) == 0 ? &h->name
                                                                                          : NULL;
@@ -1914,6 +1962,8 @@ skippable (Importer *im, const Heads *h, const char *s, gsize n)
         im->n_python++;
         return TRUE;
       }
+    if (op && g_str_has_prefix (text, AUTOGRAD_OP))
+      return !autograd_starts_pass (im, h->ts, end);
     return !is_dataloader_next (text) && !g_str_has_prefix (text, "ProfilerStep#");
   }
 }
@@ -2331,6 +2381,7 @@ pfprof_kineto_import_load (const char *path, PfprofTraceProgressFunc progress, g
   im.dom_pfprof = intern (&im, PFPROF_NVTX_DOMAIN_PFPROF);
   im.dom_python = intern (&im, PFPROF_NVTX_DOMAIN_PYTHON);
   im.name_wait = intern (&im, PFPROF_NVTX_DATALOADER_WAIT);
+  im.name_backward = intern (&im, PFPROF_NVTX_BACKWARD);
   set_meta (&im, "source", "kineto-json");
 
   ok = open_input (&im, error) && report_progress (&im, im.progress_base, error)

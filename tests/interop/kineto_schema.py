@@ -45,7 +45,7 @@ def _us(ns, whole):
 def convert(trace, out, schema="current", absolute=False, gz=None, steps="profiler",
             with_stack=False, display_unit="ms", distributed=None, memory=False, syncs=True,
             runtime=True, memcpy_kinds=True, extra_top=None, loader="_SingleProcessDataLoaderIter",
-            base_key_last=False, sites=False, calls=None):
+            base_key_last=False, sites=False, calls=None, training_ops=False, optimizer_every=1):
     """Writes @trace as Kineto JSON to @out (gzip when @gz, or when @out
     ends in .gz). @steps: "profiler" (ProfilerStep#N), "keep" (the trace's
     own range names) or "none" (step ranges left out). @absolute: times
@@ -55,7 +55,13 @@ def convert(trace, out, schema="current", absolute=False, gz=None, steps="profil
     python_calls row as torch.profiler records the call, the entry point
     (`<built-in method cuda of Tensor object at 0x...>`) inside a torch
     frame inside the site's frame inside its caller's, each frame named
-    "file(line): function" with the site's line."""
+    "file(line): function" with the site's line. @training_ops: the
+    trace's training marks as torch.profiler records the same work: each
+    backward pass as a run of autograd engine operators
+    (`autograd::engine::evaluate_function: ...Backward0`), every
+    @optimizer_every-th optimizer step as an `Optimizer.step#SGD.step`
+    range (the others left out, as if the micro-batches between them
+    accumulated gradients)."""
     old = schema == "old"
     src = pfprof_trace_rows.connect(trace)
     meta = dict(src.execute("SELECT key, value FROM meta"))
@@ -144,8 +150,18 @@ def convert(trace, out, schema="current", absolute=False, gz=None, steps="profil
               {"device": 0, "context": ctx, "stream": -1 if st >= 2**32 - 1 else st,
                "correlation": corr})
     step = 0
-    for (s, d, tid, dom, nid, cat, color, depth, kind) in src.execute("SELECT * FROM nvtx"):
+    n_opt = 0
+    for (s, d, tid, dom, nid, cat, color, depth, kind) in src.execute("SELECT * FROM nvtx ORDER BY start_ns"):
         dname, nm = strings.get(dom), name(nid)
+        if kind != 1 and training_ops and dname == "pfprof" and nm == "backward":
+            for k, op in enumerate(("NllLossBackward0", "AddmmBackward0", "ConvolutionBackward0",
+                                    "torch::autograd::AccumulateGrad")):
+                x(cats["cpu_op"], f"autograd::engine::evaluate_function: {op}", pid, tid_of(tid + 1),
+                  s + 30000 * k, 20000, {})
+        elif kind != 1 and training_ops and dname == "pfprof" and nm == "Optimizer.step":
+            n_opt += 1
+            if n_opt % optimizer_every == 0:
+                x(cats["annotation"], "Optimizer.step#SGD.step", pid, tid_of(tid), s - 100000, 100000, {})
         if kind != 1:
             continue
         if dname == "pfprof" and nm == "DataLoader.next":

@@ -146,6 +146,19 @@ def main():
            and any("ProfilerStep" in n for n in rep["traces"][0]["notes"]),
            "no ProfilerStep#N ranges: steps from the _MultiProcessingDataLoaderIter.__next__ waits, "
            "input-starved found, noted", rep.get("traces", rep))
+    # 5b. Training told from evaluation in a torch.profiler trace: the
+    # autograd engine's operators mark backward passes. Two micro-batches
+    # per optimizer step: each batch holds a backward pass, every other
+    # one an Optimizer.step# range; the validation batches neither.
+    ph = env.run("generate", "--plant", "phases", "--steps", "40", "-o", env.path("phases.pfprof"), "--force")
+    acc = report(env, kineto_schema.convert(env.path("phases.pfprof"), env.path("accum.json"), steps="none",
+                                            training_ops=True, optimizer_every=2))
+    tr = acc.get("traces", [{}])[0]
+    tap.ok(ph.returncode == 0 and "error" not in acc and tr["phases"]["training_steps"] == 20
+           and tr["phases"]["evaluation_batches"] == 20 and tr["step_source"] == "optimizer",
+           "torch.profiler: autograd operators mark the backward passes; 2 micro-batches a step make "
+           "20 optimizer steps, the 20 validation batches evaluation",
+           tr.get("phases", acc) if tr else acc)
     one = env.generate("one.pfprof", plant="none", steps=1)
     rep = report(env, kineto_schema.convert(one, env.path("one.json")))
     tr = rep.get("traces", [{}])[0]
