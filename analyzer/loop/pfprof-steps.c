@@ -351,6 +351,72 @@ assign_phases (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint first)
     }
 }
 
+/* The first training mark (optimizer step or backward pass) at or after
+ * @a, or G_MAXINT64. */
+static gint64
+first_mark_from (const Evidence *ev, gint64 a)
+{
+  gint64 t = G_MAXINT64;
+  const GArray *lists[] = { ev->optimizer, ev->backward };
+
+  for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
+    {
+      const gint64 *v = (const gint64 *) (void *) lists[k]->data;
+      guint i = pfprof_lower_bound_i64 (v, 0, lists[k]->len, a);
+
+      if (i < lists[k]->len)
+        t = MIN (t, v[i]);
+    }
+  return t;
+}
+
+/* An annotated step whose training batch comes after two or more
+ * DataLoader waits holds batches without a backward pass or an optimizer
+ * step before it: a whole evaluation pass when the program marks its
+ * steps after each optimizer step (torch.profiler's prof.step() put
+ * where the optimizer steps, and validation between two of them). Each
+ * wait before the training batch begins a batch of its own, judged by its
+ * marks as any loader batch is; the step keeps its training batch. */
+static void
+split_annotated (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint first)
+{
+  const GArray *waits = loop->ix->data_waits;
+  g_autoptr (GArray) out = NULL;
+
+  if (strcmp (loop->step_source, "nvtx") != 0 || waits->len < 2
+      || ev->optimizer->len + ev->backward->len == 0)
+    return;
+  out = g_array_new (FALSE, FALSE, sizeof (PfprofStep));
+  for (guint i = first; i < steps->len; i++)
+    {
+      PfprofStep s = g_array_index (steps, PfprofStep, i);
+      gint64 mark = first_mark_from (ev, s.start_ns), at = s.start_ns;
+      guint w = 0, k;
+
+      /* The first wait inside the step, then those before its first mark. */
+      while (w < waits->len && g_array_index (waits, PfprofInterval, w).start <= s.start_ns)
+        w++;
+      for (k = w; k < waits->len && g_array_index (waits, PfprofInterval, k).start < MIN (mark, s.end_ns); k++)
+        ;
+      if (mark >= s.end_ns || k - w < 2)
+        {
+          g_array_append_val (out, s);
+          continue;
+        }
+      for (guint j = w; j < k; j++)
+        {
+          gint64 next = g_array_index (waits, PfprofInterval, j).start;
+
+          add_step (out, s.trace_index, at, next);
+          at = next;
+        }
+      s.start_ns = at;
+      g_array_append_val (out, s);
+    }
+  g_array_set_size (steps, first);
+  g_array_append_vals (steps, out->data, out->len);
+}
+
 static gboolean gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n, gint64 *kernel_ns);
 
 /* A loader batch with neither a backward pass nor an optimizer step, and
@@ -380,7 +446,8 @@ join_fetches (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint first)
   g_autofree gint64 *per_backward = NULL;
   gint64 ref;
 
-  if (!loop->has_training_marks || strcmp (loop->step_source, "dataloader") != 0 || n < 2 || dev == NULL)
+  if (!loop->has_training_marks || n < 2 || dev == NULL
+      || (strcmp (loop->step_source, "dataloader") != 0 && strcmp (loop->step_source, "nvtx") != 0))
     return 0;
   for (guint i = first; i < steps->len && !any_eval; i++)
     any_eval = g_array_index (steps, PfprofStep, i).phase == PFPROF_PHASE_EVAL;
@@ -927,6 +994,7 @@ pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray 
   if (!steps_from_nvtx (loop, options, steps) && !steps_from_dataloader (loop, steps)
       && !steps_from_optimizer (loop, &ev, steps) && !steps_from_period (loop, steps))
     loop->step_source = "none";
+  split_annotated (loop, &ev, steps, first);
   assign_phases (loop, &ev, steps, first);
   group_accumulation (loop, &ev, steps, first, join_fetches (loop, &ev, steps, first));
   /* The GPU side of each step reaches to the next step's work: found over

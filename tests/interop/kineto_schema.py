@@ -48,7 +48,10 @@ def convert(trace, out, schema="current", absolute=False, gz=None, steps="profil
             base_key_last=False, sites=False, calls=None, training_ops=False, optimizer_every=1):
     """Writes @trace as Kineto JSON to @out (gzip when @gz, or when @out
     ends in .gz). @steps: "profiler" (ProfilerStep#N), "keep" (the trace's
-    own range names) or "none" (step ranges left out). @absolute: times
+    own range names), "none" (step ranges left out) or "optimizer"
+    (ProfilerStep#N from one optimizer step to the next, as prof.step()
+    after each optimizer step makes them: a validation pass between two
+    lies inside one). @absolute: times
     since the epoch instead of relative to baseTimeOffset. @distributed:
     dict for distributedInfo (current schema). @sites (with @with_stack):
     the Python frames come from the trace's call sites instead: each
@@ -151,6 +154,12 @@ def convert(trace, out, schema="current", absolute=False, gz=None, steps="profil
                "correlation": corr})
     step = 0
     n_opt = 0
+    if steps == "optimizer":
+        marks = [r[0] for r in src.execute(
+            "SELECT n.start_ns FROM nvtx n JOIN strings d ON d.id = n.domain_id JOIN strings m ON m.id = n.name_id"
+            " WHERE d.value = 'pfprof' AND m.value = 'Optimizer.step' ORDER BY n.start_ns")]
+        for k in range(len(marks) - 1):
+            x(cats["annotation"], f"ProfilerStep#{k}", pid, tid_of(pid), marks[k], marks[k + 1] - marks[k], {})
     for (s, d, tid, dom, nid, cat, color, depth, kind) in src.execute("SELECT * FROM nvtx ORDER BY start_ns"):
         dname, nm = strings.get(dom), name(nid)
         if kind != 1 and training_ops and dname == "pfprof" and nm == "backward":
@@ -167,7 +176,7 @@ def convert(trace, out, schema="current", absolute=False, gz=None, steps="profil
         if dname == "pfprof" and nm == "DataLoader.next":
             x(cats["cpu_op"], DATALOADER.format(loader), pid, tid_of(tid), s, d, {})
         elif nm in ("train_step",) or nm.lower().startswith("step"):
-            if steps == "none":
+            if steps in ("none", "optimizer"):
                 continue
             nm = f"ProfilerStep#{step}" if steps == "profiler" else nm
             step += 1

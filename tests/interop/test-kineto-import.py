@@ -159,6 +159,19 @@ def main():
            "torch.profiler: autograd operators mark the backward passes; 2 micro-batches a step make "
            "20 optimizer steps, the 20 validation batches evaluation",
            tr.get("phases", acc) if tr else acc)
+    # 5c. prof.step() after each optimizer step: the validation pass
+    # halfway lies inside one ProfilerStep, whose training batch comes
+    # after it (the last pass follows the last step, outside them all).
+    val = report(env, kineto_schema.convert(env.path("phases.pfprof"), env.path("inside.json"),
+                                            steps="optimizer", training_ops=True))
+    tr = val.get("traces", [{}])[0]
+    led = tr.get("ledger", {})
+    tap.ok("error" not in val and tr["step_source"] == "nvtx" and tr["phases"]["evaluation_batches"] == 10
+           and tr["phases"]["training_steps"] == 39
+           and abs(led["mean"]["step_ns"] - led["median"]["step_ns"]) <= 0.05 * led["median"]["step_ns"],
+           "a ProfilerStep around a validation pass: its 10 batches are evaluation, the mean step "
+           "within 5% of the median", (tr.get("phases"), led.get("mean", {}).get("step_ns"),
+                                       led.get("median", {}).get("step_ns")))
     one = env.generate("one.pfprof", plant="none", steps=1)
     rep = report(env, kineto_schema.convert(one, env.path("one.json")))
     tr = rep.get("traces", [{}])[0]
