@@ -22,6 +22,7 @@
 #              the loops of tv_detection, hf_bert, ta_speech, pyg_gcn
 #   ours       samples/train_validate.py and samples/grad_accum.py, with
 #              and without --fix, natively and under samples/torch_profile.py
+#              (kineto/NAME/ and kineto/NAME_fix/)
 #   workers    samples/slow_dataloader.py with 2 and 8 workers, under
 #              pfprof record and bare (what the hook records inside the
 #              DataLoader's workers)
@@ -128,6 +129,7 @@ if want ours; then
     run "b_$s" 60 python3 "samples/$s.py"
     run "b_${s}_fix" 60 python3 "samples/$s.py" --fix
     run "k_$s" 90 python3 samples/torch_profile.py --out "$OUT/kineto/$s" -- "samples/$s.py"
+    run "k_${s}_fix" 90 python3 samples/torch_profile.py --out "$OUT/kineto/${s}_fix" -- "samples/$s.py" --fix
   done
 fi
 if want workers; then
