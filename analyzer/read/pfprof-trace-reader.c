@@ -1451,3 +1451,72 @@ pfprof_trace_reader_count (const char *path, guint64 counts[PFPROF_N_TABLES], GE
   g_free (r.open_name);
   return ok;
 }
+
+/* The `chunks` rows without their blobs: SQLite keeps a blob on overflow
+ * pages, so this reads a few pages per thousand chunks. */
+static gboolean
+read_spans (Reader *r, GArray *spans, GError **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  if (sqlite3_prepare_v2 (r->db,
+                          "SELECT id, table_name, n, min_ns, max_ns FROM " PFPROF_TRACE_CHUNKS_TABLE
+                          " ORDER BY id", -1, &stmt, NULL)
+      != SQLITE_OK)
+    {
+      set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
+      return FALSE;
+    }
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      int table = pfprof_trace_schema_table_by_name ((const char *) sqlite3_column_text (stmt, 1));
+      PfprofTraceChunkSpan s = { 0 };
+      gint64 n = sqlite3_column_int64 (stmt, 2);
+
+      if (table < 0 || !pfprof_trace_schema_is_chunked ((PfprofTableId) table))
+        continue;
+      s.table = (PfprofTableId) table;
+      s.min_ns = sqlite3_column_int64 (stmt, 3);
+      s.max_ns = sqlite3_column_int64 (stmt, 4);
+      if (n < 0 || s.max_ns < s.min_ns)
+        {
+          gint64 id = sqlite3_column_int64 (stmt, 0);
+
+          sqlite3_finalize (stmt);
+          return chunk_error (r, error, id, "table %s: impossible span",
+                              pfprof_trace_schema_table (s.table)->name);
+        }
+      s.n = (guint64) n;
+      g_array_append_val (spans, s);
+    }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      set_sqlite_error (r, error, PFPROF_TRACE_CHUNKS_TABLE);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+GArray *
+pfprof_trace_reader_chunk_spans (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+
+  g_autoptr (PfprofTrace) trace = pfprof_trace_new ();
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (PfprofTraceChunkSpan));
+  Reader r = { 0 };
+  gboolean ok;
+
+  r.path = path;
+  r.tmp_slots[0] = r.tmp_slots[1] = -1;
+  ok = open_file (&r, error) && check_identity (&r, error) && load_meta (&r, trace, error);
+  if (ok && r.file_major >= 2)
+    ok = read_spans (&r, spans, error);
+  if (r.db != NULL)
+    sqlite3_close (r.db);
+  remove_tmp_dir (&r);
+  g_free (r.open_name);
+  return ok ? g_steal_pointer (&spans) : NULL;
+}

@@ -59,4 +59,23 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PfprofTraceDatabase, pfprof_trace_database_close)
  * @error set when it is not a readable trace. */
 gboolean pfprof_trace_reader_count (const char *path, guint64 counts[PFPROF_N_TABLES], GError **error);
 
+/* One chunk of an event table as the `chunks` table describes it beside
+ * its blob: how many records, and the span from the earliest start to
+ * the latest end among them. */
+typedef struct
+{
+  PfprofTableId table;
+  guint64 n;
+  gint64 min_ns;
+  gint64 max_ns;
+} PfprofTraceChunkSpan;
+
+/* The chunk spans of the format-2 trace at @path, in chunk order,
+ * without decoding a record: what a view can show of a big trace in a
+ * few milliseconds, before its load is done. Empty for format 1 (no
+ * chunks); chunks of tables this pfprof does not know are left out.
+ * Opens the file as load() does. NULL with @error set when it is not a
+ * readable trace, or a span is impossible (n < 0, max_ns < min_ns). */
+GArray *pfprof_trace_reader_chunk_spans (const char *path, GError **error);
+
 G_END_DECLS

@@ -1097,6 +1097,63 @@ test_writer_close_keeps (Fixture *f, gconstpointer data)
   g_assert_cmpstr (pfprof_trace_meta (trace, "complete"), ==, "0");
 }
 
+/* ---- Chunk spans -------------------------------------------------- */
+
+/* What a view draws before the load: the spans cover every record, and
+ * only the chunks' own rows are read. */
+static void
+test_chunk_spans (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) spans = NULL;
+  guint64 n[PFPROF_N_TABLES] = { 0 };
+  gint64 lo = G_MAXINT64, hi = G_MININT64;
+
+  write_kernels (f->path, 20000);
+  spans = pfprof_trace_reader_chunk_spans (f->path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (spans);
+  if (wflags)
+    {
+      /* Format 1 has no chunks: nothing to show before the load. */
+      g_assert_cmpuint (spans->len, ==, 0);
+      return;
+    }
+  g_assert_cmpuint (spans->len, >, 2);
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const PfprofTraceChunkSpan *s = &g_array_index (spans, PfprofTraceChunkSpan, i);
+
+      n[s->table] += s->n;
+      g_assert_cmpint (s->min_ns, <=, s->max_ns);
+      if (s->table == PFPROF_TABLE_KERNELS)
+        {
+          lo = MIN (lo, s->min_ns);
+          hi = MAX (hi, s->max_ns);
+        }
+    }
+  g_assert_cmpuint (n[PFPROF_TABLE_KERNELS], ==, 20000);
+  g_assert_cmpuint (n[PFPROF_TABLE_API_CALLS], ==, 20000);
+  g_assert_cmpuint (n[PFPROF_TABLE_MEMCPYS], ==, 0);
+  g_assert_cmpint (lo, ==, 1000000);
+  g_assert_cmpint (hi, ==, 1000000 + 19999 * (gint64) 5000 + 4000);
+
+  /* A span that ends before it starts is a corrupt file, said so. */
+  trace_test_exec (f->path, "UPDATE chunks SET max_ns = min_ns - 1 WHERE id = (SELECT max(id) FROM chunks);");
+  g_clear_pointer (&spans, g_array_unref);
+  spans = pfprof_trace_reader_chunk_spans (f->path, &error);
+  g_assert_null (spans);
+  g_assert_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, "impossible span"));
+  g_clear_error (&error);
+
+  /* Not a trace: one error, as load() says it. */
+  g_assert_true (g_file_set_contents (f->path, "{\"traceEvents\": []}", -1, NULL));
+  spans = pfprof_trace_reader_chunk_spans (f->path, &error);
+  g_assert_null (spans);
+  g_assert_error (error, PFPROF_TRACE_ERROR, PFPROF_TRACE_ERROR_NOT_A_TRACE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1148,6 +1205,7 @@ main (int argc, char **argv)
   ADD ("/trace/writer/no-overwrite", test_writer_no_overwrite);
   ADD ("/trace/writer/bad-args", test_writer_bad_args);
   ADD2 ("/writer/close-keeps", test_writer_close_keeps);
+  ADD2 ("/chunk-spans", test_chunk_spans);
 #undef ADD2
 #undef ADD1
 #undef ADD
