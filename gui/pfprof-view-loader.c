@@ -16,6 +16,7 @@ typedef struct
   guint current;
   GCancellable *cancellable;
   GMainContext *context; /* the caller's */
+  PfprofViewLoaderSketchFunc sketch_ready;
   PfprofViewLoaderTimelineFunc timeline_ready;
   gpointer timeline_data;
 } LoadData;
@@ -72,42 +73,85 @@ thread_cpu_us (void)
 
 typedef struct
 {
-  PfprofViewLoaderTimelineFunc func;
+  PfprofViewLoaderSketchFunc sketch_func;
+  PfprofViewLoaderTimelineFunc timeline_func;
   gpointer data;
+  PfprofTraceSketch *sketch;
   PfprofTimeline *timeline;
 } Ready;
 
 static gboolean
-call_timeline_ready (gpointer data)
+call_ready (gpointer data)
 {
   Ready *r = data;
 
-  r->func (r->timeline, r->data);
+  if (r->sketch_func != NULL)
+    r->sketch_func (g_steal_pointer (&r->sketch), r->data);
+  else
+    r->timeline_func (r->timeline, r->data);
   return G_SOURCE_REMOVE;
 }
 
+static void
+ready_free (gpointer data)
+{
+  Ready *r = data;
+
+  pfprof_trace_sketch_free (r->sketch);
+  g_free (r);
+}
+
+/* Hands @r to the main context. At a higher priority than the task's
+ * result, so it is never handled after it; the sources of one priority
+ * are dispatched in the order they were attached, so the sketch comes
+ * before the timeline. */
+static void
+post (LoadData *d, Ready *r)
+{
+  GSource *source = g_idle_source_new ();
+
+  r->data = d->timeline_data;
+  /* A source, not g_main_context_invoke(): that would run it on this
+   * thread when no one iterates the context at the moment. */
+  g_source_set_priority (source, G_PRIORITY_HIGH);
+  g_source_set_callback (source, call_ready, r, ready_free);
+  g_source_attach (source, d->context);
+  g_source_unref (source);
+}
+
+/* Reads the chunk index of a single trace and hands its sketch to the
+ * main context: drawn while the events load. Nothing when there is none
+ * to draw; an unreadable file is the load's to report. */
+static void
+post_sketch (LoadData *d)
+{
+  Ready *r;
+  PfprofTraceSketch *sketch;
+
+  if (d->sketch_ready == NULL || d->n_paths != 1)
+    return;
+  sketch = pfprof_trace_sketch_new (d->paths[0], NULL);
+  if (sketch == NULL)
+    return;
+  r = g_new0 (Ready, 1);
+  r->sketch_func = d->sketch_ready;
+  r->sketch = sketch;
+  post (d, r);
+}
+
 /* Hands the laid-out timeline to the main context: shown now, while the
- * analysis goes on. At a higher priority than the task's result, so it
- * is never handled after it. */
+ * analysis goes on. */
 static void
 post_timeline (LoadData *d, PfprofTimeline *timeline)
 {
   Ready *r;
-  GSource *source;
 
   if (d->timeline_ready == NULL)
     return;
-  r = g_new (Ready, 1);
-  source = g_idle_source_new ();
-  r->func = d->timeline_ready;
-  r->data = d->timeline_data;
+  r = g_new0 (Ready, 1);
+  r->timeline_func = d->timeline_ready;
   r->timeline = timeline;
-  /* A source, not g_main_context_invoke(): that would run it on this
-   * thread when no one iterates the context at the moment. */
-  g_source_set_priority (source, G_PRIORITY_HIGH);
-  g_source_set_callback (source, call_timeline_ready, r, g_free);
-  g_source_attach (source, d->context);
-  g_source_unref (source);
+  post (d, r);
 }
 
 static void
@@ -121,6 +165,9 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   gint64 c = thread_cpu_us ();
 
   d->cancellable = cancellable;
+  post_sketch (d);
+  loaded->sketch_us = g_get_monotonic_time () - t;
+  t = g_get_monotonic_time ();
   for (d->current = 0; d->current < d->n_paths; d->current++)
     {
       PfprofTrace *trace = pfprof_importer_load (d->paths[d->current], on_read_progress, d, &error);
@@ -180,13 +227,14 @@ pfprof_view_loader_load_async (const char *const *paths, int *progress_out,
                                GCancellable *cancellable, GAsyncReadyCallback callback,
                                gpointer user_data)
 {
-  pfprof_view_loader_load_async_full (paths, progress_out, cancellable, NULL, NULL, callback,
+  pfprof_view_loader_load_async_full (paths, progress_out, cancellable, NULL, NULL, NULL, callback,
                                       user_data);
 }
 
 void
 pfprof_view_loader_load_async_full (const char *const *paths, int *progress_out,
                                     GCancellable *cancellable,
+                                    PfprofViewLoaderSketchFunc sketch_ready,
                                     PfprofViewLoaderTimelineFunc timeline_ready,
                                     gpointer timeline_data, GAsyncReadyCallback callback,
                                     gpointer user_data)
@@ -197,6 +245,7 @@ pfprof_view_loader_load_async_full (const char *const *paths, int *progress_out,
   LoadData *d = g_new0 (LoadData, 1);
 
   d->context = g_main_context_ref_thread_default ();
+  d->sketch_ready = sketch_ready;
   d->timeline_ready = timeline_ready;
   d->timeline_data = timeline_data;
   d->paths = g_strdupv ((char **) paths);

@@ -10,6 +10,7 @@
 
 #include "pfprof-analysis.h"
 #include "pfprof-timeline.h"
+#include "pfprof-trace-sketch.h"
 
 G_BEGIN_DECLS
 
@@ -18,6 +19,7 @@ typedef struct
   PfprofRun *run;             /* the traces, shared by the timeline and the analysis */
   PfprofAnalysis *analysis;   /* of run */
   PfprofTimeline *timeline;   /* of run, with the analysis's steps and findings */
+  gint64 sketch_us;           /* reading the chunk index for the sketch */
   gint64 load_us;             /* reading the files */
   gint64 analysis_us;
   gint64 layout_us;
@@ -46,11 +48,19 @@ void pfprof_view_loader_load_async (const char *const *paths, int *progress_out,
  * callback frees or takes the result). */
 typedef void (*PfprofViewLoaderTimelineFunc) (PfprofTimeline *timeline, gpointer user_data);
 
-/* As pfprof_view_loader_load_async(), and calls @timeline_ready (with
- * @timeline_data, referenced by nothing: keep it alive until @callback)
- * before @callback when the timeline is ready first. */
+/* Called on the main context, before anything else, with the sketch of
+ * a single trace (its chunk index read, none of its events: milliseconds
+ * into the load), which the callee takes. Not called for several traces,
+ * nor for a trace without a chunk index. */
+typedef void (*PfprofViewLoaderSketchFunc) (PfprofTraceSketch *sketch, gpointer user_data);
+
+/* As pfprof_view_loader_load_async(), and calls @sketch_ready (nullable)
+ * and @timeline_ready (with @timeline_data, referenced by nothing: keep
+ * it alive until @callback) before @callback, in that order, when they
+ * are ready first. */
 void pfprof_view_loader_load_async_full (const char *const *paths, int *progress_out /* nullable */,
                                          GCancellable *cancellable,
+                                         PfprofViewLoaderSketchFunc sketch_ready,
                                          PfprofViewLoaderTimelineFunc timeline_ready,
                                          gpointer timeline_data, GAsyncReadyCallback callback,
                                          gpointer user_data);

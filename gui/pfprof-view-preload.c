@@ -7,10 +7,12 @@ struct _PfprofViewPreload
   char **paths;
   GCancellable *cancellable;
   int *progress;            /* g_atomic_rc_box */
+  PfprofTraceSketch *sketch; /* came before the taker */
   PfprofTimeline *timeline; /* came before the taker; owned by the load */
   GAsyncResult *result;     /* came before the taker (referenced) */
   gboolean taken;
   gboolean dropped;
+  PfprofViewLoaderSketchFunc sketch_ready;
   PfprofViewLoaderTimelineFunc timeline_ready;
   gpointer timeline_data;
   GAsyncReadyCallback callback;
@@ -27,7 +29,21 @@ preload_free (PfprofViewPreload *p)
   g_clear_object (&p->cancellable);
   g_atomic_rc_box_release (p->progress);
   g_clear_object (&p->result);
+  pfprof_trace_sketch_free (p->sketch);
   g_free (p);
+}
+
+static void
+on_sketch (PfprofTraceSketch *sketch, gpointer data)
+{
+  PfprofViewPreload *p = data;
+
+  if (p->taken)
+    p->sketch_ready (sketch, p->timeline_data);
+  else if (p->dropped)
+    pfprof_trace_sketch_free (sketch);
+  else
+    p->sketch = sketch;
 }
 
 static void
@@ -79,7 +95,8 @@ pfprof_view_preload_new (const char *const *paths)
   p->paths = g_strdupv ((char **) paths);
   p->cancellable = g_cancellable_new ();
   p->progress = g_atomic_rc_box_new0 (int);
-  pfprof_view_loader_load_async_full (paths, p->progress, p->cancellable, on_timeline, p, on_done, p);
+  pfprof_view_loader_load_async_full (paths, p->progress, p->cancellable, on_sketch, on_timeline, p,
+                                      on_done, p);
   return p;
 }
 
@@ -126,19 +143,25 @@ pfprof_view_preload_is_loaded (const PfprofViewPreload *preload)
 }
 
 void
-pfprof_view_preload_take (PfprofViewPreload *preload, PfprofViewLoaderTimelineFunc timeline_ready,
-                          gpointer timeline_data, GAsyncReadyCallback callback, gpointer user_data)
+pfprof_view_preload_take (PfprofViewPreload *preload, PfprofViewLoaderSketchFunc sketch_ready,
+                          PfprofViewLoaderTimelineFunc timeline_ready, gpointer timeline_data,
+                          GAsyncReadyCallback callback, gpointer user_data)
 {
   g_return_if_fail (preload != NULL);
+  g_return_if_fail (sketch_ready != NULL);
   g_return_if_fail (timeline_ready != NULL);
   g_return_if_fail (callback != NULL);
   g_return_if_fail (!preload->taken && !preload->dropped);
 
   preload->taken = TRUE;
+  preload->sketch_ready = sketch_ready;
   preload->timeline_ready = timeline_ready;
   preload->timeline_data = timeline_data;
   preload->callback = callback;
   preload->user_data = user_data;
+  /* A sketch that the timeline overtook is not worth a frame. */
+  if (preload->sketch != NULL && preload->timeline == NULL)
+    sketch_ready (g_steal_pointer (&preload->sketch), timeline_data);
   if (preload->timeline != NULL)
     timeline_ready (g_steal_pointer (&preload->timeline), timeline_data);
   if (preload->result != NULL)

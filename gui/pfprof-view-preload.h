@@ -32,12 +32,14 @@ int *pfprof_view_preload_get_progress (PfprofViewPreload *preload);
 /* Whether the load has returned, and what it made waits for a taker. */
 gboolean pfprof_view_preload_is_loaded (const PfprofViewPreload *preload);
 
-/* Hands the load to its taker: @timeline_ready and @callback as in
- * pfprof_view_loader_load_async_full(); what came before is passed on
- * now, in order, what comes later when it comes. Once only; @preload
- * frees itself after the callback. */
-void pfprof_view_preload_take (PfprofViewPreload *preload, PfprofViewLoaderTimelineFunc timeline_ready,
-                               gpointer timeline_data, GAsyncReadyCallback callback, gpointer user_data);
+/* Hands the load to its taker: @sketch_ready, @timeline_ready and
+ * @callback as in pfprof_view_loader_load_async_full(); what came before
+ * is passed on now, in order (but not a sketch when the timeline came
+ * too), what comes later when it comes. Once only; @preload frees itself
+ * after the callback. */
+void pfprof_view_preload_take (PfprofViewPreload *preload, PfprofViewLoaderSketchFunc sketch_ready,
+                               PfprofViewLoaderTimelineFunc timeline_ready, gpointer timeline_data,
+                               GAsyncReadyCallback callback, gpointer user_data);
 
 /* Nobody takes the load: cancels it; @preload frees itself (and what it
  * loaded) when the load returns, which with @wait this call waits for

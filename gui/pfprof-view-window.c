@@ -25,6 +25,7 @@ struct _PfprofViewWindow
   GtkStack *stack;
   GtkProgressBar *progress_bar;
   GtkLabel *progress_label;
+  PfprofSketchView *sketch_view;
   GtkLabel *no_gpu_label;
   PfprofSummaryBar *summary;
   PfprofOverview *overview;
@@ -221,6 +222,14 @@ pfprof_view_window_get_overview (PfprofViewWindow *self)
   g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
 
   return self->overview;
+}
+
+PfprofSketchView *
+pfprof_view_window_get_sketch_view (PfprofViewWindow *self)
+{
+  g_return_val_if_fail (PFPROF_IS_VIEW_WINDOW (self), NULL);
+
+  return self->sketch_view;
 }
 
 /* Empties the panels for a new load. */
@@ -537,6 +546,22 @@ typedef struct
   guint serial;
 } Pending;
 
+/* The chunk index is read and the events still load: draw its sketch
+ * on the loading page until the timeline comes. */
+static void
+on_sketch_ready (PfprofTraceSketch *sketch, gpointer data)
+{
+  Pending *p = data;
+  PfprofViewWindow *self = p->self;
+
+  if (p->serial != self->load_serial)
+    {
+      pfprof_trace_sketch_free (sketch);
+      return;
+    }
+  pfprof_sketch_view_set_sketch (self->sketch_view, sketch);
+}
+
 /* The timeline is laid out and the analysis still runs: show the trace
  * now, without steps or findings, the panel saying the analysis is on. */
 static void
@@ -547,6 +572,7 @@ on_timeline_ready (PfprofTimeline *timeline, gpointer data)
 
   if (p->serial != self->load_serial || timeline->n_gpu_events == 0)
     return;
+  pfprof_sketch_view_set_sketch (self->sketch_view, NULL);
   pfprof_timeline_widget_set_timeline (self->timeline, NULL);
   pfprof_overview_set_timeline (self->overview, NULL);
   clear_findings (self);
@@ -571,6 +597,7 @@ on_loaded (GObject *source, GAsyncResult *result, gpointer data)
 
   g_free (p);
   g_clear_handle_id (&self->progress_source, g_source_remove);
+  pfprof_sketch_view_set_sketch (self->sketch_view, NULL);
   if (loaded == NULL && self->early != NULL)
     {
       /* Its load failed after showing the timeline (the load frees it). */
@@ -695,6 +722,7 @@ begin_load (PfprofViewWindow *self, const char *first_path, GCancellable *cancel
     gtk_label_set_text (self->progress_label, msg);
   }
   gtk_progress_bar_set_fraction (self->progress_bar, g_atomic_int_get (self->progress) / 1000.0);
+  pfprof_sketch_view_set_sketch (self->sketch_view, NULL);
   gtk_stack_set_visible_child_name (self->stack, "loading");
   g_clear_handle_id (&self->progress_source, g_source_remove);
   self->progress_source = g_timeout_add (50, on_progress_tick, self);
@@ -734,7 +762,8 @@ pfprof_view_window_open (PfprofViewWindow *self, GFile **files, int n_files)
   g_atomic_int_set (self->progress, 0);
   p = begin_load (self, g_ptr_array_index (paths, 0), cancellable, self->progress);
   pfprof_view_loader_load_async_full ((const char *const *) paths->pdata, self->progress,
-                                      self->cancellable, on_timeline_ready, p, on_loaded, p);
+                                      self->cancellable, on_sketch_ready, on_timeline_ready, p,
+                                      on_loaded, p);
 }
 
 void
@@ -748,7 +777,7 @@ pfprof_view_window_open_preloaded (PfprofViewWindow *self, PfprofViewPreload *pr
   Pending *p = begin_load (self, first_path, pfprof_view_preload_get_cancellable (preload),
                            pfprof_view_preload_get_progress (preload));
 
-  pfprof_view_preload_take (preload, on_timeline_ready, p, on_loaded, p);
+  pfprof_view_preload_take (preload, on_sketch_ready, on_timeline_ready, p, on_loaded, p);
 }
 
 /* ---- Actions ---------------------------------------------------------- */
@@ -1003,6 +1032,7 @@ update_dark (PfprofViewWindow *self)
       prefer_dark = TRUE;
   }
   pfprof_timeline_widget_set_dark (self->timeline, prefer_dark);
+  pfprof_sketch_view_set_dark (self->sketch_view, prefer_dark);
   pfprof_overview_set_timeline (self->overview, self->loaded != NULL ? self->loaded->timeline : NULL);
 }
 
@@ -1072,10 +1102,12 @@ pfprof_view_window_class_init (PfprofViewWindowClass *klass)
   g_type_ensure (PFPROF_TYPE_SEARCH_BAR);
   g_type_ensure (PFPROF_TYPE_MEASURE_BAR);
   g_type_ensure (PFPROF_TYPE_LEDGER_PANEL);
+  g_type_ensure (PFPROF_TYPE_SKETCH_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/pfprof/View/pfprof-view-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, sketch_view);
   gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, no_gpu_label);
   gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, summary);
   gtk_widget_class_bind_template_child (widget_class, PfprofViewWindow, overview);

@@ -20,6 +20,7 @@
 #include "pfprof-occurrence-navigator.h"
 #include "pfprof-overview.h"
 #include "pfprof-selected-finding.h"
+#include "pfprof-sketch-view.h"
 #include "pfprof-timeline-widget.h"
 #include "pfprof-view-loader.h"
 #include "pfprof-view-preload.h"
@@ -88,6 +89,9 @@ PfprofOccurrenceNavigator *pfprof_view_window_get_navigator (PfprofViewWindow *s
 
 /* The overview strip. */
 PfprofOverview *pfprof_view_window_get_overview (PfprofViewWindow *self);
+
+/* The loading page's sketch of the trace being loaded. */
+PfprofSketchView *pfprof_view_window_get_sketch_view (PfprofViewWindow *self);
 
 /* The error dialog currently shown, or NULL. */
 GtkWidget *pfprof_view_window_get_error_dialog (PfprofViewWindow *self);

@@ -7,8 +7,8 @@
  * (gui/pfprof-view-application.c) and attaches to its first window
  * through the application's signals. Options (--report, --screenshot,
  * --select-finding, --select-rule, --next, --select-evidence-event,
- * --search, --search-next, --measure, --then-open, --error-screenshot,
- * --bench) make it, in a real window, do what a user would (open, select
+ * --search, --search-next, --measure, --then-open, --then-screenshot,
+ * --error-screenshot, --bench) make it, in a real window, do what a user would (open, select
  * a finding and step through its occurrences, click the occurrence's
  * event, search, measure an interval, open a corrupt file, dismiss the
  * error) and write what it shows to a report file (KEY=VALUE lines) and
@@ -24,6 +24,7 @@ static char *opt_report;
 static char *opt_screenshot;
 static char *opt_error_screenshot;
 static char *opt_then_open;
+static char *opt_then_screenshot;
 static int opt_select_finding = -1;
 static char *opt_select_rule;
 static int opt_next = 0;
@@ -46,8 +47,11 @@ typedef struct
   int screenshot_tries;
   int exit_code;
   gint64 first_frame_us;  /* when the first frame was drawn, 0 before */
+  gint64 sketch_frame_us; /* when the sketch was first drawn, 0 if never */
+  GString *then_order;    /* the --then-open load's events, as they came */
+  char *then_sketch;      /* the page and the sketch's rows when it was drawn */
   gint64 loaded_us;       /* when the analysis was done, 0 before */
-  GString *order;         /* "first-frame", "analysed": as they came */
+  GString *order;         /* "sketch-frame", "first-frame", "analysed": as they came */
   char *first_summary;    /* the summary bar at the first frame */
 } TestRun;
 
@@ -341,6 +345,8 @@ test_advance (void)
                   - app_start_us) / 1000.0);
       if (test_run.loaded_us != 0)
         report_kv ("analysed_ms", "%.1f", (test_run.loaded_us - app_start_us) / 1000.0);
+      if (test_run.sketch_frame_us != 0)
+        report_kv ("sketch_frame_ms", "%.1f", (test_run.sketch_frame_us - app_start_us) / 1000.0);
       report_kv ("order", "%s", test_run.order->str);
       if (test_run.first_summary != NULL)
         report_kv ("first_frame_summary", "%s", test_run.first_summary);
@@ -349,6 +355,7 @@ test_advance (void)
       if (loaded != NULL)
         {
           report_kv ("n_events", "%" G_GUINT64_FORMAT, pfprof_trace_n_events (g_ptr_array_index (loaded->analysis->traces, 0)));
+          report_kv ("sketch_ms", "%.1f", loaded->sketch_us / 1000.0);
           report_kv ("load_ms", "%.1f", loaded->load_us / 1000.0);
           report_kv ("analysis_ms", "%.1f", loaded->analysis_us / 1000.0);
           report_kv ("layout_ms", "%.1f", loaded->layout_us / 1000.0);
@@ -517,6 +524,25 @@ test_advance (void)
       {
         GtkWidget *dialog = pfprof_view_window_get_error_dialog (win);
 
+        report_kv ("then_order", "%s", test_run.then_order->str);
+        if (test_run.then_sketch != NULL)
+          report_kv ("then_sketch", "%s", test_run.then_sketch);
+        report_kv ("then_page", "%s", pfprof_view_window_get_page (win));
+        report_kv ("then_sketch_visible", "%d",
+                   gtk_widget_get_visible (GTK_WIDGET (pfprof_view_window_get_sketch_view (win))));
+        if (opt_then_screenshot)
+          {
+            gboolean saved = save_screenshot (GTK_WIDGET (tw), opt_then_screenshot);
+
+            if (!saved && test_run.screenshot_tries++ < 50)
+              {
+                test_run.stage--;
+                later (100);
+                break;
+              }
+            report_kv ("then_screenshot", "%d", saved);
+          }
+
         report_kv ("error_dialog_after_open", "%d", dialog != NULL && gtk_widget_get_visible (dialog));
         if (dialog != NULL)
           {
@@ -572,9 +598,35 @@ note_event (const char *what)
   g_string_append_printf (test_run.order, "%s%s", test_run.order->len ? " " : "", what);
 }
 
+/* The sketch drawn: for the first load, when; for the --then-open one
+ * (the window shown already), what the user sees then. */
+static void
+on_test_sketch_frame (PfprofSketchView *sv, gpointer data)
+{
+  const PfprofTraceSketch *sk = pfprof_sketch_view_get_sketch (sv);
+  GString *what;
+
+  if (test_run.stage == 5)
+    {
+      g_string_append (test_run.then_order, test_run.then_order->len ? " sketch-frame" : "sketch-frame");
+      what = g_string_new (pfprof_view_window_get_page (test_run.window));
+      for (guint i = 0; i < sk->rows->len; i++)
+        g_string_append_printf (what, ", %s", g_array_index (sk->rows, PfprofTraceSketchRow, i).label);
+      g_free (test_run.then_sketch);
+      test_run.then_sketch = g_string_free (what, FALSE);
+      return;
+    }
+  if (test_run.stage != 0 || test_run.sketch_frame_us != 0)
+    return;
+  test_run.sketch_frame_us = g_get_monotonic_time ();
+  note_event ("sketch-frame");
+}
+
 static void
 on_test_first_frame (PfprofTimelineWidget *tw, gpointer data)
 {
+  if (test_run.stage == 5)
+    g_string_append (test_run.then_order, test_run.then_order->len ? " first-frame" : "first-frame");
   if (test_run.stage != 0 || test_run.first_frame_us != 0)
     return;
   test_run.first_frame_us = g_get_monotonic_time ();
@@ -602,7 +654,10 @@ on_test_loaded (PfprofViewWindow *win, gboolean ok, gpointer data)
         later (100); /* drawn before the analysis was done: once more with it */
     }
   else if (test_run.stage == 5)
-    later (300);
+    {
+      g_string_append (test_run.then_order, test_run.then_order->len ? " loaded" : "loaded");
+      later (300);
+    }
 }
 
 static gboolean
@@ -623,6 +678,7 @@ static const GOptionEntry entries[] = {
   { "next", 0, 0, G_OPTION_ARG_INT, &opt_next, "Then go N occurrences further", "N" },
   { "select-evidence-event", 0, 0, G_OPTION_ARG_NONE, &opt_select_evidence_event, "Click the occurrence's event", NULL },
   { "then-open", 0, 0, G_OPTION_ARG_FILENAME, &opt_then_open, "Then open FILE", "FILE" },
+  { "then-screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_then_screenshot, "Save the timeline once FILE is open as PNG", "FILE" },
   { "error-screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_error_screenshot, "Save the error dialog as PNG", "FILE" },
   { "bench", 0, 0, G_OPTION_ARG_NONE, &opt_bench, "Measure frame times", NULL },
   { "search", 0, 0, G_OPTION_ARG_STRING, &opt_search, "Search for TEXT", "TEXT" },
@@ -647,10 +703,13 @@ on_window_added (GtkApplication *app, GtkWindow *window, gpointer data)
   test_run.window = PFPROF_VIEW_WINDOW (window);
   test_run.report = g_string_new ("");
   test_run.order = g_string_new ("");
+  test_run.then_order = g_string_new ("");
   test_run.frame_us = g_array_new (FALSE, FALSE, sizeof (gint64));
   test_run.frame_cpu_us = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_signal_connect (pfprof_view_window_get_timeline (test_run.window), "first-frame",
                     G_CALLBACK (on_test_first_frame), NULL);
+  g_signal_connect (pfprof_view_window_get_sketch_view (test_run.window), "first-frame",
+                    G_CALLBACK (on_test_sketch_frame), NULL);
   g_signal_connect (window, "loaded", G_CALLBACK (on_test_loaded), NULL);
   g_timeout_add_seconds (120, on_watchdog, NULL);
 }
@@ -680,6 +739,8 @@ main (int argc, char **argv)
     {
       g_string_free (test_run.report, TRUE);
       g_string_free (test_run.order, TRUE);
+      g_string_free (test_run.then_order, TRUE);
+      g_free (test_run.then_sketch);
       g_free (test_run.first_summary);
       g_array_unref (test_run.frame_us);
       g_array_unref (test_run.frame_cpu_us);

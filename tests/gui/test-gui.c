@@ -8,6 +8,7 @@
 #include <cairo.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -287,11 +288,91 @@ test_draws_before_analysis (void)
   r = run_view (path, NULL);
   g_unlink (path);
   g_assert_cmpint (r->status, ==, 0);
-  g_assert_cmpstr (get (r, "order"), ==, "first-frame analysed");
+  /* The sketch, if the window was shown before the timeline came. */
+  g_assert_cmpstr (get (r, "order") + (g_str_has_prefix (get (r, "order"), "sketch-frame ") ? 13 : 0), ==,
+                   "first-frame analysed");
   g_assert_nonnull (strstr (get (r, "first_frame_summary"), "Analysing"));
   g_assert_cmpstr (get (r, "page"), ==, "content");
   g_assert_cmpint (get_i64 (r, "n_findings"), >=, 1);
   g_assert_null (strstr (get (r, "summary"), "Analysing"));
+}
+
+/* Opens @big in a window showing the small trace already, and saves
+ * the timeline once @big is shown. */
+static Report *
+then_open (const char *big, const char *shot)
+{
+  return run_view ("--then-open", big, "--then-screenshot", shot, pageable_trace, NULL);
+}
+
+/* A big trace (4M events) opened in a shown window: the loading page
+ * first draws its sketch, a strip per kind of event read from the chunk
+ * index, then the timeline replaces it, and the sketch is gone. What is
+ * drawn then is, pixel for pixel, what the same trace gives without a
+ * chunk index to sketch (its min_ns column dropped: the load does not
+ * read it). */
+static void
+test_sketch_first (void)
+{
+  g_autofree char *dir_a = tmp_path ("sketched");
+  g_autofree char *dir_b = tmp_path ("unsketched");
+  g_autofree char *big_a = g_build_filename (dir_a, "big.pfprof", NULL);
+  g_autofree char *big_b = g_build_filename (dir_b, "big.pfprof", NULL);
+  g_autofree char *shot_a = tmp_path ("sketched.png");
+  g_autofree char *shot_b = tmp_path ("unsketched.png");
+  g_autofree char *bytes = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Report) ra = NULL;
+  g_autoptr (Report) rb = NULL;
+  const char *argv[] = { g_getenv ("PFPROF"), "generate", "--events", "4000000", "--plant", "pageable", "--force", "-o", big_a, NULL };
+  cairo_surface_t *a, *b;
+  sqlite3 *db = NULL;
+  gsize len;
+  int status;
+
+  g_assert_cmpint (g_mkdir (dir_a, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (dir_b, 0700), ==, 0);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+                               &status, &error));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (g_file_get_contents (big_a, &bytes, &len, &error));
+  g_assert_true (g_file_set_contents (big_b, bytes, (gssize) len, &error));
+  g_clear_pointer (&bytes, g_free);
+  g_assert_cmpint (sqlite3_open (big_b, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "ALTER TABLE chunks DROP COLUMN min_ns", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+
+  ra = then_open (big_a, shot_a);
+  rb = then_open (big_b, shot_b);
+  g_unlink (big_a);
+  g_unlink (big_b);
+  g_rmdir (dir_a);
+  g_rmdir (dir_b);
+  g_assert_cmpint (ra->status, ==, 0);
+  g_assert_cmpint (rb->status, ==, 0);
+  /* The sketch on the loading page, then the timeline. */
+  g_assert_cmpstr (get (ra, "then_order"), ==, "sketch-frame first-frame loaded");
+  g_assert_cmpstr (get (ra, "then_sketch"), ==,
+                   "loading, Kernels, Copies, Memsets, Synchronizations, CUDA API calls, NVTX ranges, DataLoader");
+  g_assert_cmpstr (get (ra, "then_page"), ==, "content");
+  g_assert_cmpstr (get (ra, "then_sketch_visible"), ==, "0");
+  /* Nothing to sketch: the timeline alone. */
+  g_assert_cmpstr (get (rb, "then_order"), ==, "first-frame loaded");
+  g_assert_cmpstr (get (rb, "then_page"), ==, "content");
+  /* The same timeline either way. */
+  g_assert_cmpstr (get (ra, "then_screenshot"), ==, "1");
+  g_assert_cmpstr (get (rb, "then_screenshot"), ==, "1");
+  a = load_png (shot_a);
+  b = load_png (shot_b);
+  g_assert_cmpint (cairo_image_surface_get_width (a), ==, cairo_image_surface_get_width (b));
+  g_assert_cmpint (cairo_image_surface_get_height (a), ==, cairo_image_surface_get_height (b));
+  for (int y = 0; y < cairo_image_surface_get_height (a); y++)
+    g_assert_cmpmem (cairo_image_surface_get_data (a) + y * cairo_image_surface_get_stride (a),
+                     cairo_image_surface_get_width (a) * 4,
+                     cairo_image_surface_get_data (b) + y * cairo_image_surface_get_stride (b),
+                     cairo_image_surface_get_width (b) * 4);
+  cairo_surface_destroy (a);
+  cairo_surface_destroy (b);
 }
 
 /* Selecting a finding zooms the timeline to an occurrence that it then
@@ -803,6 +884,7 @@ main (int argc, char **argv)
   generate (pageable_trace, "pageable");
   g_test_add_func ("/gui/first-frame", test_first_frame);
   g_test_add_func ("/gui/draws-before-analysis", test_draws_before_analysis);
+  g_test_add_func ("/gui/sketch-first", test_sketch_first);
   g_test_add_func ("/gui/select-finding", test_select_finding);
   g_test_add_func ("/gui/search-measure", test_search_measure);
   g_test_add_func ("/gui/corrupt-file-survives", test_corrupt_file_survives);

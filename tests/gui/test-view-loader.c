@@ -4,11 +4,14 @@
  * timeline-ready callback comes first, on the caller's main context, with
  * a timeline that draws (no steps, no findings yet) while the analysis
  * runs; the result then carries that same timeline, which load_finish()
- * gives the analysis (steps, findings). A file that cannot be read gives
- * the error and no early timeline. */
+ * gives the analysis (steps, findings). A format-2 trace's sketch comes
+ * before both. A file that cannot be read gives the error and no early
+ * timeline. */
 #include <cairo.h>
+#include <math.h>
 
 #include "pfprof-renderer.h"
+#include "pfprof-trace-reader.h"
 #include "pfprof-view-loader.h"
 
 typedef struct
@@ -24,7 +27,20 @@ typedef struct
   PfprofViewLoaded *loaded;
   GError *error;
   gboolean ready_before_result;
+  PfprofTraceSketch *sketch;
+  gboolean sketch_on_main;
+  guint n_ready_at_sketch;
 } Run;
+
+static void
+on_sketch (PfprofTraceSketch *sketch, gpointer data)
+{
+  Run *r = data;
+
+  r->sketch = sketch;
+  r->sketch_on_main = g_thread_self () == r->main_thread;
+  r->n_ready_at_sketch = r->n_ready;
+}
 
 static void
 on_ready (PfprofTimeline *timeline, gpointer data)
@@ -64,7 +80,7 @@ load (Run *r, const char *path)
 
   r->loop = g_main_loop_new (NULL, FALSE);
   r->main_thread = g_thread_self ();
-  pfprof_view_loader_load_async_full (paths, NULL, NULL, on_ready, r, on_done, r);
+  pfprof_view_loader_load_async_full (paths, NULL, NULL, on_sketch, on_ready, r, on_done, r);
   g_main_loop_run (r->loop);
   g_main_loop_unref (r->loop);
 }
@@ -99,6 +115,61 @@ test_early_timeline (void)
   pfprof_view_loaded_free (r.loaded);
 }
 
+/* A format-2 trace: its sketch comes first, on the main context, and
+ * counts every event of the kinds it shows, over their whole span. */
+static void
+test_sketch (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("PFPROF_SAMPLES"), "f_item_sites.pfprof", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PfprofTrace) trace = NULL;
+  Run r = { 0 };
+  gboolean kernels = FALSE;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no recorded sample f_item_sites.pfprof");
+      return;
+    }
+  load (&r, path);
+  g_assert_no_error (r.error);
+  g_assert_nonnull (r.sketch);
+  g_assert_true (r.sketch_on_main);
+  g_assert_cmpuint (r.n_ready_at_sketch, ==, 0);
+  g_assert_cmpuint (r.n_ready, ==, 1);
+  trace = pfprof_trace_reader_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < r.sketch->rows->len; i++)
+    {
+      const PfprofTraceSketchRow *row = &g_array_index (r.sketch->rows, PfprofTraceSketchRow, i);
+      gint64 lo = G_MAXINT64, hi = G_MININT64;
+      double sum = 0;
+      g_autofree double *bins = g_new (double, 100);
+
+      g_assert_cmpuint (row->n, ==, pfprof_trace_n (trace, row->table));
+      kernels |= row->table == PFPROF_TABLE_KERNELS;
+      if (row->table == PFPROF_TABLE_KERNELS)
+        for (guint k = 0; k < row->n; k++)
+          {
+            lo = MIN (lo, pfprof_trace_kernels (trace)[k].start_ns);
+            hi = MAX (hi, pfprof_trace_kernels (trace)[k].end_ns);
+          }
+      if (row->table == PFPROF_TABLE_KERNELS)
+        {
+          g_assert_cmpint (r.sketch->start_ns, <=, lo);
+          g_assert_cmpint (r.sketch->end_ns, >=, hi);
+        }
+      /* The bins hold every record of the row, none twice. */
+      pfprof_trace_sketch_density (r.sketch, i, r.sketch->start_ns, r.sketch->end_ns + 1, bins, 100);
+      for (guint b = 0; b < 100; b++)
+        sum += bins[b];
+      g_assert_cmpfloat (fabs (sum - (double) row->n), <, 0.5);
+    }
+  g_assert_true (kernels);
+  pfprof_trace_sketch_free (r.sketch);
+  pfprof_view_loaded_free (r.loaded);
+}
+
 static void
 test_unreadable (void)
 {
@@ -108,6 +179,7 @@ test_unreadable (void)
   g_assert_null (r.loaded);
   g_assert_nonnull (r.error);
   g_assert_cmpuint (r.n_ready, ==, 0);
+  g_assert_null (r.sketch);
   g_error_free (r.error);
 }
 
@@ -116,6 +188,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/view-loader/early-timeline", test_early_timeline);
+  g_test_add_func ("/view-loader/sketch", test_sketch);
   g_test_add_func ("/view-loader/unreadable", test_unreadable);
   return g_test_run ();
 }

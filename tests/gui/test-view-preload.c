@@ -2,9 +2,11 @@
 /* test-view-preload.c: a load begun before its window exists reaches the
  * window that takes it over as a load of its own would. On sample f
  * (recorded on the H200): taken after the load is done, the early
- * timeline and then the result come at once, in that order; taken
- * before, they come when the load makes them, in that order; dropped,
- * nothing comes and the load is cancelled. */
+ * timeline and then the result come at once, in that order, and not
+ * the sketch that the timeline overtook; taken before, the sketch (of a
+ * format-2 trace: f_item_sites), the timeline and the result come when
+ * the load makes them, in that order;
+ * dropped, nothing comes and the load is cancelled. */
 #include "pfprof-view-preload.h"
 
 typedef struct
@@ -15,6 +17,16 @@ typedef struct
   GError *error;
   gboolean done;
 } Taker;
+
+static void
+on_sketch (PfprofTraceSketch *sketch, gpointer data)
+{
+  Taker *t = data;
+
+  g_string_append (t->order, "sketch ");
+  g_assert_cmpuint (sketch->rows->len, >, 0);
+  pfprof_trace_sketch_free (sketch);
+}
 
 static void
 on_ready (PfprofTimeline *timeline, gpointer data)
@@ -36,16 +48,22 @@ on_done (GObject *source, GAsyncResult *result, gpointer data)
 }
 
 static char *
+sample_named (const char *name)
+{
+  return g_build_filename (g_getenv ("PFPROF_SAMPLES"), name, NULL);
+}
+
+static char *
 sample (void)
 {
-  return g_build_filename (g_getenv ("PFPROF_SAMPLES"), "f_item.pfprof", NULL);
+  return sample_named ("f_item.pfprof");
 }
 
 static void
-check_taker (Taker *t)
+check_taker (Taker *t, const char *order)
 {
   g_assert_no_error (t->error);
-  g_assert_cmpstr (t->order->str, ==, "timeline result");
+  g_assert_cmpstr (t->order->str, ==, order);
   g_assert_nonnull (t->loaded);
   g_assert_true (t->loaded->timeline == t->early);
   g_assert_cmpuint (t->loaded->analysis->findings->len, >=, 2);
@@ -71,15 +89,17 @@ test_taken_after (void)
   while (!pfprof_view_preload_is_loaded (p))
     g_main_context_iteration (NULL, TRUE);
   g_assert_cmpstr (t.order->str, ==, "");
-  pfprof_view_preload_take (p, on_ready, &t, on_done, &t);
+  pfprof_view_preload_take (p, on_sketch, on_ready, &t, on_done, &t);
   g_assert_true (t.done);
-  check_taker (&t);
+  check_taker (&t, "timeline result");
 }
 
+/* Taken before the load is done: what it makes comes as it is made; the
+ * sketch first, for a trace with a chunk index (format 2) only. */
 static void
-test_taken_before (void)
+taken_before (const char *name, const char *order)
 {
-  g_autofree char *path = sample ();
+  g_autofree char *path = sample_named (name);
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (GFile) other = g_file_new_for_path ("/nonexistent/x.pfprof");
   const char *paths[] = { path, NULL };
@@ -88,17 +108,24 @@ test_taken_before (void)
 
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
-      g_test_skip ("no recorded sample f_item.pfprof");
+      g_test_skip ("no recorded sample");
       return;
     }
   t.order = g_string_new ("");
   p = pfprof_view_preload_new (paths);
   g_assert_true (pfprof_view_preload_has_files (p, &file, 1));
   g_assert_false (pfprof_view_preload_has_files (p, &other, 1));
-  pfprof_view_preload_take (p, on_ready, &t, on_done, &t);
+  pfprof_view_preload_take (p, on_sketch, on_ready, &t, on_done, &t);
   while (!t.done)
     g_main_context_iteration (NULL, TRUE);
-  check_taker (&t);
+  check_taker (&t, order);
+}
+
+static void
+test_taken_before (void)
+{
+  taken_before ("f_item_sites.pfprof", "sketch timeline result");
+  taken_before ("f_item.pfprof", "timeline result");
 }
 
 static void
