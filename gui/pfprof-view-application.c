@@ -220,6 +220,20 @@ on_startup (GApplication *app, gpointer data)
   follow_color_scheme ();
 }
 
+/* With the cairo renderer asked for (GSK_RENDERER=cairo), GL draws
+ * nothing, yet on opening an X11 display GDK sets it up to choose the
+ * windows' visual: 0.3 s and more where GL is software (Mesa's llvmpipe,
+ * as under Xvfb or over SSH), before the first frame. GDK_DEBUG=
+ * gl-disable skips that and nothing drawn changes. A GDK_DEBUG of the
+ * user's is left as it is. Before any thread runs: setenv() is not
+ * thread-safe. */
+static void
+skip_unused_gl (void)
+{
+  if (g_strcmp0 (g_getenv ("GSK_RENDERER"), "cairo") == 0 && g_getenv ("GDK_DEBUG") == NULL)
+    g_setenv ("GDK_DEBUG", "gl-disable", TRUE);
+}
+
 GtkApplication *
 pfprof_view_application_new (void)
 {
@@ -230,6 +244,7 @@ pfprof_view_application_new (void)
   };
   GtkApplication *app;
 
+  skip_unused_gl ();
   /* Ctrl-C while a WAL trace loads removes the reader's copy. */
   pfprof_temp_file_install_handlers ();
   g_set_prgname ("pfprof-view");

@@ -16,6 +16,7 @@
  * whether the first frame came before the analysis was done ("order").
  * Without them it is the plain app. */
 #include <stdio.h>
+#include <string.h>
 
 #include "pfprof-view-application.h"
 #include "pfprof-view-window.h"
@@ -351,6 +352,14 @@ test_advance (void)
       if (test_run.first_summary != NULL)
         report_kv ("first_frame_summary", "%s", test_run.first_summary);
       report_kv ("error_dialog", "%d", pfprof_view_window_get_error_dialog (win) != NULL);
+      {
+        g_autoptr (GError) gl_error = NULL;
+
+        /* Whether GDK set GL up when it opened the display. */
+        report_kv ("gl_disabled", "%d",
+                   !gdk_display_prepare_gl (gtk_widget_get_display (GTK_WIDGET (win)), &gl_error)
+                     && strstr (gl_error->message, "GDK_DEBUG") != NULL);
+      }
       report_kv ("help_overlay", "%d", gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (win)) != NULL);
       if (loaded != NULL)
         {

@@ -305,6 +305,27 @@ then_open (const char *big, const char *shot)
   return run_view ("--then-open", big, "--then-screenshot", shot, pageable_trace, NULL);
 }
 
+/* With the cairo renderer asked for (as here), the app has GDK skip
+ * setting GL up, which under Xvfb costs the first frame 0.3 s and more;
+ * a GDK_DEBUG of the user's, even empty, is left alone. */
+static void
+test_cairo_skips_gl (void)
+{
+  g_autoptr (Report) r = NULL;
+  g_autoptr (Report) own = NULL;
+
+  g_assert_cmpstr (g_getenv ("GSK_RENDERER"), ==, "cairo");
+  r = run_view (pageable_trace, NULL);
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (get (r, "page"), ==, "content");
+  g_assert_cmpstr (get (r, "gl_disabled"), ==, "1");
+  extra_env = "GDK_DEBUG=";
+  own = run_view (pageable_trace, NULL);
+  extra_env = NULL;
+  g_assert_cmpint (own->status, ==, 0);
+  g_assert_cmpstr (get (own, "gl_disabled"), ==, "0");
+}
+
 /* A big trace (4M events) opened in a shown window: the loading page
  * first draws its sketch, a strip per kind of event read from the chunk
  * index, then the timeline replaces it, and the sketch is gone. What is
@@ -885,6 +906,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/first-frame", test_first_frame);
   g_test_add_func ("/gui/draws-before-analysis", test_draws_before_analysis);
   g_test_add_func ("/gui/sketch-first", test_sketch_first);
+  g_test_add_func ("/gui/cairo-skips-gl", test_cairo_skips_gl);
   g_test_add_func ("/gui/select-finding", test_select_finding);
   g_test_add_func ("/gui/search-measure", test_search_measure);
   g_test_add_func ("/gui/corrupt-file-survives", test_corrupt_file_survives);
