@@ -154,6 +154,30 @@ post_timeline (LoadData *d, PfprofTimeline *timeline)
   post (d, r);
 }
 
+/* The analysis of a run, on a thread of its own. */
+typedef struct
+{
+  const PfprofRun *run;
+  PfprofAnalysisOptions *options;
+  PfprofAnalysis *analysis;
+  gint64 began_us;  /* when it was handed to its thread */
+  gint64 us;
+  gint64 cpu_us;
+} Analyse;
+
+static gpointer
+analyse (gpointer data)
+{
+  Analyse *a = data;
+  gint64 t = g_get_monotonic_time ();
+  gint64 c = thread_cpu_us ();
+
+  a->analysis = pfprof_analysis_run (a->run, a->options);
+  a->us = g_get_monotonic_time () - t;
+  a->cpu_us = thread_cpu_us () - c;
+  return NULL;
+}
+
 static void
 load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
@@ -168,6 +192,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   post_sketch (d);
   loaded->sketch_us = g_get_monotonic_time () - t;
   t = g_get_monotonic_time ();
+  c = thread_cpu_us ();
   for (d->current = 0; d->current < d->n_paths; d->current++)
     {
       PfprofTrace *trace = pfprof_importer_load (d->paths[d->current], on_read_progress, d, &error);
@@ -192,21 +217,11 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   set_progress (d, 0.85);
   /* Aligned and trimmed here, once; from now on it is only read. */
   loaded->run = pfprof_run_new (g_steal_pointer (&traces));
-  /* The timeline first, on every core (the layout spreads its passes over
-   * the lanes), and shown; then the analysis, whose steps and findings
-   * the window fills in when they come. */
-  t = g_get_monotonic_time ();
-  c = thread_cpu_us ();
-  loaded->timeline = pfprof_timeline_new_for_run (loaded->run, NULL, NULL);
-  loaded->layout_us = g_get_monotonic_time () - t;
-  loaded->layout_cpu_us = thread_cpu_us () - c;
-  post_timeline (d, loaded->timeline);
-  t = g_get_monotonic_time ();
-  c = thread_cpu_us ();
   {
     g_autoptr (PfprofAnalysisOptions) options = pfprof_analysis_options_new ();
-
     PfprofSourceLinesPolicy policy;
+    Analyse a = { loaded->run, options, NULL, 0, 0, 0 };
+    GThread *thread;
 
     /* The occurrence navigator steps through all of them. */
     pfprof_analysis_options_set_keep_occurrences (options, TRUE);
@@ -214,10 +229,34 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
      * default, which reads the least. */
     if (pfprof_source_lines_policy_from_string (g_getenv ("PFPROF_SOURCE_LINES"), &policy))
       pfprof_analysis_options_set_source_lines (options, policy);
-    loaded->analysis = pfprof_analysis_run (loaded->run, options);
+    /* The analysis needs the run alone: it begins now, on a thread of
+     * its own, while this one lays the timeline out (on every core: the
+     * layout spreads its passes over the lanes) and shows it. Both only
+     * read the run. The findings come sooner by the layout's time; the
+     * timeline a little later, the two sharing the cores, but the
+     * sketch is on screen meanwhile. Without a thread to be had, one
+     * after the other. */
+    a.began_us = g_get_monotonic_time ();
+    thread = g_thread_try_new ("pfprof-analysis", analyse, &a, NULL);
+    t = g_get_monotonic_time ();
+    c = thread_cpu_us ();
+    loaded->timeline = pfprof_timeline_new_for_run (loaded->run, NULL, NULL);
+    loaded->layout_ended_us = g_get_monotonic_time ();
+    loaded->layout_us = loaded->layout_ended_us - t;
+    loaded->layout_cpu_us = thread_cpu_us () - c;
+    post_timeline (d, loaded->timeline);
+    if (thread != NULL)
+      g_thread_join (thread);
+    else
+      {
+        a.began_us = g_get_monotonic_time ();
+        analyse (&a);
+      }
+    loaded->analysis = a.analysis;
+    loaded->analysis_began_us = a.began_us;
+    loaded->analysis_us = a.us;
+    loaded->analysis_cpu_us = a.cpu_us;
   }
-  loaded->analysis_us = g_get_monotonic_time () - t;
-  loaded->analysis_cpu_us = thread_cpu_us () - c;
   set_progress (d, 1.0);
   g_task_return_pointer (task, loaded, (GDestroyNotify) pfprof_view_loaded_free);
 }

@@ -21,12 +21,14 @@ typedef struct
   PfprofTimeline *timeline;   /* of run, with the analysis's steps and findings */
   gint64 sketch_us;           /* reading the chunk index for the sketch */
   gint64 load_us;             /* reading the files */
-  gint64 analysis_us;
+  gint64 analysis_us;         /* the analysis and the layout run at once */
   gint64 layout_us;
-  gint64 load_cpu_us;         /* the same in CPU time of the loading thread (the */
-  gint64 analysis_cpu_us;     /* wall times count what other processes took on a */
-  gint64 layout_cpu_us;       /* busy machine; the layout's helper threads and the
-                               * reader's are not counted) */
+  gint64 load_cpu_us;         /* the same in CPU time of the thread that did it */
+  gint64 analysis_cpu_us;     /* (the wall times count what other processes took */
+  gint64 layout_cpu_us;       /* on a busy machine; the layout's helper threads and
+                               * the reader's are not counted) */
+  gint64 analysis_began_us;   /* g_get_monotonic_time() when the analysis was begun */
+  gint64 layout_ended_us;     /* and when the layout was done */
 } PfprofViewLoaded;
 
 void pfprof_view_loaded_free (PfprofViewLoaded *loaded);
@@ -42,10 +44,12 @@ void pfprof_view_loader_load_async (const char *const *paths, int *progress_out,
                                     gpointer user_data);
 
 /* Called on the main context as soon as the timeline is laid out (the
- * layout runs first, on every core, then the analysis), so that the trace
- * is shown without waiting for the analysis: @timeline, of the run alone, has no steps and no findings yet; it is the timeline the
- * load will return (owned by it: keep showing it only until the load's
- * callback frees or takes the result). */
+ * layout and the analysis begin together once the traces are read, the
+ * layout on every core), so that the trace is shown without waiting for
+ * the analysis: @timeline, of the run alone, has no steps and no
+ * findings yet; it is the timeline the load will return (owned by it:
+ * keep showing it only until the load's callback frees or takes the
+ * result). */
 typedef void (*PfprofViewLoaderTimelineFunc) (PfprofTimeline *timeline, gpointer user_data);
 
 /* Called on the main context, before anything else, with the sketch of

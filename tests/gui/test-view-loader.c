@@ -3,8 +3,9 @@
  * is done. On a trace recorded on the H200 (sample f, two findings), the
  * timeline-ready callback comes first, on the caller's main context, with
  * a timeline that draws (no steps, no findings yet) while the analysis
- * runs; the result then carries that same timeline, which load_finish()
- * gives the analysis (steps, findings). A format-2 trace's sketch comes
+ * runs (begun with the layout, not after it); the result then carries
+ * that same timeline, which load_finish() gives the analysis (steps,
+ * findings). A format-2 trace's sketch comes
  * before both. A file that cannot be read gives the error and no early
  * timeline. */
 #include <cairo.h>
@@ -112,6 +113,9 @@ test_early_timeline (void)
   g_assert_true (r.loaded->timeline->analysis == r.loaded->analysis);
   g_assert_cmpuint (r.loaded->analysis->findings->len, >=, 2);
   g_assert_cmpuint (r.loaded->analysis->steps->len, >, 50);
+  /* The analysis did not wait for the layout: it began with it. */
+  g_assert_cmpint (r.loaded->analysis_began_us, >, 0);
+  g_assert_cmpint (r.loaded->analysis_began_us, <, r.loaded->layout_ended_us);
   pfprof_view_loaded_free (r.loaded);
 }
 
