@@ -19,6 +19,8 @@ typedef struct
   PfprofViewLoaderSketchFunc sketch_ready;
   PfprofViewLoaderTimelineFunc timeline_ready;
   gpointer timeline_data;
+  GThread *sketcher;     /* reading the sketch beside the load, or NULL */
+  gint64 sketch_us;
 } LoadData;
 
 static void
@@ -122,21 +124,45 @@ post (LoadData *d, Ready *r)
 /* Reads the chunk index of a single trace and hands its sketch to the
  * main context: drawn while the events load. Nothing when there is none
  * to draw; an unreadable file is the load's to report. */
-static void
-post_sketch (LoadData *d)
+static gpointer
+post_sketch (gpointer data)
 {
+  LoadData *d = data;
+  gint64 t = g_get_monotonic_time ();
+  PfprofTraceSketch *sketch = pfprof_trace_sketch_new (d->paths[0], NULL);
   Ready *r;
-  PfprofTraceSketch *sketch;
 
+  if (sketch != NULL)
+    {
+      r = g_new0 (Ready, 1);
+      r->sketch_func = d->sketch_ready;
+      r->sketch = sketch;
+      post (d, r);
+    }
+  d->sketch_us = g_get_monotonic_time () - t;
+  return NULL;
+}
+
+/* The sketch is read on a thread of its own, so that the load does not
+ * wait for it (tens of milliseconds on a big trace, more on a busy
+ * machine); without a thread to be had, here. */
+static void
+start_sketch (LoadData *d)
+{
   if (d->sketch_ready == NULL || d->n_paths != 1)
     return;
-  sketch = pfprof_trace_sketch_new (d->paths[0], NULL);
-  if (sketch == NULL)
-    return;
-  r = g_new0 (Ready, 1);
-  r->sketch_func = d->sketch_ready;
-  r->sketch = sketch;
-  post (d, r);
+  d->sketcher = g_thread_try_new ("pfprof-sketch", post_sketch, d, NULL);
+  if (d->sketcher == NULL)
+    post_sketch (d);
+}
+
+/* Waits for the sketch: before the timeline is posted, so that it comes
+ * first, and before the load returns, which frees @d. */
+static void
+join_sketch (LoadData *d)
+{
+  if (d->sketcher != NULL)
+    g_thread_join (g_steal_pointer (&d->sketcher));
 }
 
 /* Hands the laid-out timeline to the main context: shown now, while the
@@ -189,10 +215,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   gint64 c = thread_cpu_us ();
 
   d->cancellable = cancellable;
-  post_sketch (d);
-  loaded->sketch_us = g_get_monotonic_time () - t;
-  t = g_get_monotonic_time ();
-  c = thread_cpu_us ();
+  start_sketch (d);
   for (d->current = 0; d->current < d->n_paths; d->current++)
     {
       PfprofTrace *trace = pfprof_importer_load (d->paths[d->current], on_read_progress, d, &error);
@@ -200,6 +223,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
       if (trace == NULL)
         {
           g_free (loaded);
+          join_sketch (d);
           g_task_return_error (task, error);
           return;
         }
@@ -209,6 +233,7 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   if (!pfprof_run_match_traces (traces, &error))
     {
       g_free (loaded);
+      join_sketch (d);
       g_task_return_error (task, error);
       return;
     }
@@ -244,6 +269,8 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
     loaded->layout_ended_us = g_get_monotonic_time ();
     loaded->layout_us = loaded->layout_ended_us - t;
     loaded->layout_cpu_us = thread_cpu_us () - c;
+    join_sketch (d);
+    loaded->sketch_us = d->sketch_us;
     post_timeline (d, loaded->timeline);
     if (thread != NULL)
       g_thread_join (thread);
