@@ -186,7 +186,7 @@ class Run:
             time.sleep(1.5)
             env = dict(os.environ, DISPLAY=display, GDK_BACKEND="x11", GSK_RENDERER="cairo",
                        NO_AT_BRIDGE="1", GSETTINGS_BACKEND="memory")
-            first, found = [], []
+            first, timeline, found = [], [], []
             for i in range(self.runs):
                 rep = os.path.join(self.work, f"gui-{i}.txt")
                 rc, wall, user, sys_, kib, out, err = timed([app, "--bench", "--report", rep, t], env=env)
@@ -194,8 +194,14 @@ class Run:
                 self.note(f"pfprof-view-test --bench {t} (run {i + 1}, load {load_average()})",
                           f"rc {rc}: {wall} s wall, {kib} KiB max RSS\n{text}")
                 kv = dict(re.findall(r"^(\w+)=(\S+)$", text, re.M))
+                # The first frame that shows the trace: its sketch (from
+                # the chunk index, while the events load), or the
+                # timeline when that came first.
+                frames = [float(kv[k]) / 1000 for k in ("sketch_frame_ms", "first_frame_ms") if k in kv]
+                if frames:
+                    first.append(min(frames))
                 if "first_frame_ms" in kv:
-                    first.append(float(kv["first_frame_ms"]) / 1000)
+                    timeline.append(float(kv["first_frame_ms"]) / 1000)
                 if "analysed_ms" in kv:
                     found.append(float(kv["analysed_ms"]) / 1000)
         finally:
@@ -203,7 +209,9 @@ class Run:
             x.wait()
         rows = []
         if first:
-            rows.append(("first frame (from process start)", fmt_range(first, "s"), "≤ 0.5 s"))
+            rows.append(("first frame (from process start; the sketch)", fmt_range(first, "s"), "≤ 0.5 s"))
+        if timeline:
+            rows.append(("timeline drawn", fmt_range(timeline, "s"), ""))
         if found:
             rows.append(("findings shown", fmt_range(found, "s"), "≤ 1.5 s"))
         return "`pfprof generate --events 10000000` in `pfprof-view-test --bench`", rows or [
