@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "pfprof-trace-reader.h"
 
 /* The event tables the timeline draws, the colour of each (the class of
@@ -37,10 +39,18 @@ pfprof_trace_sketch_new (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
 
-  g_autoptr (GArray) all = pfprof_trace_reader_chunk_spans (path, error);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autoptr (GArray) all = NULL;
   guint64 n[G_N_ELEMENTS (kinds)] = { 0 };
   PfprofTraceSketch *sketch;
+  GStatBuf st;
 
+  /* A trace being written is read through a private copy of it and its
+   * WAL (pfprof-trace-reader.h): the sketch would copy it a second time,
+   * beside the load, for a trace that is seldom big yet. */
+  if (g_stat (wal, &st) == 0 && st.st_size > 0)
+    return NULL;
+  all = pfprof_trace_reader_chunk_spans (path, error);
   if (all == NULL)
     return NULL;
   sketch = g_new0 (PfprofTraceSketch, 1);

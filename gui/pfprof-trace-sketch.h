@@ -36,8 +36,9 @@ typedef struct
 } PfprofTraceSketch;
 
 /* The sketch of the trace at @path; NULL when there is nothing to draw
- * (a format-1 trace, no events of a kind the timeline draws) and NULL
- * with @error set when it is not a readable trace. */
+ * (a format-1 trace, no events of a kind the timeline draws, a trace
+ * being written: a WAL beside it) and NULL with @error set when it is
+ * not a readable trace. */
 PfprofTraceSketch *pfprof_trace_sketch_new (const char *path, GError **error);
 
 void pfprof_trace_sketch_free (PfprofTraceSketch *sketch);

@@ -8,7 +8,8 @@
  * before), the findings come as the steps arrive, the summary says the
  * trace is being recorded, and once the writer finishes the window
  * shows the whole trace and stops following. The writer is never kept
- * waiting: each commit returns at once while the window reads. */
+ * waiting: each commit returns at once while the window reads. A trace
+ * being written has no sketch. */
 #include <string.h>
 #include <gtk/gtk.h>
 #include <glib/gstdio.h>
@@ -163,6 +164,14 @@ test_follow_recording (void)
     }
   commit_us = write_part (w, t, 0);
   worst_commit = MAX (worst_commit, commit_us);
+  /* A trace being written is read through a copy of it and its WAL:
+   * no sketch, which would copy it a second time. */
+  {
+    PfprofTraceSketch *sketch = pfprof_trace_sketch_new (live, &error);
+
+    g_assert_no_error (error);
+    g_assert_null (sketch);
+  }
 
   win = pfprof_view_window_new (NULL);
   g_signal_connect (win, "loaded", G_CALLBACK (on_loaded), &seen);
