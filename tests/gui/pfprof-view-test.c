@@ -8,7 +8,7 @@
  * through the application's signals. Options (--report, --screenshot,
  * --select-finding, --select-rule, --next, --select-evidence-event,
  * --search, --search-next, --measure, --then-open, --then-screenshot,
- * --error-screenshot, --bench) make it, in a real window, do what a user would (open, select
+ * --sketch-screenshot, --error-screenshot, --bench) make it, in a real window, do what a user would (open, select
  * a finding and step through its occurrences, click the occurrence's
  * event, search, measure an interval, open a corrupt file, dismiss the
  * error) and write what it shows to a report file (KEY=VALUE lines) and
@@ -26,6 +26,7 @@ static char *opt_screenshot;
 static char *opt_error_screenshot;
 static char *opt_then_open;
 static char *opt_then_screenshot;
+static char *opt_sketch_screenshot;
 static int opt_select_finding = -1;
 static char *opt_select_rule;
 static int opt_next = 0;
@@ -51,6 +52,7 @@ typedef struct
   gint64 sketch_frame_us; /* when the sketch was first drawn, 0 if never */
   GString *then_order;    /* the --then-open load's events, as they came */
   char *then_sketch;      /* the page and the sketch's rows when it was drawn */
+  int sketch_shot;        /* --sketch-screenshot: -1 to take, 1 taken, 0 missed */
   gint64 loaded_us;       /* when the analysis was done, 0 before */
   GString *order;         /* "sketch-frame", "first-frame", "analysed": as they came */
   char *first_summary;    /* the summary bar at the first frame */
@@ -536,6 +538,8 @@ test_advance (void)
         report_kv ("then_order", "%s", test_run.then_order->str);
         if (test_run.then_sketch != NULL)
           report_kv ("then_sketch", "%s", test_run.then_sketch);
+        if (opt_sketch_screenshot != NULL)
+          report_kv ("sketch_screenshot", "%d", test_run.sketch_shot);
         report_kv ("then_page", "%s", pfprof_view_window_get_page (win));
         report_kv ("then_sketch_visible", "%d",
                    gtk_widget_get_visible (GTK_WIDGET (pfprof_view_window_get_sketch_view (win))));
@@ -607,6 +611,25 @@ note_event (const char *what)
   g_string_append_printf (test_run.order, "%s%s", test_run.order->len ? " " : "", what);
 }
 
+/* Saves the window while it shows the sketch (a snapshot cannot be
+ * taken inside the frame that drew it, nor while a relayout is pending:
+ * tried again until one is, or the sketch is gone). */
+static gboolean
+take_sketch_screenshot (gpointer data)
+{
+  GtkWidget *sv = GTK_WIDGET (pfprof_view_window_get_sketch_view (test_run.window));
+
+  if (!gtk_widget_get_mapped (sv))
+    {
+      test_run.sketch_shot = 0;
+      return G_SOURCE_REMOVE;
+    }
+  if (!save_screenshot (GTK_WIDGET (test_run.window), opt_sketch_screenshot))
+    return G_SOURCE_CONTINUE;
+  test_run.sketch_shot = 1;
+  return G_SOURCE_REMOVE;
+}
+
 /* The sketch drawn: for the first load, when; for the --then-open one
  * (the window shown already), what the user sees then. */
 static void
@@ -623,6 +646,11 @@ on_test_sketch_frame (PfprofSketchView *sv, gpointer data)
         g_string_append_printf (what, ", %s", g_array_index (sk->rows, PfprofTraceSketchRow, i).label);
       g_free (test_run.then_sketch);
       test_run.then_sketch = g_string_free (what, FALSE);
+      if (opt_sketch_screenshot != NULL && test_run.sketch_shot == -1)
+        {
+          test_run.sketch_shot = 0;
+          g_timeout_add (10, take_sketch_screenshot, NULL);
+        }
       return;
     }
   if (test_run.stage != 0 || test_run.sketch_frame_us != 0)
@@ -688,6 +716,7 @@ static const GOptionEntry entries[] = {
   { "select-evidence-event", 0, 0, G_OPTION_ARG_NONE, &opt_select_evidence_event, "Click the occurrence's event", NULL },
   { "then-open", 0, 0, G_OPTION_ARG_FILENAME, &opt_then_open, "Then open FILE", "FILE" },
   { "then-screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_then_screenshot, "Save the timeline once FILE is open as PNG", "FILE" },
+  { "sketch-screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_sketch_screenshot, "Save the window while it sketches FILE as PNG", "FILE" },
   { "error-screenshot", 0, 0, G_OPTION_ARG_FILENAME, &opt_error_screenshot, "Save the error dialog as PNG", "FILE" },
   { "bench", 0, 0, G_OPTION_ARG_NONE, &opt_bench, "Measure frame times", NULL },
   { "search", 0, 0, G_OPTION_ARG_STRING, &opt_search, "Search for TEXT", "TEXT" },
@@ -713,6 +742,7 @@ on_window_added (GtkApplication *app, GtkWindow *window, gpointer data)
   test_run.report = g_string_new ("");
   test_run.order = g_string_new ("");
   test_run.then_order = g_string_new ("");
+  test_run.sketch_shot = -1;
   test_run.frame_us = g_array_new (FALSE, FALSE, sizeof (gint64));
   test_run.frame_cpu_us = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_signal_connect (pfprof_view_window_get_timeline (test_run.window), "first-frame",

@@ -298,11 +298,13 @@ test_draws_before_analysis (void)
 }
 
 /* Opens @big in a window showing the small trace already, and saves
- * the timeline once @big is shown. */
+ * the window while it sketches @big (as @sketch_shot) and the timeline
+ * once @big is shown (as @shot). */
 static Report *
-then_open (const char *big, const char *shot)
+then_open (const char *big, const char *sketch_shot, const char *shot)
 {
-  return run_view ("--then-open", big, "--then-screenshot", shot, pageable_trace, NULL);
+  return run_view ("--then-open", big, "--sketch-screenshot", sketch_shot, "--then-screenshot", shot,
+                   pageable_trace, NULL);
 }
 
 /* With the cairo renderer asked for (as here), the app has GDK skip
@@ -328,7 +330,8 @@ test_cairo_skips_gl (void)
 
 /* A big trace (4M events) opened in a shown window: the loading page
  * first draws its sketch, a strip per kind of event read from the chunk
- * index, then the timeline replaces it, and the sketch is gone. What is
+ * index in the colours of the timeline, then the timeline replaces it,
+ * and the sketch is gone. What is
  * drawn then is, pixel for pixel, what the same trace gives without a
  * chunk index to sketch (its min_ns column dropped: the load does not
  * read it). */
@@ -338,6 +341,8 @@ test_sketch_first (void)
   g_autofree char *big = tmp_path ("big.pfprof");
   g_autofree char *shot_a = tmp_path ("sketched.png");
   g_autofree char *shot_b = tmp_path ("unsketched.png");
+  g_autofree char *sketch = tmp_path ("sketch.png");
+  g_autofree char *no_sketch = tmp_path ("no-sketch.png");
   g_autoptr (GError) error = NULL;
   g_autoptr (Report) ra = NULL;
   g_autoptr (Report) rb = NULL;
@@ -349,13 +354,13 @@ test_sketch_first (void)
   g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL,
                                &status, &error));
   g_assert_true (g_spawn_check_wait_status (status, NULL));
-  ra = then_open (big, shot_a);
+  ra = then_open (big, sketch, shot_a);
   /* The same file, at the same path (the process row names it), without
    * the index. */
   g_assert_cmpint (sqlite3_open (big, &db), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (db, "ALTER TABLE chunks DROP COLUMN min_ns", NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_close (db);
-  rb = then_open (big, shot_b);
+  rb = then_open (big, no_sketch, shot_b);
   g_unlink (big);
   g_assert_cmpint (ra->status, ==, 0);
   g_assert_cmpint (rb->status, ==, 0);
@@ -365,8 +370,26 @@ test_sketch_first (void)
                    "loading, Kernels, Copies, Memsets, Synchronizations, CUDA API calls, NVTX ranges, DataLoader");
   g_assert_cmpstr (get (ra, "then_page"), ==, "content");
   g_assert_cmpstr (get (ra, "then_sketch_visible"), ==, "0");
+  /* The sketch in the colours of the timeline: kernels, copies. */
+  g_assert_cmpstr (get (ra, "sketch_screenshot"), ==, "1");
+  {
+    cairo_surface_t *sk = load_png (sketch);
+    int w = cairo_image_surface_get_width (sk), h = cairo_image_surface_get_height (sk);
+    double kernel[3], copy[3];
+    int n_kernel, n_copy;
+
+    pfprof_renderer_item_color (PFPROF_ITEM_KERNEL, FALSE, kernel);
+    pfprof_renderer_item_color (PFPROF_ITEM_COPY_OTHER, FALSE, copy);
+    n_kernel = count_colour (sk, 0, w, 0, h, kernel);
+    n_copy = count_colour (sk, 0, w, 0, h, copy);
+    g_test_message ("sketch: %d kernel, %d copy pixels", n_kernel, n_copy);
+    g_assert_cmpint (n_kernel, >, 200);
+    g_assert_cmpint (n_copy, >, 200);
+    cairo_surface_destroy (sk);
+  }
   /* Nothing to sketch: the timeline alone. */
   g_assert_cmpstr (get (rb, "then_order"), ==, "first-frame loaded");
+  g_assert_cmpstr (get (rb, "sketch_screenshot"), ==, "-1");
   g_assert_cmpstr (get (rb, "then_page"), ==, "content");
   /* The same timeline either way. */
   g_assert_cmpstr (get (ra, "then_screenshot"), ==, "1");
