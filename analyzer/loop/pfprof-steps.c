@@ -979,13 +979,91 @@ set_steady_parts (PfprofLoop *loop, GArray *steps, guint first, guint n)
     }
 }
 
+/* Marks which steps are judged and, over those after warm-up, sets the
+ * loop's steady count, median and window. */
+void
+pfprof_steps_judge (PfprofLoop *loop, PfprofLoopJudge judge, GArray *steps)
+{
+  const PfprofTraceIndex *ix;
+  guint first, n, n_steady = 0, first_steady = G_MAXUINT, last_steady = 0;
+  gboolean others_between = FALSE;
+
+  g_return_if_fail (loop != NULL);
+  g_return_if_fail (steps != NULL);
+  ix = loop->ix;
+  first = loop->first_step;
+  n = loop->n_steps;
+  loop->judge = judge;
+  for (guint i = 0; i < n; i++)
+    {
+      PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
+
+      s->unjudged = s->phase == PFPROF_PHASE_TRAINING ? judge == PFPROF_LOOP_JUDGE_EVAL
+                                                      : judge == PFPROF_LOOP_JUDGE_TRAINING;
+      if (pfprof_step_is_steady (s))
+        {
+          if (first_steady == G_MAXUINT)
+            first_steady = i;
+          last_steady = i;
+          n_steady++;
+        }
+    }
+  loop->n_steady_steps = n_steady;
+  loop->step_median_ns = 0;
+  /* Steps of another phase between two steady steps split the window
+   * (evaluation inside the training loop; training between the
+   * evaluations of --phase eval); after the last one they are after the
+   * loop, which ends with that step. */
+  for (guint i = first_steady; n_steady > 0 && i <= last_steady; i++)
+    if (g_array_index (steps, PfprofStep, first + i).unjudged)
+      others_between = TRUE;
+
+  if (n_steady > 0)
+    {
+      g_autofree gint64 *d = g_new (gint64, n_steady);
+      gint64 lo = g_array_index (steps, PfprofStep, first + first_steady).start_ns, hi = lo;
+      guint k = 0;
+
+      for (guint i = first_steady; i <= last_steady; i++)
+        {
+          PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
+
+          if (!pfprof_step_is_steady (s))
+            continue;
+          hi = MAX (hi, s->end_ns);
+          d[k++] = pfprof_step_length (s);
+        }
+      loop->step_median_ns = pfprof_step_median (d, k);
+      if (others_between && ix->windows == NULL)
+        set_steady_parts (loop, steps, first, n);
+      else
+        set_steady (loop, steps, first + first_steady, first + last_steady + 1, lo, hi);
+    }
+  else if (judge == PFPROF_LOOP_JUDGE_EVAL)
+    /* No evaluation to judge: an empty window, nothing in it. */
+    pfprof_loop_set_steady (loop, ix->trace->start_ns, ix->trace->start_ns);
+  else
+    {
+      /* No steps: skip the first tenth of the GPU work, where set-up
+       * (weight copies, autotuning) happens. */
+      const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
+      gint64 lo = ix->trace->start_ns, hi = ix->trace->end_ns;
+
+      if (dev != NULL && pfprof_interval_set_n (dev->busy) > 0)
+        {
+          lo = pfprof_interval_set_get (dev->busy, 0).start;
+          hi = pfprof_interval_set_get (dev->busy, pfprof_interval_set_n (dev->busy) - 1).end;
+        }
+      set_steady (loop, steps, 0, 0, lo + (hi - lo) / 10, hi);
+    }
+}
+
 void
 pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray *steps)
 {
   const PfprofTraceIndex *ix = loop->ix;
   g_auto (Evidence) ev = { 0 };
-  guint first, n, n_steady = 0, first_steady = G_MAXUINT, last_steady = 0;
-  gboolean others_between = FALSE;
+  guint first, n;
 
   g_return_if_fail (ix != NULL);
   g_return_if_fail (steps != NULL);
@@ -1016,7 +1094,6 @@ pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray 
         {
           loop->n_eval_steps++;
           loop->eval_ns += s->end_ns - s->start_ns;
-          s->unjudged = options->judge == PFPROF_LOOP_JUDGE_TRAINING;
         }
       else
         {
@@ -1029,64 +1106,9 @@ pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray 
             = MAX (loop->loop_end_ns,
                    MAX (s->end_ns, MIN (s->gpu_end_ns, i + 1 < n ? (s + 1)->start_ns : G_MAXINT64)));
           s->warmup = seen++ < loop->n_warmup_steps;
-          s->unjudged = options->judge == PFPROF_LOOP_JUDGE_EVAL;
-        }
-      if (pfprof_step_is_steady (s))
-        {
-          if (first_steady == G_MAXUINT)
-            first_steady = i;
-          last_steady = i;
-          n_steady++;
         }
     }
-  loop->n_steady_steps = n_steady;
-  /* Steps of another phase between two steady steps split the window
-   * (evaluation inside the training loop; training between the
-   * evaluations of --phase eval); after the last one they are after the
-   * loop, which ends with that step. */
-  for (guint i = first_steady; n_steady > 0 && i <= last_steady; i++)
-    if (g_array_index (steps, PfprofStep, first + i).unjudged)
-      others_between = TRUE;
-
-  if (n_steady > 0)
-    {
-      g_autofree gint64 *d = g_new (gint64, n_steady);
-      gint64 lo = g_array_index (steps, PfprofStep, first + first_steady).start_ns, hi = lo;
-      guint k = 0;
-
-      for (guint i = first_steady; i <= last_steady; i++)
-        {
-          PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
-
-          if (!pfprof_step_is_steady (s))
-            continue;
-          hi = MAX (hi, s->end_ns);
-          d[k++] = pfprof_step_length (s);
-        }
-      loop->step_median_ns = pfprof_step_median (d, k);
-      if (others_between && ix->windows == NULL)
-        set_steady_parts (loop, steps, first, n);
-      else
-        set_steady (loop, steps, first + first_steady, first + last_steady + 1, lo, hi);
-    }
-  else if (options->judge == PFPROF_LOOP_JUDGE_EVAL)
-    /* No evaluation to judge: an empty window, nothing in it. */
-    pfprof_loop_set_steady (loop, ix->trace->start_ns, ix->trace->start_ns);
-  else
-    {
-      /* No steps: skip the first tenth of the GPU work, where set-up
-       * (weight copies, autotuning) happens. */
-      const PfprofDeviceTimeline *dev = pfprof_steps_primary_device (ix);
-      gint64 lo = ix->trace->start_ns, hi = ix->trace->end_ns;
-
-      if (dev != NULL && pfprof_interval_set_n (dev->busy) > 0)
-        {
-          lo = pfprof_interval_set_get (dev->busy, 0).start;
-          hi = pfprof_interval_set_get (dev->busy, pfprof_interval_set_n (dev->busy) - 1).end;
-        }
-      loop->step_median_ns = 0;
-      set_steady (loop, steps, 0, 0, lo + (hi - lo) / 10, hi);
-    }
+  pfprof_steps_judge (loop, options->judge, steps);
   for (guint i = 0; i < n; i++)
     pfprof_steps_breakdown (loop, &g_array_index (steps, PfprofStep, first + i));
 }

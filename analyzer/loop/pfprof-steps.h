@@ -30,6 +30,13 @@ G_BEGIN_DECLS
  * window (pfprof_loop_new() calls it). */
 void pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray *steps);
 
+/* Makes @judge's steps the steady ones: marks which of @loop's steps in
+ * @steps (the array pfprof_loop_new() filled) are judged, and sets the
+ * loop's steady count, median and window over those after warm-up. The
+ * steps, their phases, warm-up and measures stay as found, so an analysis
+ * can judge another phase of the same loop and then put the first back. */
+void pfprof_steps_judge (PfprofLoop *loop, PfprofLoopJudge judge, GArray *steps);
+
 /* Fills the breakdown fields (data wait, copy, compute, sync, idle) and
  * the ledger of @step from @loop's trace. */
 void pfprof_steps_breakdown (const PfprofLoop *loop, PfprofStep *step);
