@@ -17,6 +17,7 @@ struct _PfprofAnalysisOptions
   char *step_pattern;
   int warmup_steps;      /* -1: detect */
   double min_saving_share; /* below: info */
+  double min_phase_share;  /* evaluation judged on its own from here */
   GHashTable *params;    /* "rule-id\nkey" -> double* */
   GHashTable *enabled;   /* rule id -> GINT(1 or 2): 1 off, 2 on; absent: default */
   gboolean select_only;  /* a selection was given: absent means off */
@@ -36,6 +37,7 @@ pfprof_analysis_options_new (void)
   o->step_pattern = g_strdup (PFPROF_DEFAULT_STEP_PATTERN);
   o->warmup_steps = -1;
   o->min_saving_share = 0.01;
+  o->min_phase_share = PFPROF_DEFAULT_MIN_PHASE_SHARE;
   o->params = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   o->enabled = g_hash_table_new (g_str_hash, g_str_equal);
   o->severity = g_hash_table_new (g_str_hash, g_str_equal);
@@ -209,6 +211,12 @@ pfprof_analysis_options_get_min_saving_share (const PfprofAnalysisOptions *o)
   return o ? o->min_saving_share : 0.01;
 }
 
+double
+pfprof_analysis_options_get_min_phase_share (const PfprofAnalysisOptions *o)
+{
+  return o ? o->min_phase_share : PFPROF_DEFAULT_MIN_PHASE_SHARE;
+}
+
 gboolean
 pfprof_analysis_options_rule_enabled (const PfprofAnalysisOptions *o, const PfprofRule *rule)
 {
@@ -250,6 +258,22 @@ invalid (GError **error, const char *group, const char *key, const char *what)
   return FALSE;
 }
 
+/* A share from 0 to 1 into *@out; FALSE, *@out untouched, for anything
+ * else. */
+static gboolean
+parse_share (const char *v, double *out)
+{
+  char *end = NULL;
+  double x;
+
+  errno = 0;
+  x = g_ascii_strtod (v, &end);
+  if (errno || end == v || *end != '\0' || !(x >= 0 && x <= 1))
+    return FALSE;
+  *out = x;
+  return TRUE;
+}
+
 static gboolean
 load_analysis_group (PfprofAnalysisOptions *o, GKeyFile *kf, GError **error)
 {
@@ -284,14 +308,13 @@ load_analysis_group (PfprofAnalysisOptions *o, GKeyFile *kf, GError **error)
         }
       else if (strcmp (keys[i], "min-saving-share") == 0)
         {
-          char *end = NULL;
-          double x;
-
-          errno = 0;
-          x = g_ascii_strtod (v, &end);
-          if (errno || end == v || *end != '\0' || !(x >= 0 && x <= 1))
+          if (!parse_share (v, &o->min_saving_share))
             return invalid (error, "analysis", keys[i], "expected a share of the step between 0 and 1");
-          o->min_saving_share = x;
+        }
+      else if (strcmp (keys[i], "min-phase-share") == 0)
+        {
+          if (!parse_share (v, &o->min_phase_share))
+            return invalid (error, "analysis", keys[i], "expected a share of the run between 0 and 1");
         }
       else
         return invalid (error, "analysis", keys[i], "unknown key");

@@ -8,6 +8,7 @@
  *   step-pattern=^(train_)?step     # NVTX range names that delimit steps
  *   warmup-steps=auto               # or a number of leading steps
  *   min-saving-share=0.01           # findings saving less of the mean step are info
+ *   min-phase-share=0.2             # evaluation this share of the run: judged too
  *
  *   [rules]
  *   select=pageable-transfer,input-starved   # same as --rules
@@ -84,6 +85,13 @@ PfprofLoopJudge pfprof_analysis_options_get_judge (const PfprofAnalysisOptions *
 /* Findings that save less than this share of the mean step are info
  * (default 0.01). @options may be NULL. */
 double pfprof_analysis_options_get_min_saving_share (const PfprofAnalysisOptions *options);
+
+/* With the training steps judged, a trace whose evaluation batches take
+ * at least this share of its run has them judged too, their findings
+ * apart (PfprofAnalysis.phase_findings); default
+ * PFPROF_DEFAULT_MIN_PHASE_SHARE. @options may be NULL. */
+#define PFPROF_DEFAULT_MIN_PHASE_SHARE 0.2
+double pfprof_analysis_options_get_min_phase_share (const PfprofAnalysisOptions *options);
 
 /* Whether findings keep every occurrence (PfprofFinding.occurrences), not
  * only the costliest few of PfprofFinding.evidence: what the GUI's

@@ -259,13 +259,13 @@ compare_findings (gconstpointer pa, gconstpointer pb)
  * severity. Without this a rule's default would put an error saving 1%
  * of the step below a warning saving 60% of it. */
 static void
-order_severities (PfprofAnalysis *a, const PfprofAnalysisOptions *options)
+order_severities (GPtrArray *findings, const PfprofAnalysisOptions *options)
 {
   PfprofSeverity floor = PFPROF_SEVERITY_INFO;
 
-  for (guint i = a->findings->len; i-- > 0;)
+  for (guint i = findings->len; i-- > 0;)
     {
-      PfprofFinding *f = g_ptr_array_index (a->findings, i);
+      PfprofFinding *f = g_ptr_array_index (findings, i);
       const PfprofRule *rule = pfprof_rules_lookup (f->rule);
 
       if (f->immaterial)
@@ -361,6 +361,49 @@ summarize_phases (const PfprofAnalysis *a, const PfprofTraceIndex *ix, const Pfp
   p->after_loop_ns = MAX (0, ix->trace->end_ns - loop->loop_end_ns - eval_after);
 }
 
+/* Judges the evaluation batches of trace @ts on their own as well, when
+ * the training steps are the ones judged and the batches take
+ * min-phase-share of its run or more: the trace's and its devices' rules
+ * run again over the same loop with the evaluation batches judged
+ * (pfprof_steps_judge, as --phase eval judges them), their savings are
+ * held to those batches' ledger, and their findings go to
+ * phase_findings; then the training steps are judged again, as every
+ * figure of the report is theirs. */
+static void
+judge_eval_phase (PfprofAnalysis *a, PfprofTraceSummary *ts, PfprofTraceIndex *ix, PfprofLoop *loop,
+                  const PfprofAnalysisOptions *options)
+{
+  const PfprofPhases *p = &ts->phases;
+  gint64 span = ix->trace->end_ns - ix->trace->start_ns;
+  guint first = a->findings->len, n_rules;
+  const PfprofRule *const *rules = pfprof_rules_get (&n_rules);
+  PfprofTraceSummary eval = { 0 };
+  guint64 n_bad_sites = 0;
+  guint n_withheld = 0;
+
+  if (loop->judge != PFPROF_LOOP_JUDGE_TRAINING || p->n_eval_steps == 0 || span <= 0
+      || (double) p->eval_ns < pfprof_analysis_options_get_min_phase_share (options) * (double) span)
+    return;
+  pfprof_steps_judge (loop, PFPROF_LOOP_JUDGE_EVAL, a->steps);
+  if (pfprof_loop_n_steady_steps (loop) > 0)
+    {
+      for (guint r = 0; r < n_rules; r++)
+        pfprof_rule_run (rules[r], a, options, ix, loop);
+      /* Its sites were counted with the training findings'. */
+      pfprof_call_sites_attach (ix, loop, a->findings, first,
+                                pfprof_analysis_options_get_source_lines (options), &n_bad_sites, &n_withheld);
+      eval.trace_index = ts->trace_index;
+      pfprof_ledger_summarize (a->steps, ts->trace_index, &eval.ledger);
+      judge_savings (a, &eval, first, ix, loop, options);
+      ts->eval_judged = TRUE;
+      ts->eval_ledger = eval.ledger;
+      ts->eval_predicted_ns = eval.predicted_step_ns;
+      while (a->findings->len > first)
+        g_ptr_array_add (a->phase_findings, g_ptr_array_steal_index (a->findings, first));
+    }
+  pfprof_steps_judge (loop, PFPROF_LOOP_JUDGE_TRAINING, a->steps);
+}
+
 PfprofAnalysis *
 pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
 {
@@ -383,6 +426,7 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
   a->devices = g_array_new (FALSE, TRUE, sizeof (PfprofDeviceSummary));
   a->steps = g_array_new (FALSE, TRUE, sizeof (PfprofStep));
   a->findings = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_finding_free);
+  a->phase_findings = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_finding_free);
   a->trace_summaries = g_array_new (FALSE, TRUE, sizeof (PfprofTraceSummary));
   g_array_set_clear_func (a->trace_summaries, trace_summary_clear);
   a->rules_run = g_ptr_array_new ();
@@ -419,6 +463,7 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
       ts.main_tid = ix->main_tid;
       summarize_phases (a, ix, loop, &ts.phases);
       judge_savings (a, &ts, first_finding, ix, loop, options);
+      judge_eval_phase (a, &ts, ix, loop, options);
       g_array_append_val (a->trace_summaries, ts);
       pfprof_loop_free (loop);
       pfprof_trace_index_free (ix);
@@ -431,7 +476,9 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
   overall_steps (a);
   pfprof_ledger_summarize (a->steps, G_MAXUINT, &a->ledger);
   g_ptr_array_sort (a->findings, compare_findings);
-  order_severities (a, options);
+  order_severities (a->findings, options);
+  g_ptr_array_sort (a->phase_findings, compare_findings);
+  order_severities (a->phase_findings, options);
   return a;
 }
 
@@ -445,6 +492,7 @@ pfprof_analysis_free (PfprofAnalysis *a)
   g_clear_pointer (&a->devices, g_array_unref);
   g_clear_pointer (&a->steps, g_array_unref);
   g_clear_pointer (&a->findings, g_ptr_array_unref);
+  g_clear_pointer (&a->phase_findings, g_ptr_array_unref);
   g_clear_pointer (&a->trace_summaries, g_array_unref);
   g_clear_pointer (&a->rules_run, g_ptr_array_unref);
   g_clear_pointer (&a->ranks, g_array_unref);

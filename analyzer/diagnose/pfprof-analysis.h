@@ -101,6 +101,13 @@ typedef struct
   gint64 predicted_step_ns; /* mean step with every finding about this trace fixed,
                              * overlapping savings counted once; 0 without steps */
   PfprofPhases phases;
+  /* When its evaluation batches were judged on their own as well (they
+   * take min-phase-share of its run or more, the training steps being
+   * judged): their findings are in PfprofAnalysis.phase_findings, over
+   * these batches; else eval_judged FALSE and the rest zero. */
+  gboolean eval_judged;
+  PfprofLedgerSummary eval_ledger; /* the evaluation batches' ledger */
+  gint64 eval_predicted_ns; /* mean evaluation batch with every fix of those */
 } PfprofTraceSummary;
 
 typedef struct _PfprofAnalysisOptions PfprofAnalysisOptions;
@@ -117,6 +124,12 @@ typedef struct
                            * steps' lengths (pfprof_step_length: the GPU
                            * side), 0 if no steps */
   GPtrArray *findings;    /* PfprofFinding*, by est_savings_ns descending */
+  GPtrArray *phase_findings; /* PfprofFinding*: the findings of evaluation phases
+                              * judged on their own (PfprofTraceSummary.eval_judged),
+                              * each per mean evaluation batch and with its phase,
+                              * in the order of findings; kept apart, so that the
+                              * headline, predictions and gates read findings alone.
+                              * NULL or empty when none */
   /* Per trace, the rules that ran, and the spread of the steps: */
   GArray *trace_summaries; /* PfprofTraceSummary, one per trace */
   GPtrArray *rules_run;    /* const char* ids of the rules that ran, table order */

@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "pfprof-input-pipeline.h"
+#include "pfprof-loop.h"
 #include "pfprof-trace.h"
 
 G_BEGIN_DECLS
@@ -84,6 +85,9 @@ typedef struct
                            * DataLoader's workers did in the steady state; else NULL */
   guint pipeline_workers; /* the worker count predicted_step_ns is for (not saturated);
                            * 0: the prediction assumes a perfect input pipeline */
+  PfprofLoopJudge phase;  /* the phase whose steps its figures are over: the
+                           * analysis's (training by default), or evaluation for
+                           * one of PfprofAnalysis.phase_findings */
   GArray *occurrences;    /* PfprofEvidence: every occurrence, in the order the rule
                            * found them; NULL unless the options keep them
                            * (pfprof_analysis_options_set_keep_occurrences) */

@@ -32,6 +32,7 @@ pfprof_rule_finding_new (const PfprofRuleContext *ctx)
       f->pid = ctx->ix->trace->pid;
       f->trace_index = ctx->ix->trace_index;
     }
+  f->phase = ctx->loop != NULL ? ctx->loop->judge : pfprof_analysis_options_get_judge (ctx->options);
   f->device_id = PFPROF_NONE;
   f->stream_id = PFPROF_NONE;
   f->first_ns = G_MAXINT64;

@@ -61,6 +61,34 @@ pfprof_report_csv (const PfprofAnalysis *a, const PfprofReportOptions *o, GStrin
     }
 }
 
+static void
+finding_row (GString *out, const PfprofFinding *f)
+{
+  pfprof_escape_csv (out, f->rule);
+  g_string_append_c (out, ',');
+  pfprof_escape_csv (out, pfprof_severity_to_string (f->severity));
+  g_string_append_c (out, ',');
+  pfprof_escape_csv (out, f->title);
+  g_string_append_printf (out, ",%" G_GUINT64_FORMAT, f->count);
+  field_int (out, f->time_ns);
+  field_int (out, f->est_savings_ns);
+  field_int (out, f->first_ns);
+  field_int (out, f->last_ns);
+  g_string_append_printf (out, ",%u", f->trace_index);
+  field_int (out, f->pid);
+  g_string_append_c (out, ',');
+  if (f->device_id != PFPROF_NONE)
+    g_string_append_printf (out, "%u", f->device_id);
+  g_string_append_c (out, ',');
+  if (f->stream_id != PFPROF_NONE)
+    g_string_append_printf (out, "%u", f->stream_id);
+  g_string_append_c (out, ',');
+  pfprof_escape_csv (out, f->message);
+  g_string_append_c (out, ',');
+  pfprof_escape_csv (out, f->fix);
+  g_string_append_printf (out, ",%s\r\n", pfprof_loop_judge_to_string (f->phase));
+}
+
 void
 pfprof_report_csv_findings (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
 {
@@ -71,33 +99,11 @@ pfprof_report_csv_findings (const PfprofAnalysis *a, const PfprofReportOptions *
   guint shown = pfprof_report_n_shown (a, o);
 
   g_string_append (out, "rule,severity,title,count,time_ns,est_savings_ns,first_ns,last_ns,trace,pid,"
-                        "device,stream,message,fix\r\n");
+                        "device,stream,message,fix,phase\r\n");
   for (guint i = 0; i < shown; i++)
-    {
-      const PfprofFinding *f = g_ptr_array_index (a->findings, i);
-
-      pfprof_escape_csv (out, f->rule);
-      g_string_append_c (out, ',');
-      pfprof_escape_csv (out, pfprof_severity_to_string (f->severity));
-      g_string_append_c (out, ',');
-      pfprof_escape_csv (out, f->title);
-      g_string_append_printf (out, ",%" G_GUINT64_FORMAT, f->count);
-      field_int (out, f->time_ns);
-      field_int (out, f->est_savings_ns);
-      field_int (out, f->first_ns);
-      field_int (out, f->last_ns);
-      g_string_append_printf (out, ",%u", f->trace_index);
-      field_int (out, f->pid);
-      g_string_append_c (out, ',');
-      if (f->device_id != PFPROF_NONE)
-        g_string_append_printf (out, "%u", f->device_id);
-      g_string_append_c (out, ',');
-      if (f->stream_id != PFPROF_NONE)
-        g_string_append_printf (out, "%u", f->stream_id);
-      g_string_append_c (out, ',');
-      pfprof_escape_csv (out, f->message);
-      g_string_append_c (out, ',');
-      pfprof_escape_csv (out, f->fix);
-      g_string_append (out, "\r\n");
-    }
+    finding_row (out, g_ptr_array_index (a->findings, i));
+  /* An evaluation phase judged on its own: its findings after, their
+   * savings per mean evaluation batch (phase "evaluation"). */
+  for (guint i = 0; a->phase_findings != NULL && i < a->phase_findings->len; i++)
+    finding_row (out, g_ptr_array_index (a->phase_findings, i));
 }

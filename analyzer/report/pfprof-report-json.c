@@ -38,11 +38,11 @@ member_ns_or_null (PfprofJsonWriter *w, const char *k, gint64 v)
     pfprof_json_writer_null (w);
 }
 
-/* "ledger": the steady steps' ledger, on the mean and the median basis. */
+/* "@key": the steady steps' ledger, on the mean and the median basis. */
 static void
-write_ledger (PfprofJsonWriter *w, const PfprofLedgerSummary *l)
+write_ledger (PfprofJsonWriter *w, const char *key, const PfprofLedgerSummary *l)
 {
-  pfprof_json_writer_key (w, "ledger");
+  pfprof_json_writer_key (w, key);
   pfprof_json_writer_begin_object (w);
   pfprof_json_writer_member_uint (w, "steps", l->n_steps);
   pfprof_json_writer_member_double (w, "steps_per_s", l->mean_step_ns > 0 ? 1e9 / (double) l->mean_step_ns : NAN,
@@ -119,6 +119,21 @@ write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
       write_phase_ledger (w, "startup_ledger", ts->phases.startup_ledger_ns);
       write_phase_ledger (w, "evaluation_ledger", ts->phases.eval_ledger_ns);
       write_phase_ledger (w, "after_loop_ledger", ts->phases.after_ledger_ns);
+      /* Evaluation judged on its own as well: its batches' ledger and
+       * the mean batch with every fix of phase_findings. */
+      pfprof_json_writer_key (w, "evaluation_judged");
+      pfprof_json_writer_bool (w, ts->eval_judged);
+      if (ts->eval_judged)
+        {
+          write_ledger (w, "evaluation_batch_ledger", &ts->eval_ledger);
+          member_ns_or_null (w, "evaluation_predicted_all_fixes_ns", ts->eval_predicted_ns);
+        }
+      else
+        {
+          pfprof_json_writer_member_string (w, "evaluation_batch_ledger", NULL);
+          pfprof_json_writer_member_string (w, "evaluation_predicted_all_fixes_ns", NULL);
+        }
+      pfprof_json_writer_member_uint (w, "evaluation_findings", pfprof_report_n_phase_findings (a, i));
       pfprof_json_writer_end_object (w);
       pfprof_json_writer_member_uint (w, "sources_withheld", ts->n_sources_withheld);
       /* A trace cut short: its data ends at end_ns. */
@@ -143,7 +158,7 @@ write_traces (PfprofJsonWriter *w, const PfprofAnalysis *a)
         pfprof_json_writer_member_int (w, "idle_per_step_ns", r.idle_ns);
         pfprof_json_writer_member_uint (w, "findings", r.n_findings);
       }
-      write_ledger (w, &ts->ledger);
+      write_ledger (w, "ledger", &ts->ledger);
       member_ns_or_null (w, "predicted_step_all_fixes_ns", ts->predicted_step_ns);
       pfprof_json_writer_member_string (w, "clock", pfprof_clock_alignment_to_string ((PfprofClockAlignment) t->clock_alignment));
       pfprof_json_writer_member_int (w, "clock_offset_ns", t->clock_offset_ns);
@@ -263,7 +278,7 @@ write_summary (PfprofJsonWriter *w, const PfprofAnalysis *a)
   pfprof_json_writer_member_int (w, "comm_ns", med.comm_ns);
   pfprof_json_writer_end_object (w);
   pfprof_json_writer_end_object (w);
-  write_ledger (w, &a->ledger);
+  write_ledger (w, "ledger", &a->ledger);
   pfprof_json_writer_member_double (w, "gpu_idle_fraction", pfprof_report_max_idle_fraction (a), 6);
   pfprof_json_writer_member_string (w, "headline", headline);
   pfprof_json_writer_end_object (w);
@@ -321,12 +336,14 @@ write_pipeline (PfprofJsonWriter *w, const PfprofFinding *f)
   pfprof_json_writer_end_object (w);
 }
 
+/* @apart: a finding of phase_findings, per mean evaluation batch. */
 static void
-write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding *f)
+write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding *f, gboolean apart)
 {
   pfprof_json_writer_begin_object (w);
   pfprof_json_writer_member_string (w, "rule", f->rule);
   pfprof_json_writer_member_string (w, "severity", pfprof_severity_to_string (f->severity));
+  pfprof_json_writer_member_string (w, "phase", pfprof_loop_judge_to_string (f->phase));
   pfprof_json_writer_member_string (w, "title", f->title);
   pfprof_json_writer_member_string (w, "message", f->message);
   pfprof_json_writer_member_string (w, "fix", f->fix);
@@ -335,7 +352,9 @@ write_finding (PfprofJsonWriter *w, const PfprofAnalysis *a, const PfprofFinding
   pfprof_json_writer_member_int (w, "est_savings_ns", f->est_savings_ns);
   member_ns_or_null (w, "predicted_step_ns", f->predicted_step_ns);
   member_ns_or_null (w, "saving_after_input_ns", f->after_input_ns);
-  pfprof_json_writer_member_string (w, "saving_basis", f->predicted_step_ns > 0 ? "mean_step" : "steady_window");
+  pfprof_json_writer_member_string (w, "saving_basis", f->predicted_step_ns <= 0 ? "steady_window"
+                                                       : apart               ? "mean_evaluation_batch"
+                                                                             : "mean_step");
   pfprof_json_writer_member_double (w, "saving_share",
                                     f->predicted_step_ns > 0
                                       ? (double) f->est_savings_ns / (double) (f->predicted_step_ns + f->est_savings_ns)
@@ -453,7 +472,17 @@ pfprof_report_json (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
     {
       if (i > 0)
         pfprof_json_writer_new_line (w);
-      write_finding (w, a, g_ptr_array_index (a->findings, i));
+      write_finding (w, a, g_ptr_array_index (a->findings, i), FALSE);
+    }
+  pfprof_json_writer_end_array (w);
+  /* Kept apart from findings: the gate, the headline and the
+   * predictions are the training steps'. */
+  pfprof_json_writer_key (w, "phase_findings");
+  pfprof_json_writer_begin_array (w);
+  for (guint i = 0; a->phase_findings != NULL && i < a->phase_findings->len; i++)
+    {
+      pfprof_json_writer_new_line (w);
+      write_finding (w, a, g_ptr_array_index (a->phase_findings, i), TRUE);
     }
   pfprof_json_writer_end_array (w);
   pfprof_json_writer_end_object (w);

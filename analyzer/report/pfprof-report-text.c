@@ -503,10 +503,12 @@ ranks_table (Text *t, const PfprofAnalysis *a)
     }
 }
 
+/* A finding of PfprofAnalysis.phase_findings is tagged with its phase and
+ * states its saving per evaluation batch (@apart). */
 static void
-finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
+finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n, gboolean apart)
 {
-  g_autofree char *s_save = pfprof_report_saving (f);
+  g_autofree char *s_save = apart ? pfprof_report_saving_per (f, "evaluation batch") : pfprof_report_saving (f);
   const PfprofTrace *tr = NULL;
   gint64 t0 = 0;
   g_autofree char *s_first = NULL, *s_last = NULL;
@@ -527,7 +529,9 @@ finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
   g_string_append_c (t->out, '\n');
   style (t, BOLD);
   style (t, severity_color (f->severity));
-  g_string_append_printf (t->out, "%u. [%s] %s", n, pfprof_severity_to_string (f->severity), f->rule);
+  g_string_append_printf (t->out, "%u. %s%s%s[%s] %s", n, apart ? "[" : "",
+                          apart ? pfprof_loop_judge_to_string (f->phase) : "", apart ? "] " : "",
+                          pfprof_severity_to_string (f->severity), f->rule);
   style (t, RESET);
   g_string_append_c (t->out, '\n');
   {
@@ -581,6 +585,54 @@ finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n)
     }
   g_string_append (t->out, "   Fix:\n");
   wrap (t, f->fix, 5);
+}
+
+/* Each evaluation phase judged on its own: its heading, what its figures
+ * are over, and its findings, after the training ones. */
+static void
+eval_phases (Text *t, const PfprofAnalysis *a)
+{
+  for (guint i = 0; a->trace_summaries != NULL && i < a->trace_summaries->len; i++)
+    {
+      const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
+      g_autofree char *heading = NULL, *basis = NULL;
+      g_autoptr (GString) folded = g_string_new (NULL);
+      guint k = 0;
+
+      if (!ts->eval_judged)
+        continue;
+      heading = pfprof_report_eval_phase_heading (a, ts);
+      basis = pfprof_report_eval_phase_basis (ts);
+      g_string_append_c (t->out, '\n');
+      style (t, BOLD);
+      wrap (t, heading, 0);
+      style (t, RESET);
+      if (!t->o->summary)
+        wrap (t, basis, 0);
+      for (guint j = 0; j < a->phase_findings->len; j++)
+        {
+          const PfprofFinding *f = g_ptr_array_index (a->phase_findings, j);
+
+          if (f->trace_index != ts->trace_index)
+            continue;
+          if (!f->immaterial)
+            finding (t, a, f, ++k, TRUE);
+          else
+            {
+              g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
+
+              g_string_append_printf (folded, "%s%s (%s)", folded->len ? ", " : "", f->rule, s_save);
+            }
+        }
+      if (folded->len > 0)
+        {
+          g_autofree char *line = g_strdup_printf (
+            "\nAlso seen in the evaluation phase, each saving under the materiality threshold "
+            "(min-saving-share) of the batch, so info: %s.", folded->str);
+
+          wrap (t, line, 0);
+        }
+    }
 }
 
 void
@@ -642,7 +694,7 @@ pfprof_report_text (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
         const PfprofFinding *f = g_ptr_array_index (a->findings, i);
 
         if (!f->immaterial)
-          finding (&t, a, f, ++k);
+          finding (&t, a, f, ++k, FALSE);
         else
           {
             g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
@@ -667,6 +719,7 @@ pfprof_report_text (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
   if (shown < a->findings->len)
     g_string_append_printf (out, "\n(%u more; run 'pfprof report' without --top to see them)\n",
                             a->findings->len - shown);
+  eval_phases (&t, a);
   if (o->summary)
     {
       /* Name the real files, so the line can be copied as it is. */

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "pfprof-analysis-options.h"
 #include "pfprof-format.h"
 #include "pfprof-quantile.h"
 #include "pfprof-steps.h"
@@ -416,9 +417,10 @@ pfprof_report_sources_withheld_note (const PfprofAnalysis *a, guint trace_index)
 }
 
 char *
-pfprof_report_saving (const PfprofFinding *f)
+pfprof_report_saving_per (const PfprofFinding *f, const char *unit)
 {
   g_return_val_if_fail (f != NULL, NULL);
+  g_return_val_if_fail (unit != NULL, NULL);
 
   g_autofree char *s_save = pfprof_format_ns (f->est_savings_ns);
   gint64 before = f->predicted_step_ns + f->est_savings_ns;
@@ -433,12 +435,95 @@ pfprof_report_saving (const PfprofFinding *f)
     {
       g_autofree char *s_input = pfprof_format_ns (f->after_input_ns);
 
-      return g_strdup_printf ("saves ~%s per mean step alone, while the loop waits for input (~%s once "
-                              "input keeps up): fix \u2192 ~%s per mean step (\u2212%s%%)",
-                              s_save, s_input, s_after, s_pct);
+      return g_strdup_printf ("saves ~%s per mean %s alone, while the loop waits for input (~%s once "
+                              "input keeps up): fix \u2192 ~%s per mean %s (\u2212%s%%)",
+                              s_save, unit, s_input, s_after, unit, s_pct);
     }
-  return g_strdup_printf ("saves ~%s per mean step: fix \u2192 ~%s per mean step (\u2212%s%%)", s_save,
-                          s_after, s_pct);
+  return g_strdup_printf ("saves ~%s per mean %s: fix \u2192 ~%s per mean %s (\u2212%s%%)", s_save, unit,
+                          s_after, unit, s_pct);
+}
+
+char *
+pfprof_report_saving (const PfprofFinding *f)
+{
+  g_return_val_if_fail (f != NULL, NULL);
+  return pfprof_report_saving_per (f, "step");
+}
+
+guint
+pfprof_report_n_phase_findings (const PfprofAnalysis *a, guint trace_index)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (a != NULL, 0);
+  for (guint i = 0; a->phase_findings != NULL && i < a->phase_findings->len; i++)
+    {
+      const PfprofFinding *f = g_ptr_array_index (a->phase_findings, i);
+
+      n += f->trace_index == trace_index && !f->immaterial;
+    }
+  return n;
+}
+
+char *
+pfprof_report_eval_phase_heading (const PfprofAnalysis *a, const PfprofTraceSummary *ts)
+{
+  g_return_val_if_fail (a != NULL, NULL);
+  g_return_val_if_fail (ts != NULL, NULL);
+
+  const PfprofTrace *tr = ts->trace_index < a->traces->len ? g_ptr_array_index (a->traces, ts->trace_index) : NULL;
+  gint64 span = tr != NULL ? tr->end_ns - tr->start_ns : 0;
+  guint n = pfprof_report_n_phase_findings (a, ts->trace_index);
+  g_autofree char *time = pfprof_format_ns (ts->phases.eval_ns);
+  g_autofree char *share = pfprof_format_double (span > 0 ? 100.0 * (double) ts->phases.eval_ns / (double) span : 0.0, 1);
+  g_autofree char *of_trace = a->traces->len > 1 ? g_strdup_printf (" of trace %u", ts->trace_index)
+                                                 : g_strdup ("");
+
+  return g_strdup_printf ("Evaluation phase%s (%s, %s%% of the run, %u batch%s): %u finding%s of its own",
+                          of_trace, time, share, ts->phases.n_eval_steps,
+                          ts->phases.n_eval_steps == 1 ? "" : "es", n, n == 1 ? "" : "s");
+}
+
+char *
+pfprof_report_eval_phase_basis (const PfprofTraceSummary *ts)
+{
+  g_return_val_if_fail (ts != NULL, NULL);
+
+  g_autofree char *share = pfprof_format_double (100.0 * PFPROF_DEFAULT_MIN_PHASE_SHARE, 0);
+  g_autofree char *mean = pfprof_format_ns (ts->eval_ledger.mean_step_ns);
+  g_autofree char *median = pfprof_format_ns (ts->eval_ledger.median_step_ns);
+  g_autofree char *after = pfprof_format_ns (ts->eval_predicted_ns);
+  g_autofree char *pct = NULL;
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out,
+                          "Judged because evaluation takes at least min-phase-share of the run (by "
+                          "default %s%%), over its %u batches as --phase eval judges them: a step in "
+                          "these findings is one evaluation batch. Their savings are per mean "
+                          "evaluation batch (%s; median %s), apart from the training figures above, "
+                          "which they do not change.",
+                          share, ts->eval_ledger.n_steps, mean, median);
+  /* A mean far above the median is a few long batches, not a pace: the
+   * first of a pass, whose loader starts its workers and whose first
+   * forward pass sets up (autotuning for new shapes). */
+  if (ts->eval_ledger.median_step_ns > 0 && ts->eval_ledger.mean_step_ns >= 2 * ts->eval_ledger.median_step_ns)
+    {
+      g_autofree char *times = pfprof_format_double ((double) ts->eval_ledger.mean_step_ns
+                                                       / (double) ts->eval_ledger.median_step_ns, 1);
+
+      g_string_append_printf (out, " The mean batch is %s times the median: a few long batches hold most "
+                              "of the time (the first of a pass: its loader's workers starting, set-up "
+                              "such as autotuning for new shapes), a cost per pass rather than per batch.",
+                              times);
+    }
+  if (ts->eval_predicted_ns > 0 && ts->eval_ledger.mean_step_ns > 0)
+    {
+      pct = pfprof_format_double (100.0 * (double) (ts->eval_ledger.mean_step_ns - ts->eval_predicted_ns)
+                                    / (double) ts->eval_ledger.mean_step_ns, 1);
+      g_string_append_printf (out, " With every fix below: ~%s per mean evaluation batch (\u2212%s%%).",
+                              after, pct);
+    }
+  return g_string_free (out, FALSE);
 }
 
 guint

@@ -159,6 +159,22 @@ char *pfprof_report_parts_phrase (const PfprofStep *step);
  * ~1.2 ms over the steady window" without steps. */
 char *pfprof_report_saving (const PfprofFinding *finding);
 
+/* The same in another @unit than "step": "evaluation batch" for a
+ * finding of PfprofAnalysis.phase_findings. New string. */
+char *pfprof_report_saving_per (const PfprofFinding *finding, const char *unit);
+
+/* The number of phase_findings about trace @trace_index. */
+guint pfprof_report_n_phase_findings (const PfprofAnalysis *analysis, guint trace_index);
+
+/* The heading of a trace's evaluation phase judged on its own
+ * (PfprofTraceSummary.eval_judged): "Evaluation phase (5.67 s (21.0%) of
+ * the run, 13 batches): 2 findings of its own". New string. */
+char *pfprof_report_eval_phase_heading (const PfprofAnalysis *analysis, const PfprofTraceSummary *summary);
+
+/* What its findings' figures are over and why it was judged, with the
+ * mean batch every fix together predicts. New string. */
+char *pfprof_report_eval_phase_basis (const PfprofTraceSummary *summary);
+
 /* The number of findings (of the first @n) that save at least the
  * materiality threshold: the others are folded into one line. */
 guint pfprof_report_n_material (const PfprofAnalysis *analysis, guint n);

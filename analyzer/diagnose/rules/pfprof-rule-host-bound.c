@@ -123,7 +123,8 @@ run (PfprofRuleContext *ctx)
       {
         const PfprofFinding *o = g_ptr_array_index (ctx->analysis->findings, i);
 
-        if (o->trace_index == ix->trace_index && g_str_equal (o->rule, "input-starved"))
+        if (o->trace_index == ix->trace_index && o->phase == loop->judge
+            && g_str_equal (o->rule, "input-starved"))
           return;
       }
   pfprof_ledger_summarize (ctx->analysis->steps, ix->trace_index, &l);
@@ -150,7 +151,8 @@ run (PfprofRuleContext *ctx)
       {
         const PfprofFinding *o = g_ptr_array_index (ctx->analysis->findings, i);
 
-        if (o->trace_index == ix->trace_index && (o->device_id == dev->device_id || o->device_id == PFPROF_NONE))
+        if (o->trace_index == ix->trace_index && o->phase == loop->judge
+            && (o->device_id == dev->device_id || o->device_id == PFPROF_NONE))
           named += MAX (0, MIN (o->host_bound_ns, o->est_savings_ns));
       }
     refill = MIN (total, MAX (refill, (gint64) ((double) named * pfprof_loop_per_step_divisor (loop))));

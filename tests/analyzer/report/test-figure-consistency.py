@@ -244,9 +244,32 @@ for trace in traces:
           [(f["rule"], f["severity"], f["saving_share"]) for f in findings])
     rows = list(csv.DictReader(io.StringIO(report("csv-findings", trace))))
     check(f"{name}: CSV findings: JSON's findings, order, severity and saving",
-          [(r["rule"], r["severity"], int(r["est_savings_ns"])) for r in rows]
+          [(r["rule"], r["severity"], int(r["est_savings_ns"])) for r in rows if r["phase"] != "evaluation"]
           == [(f["rule"], f["severity"], f["est_savings_ns"]) for f in findings],
           ([(r["rule"], r["severity"]) for r in rows], [(f["rule"], f["severity"]) for f in findings]))
+    # An evaluation phase judged on its own: its findings after, each
+    # within its buckets of the evaluation batches' ledger.
+    apart = js.get("phase_findings", [])
+    check(f"{name}: CSV findings: the evaluation rows are JSON's phase_findings",
+          [(r["rule"], r["severity"], int(r["est_savings_ns"])) for r in rows if r["phase"] == "evaluation"]
+          == [(f["rule"], f["severity"], f["est_savings_ns"]) for f in apart],
+          [(r["rule"], r["phase"]) for r in rows])
+    for t in js["traces"]:
+        if not t["phases"].get("evaluation_judged"):
+            continue
+        batch = t["phases"]["evaluation_batch_ledger"]
+        mine = [f for f in apart if f["evidence"] == [] or f["evidence"][0]["trace"] == t["index"]]
+        for f in mine:
+            if f["rule"] in SOURCES and f["saving_basis"] == "mean_evaluation_batch":
+                cap = sum(batch["mean"][k] for k in SOURCES[f["rule"]])
+                check(f"{name}: evaluation {f['rule']} saves no more than its buckets of the batches' ledger",
+                      f["est_savings_ns"] <= cap + 1, (f["est_savings_ns"], cap))
+        total = sum(batch["mean"][k] for k in LABELS.values())
+        check(f"{name}: the evaluation batches' mean ledger sums to its batch", total == batch["mean"]["step_ns"],
+              (total, batch["mean"]["step_ns"]))
+        savings = [f["est_savings_ns"] for f in mine]
+        check(f"{name}: evaluation findings by saving, largest first", savings == sorted(savings, reverse=True),
+              savings)
 
 # `pfprof diff` of each sample and its recorded fix: each side's median
 # step and median parts are that trace's report's, in JSON and as shown.
