@@ -210,6 +210,77 @@ steps_chart (const PfprofAnalysis *a, GString *out)
   g_string_append (out, "</p>\n");
 }
 
+/* One finding; @apart: one of phase_findings, tagged with its phase and
+ * saving per mean evaluation batch. */
+static void
+finding (GString *out, const PfprofFinding *f, gboolean apart)
+{
+  const char *sev = pfprof_severity_to_string (f->severity);
+  g_autofree char *saving = apart ? pfprof_report_saving_per (f, "evaluation batch") : pfprof_report_saving (f);
+
+  g_string_append_printf (out, "<div class=\"finding %s\" data-rule=\"", sev);
+  esc (out, f->rule);
+  if (apart)
+    g_string_append_printf (out, "\" data-phase=\"%s\">\n<p><span class=\"phase\">[%s]</span> ",
+                            pfprof_loop_judge_to_string (f->phase), pfprof_loop_judge_to_string (f->phase));
+  else
+    g_string_append (out, "\">\n<p>");
+  g_string_append_printf (out, "<span class=\"sev\">%s</span> <code>", sev);
+  esc (out, f->rule);
+  g_string_append (out, "</code> ");
+  esc (out, saving);
+  g_string_append_printf (out, ", %" G_GUINT64_FORMAT " occurrences</p>\n<h3>", f->count);
+  esc (out, f->title);
+  g_string_append (out, "</h3>\n<p>");
+  esc (out, f->message);
+  g_string_append (out, "</p>\n");
+  if (f->sites != NULL && f->sites->len > 0)
+    {
+      g_string_append (out, "<p><strong>Where in the Python code</strong></p>\n<ul class=\"sites\">\n");
+      for (guint s = 0; s < f->sites->len; s++)
+        {
+          g_autofree char *what = pfprof_call_site_summary (&g_array_index (f->sites, PfprofFindingSite, s));
+
+          g_string_append (out, "<li><code>");
+          esc (out, what);
+          g_string_append (out, "</code></li>\n");
+        }
+      g_string_append (out, "</ul>\n");
+    }
+  g_string_append (out, "<p><strong>Fix</strong></p>\n<pre>");
+  esc (out, f->fix);
+  g_string_append (out, "</pre>\n</div>\n");
+}
+
+/* Each evaluation phase judged on its own, after the findings. */
+static void
+eval_phases (GString *out, const PfprofAnalysis *a)
+{
+  for (guint i = 0; a->trace_summaries != NULL && i < a->trace_summaries->len; i++)
+    {
+      const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
+      g_autofree char *heading = NULL, *basis = NULL;
+
+      if (!ts->eval_judged)
+        continue;
+      heading = pfprof_report_eval_phase_heading (a, ts);
+      basis = pfprof_report_eval_phase_basis (ts);
+      g_string_append (out, "<h2>");
+      esc (out, heading);
+      g_string_append (out, "</h2>\n<p>");
+      esc (out, basis);
+      g_string_append (out, "</p>\n<div class=\"phase-findings\">\n");
+      for (guint j = 0; j < a->phase_findings->len; j++)
+        {
+          const PfprofFinding *f = g_ptr_array_index (a->phase_findings, j);
+
+          if (f->trace_index == ts->trace_index)
+            finding (out, f, TRUE);
+        }
+      g_string_append (out, "</div>\n");
+    }
+}
+
 void
 pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
 {
@@ -331,45 +402,11 @@ pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
   if (a->findings->len == 0)
     g_string_append (out, "<p>No input-pipeline problem found: no rule fired on the steady state.</p>\n");
   for (guint i = 0; i < shown; i++)
-    {
-      const PfprofFinding *f = g_ptr_array_index (a->findings, i);
-      const char *sev = pfprof_severity_to_string (f->severity);
-
-      g_string_append_printf (out, "<div class=\"finding %s\" data-rule=\"", sev);
-      esc (out, f->rule);
-      g_string_append_printf (out, "\">\n<p><span class=\"sev\">%s</span> <code>", sev);
-      esc (out, f->rule);
-      {
-        g_autofree char *saving = pfprof_report_saving (f);
-
-        g_string_append (out, "</code> ");
-        esc (out, saving);
-      }
-      g_string_append_printf (out, ", %" G_GUINT64_FORMAT " occurrences</p>\n<h3>", f->count);
-      esc (out, f->title);
-      g_string_append (out, "</h3>\n<p>");
-      esc (out, f->message);
-      g_string_append (out, "</p>\n");
-      if (f->sites != NULL && f->sites->len > 0)
-        {
-          g_string_append (out, "<p><strong>Where in the Python code</strong></p>\n<ul class=\"sites\">\n");
-          for (guint s = 0; s < f->sites->len; s++)
-            {
-              g_autofree char *what = pfprof_call_site_summary (&g_array_index (f->sites, PfprofFindingSite, s));
-
-              g_string_append (out, "<li><code>");
-              esc (out, what);
-              g_string_append (out, "</code></li>\n");
-            }
-          g_string_append (out, "</ul>\n");
-        }
-      g_string_append (out, "<p><strong>Fix</strong></p>\n<pre>");
-      esc (out, f->fix);
-      g_string_append (out, "</pre>\n</div>\n");
-    }
+    finding (out, g_ptr_array_index (a->findings, i), FALSE);
   if (shown < a->findings->len)
     g_string_append_printf (out, "<p>%u more not shown (--top).</p>\n", a->findings->len - shown);
   g_string_append (out, "</div>\n");
+  eval_phases (out, a);
 
   g_string_append (out, "<h2>Per-step breakdown</h2>\n");
   steps_chart (a, out);

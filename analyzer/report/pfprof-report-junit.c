@@ -20,13 +20,17 @@ xml (GString *out, const char *s)
   pfprof_escape_xml (out, s);
 }
 
+/* @apart: a finding of phase_findings, tagged with its phase and saving
+ * per mean evaluation batch. */
 static void
-finding_text (GString *body, const PfprofAnalysis *a, const PfprofFinding *f)
+finding_text (GString *body, const PfprofAnalysis *a, const PfprofFinding *f, gboolean apart)
 {
-  g_autofree char *s_save = pfprof_report_saving (f);
+  g_autofree char *s_save = apart ? pfprof_report_saving_per (f, "evaluation batch") : pfprof_report_saving (f);
 
   /* The saving in the words of the other formats, which say its basis. */
   s_save[0] = g_ascii_toupper (s_save[0]);
+  if (apart)
+    g_string_append_printf (body, "[%s] ", pfprof_loop_judge_to_string (f->phase));
   g_string_append_printf (body, "[%s] %s\n%s\n%s\n",
                           pfprof_severity_to_string (f->severity), f->title, f->message, s_save);
   if (f->evidence && f->evidence->len > 0)
@@ -97,6 +101,7 @@ pfprof_report_junit (const PfprofAnalysis *a, const PfprofReportOptions *o, GStr
       const PfprofRule *rule = pfprof_rules_lookup (id);
       g_autoptr (GPtrArray) fs = pfprof_analysis_findings_of (a, id);
       g_autoptr (GString) body = g_string_new (NULL);
+      g_autoptr (GString) apart = g_string_new (NULL);
       const PfprofFinding *worst = NULL;
       g_autofree char *time = NULL;
       gint64 time_ns = 0;
@@ -105,10 +110,19 @@ pfprof_report_junit (const PfprofAnalysis *a, const PfprofReportOptions *o, GStr
         {
           const PfprofFinding *f = g_ptr_array_index (fs, i);
 
-          finding_text (body, a, f);
+          finding_text (body, a, f, FALSE);
           time_ns += MAX (f->time_ns, 0);
           if (worst == NULL || f->severity > worst->severity)
             worst = f;
+        }
+      /* An evaluation phase judged on its own: its findings are told,
+       * never a failure, as the gate is the training findings'. */
+      for (guint i = 0; a->phase_findings != NULL && i < a->phase_findings->len; i++)
+        {
+          const PfprofFinding *f = g_ptr_array_index (a->phase_findings, i);
+
+          if (g_str_equal (f->rule, id))
+            finding_text (apart, a, f, TRUE);
         }
       time = pfprof_format_double ((double) time_ns / 1e9, 6);
       g_string_append_printf (out, "    <testcase classname=\"pfprof.rules\" name=\"%s\" time=\"%s\">\n", id,
@@ -121,18 +135,27 @@ pfprof_report_junit (const PfprofAnalysis *a, const PfprofReportOptions *o, GStr
           g_string_append (out, "\">");
           xml (out, body->str);
           g_string_append (out, "</failure>\n");
+          if (apart->len > 0)
+            {
+              g_string_append (out, "      <system-out>");
+              xml (out, apart->str);
+              g_string_append (out, "</system-out>\n");
+            }
         }
       else if (worst != NULL)
         {
           g_string_append (out, "      <system-out>");
           xml (out, body->str);
+          xml (out, apart->str);
           g_string_append (out, "</system-out>\n");
         }
       else if (rule != NULL)
         {
           g_string_append (out, "      <system-out>");
           xml (out, rule->summary);
-          g_string_append (out, ": not found.</system-out>\n");
+          g_string_append (out, apart->len > 0 ? ": not found in the training steps.\n" : ": not found.");
+          xml (out, apart->str);
+          g_string_append (out, "</system-out>\n");
         }
       g_string_append (out, "    </testcase>\n");
     }

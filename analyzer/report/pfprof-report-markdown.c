@@ -81,6 +81,53 @@ ranks_table (GString *out, const PfprofAnalysis *a, const PfprofReportOptions *o
     g_string_append_printf (out, "\n_... %s._\n", hidden);
 }
 
+/* One finding; @apart: one of phase_findings, tagged with its phase and
+ * saving per mean evaluation batch. */
+static void
+finding (GString *out, const PfprofAnalysis *a, const PfprofFinding *f, gboolean apart)
+{
+  g_autofree char *s_save = apart ? pfprof_report_saving_per (f, "evaluation batch") : pfprof_report_saving (f);
+
+  g_string_append_printf (out, "\n### %s%s%s%s `%s`: ", apart ? "[" : "",
+                          apart ? pfprof_loop_judge_to_string (f->phase) : "", apart ? "] " : "",
+                          f->severity == PFPROF_SEVERITY_ERROR     ? "Error"
+                          : f->severity == PFPROF_SEVERITY_WARNING ? "Warning"
+                                                                   : "Info",
+                          f->rule);
+  md (out, f->title);
+  g_string_append_printf (out, "\n\nEstimated: **%s**%s. ", s_save,
+                          f->immaterial ? " (under the materiality threshold: info)" : "");
+  md (out, f->message);
+  if (f->sites != NULL && f->sites->len > 0)
+    {
+      g_string_append (out, "\n\nWhere in the Python code:\n\n");
+      for (guint s = 0; s < f->sites->len; s++)
+        {
+          g_autofree char *what = pfprof_call_site_summary (&g_array_index (f->sites, PfprofFindingSite, s));
+
+          g_string_append (out, "- ");
+          md (out, what);
+          g_string_append_c (out, '\n');
+        }
+    }
+  g_string_append_printf (out, "\n\n<details><summary>%s</summary>\n\n", PFPROF_EVIDENCE_HEADING);
+  for (guint e = 0; f->evidence && e < f->evidence->len; e++)
+    {
+      const PfprofEvidence *ev = &g_array_index (f->evidence, PfprofEvidence, e);
+      g_autofree char *what = pfprof_evidence_describe (a, ev);
+      g_autofree char *share = pfprof_evidence_format_share (f, ev);
+
+      g_string_append (out, "- ");
+      md (out, what);
+      if (share != NULL)
+        g_string_append_printf (out, " (%s)", share);
+      g_string_append_c (out, '\n');
+    }
+  g_string_append_printf (out, "\n%" G_GUINT64_FORMAT " occurrences in all.\n\n</details>\n\n"
+                               "<details><summary>Fix</summary>\n\n```\n%s```\n\n</details>\n",
+                          f->count, f->fix);
+}
+
 void
 pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, GString *out)
 {
@@ -197,47 +244,29 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
   ranks_table (out, a, o);
 
   for (guint i = 0; i < shown; i++)
-    {
-      const PfprofFinding *f = g_ptr_array_index (a->findings, i);
-      g_autofree char *s_save = pfprof_report_saving (f);
-
-      g_string_append_printf (out, "\n### %s `%s`: ", f->severity == PFPROF_SEVERITY_ERROR ? "Error"
-                                                      : f->severity == PFPROF_SEVERITY_WARNING ? "Warning"
-                                                                                               : "Info",
-                              f->rule);
-      md (out, f->title);
-      g_string_append_printf (out, "\n\nEstimated: **%s**%s. ", s_save,
-                              f->immaterial ? " (under the materiality threshold: info)" : "");
-      md (out, f->message);
-      if (f->sites != NULL && f->sites->len > 0)
-        {
-          g_string_append (out, "\n\nWhere in the Python code:\n\n");
-          for (guint s = 0; s < f->sites->len; s++)
-            {
-              g_autofree char *what = pfprof_call_site_summary (&g_array_index (f->sites, PfprofFindingSite, s));
-
-              g_string_append (out, "- ");
-              md (out, what);
-              g_string_append_c (out, '\n');
-            }
-        }
-      g_string_append_printf (out, "\n\n<details><summary>%s</summary>\n\n", PFPROF_EVIDENCE_HEADING);
-      for (guint e = 0; f->evidence && e < f->evidence->len; e++)
-        {
-          const PfprofEvidence *ev = &g_array_index (f->evidence, PfprofEvidence, e);
-          g_autofree char *what = pfprof_evidence_describe (a, ev);
-          g_autofree char *share = pfprof_evidence_format_share (f, ev);
-
-          g_string_append (out, "- ");
-          md (out, what);
-          if (share != NULL)
-            g_string_append_printf (out, " (%s)", share);
-          g_string_append_c (out, '\n');
-        }
-      g_string_append_printf (out, "\n%" G_GUINT64_FORMAT " occurrences in all.\n\n</details>\n\n"
-                                   "<details><summary>Fix</summary>\n\n```\n%s```\n\n</details>\n",
-                              f->count, f->fix);
-    }
+    finding (out, a, g_ptr_array_index (a->findings, i), FALSE);
   if (shown < a->findings->len)
     g_string_append_printf (out, "\n%u more findings not shown.\n", a->findings->len - shown);
+  for (guint i = 0; a->trace_summaries != NULL && i < a->trace_summaries->len; i++)
+    {
+      const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
+      g_autofree char *heading = NULL, *basis = NULL;
+
+      if (!ts->eval_judged)
+        continue;
+      heading = pfprof_report_eval_phase_heading (a, ts);
+      basis = pfprof_report_eval_phase_basis (ts);
+      g_string_append (out, "\n## ");
+      md (out, heading);
+      g_string_append (out, "\n\n");
+      md (out, basis);
+      g_string_append_c (out, '\n');
+      for (guint j = 0; j < a->phase_findings->len; j++)
+        {
+          const PfprofFinding *f = g_ptr_array_index (a->phase_findings, j);
+
+          if (f->trace_index == ts->trace_index)
+            finding (out, a, f, TRUE);
+        }
+    }
 }

@@ -120,6 +120,29 @@ check("the training findings say nothing per evaluation batch",
 rc, text_eval, err = run(pfprof, "report", "--phase", "eval", big)
 check("--phase eval's text has no such section", "Evaluation phase (" not in text_eval, text_eval[-800:])
 
+# Markdown, HTML and JUnit carry the label too.
+rc, md, err = run(pfprof, "report", "--format", "markdown", big)
+mhead = md.find("## Evaluation phase (")
+check("markdown: the evaluation phase's section after the training findings",
+      mhead > md.find("### ") > 0 and "### [evaluation] Error `input-starved`" in md[mhead:]
+      and "[evaluation]" not in md[:mhead] and "per mean evaluation batch" in md[mhead:], md[mhead:mhead + 600])
+rc, page, err = run(pfprof, "report", "--format", "html", "-o", path("big.html"), big)
+page = open(path("big.html")).read()
+hhead = page.find("<h2>Evaluation phase (")
+check("html: the evaluation phase's section after the findings, each labelled",
+      hhead > page.find('<div id="findings">') > 0
+      and 'data-rule="input-starved" data-phase="evaluation"' in page[hhead:]
+      and "data-phase" not in page[:hhead], page[hhead:hhead + 600])
+rc, xml, err = run(pfprof, "report", "--format", "junit", big)
+case = xml[xml.find('name="input-starved"'):]
+case = case[:case.find("</testcase>")]
+check("junit: the evaluation finding is told in its rule's testcase, labelled",
+      "[evaluation] [error]" in case and "per mean evaluation batch" in case, case[:800])
+rc_j, xml_off, err = run(pfprof, "report", "--format", "junit", "--config", off, big)
+check("junit: the evaluation findings add no failure",
+      xml.count("<failure") == xml_off.count("<failure") and "[evaluation]" not in xml_off,
+      (xml.count("<failure"), xml_off.count("<failure")))
+
 # CSV: a phase column, evaluation rows after the training ones.
 rc, out, err = run(pfprof, "report", "--format", "csv-findings", big)
 rows = list(csv.DictReader(io.StringIO(out)))
@@ -169,6 +192,9 @@ if samples:
           rc_gate == 0 and any(f["severity"] == "error" for f in g["phase_findings"])
           and all(f["severity"] != "error" for f in g["findings"]),
           (rc_gate, [(f["rule"], f["severity"]) for f in g["phase_findings"]]))
+    rc, xml, err = run(pfprof, "report", "--format", "junit", "--fail-on", "error", apex)
+    check("apex: JUnit fails no testcase on the evaluation's errors",
+          "<failure" not in xml and "[evaluation] [error]" in xml, xml[:600])
     rc, text, err = run(pfprof, "report", apex)
     check("apex: the section names the phase's time and share",
           "Evaluation phase (5.67 s, 21.0% of the run, 13 batches): 2 findings of its own" in text,
