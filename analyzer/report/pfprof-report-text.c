@@ -209,7 +209,17 @@ header (Text *t, const PfprofAnalysis *a)
         {
           g_autofree char *phases = pfprof_report_phases_phrase (&ts->phases, tr->end_ns - tr->start_ns);
 
-          wrap (t, phases, 6);
+          if (ts->eval_judged)
+            {
+              /* Said here too: the section is after every finding. */
+              g_autofree char *judged = g_strconcat (phases, " Evaluation takes so much of the run that it "
+                                                   "is judged on its own as well: its findings follow "
+                                                   "the training ones.", NULL);
+
+              wrap (t, judged, 6);
+            }
+          else
+            wrap (t, phases, 6);
         }
       if (ts->n_out_of_range > 0)
         g_string_append_printf (t->out, "      %" G_GUINT64_FORMAT " events left out: their times "

@@ -167,8 +167,9 @@ char *pfprof_report_saving_per (const PfprofFinding *finding, const char *unit);
 guint pfprof_report_n_phase_findings (const PfprofAnalysis *analysis, guint trace_index);
 
 /* The heading of a trace's evaluation phase judged on its own
- * (PfprofTraceSummary.eval_judged): "Evaluation phase (5.67 s (21.0%) of
- * the run, 13 batches): 2 findings of its own". New string. */
+ * (PfprofTraceSummary.eval_judged): "Evaluation phase (5.67 s, 21.0% of
+ * the run, 13 batches): 2 findings of its own", counting the material
+ * ones. New string. */
 char *pfprof_report_eval_phase_heading (const PfprofAnalysis *analysis, const PfprofTraceSummary *summary);
 
 /* What its findings' figures are over and why it was judged, with the

@@ -117,6 +117,9 @@ check("its findings are tagged [evaluation], per mean evaluation batch",
       and "[evaluation]" not in text[:head], text[head:head + 1200])
 check("the training findings say nothing per evaluation batch",
       "per mean evaluation batch" not in text[:head], text[:head])
+check("the phases line says evaluation is judged on its own too",
+      "is judged on its own as well: its findings follow the training ones." in " ".join(text[:head].split()),
+      text[:900])
 rc, text_eval, err = run(pfprof, "report", "--phase", "eval", big)
 check("--phase eval's text has no such section", "Evaluation phase (" not in text_eval, text_eval[-800:])
 
@@ -164,7 +167,8 @@ check("a small evaluation phase gets no findings of its own",
       s["phase_findings"] == [] and sp["evaluation_judged"] is False and sp["evaluation_findings"] == 0,
       s["phase_findings"])
 rc, text, err = run(pfprof, "report", small)
-check("nor a section", "Evaluation phase (" not in text and "[evaluation]" not in text, text[-600:])
+check("nor a section", "Evaluation phase (" not in text and "[evaluation]" not in text
+      and "judged on its own" not in text, text[-600:])
 low = config("low.ini", "[analysis]\nmin-phase-share=0.05\n")
 rc, s2, err = report(small, "--config", low)
 check("min-phase-share lowers the threshold", s2["traces"][0]["phases"]["evaluation_judged"] is True,
