@@ -213,10 +213,10 @@ steps_chart (const PfprofAnalysis *a, GString *out)
 /* One finding; @apart: one of phase_findings, tagged with its phase and
  * saving per mean evaluation batch. */
 static void
-finding (GString *out, const PfprofFinding *f, gboolean apart)
+finding (GString *out, const PfprofAnalysis *a, const PfprofFinding *f, gboolean apart)
 {
   const char *sev = pfprof_severity_to_string (f->severity);
-  g_autofree char *saving = apart ? pfprof_report_saving_per (f, "evaluation batch") : pfprof_report_saving (f);
+  g_autofree char *saving = apart ? pfprof_report_phase_saving (a, f) : pfprof_report_saving (f);
 
   g_string_append_printf (out, "<div class=\"finding %s\" data-rule=\"", sev);
   esc (out, f->rule);
@@ -275,7 +275,7 @@ eval_phases (GString *out, const PfprofAnalysis *a)
           const PfprofFinding *f = g_ptr_array_index (a->phase_findings, j);
 
           if (f->trace_index == ts->trace_index)
-            finding (out, f, TRUE);
+            finding (out, a, f, TRUE);
         }
       g_string_append (out, "</div>\n");
     }
@@ -402,7 +402,7 @@ pfprof_report_html (const PfprofAnalysis *a, const PfprofReportOptions *o, GStri
   if (a->findings->len == 0)
     g_string_append (out, "<p>No input-pipeline problem found: no rule fired on the steady state.</p>\n");
   for (guint i = 0; i < shown; i++)
-    finding (out, g_ptr_array_index (a->findings, i), FALSE);
+    finding (out, a, g_ptr_array_index (a->findings, i), FALSE);
   if (shown < a->findings->len)
     g_string_append_printf (out, "<p>%u more not shown (--top).</p>\n", a->findings->len - shown);
   g_string_append (out, "</div>\n");

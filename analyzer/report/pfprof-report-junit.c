@@ -25,7 +25,7 @@ xml (GString *out, const char *s)
 static void
 finding_text (GString *body, const PfprofAnalysis *a, const PfprofFinding *f, gboolean apart)
 {
-  g_autofree char *s_save = apart ? pfprof_report_saving_per (f, "evaluation batch") : pfprof_report_saving (f);
+  g_autofree char *s_save = apart ? pfprof_report_phase_saving (a, f) : pfprof_report_saving (f);
 
   /* The saving in the words of the other formats, which say its basis. */
   s_save[0] = g_ascii_toupper (s_save[0]);

@@ -86,7 +86,7 @@ ranks_table (GString *out, const PfprofAnalysis *a, const PfprofReportOptions *o
 static void
 finding (GString *out, const PfprofAnalysis *a, const PfprofFinding *f, gboolean apart)
 {
-  g_autofree char *s_save = apart ? pfprof_report_saving_per (f, "evaluation batch") : pfprof_report_saving (f);
+  g_autofree char *s_save = apart ? pfprof_report_phase_saving (a, f) : pfprof_report_saving (f);
 
   g_string_append_printf (out, "\n### %s%s%s%s `%s`: ", apart ? "[" : "",
                           apart ? pfprof_loop_judge_to_string (f->phase) : "", apart ? "] " : "",

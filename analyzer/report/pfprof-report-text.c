@@ -518,7 +518,7 @@ ranks_table (Text *t, const PfprofAnalysis *a)
 static void
 finding (Text *t, const PfprofAnalysis *a, const PfprofFinding *f, guint n, gboolean apart)
 {
-  g_autofree char *s_save = apart ? pfprof_report_saving_per (f, "evaluation batch") : pfprof_report_saving (f);
+  g_autofree char *s_save = apart ? pfprof_report_phase_saving (a, f) : pfprof_report_saving (f);
   const PfprofTrace *tr = NULL;
   gint64 t0 = 0;
   g_autofree char *s_first = NULL, *s_last = NULL;

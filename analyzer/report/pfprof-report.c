@@ -450,6 +450,30 @@ pfprof_report_saving (const PfprofFinding *f)
   return pfprof_report_saving_per (f, "step");
 }
 
+char *
+pfprof_report_phase_saving (const PfprofAnalysis *a, const PfprofFinding *f)
+{
+  g_return_val_if_fail (a != NULL, NULL);
+  g_return_val_if_fail (f != NULL, NULL);
+
+  g_autofree char *per_batch = pfprof_report_saving_per (f, "evaluation batch");
+  g_autofree char *total = NULL;
+  guint n = 0;
+
+  for (guint i = 0; a->trace_summaries != NULL && i < a->trace_summaries->len; i++)
+    {
+      const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
+
+      if (ts->trace_index == f->trace_index && ts->eval_judged)
+        n = ts->eval_ledger.n_steps;
+    }
+  if (n == 0 || f->predicted_step_ns <= 0)
+    return g_steal_pointer (&per_batch);
+  /* The mean batch times the batches: what the phase as recorded loses. */
+  total = pfprof_format_ns (f->est_savings_ns * (gint64) n);
+  return g_strdup_printf ("%s; ~%s over the phase's %u batches", per_batch, total, n);
+}
+
 guint
 pfprof_report_n_phase_findings (const PfprofAnalysis *a, guint trace_index)
 {

@@ -115,6 +115,15 @@ check("its findings are tagged [evaluation], per mean evaluation batch",
       "[evaluation] [error] input-starved" in text[head:]
       and "per mean evaluation batch" in text[head:]
       and "[evaluation]" not in text[:head], text[head:head + 1200])
+over = " ".join(text[head:].split())
+starved = next(f for f in pf if f["rule"] == "input-starved")
+m = __import__("re").search(r"input-starved Saves ~\S+ \S+ per mean evaluation batch.*?; ~(\S+) (\S+) over the "
+                            r"phase's (\d+) batches", over)
+scale = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}
+check("each evaluation saving is also given over the phase's batches",
+      m is not None and int(m.group(3)) == 20
+      and abs(float(m.group(1)) * scale[m.group(2)] - starved["est_savings_ns"] * 20) <= 0.01 * starved["est_savings_ns"] * 20,
+      over[:600])
 check("the training findings say nothing per evaluation batch",
       "per mean evaluation batch" not in text[:head], text[:head])
 check("the phases line says evaluation is judged on its own too",
