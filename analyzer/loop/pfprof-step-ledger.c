@@ -39,6 +39,7 @@ static const struct
   [PFPROF_LEDGER_SYNC_DEVICE] = { "sync_device_ns", "idle: cudaDeviceSynchronize" },
   [PFPROF_LEDGER_SYNC_EVENT] = { "sync_event_ns", "idle: cudaEventSynchronize" },
   [PFPROF_LEDGER_ALLOC] = { "alloc_ns", "idle: allocator (malloc/free)" },
+  [PFPROF_LEDGER_PAGEABLE_CALL] = { "pageable_call_ns", "idle: host in pageable copies" },
   [PFPROF_LEDGER_HOST_BOUND] = { "host_bound_ns", "idle: host busy, nothing queued" },
   [PFPROF_LEDGER_OTHER_IDLE] = { "other_idle_ns", "idle: other (work queued)" },
 };
@@ -62,6 +63,7 @@ struct _PfprofStepLedger
   PfprofIntervalSet *set[PFPROF_LEDGER_N_BUCKETS]; /* OTHER_IDLE: NULL, the rest */
   guint8 *copy_sync;      /* per API index: 1 when the sync of a blocking copy */
   GArray *copy_sync_at;   /* gint64 starts of those syncs, time order */
+  PfprofIntervalSet *pageable_runs; /* the launching thread's pageable copy runs */
   /* The correlation ids of all device work: one bit an id over their
    * range (CUPTI counts them up from one, so it is dense: an eighth of a
    * byte a record), or, where the range is sparse, the ids ascending. */
@@ -80,6 +82,7 @@ pfprof_step_ledger_free (PfprofStepLedger *l)
     pfprof_interval_set_free (l->set[b]);
   g_free (l->copy_sync);
   g_array_unref (l->copy_sync_at);
+  pfprof_interval_set_free (l->pageable_runs);
   g_free (l->work_bits);
   if (l->work_corr != NULL)
     g_array_unref (l->work_corr);
@@ -501,6 +504,88 @@ work_correlations (PfprofStepLedger *l, const PfprofTrace *t)
   l->work_corr = a;
 }
 
+static gboolean back_to_back (const PfprofStepLedger *l, guint i, guint j);
+
+static int
+compare_guint (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The launching thread's runs of host-to-device copy calls from pageable
+ * memory to device @dev (pfprof_step_ledger_pageable_runs). */
+static PfprofIntervalSet *
+pageable_copy_runs (const PfprofStepLedger *l, const PfprofDeviceTimeline *dev)
+{
+  const PfprofTraceIndex *ix = l->ix;
+  const PfprofTrace *t = ix->trace;
+  const PfprofApiRecord *api = pfprof_trace_api_calls (t);
+  const PfprofMemcpyRecord *m = pfprof_trace_memcpys (t);
+  PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
+  g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (guint));
+  const guint *dev_m;
+  guint dev_m_n;
+  PfprofInterval run = { 0, G_MININT64 };
+
+  if (dev == NULL || ix->main_tid == 0)
+    return pfprof_interval_set_build (b);
+  dev_m = pfprof_device_timeline_records (dev, PFPROF_TABLE_MEMCPYS, &dev_m_n);
+  for (guint r = 0; r < dev_m_n; r++)
+    {
+      const PfprofMemcpyRecord *c = &m[dev_m[r]];
+      const PfprofApiRecord *a;
+      guint k;
+
+      if (c->device_id != dev->device_id || c->copy_kind != PFPROF_COPY_KIND_HTOD
+          || !pfprof_memcpy_is_pageable (c))
+        continue;
+      a = pfprof_trace_index_api (ix, c->correlation_id);
+      if (a == NULL || a->tid != ix->main_tid)
+        continue;
+      k = (guint) (a - api);
+      g_array_append_val (calls, k);
+    }
+  /* The API records are in start order: so are their indices. */
+  g_array_sort (calls, compare_guint);
+  for (guint c = 0; c < calls->len; c++)
+    {
+      guint j = g_array_index (calls, guint, c);
+
+      if (c > 0 && g_array_index (calls, guint, c - 1) == j)
+        continue;
+      if (run.end != G_MININT64)
+        {
+          guint i = g_array_index (calls, guint, c - 1);
+          /* Unsigned: hostile times may span more than gint64 holds. */
+          gboolean joined = api[j].start_ns >= api[i].end_ns
+                            && (guint64) api[j].start_ns - (guint64) api[i].end_ns
+                                 <= (guint64) PFPROF_LEDGER_PAGEABLE_RUN_GAP_NS
+                            && back_to_back (l, i, j)
+                            && pfprof_interval_set_length_in (ix->data_wait, api[i].end_ns, api[j].start_ns) == 0;
+
+          if (joined)
+            {
+              run.end = MAX (run.end, api[j].end_ns);
+              continue;
+            }
+          pfprof_interval_set_builder_add (b, run.start, run.end);
+        }
+      run.start = api[j].start_ns;
+      run.end = api[j].end_ns;
+    }
+  if (run.end != G_MININT64)
+    pfprof_interval_set_builder_add (b, run.start, run.end);
+  return pfprof_interval_set_build (b);
+}
+
+const PfprofIntervalSet *
+pfprof_step_ledger_pageable_runs (const PfprofStepLedger *l)
+{
+  return l != NULL ? l->pageable_runs : NULL;
+}
+
 PfprofStepLedger *
 pfprof_step_ledger_new (const PfprofTraceIndex *ix, const PfprofLoop *loop)
 {
@@ -526,7 +611,7 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix, const PfprofLoop *loop)
   {
     PfprofLedgerBucket bucket;
     PfprofIntervalSet *calls;
-  } host[6];
+  } host[7];
   guint n_host = 0;
 
   l->ix = ix;
@@ -535,6 +620,7 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix, const PfprofLoop *loop)
   work_correlations (l, t);
   for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
     l->set[b] = NULL;
+  l->pageable_runs = pageable_copy_runs (l, dev);
   if (dev == NULL)
     {
       for (guint b = 0; b < PFPROF_LEDGER_N_BUCKETS; b++)
@@ -609,6 +695,8 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix, const PfprofLoop *loop)
   host[n_host++].calls = calls_of (l, event_sync, 1, ix->main_tid, -1);
   host[n_host].bucket = PFPROF_LEDGER_ALLOC;
   host[n_host++].calls = calls_of (l, alloc, G_N_ELEMENTS (alloc), ix->main_tid, -1);
+  host[n_host].bucket = PFPROF_LEDGER_PAGEABLE_CALL;
+  host[n_host++].calls = copy_of_set (l->pageable_runs);
   for (guint h = 0; h < n_host; h++)
     {
       PfprofIntervalSet *left;

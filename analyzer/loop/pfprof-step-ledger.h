@@ -32,10 +32,15 @@
  *    9. alloc: the launching thread was in a device or page-locked
  *       allocation or free (cudaMalloc, cudaFree, cuMemMap, cudaHostAlloc,
  *       ...);
- *   10. host_bound: none of the above, and the trace shows the launching
+ *   10. pageable_call: the launching thread was in a run of host-to-device
+ *       copy calls from pageable memory (pfprof_step_ledger_pageable_runs):
+ *       inside such a call, where the driver stages the source through a
+ *       pinned buffer before the copy starts, or between two calls of the
+ *       run, where it released the source it had just copied;
+ *   11. host_bound: none of the above, and the trace shows the launching
  *       thread: it was busy elsewhere (Python, launching kernels one by
  *       one) and had not queued the next work yet;
- *   11. other_idle: the rest (queued waits of 6, and idle time in traces
+ *   12. other_idle: the rest (queued waits of 6, and idle time in traces
  *       with no API records to tell).
  *
  * The host's view of the same step (PfprofStep.data_wait_ns,
@@ -66,6 +71,7 @@ typedef enum
   PFPROF_LEDGER_SYNC_DEVICE,
   PFPROF_LEDGER_SYNC_EVENT,
   PFPROF_LEDGER_ALLOC,
+  PFPROF_LEDGER_PAGEABLE_CALL,
   PFPROF_LEDGER_HOST_BOUND,
   PFPROF_LEDGER_OTHER_IDLE,
   PFPROF_LEDGER_N_BUCKETS
@@ -108,6 +114,22 @@ gboolean pfprof_step_ledger_is_copy_sync (const PfprofStepLedger *ledger /* null
 
 /* How many such syncs the steady window holds. */
 guint pfprof_step_ledger_n_copy_syncs (const PfprofStepLedger *ledger /* nullable */);
+
+/* Two host-to-device copy calls from pageable memory on the launching
+ * thread this close, with nothing between them, are one run. */
+#define PFPROF_LEDGER_PAGEABLE_RUN_GAP_NS (10 * G_GINT64_CONSTANT (1000000))
+
+/* The runs of the launching thread's host-to-device copy calls from
+ * pageable memory, each from its first call's start to its last call's
+ * end, over the whole trace. Calls are one run when the next follows
+ * within PFPROF_LEDGER_PAGEABLE_RUN_GAP_NS with nothing between them: no
+ * other call of the thread, no work launched, no DataLoader wait. A call
+ * alone is a run too. Between two such calls the host released the source
+ * it had copied (a batch from the DataLoader's workers lives in shared
+ * memory, whose pages the main thread unmaps; pinned, the pin thread
+ * does), so the GPU's idle there is the pageable copies', as it is inside
+ * them. NULL when @ledger is NULL: @ledger may be NULL. */
+const PfprofIntervalSet *pfprof_step_ledger_pageable_runs (const PfprofStepLedger *ledger);
 
 /* The instants of bucket @bucket over the whole trace (NULL for
  * other_idle, which is what the others leave, and when @ledger is NULL:

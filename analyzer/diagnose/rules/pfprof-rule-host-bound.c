@@ -64,7 +64,8 @@ compare_gap_length (gconstpointer a, gconstpointer b)
 #define COPY_RUN_GAP_NS (50 * 1000)
 
 /* The launching thread's waits, as disjoint intervals in time order:
- * DataLoader waits, synchronizations and copy calls. */
+ * DataLoader waits, synchronizations, copy calls and its runs of pageable
+ * copies (the host held from a run's first call to its last). */
 static GArray *
 host_waits (const PfprofRuleContext *ctx)
 {
@@ -90,6 +91,16 @@ host_waits (const PfprofRuleContext *ctx)
 
       pfprof_interval_set_builder_add (b, w.start, w.end);
     }
+  {
+    const PfprofIntervalSet *runs = pfprof_step_ledger_pageable_runs (ctx->loop->ledger);
+
+    for (guint i = 0; runs != NULL && i < pfprof_interval_set_n (runs); i++)
+      {
+        PfprofInterval r = pfprof_interval_set_get (runs, i);
+
+        pfprof_interval_set_builder_add (b, r.start, r.end);
+      }
+  }
   set = pfprof_interval_set_build (b);
   for (guint i = 0; i < pfprof_interval_set_n (set); i++)
     {

@@ -135,7 +135,7 @@ run (PfprofRuleContext *ctx)
   g_autoptr (GArray) calls = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
   guint64 n_compute = 0, side_bytes = 0;
   gint64 side_time = 0;
-  gint64 refill, pin_alone, both, side_exposed, all_exposed;
+  gint64 refill, hb_refill, pin_alone, both, side_exposed, all_exposed;
   guint n_copy_syncs, n_steady, min_count;
   PfprofFinding *f;
 
@@ -204,14 +204,18 @@ run (PfprofRuleContext *ctx)
   f->count = hits->len;
   f->time_ns = time;
   /* A pageable copy blocks the host for as long as it runs: the GPU's queue
-   * drains, and the idle while the host refills it goes with the fix. */
+   * drains, and the idle while the host refills it goes with the fix, as
+   * does the ledger's idle while the host was in its runs of pageable
+   * copies (staging each source, releasing it before the next). */
   {
     g_autofree gint64 *bounds = pfprof_rule_step_starts (ctx);
 
     /* Many pageable copies a step (a batch of separate tensors) block the
      * host one after the other: the idle while it issues them goes too. */
-    refill = pfprof_step_ledger_burst_idle (loop->ledger, calls, 10 * 1000 * 1000, bounds,
-                                            pfprof_loop_n_steady_steps (loop));
+    hb_refill = pfprof_step_ledger_burst_idle (loop->ledger, calls, PFPROF_LEDGER_PAGEABLE_RUN_GAP_NS, bounds,
+                                               pfprof_loop_n_steady_steps (loop));
+    refill = hb_refill + pfprof_loop_steady_length_of (loop, pfprof_step_ledger_bucket_set (loop->ledger,
+                                                                                           PFPROF_LEDGER_PAGEABLE_CALL));
   }
   /* Pinned, a copy on a side stream hides behind the kernels that run
    * beside it; one on the compute stream still runs alone, at pinned
@@ -236,11 +240,12 @@ run (PfprofRuleContext *ctx)
   }
   both = pfprof_rule_per_step (ctx, time - all_exposed + refill);
   f->est_savings_ns = pin_alone;
-  f->host_bound_ns = MIN (pin_alone, pfprof_rule_per_step (ctx, refill));
+  f->host_bound_ns = MIN (pin_alone, pfprof_rule_per_step (ctx, hb_refill));
   f->copy_directions = (n_htod > 0 ? PFPROF_FINDING_HTOD : 0) | (n_dtoh > 0 ? PFPROF_FINDING_DTOH : 0);
   f->buckets = PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_COMPUTE)
                | PFPROF_LEDGER_BIT (PFPROF_LEDGER_COPY_PAGEABLE_SIDE)
-               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_COPY) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_SYNC_COPY) | PFPROF_LEDGER_BIT (PFPROF_LEDGER_PAGEABLE_CALL)
+               | PFPROF_LEDGER_BIT (PFPROF_LEDGER_HOST_BOUND);
   n_copy_syncs = pfprof_step_ledger_n_copy_syncs (loop->ledger);
   pfprof_rule_add_memcpy_evidence (ctx, f, hits);
   {

@@ -278,12 +278,13 @@ INPUT_RULES = {"input-starved", "pageable-transfer", "serialized-copy", "late-pr
 BUCKETS = ["copy_hidden_ns", "compute_ns", "comm_ns", "copy_exposed_pageable_compute_stream_ns",
            "copy_exposed_pageable_side_stream_ns", "copy_exposed_pinned_compute_stream_ns",
            "copy_exposed_pinned_side_stream_ns", "gpu_other_ns", "data_wait_ns", "sync_copy_ns",
-           "sync_stream_ns", "sync_device_ns", "sync_event_ns", "alloc_ns", "host_bound_ns", "other_idle_ns"]
+           "sync_stream_ns", "sync_device_ns", "sync_event_ns", "alloc_ns", "pageable_call_ns", "host_bound_ns",
+           "other_idle_ns"]
 # Each rule's buckets (docs/report-format.md, "Findings and the ledger").
 RULE_BUCKETS = {
     "input-starved": ["data_wait_ns", "host_bound_ns", "other_idle_ns"],
     "pageable-transfer": ["copy_exposed_pageable_compute_stream_ns", "copy_exposed_pageable_side_stream_ns",
-                          "sync_copy_ns", "host_bound_ns"],
+                          "sync_copy_ns", "pageable_call_ns", "host_bound_ns"],
     "serialized-copy": ["copy_exposed_pinned_compute_stream_ns", "copy_exposed_pinned_side_stream_ns",
                         "sync_copy_ns", "host_bound_ns"],
     "record-stream-stall": ["alloc_ns", "sync_event_ns", "copy_exposed_pinned_side_stream_ns",

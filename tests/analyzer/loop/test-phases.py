@@ -192,6 +192,74 @@ check("input-starved and pageable copies: every fix together counts pinning once
       < ip["traces"][0]["ledger"]["mean"]["step_ns"] - ip["findings"][0]["est_savings_ns"]
       - pt[0]["saving_after_input_ns"] / 2,
       ip["traces"][0]["predicted_step_all_fixes_ns"])
+# 3c. A pageable batch copy holds the host: inside the call, where the
+# driver stages the source before the copy starts, and after it until the
+# next copy of the same batch, where the host releases the source it
+# copied. The GPU idle there is the pageable copies' (its own bucket), not
+# the host's pace. Planted: per 10 ms step, a DataLoader wait, an 8 MB
+# pageable copy whose call holds the host 2 ms (the copy starts 0.3 ms in),
+# 1.5 ms with nothing launched, a 1 KiB pageable copy, 5 ms of kernels.
+def loop_trace(name, src_kind=1, launch_between=False, steps=40):
+    base = generate(name + ".base.pfprof", "--steps", "2")
+    rows = path(name + ".sqlite")
+    rc, _, err = run(pfprof, "export", "--format", "sqlite", base, "-o", rows)
+    assert rc == 0, err
+    db = sqlite3.connect(rows)
+    ids = dict((v, k) for k, v in db.execute("SELECT id, value FROM strings"))
+    for table in ("api_calls", "memcpys", "memsets", "kernels", "nvtx", "syncs", "memory", "cuda_events",
+                  "python_calls", "python_sites", "worker_events", "overhead", "windows"):
+        db.execute(f"DELETE FROM {table}")
+    t0 = int(db.execute("SELECT value FROM meta WHERE key = 'clock_start_cupti_ns'").fetchone()[0]) + 10**6
+    ms = 10**6
+    tid, pf, corr = 4242, ids["pfprof"], 1000
+    for k in range(steps):
+        s = t0 + k * 10 * ms
+        db.execute("INSERT INTO nvtx VALUES (?, ?, ?, ?, ?, 0, 0, 0, 1)", (s, 50000, tid, pf, ids["DataLoader.next"]))
+        calls = [(s + 100000, 2 * ms, s + 400000, int(1.69 * ms), 8 << 20),
+                 (s + 3600000, 50000, s + 3620000, 1000, 1024)]
+        for start, dur, cstart, cdur, nbytes in calls:
+            corr += 1
+            db.execute("INSERT INTO api_calls VALUES (?, ?, ?, ?, 41, ?, 0, 5)", (start, dur, tid, corr,
+                                                                                  ids["cudaMemcpyAsync"]))
+            db.execute("INSERT INTO memcpys VALUES (?, ?, ?, 0, 1, 14, ?, ?, 1, ?, 3, 1, 0)",
+                       (cstart, cdur, nbytes, corr, corr, src_kind))
+            if launch_between and nbytes > 1024:
+                corr += 1
+                db.execute("INSERT INTO kernels VALUES (?, 10000, 0, 1, 13, ?, ?, 1, 1, 1, 128, 1, 1, 0, 16)",
+                           (s + 2500000, corr, ids["void at::native::vectorized_elementwise_kernel<4, at::native::relu_kernel>"]))
+        for j in range(10):
+            corr += 1
+            db.execute("INSERT INTO kernels VALUES (?, 500000, 0, 1, 13, ?, ?, 1, 1, 1, 128, 1, 1, 0, 16)",
+                       (s + 3800000 + j * 500000, corr, ids["sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1"]))
+        db.execute("INSERT INTO nvtx VALUES (?, 0, ?, ?, ?, 0, 0, 0, 2)", (s + 6 * ms, tid, pf, ids["backward"]))
+        db.execute("INSERT INTO nvtx VALUES (?, 0, ?, ?, ?, 0, 0, 0, 2)", (s + 8900000, tid, pf, ids["Optimizer.step"]))
+    db.execute("UPDATE meta SET value = ? WHERE key = 'clock_end_cupti_ns'", (str(t0 + steps * 10 * ms + ms),))
+    db.commit()
+    db.close()
+    return rows
+
+
+rc, pg, err = report(loop_trace("pageable-loop"))
+mean = pg["traces"][0]["ledger"]["mean"] if pg else {}
+# 0.3 ms in the big call, 1.53 ms between the copies, 0.03 ms in the small
+# call's end.
+check("pageable copies holding the host: their idle is the ledger's own bucket",
+      rc in (0, 1) and abs(mean.get("pageable_call_ns", 0) - 1.86e6) < 0.05e6
+      and mean["host_bound_ns"] < 1.5e6, (rc, err, mean))
+order = [f["rule"] for f in pg["findings"]] if pg else []
+pt = [f for f in pg["findings"] if f["rule"] == "pageable-transfer"] if pg else []
+check("pageable copies holding the host: pageable-transfer leads, its saving holds that idle",
+      order[:1] == ["pageable-transfer"] and pt[0]["est_savings_ns"] >= mean.get("pageable_call_ns", 1e9)
+      + mean["copy_exposed_pageable_side_stream_ns"] // 2, (order, pt and pt[0]["est_savings_ns"], mean))
+rc, pn, _ = report(loop_trace("pinned-loop", src_kind=2))
+pmean = pn["traces"][0]["ledger"]["mean"]
+check("the same loop with pinned copies: no such bucket, the idle is the host's",
+      pmean.get("pageable_call_ns") == 0 and pmean["host_bound_ns"] >= mean["host_bound_ns"] + 1.5e6, pmean)
+rc, lb, _ = report(loop_trace("launch-between", launch_between=True))
+lmean = lb["traces"][0]["ledger"]["mean"]
+check("work launched between two pageable copies: the host did more than copy, the gap is not theirs",
+      lmean.get("pageable_call_ns", 1e9) < 0.4e6 and lmean["host_bound_ns"] > mean["host_bound_ns"] + 1.4e6, lmean)
+
 # 4. Recorded programs (samples/README.md says how each was made).
 if samples:
     rc, a, _ = report(os.path.join(samples, "p_apex.pfprof"))
@@ -219,6 +287,17 @@ if samples:
     sav = {f["rule"]: f["est_savings_ns"] for f in ap["findings"]}
     check("apex with pin_memory=False: pageable-transfer saves more than sync-in-loop",
           sav.get("pageable-transfer", 0) > sav.get("sync-in-loop", 0), sav)
+    # Each step's pageable copy call holds the host 4 ms, and 3.8 ms more
+    # pass before its next copy (the target's) while the host releases the
+    # batch it copied: the GPU idle there is the copies', not the host's
+    # pace, so pageable-transfer leads.
+    check("apex with pin_memory=False: pageable-transfer leads the findings",
+          [f["rule"] for f in ap["findings"]][:1] == ["pageable-transfer"], sav)
+    pinned_mean = a["traces"][0]["ledger"]["mean"]["step_ns"]
+    pt = [f for f in ap["findings"] if f["rule"] == "pageable-transfer"]
+    check("apex with pin_memory=False: pinning predicted within 5% of the pinned run's mean step",
+          pt and abs(pt[0]["predicted_step_ns"] - pinned_mean) <= 0.05 * pinned_mean,
+          (pt and pt[0]["predicted_step_ns"], pinned_mean))
     # Per-step figures divide by the steady training steps, never by the
     # evaluation batches between them: the finding's copy time per step is
     # the ledger's.

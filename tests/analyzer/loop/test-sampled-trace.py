@@ -80,7 +80,7 @@ check("the ledger's mean step is near its median (no step reaches across a pause
       abs(mean["step_ns"] - t["ledger"]["median"]["step_ns"]) < 0.05 * mean["step_ns"], t["ledger"])
 f = [x for x in js["findings"] if x["rule"] == "pageable-transfer"]
 drawn = mean["copy_exposed_pageable_compute_stream_ns"] + mean["copy_exposed_pageable_side_stream_ns"] \
-    + mean["sync_copy_ns"] + mean["host_bound_ns"]
+    + mean["sync_copy_ns"] + mean["pageable_call_ns"] + mean["host_bound_ns"]
 check("pageable-transfer is found, its saving within the buckets it draws on",
       len(f) == 1 and 0 < f[0]["est_savings_ns"] <= drawn, (f, drawn))
 finish()

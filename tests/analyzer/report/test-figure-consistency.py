@@ -46,6 +46,7 @@ LABELS = {
     "idle: cudaDeviceSynchronize": "sync_device_ns",
     "idle: cudaEventSynchronize": "sync_event_ns",
     "idle: allocator (malloc/free)": "alloc_ns",
+    "idle: host in pageable copies": "pageable_call_ns",
     "idle: host busy, nothing queued": "host_bound_ns",
     "idle: other (work queued)": "other_idle_ns",
 }
@@ -58,7 +59,7 @@ SIDE = ["copy_exposed_pageable_side_stream_ns", "copy_exposed_pinned_side_stream
 SOURCES = {
     "input-starved": ["data_wait_ns", "host_bound_ns", "other_idle_ns"],
     "pageable-transfer": ["copy_exposed_pageable_compute_stream_ns", "copy_exposed_pageable_side_stream_ns",
-                          "sync_copy_ns", "host_bound_ns"],
+                          "sync_copy_ns", "pageable_call_ns", "host_bound_ns"],
     "serialized-copy": PINNED + ["sync_copy_ns", "host_bound_ns"],
     "record-stream-stall": ["alloc_ns", "sync_event_ns", "host_bound_ns", "other_idle_ns"] + PINNED,
     "late-prefetch": SIDE + ["other_idle_ns"],
