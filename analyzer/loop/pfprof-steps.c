@@ -417,7 +417,8 @@ split_annotated (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint firs
   g_array_append_vals (steps, out->data, out->len);
 }
 
-static gboolean gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n, gint64 *kernel_ns);
+static gboolean gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n, gint64 *kernel_ns,
+                             guint *htod);
 
 /* A loader batch with neither a backward pass nor an optimizer step, and
  * next to no kernel time of its own, is a fetch rather than a batch: a
@@ -428,7 +429,9 @@ static gboolean gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint
  * first), or the wait that found an evaluation loader empty and the
  * evaluation's last host work after it. A run of them joins the batch
  * that follows and takes its phase; between an evaluation batch and a
- * training one (or the end) it is that evaluation's tail and joins it;
+ * training one (or the end) it is that evaluation's tail and joins it, up
+ * to the first fetch that copies a batch to the GPU (a prefetcher priming
+ * the training loop);
  * after the last training step with nothing after it, it is after the
  * loop and no step. "Next to no kernel time": under 1/PFPROF_FETCH_SHARE
  * of the kernel time a training batch takes per backward pass, where an
@@ -444,6 +447,7 @@ join_fetches (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint first)
   gboolean any_eval = FALSE, windows_only;
   g_autofree gint64 *kernel_ns = NULL;
   g_autofree gint64 *per_backward = NULL;
+  g_autofree guint *htod = NULL;
   gint64 ref;
 
   if (!loop->has_training_marks || n < 2 || dev == NULL
@@ -459,7 +463,8 @@ join_fetches (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint first)
    * batch's work long before the GPU runs it, and a side stream's copies
    * start the next batch's GPU side early); where launches cannot be told
    * apart, the kernel time in its window. */
-  windows_only = !gpu_windows (loop, steps, first, n, kernel_ns);
+  htod = g_new0 (guint, n);
+  windows_only = !gpu_windows (loop, steps, first, n, kernel_ns, htod);
   for (guint i = 0; i < n; i++)
     {
       const PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
@@ -490,7 +495,25 @@ join_fetches (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint first)
         }
       if (prev != NULL && prev->phase == PFPROF_PHASE_EVAL
           && (j == n || g_array_index (steps, PfprofStep, first + j).phase == PFPROF_PHASE_TRAINING))
-        prev->end_ns = g_array_index (steps, PfprofStep, first + j - 1).end_ns;
+        {
+          /* The evaluation's tail, up to a fetch that copies a batch in:
+           * a prefetcher priming the training loop, which joins it. */
+          guint tail = i;
+
+          while (tail < j && (windows_only || htod[tail] == 0))
+            tail++;
+          if (tail > i)
+            prev->end_ns = g_array_index (steps, PfprofStep, first + tail - 1).end_ns;
+          if (tail < j && j < n)
+            {
+              PfprofStep s = g_array_index (steps, PfprofStep, first + j);
+
+              s.start_ns = g_array_index (steps, PfprofStep, first + tail).start_ns;
+              joined_training += j - tail;
+              g_array_index (steps, PfprofStep, keep++) = s;
+              j++;
+            }
+        }
       else if (j < n)
         {
           PfprofStep s = g_array_index (steps, PfprofStep, first + j);
@@ -698,6 +721,7 @@ typedef struct
   gint64 *first;        /* per step: earliest start of the work it launched */
   gint64 *last;         /* per step: latest end of the work it launched */
   gint64 *kernel_ns;    /* per step: kernel time it launched, or NULL */
+  guint *htod;          /* per step: host-to-device copies it launched, or NULL */
 } Launched;
 
 /* Files one kernel, copy or memset under the step that launched it: the
@@ -755,7 +779,7 @@ launched_add_kernel (Launched *l, guint32 corr, gint64 start, gint64 end)
  * work, to the end of its own). Traces whose ids do not follow the calls'
  * order (imports, generated traces) keep the host windows. */
 static gboolean
-gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n, gint64 *kernel_ns)
+gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n, gint64 *kernel_ns, guint *htod)
 {
   const PfprofTraceIndex *ix = loop->ix;
   const PfprofTrace *t = ix->trace;
@@ -804,10 +828,21 @@ gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n, gint64 *kern
   l.first = first_start;
   l.last = last_end;
   l.kernel_ns = kernel_ns;
+  l.htod = htod;
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
     launched_add_kernel (&l, kr[i].correlation_id, kr[i].start_ns, kr[i].end_ns);
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
-    launched_add (&l, mr[i].correlation_id, mr[i].start_ns, mr[i].end_ns);
+    {
+      launched_add (&l, mr[i].correlation_id, mr[i].start_ns, mr[i].end_ns);
+      if (htod != NULL && mr[i].copy_kind == PFPROF_COPY_KIND_HTOD)
+        {
+          LaunchedAt a = { &l, mr[i].correlation_id };
+          guint lo = pfprof_lower_bound (0, l.n + 1, bound_below, &a);
+
+          if (lo > 0 && lo <= l.n)
+            htod[lo - 1]++;
+        }
+    }
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
     launched_add (&l, sr[i].correlation_id, sr[i].start_ns, sr[i].end_ns);
 
@@ -1078,7 +1113,7 @@ pfprof_steps_detect (PfprofLoop *loop, const PfprofLoopOptions *options, GArray 
   /* The GPU side of each step reaches to the next step's work: found over
    * every step before a trace recorded in windows loses those across its
    * pauses. */
-  (void) gpu_windows (loop, steps, first, steps->len - first, NULL);
+  (void) gpu_windows (loop, steps, first, steps->len - first, NULL, NULL);
   if (ix->windows != NULL)
     keep_recorded_steps (loop, steps, first);
   n = steps->len - first;

@@ -199,7 +199,11 @@ check("input-starved and pageable copies: every fix together counts pinning once
 # the host's pace. Planted: per 10 ms step, a DataLoader wait, an 8 MB
 # pageable copy whose call holds the host 2 ms (the copy starts 0.3 ms in),
 # 1.5 ms with nothing launched, a 1 KiB pageable copy, 5 ms of kernels.
-def loop_trace(name, src_kind=1, launch_between=False, steps=40):
+def loop_trace(name, src_kind=1, launch_between=False, steps=40, before=(), after=()):
+    """Training steps of 10 ms, each 40 kernels; @before and @after: loader
+    batches without backward or optimizer step, "eval" (a forward pass, 12
+    kernels) or "fetch" (the batch copied and normalized, 3 kernels, or with
+    "end", nothing: a loader's last next())."""
     base = generate(name + ".base.pfprof", "--steps", "2")
     rows = path(name + ".sqlite")
     rc, _, err = run(pfprof, "export", "--format", "sqlite", base, "-o", rows)
@@ -211,28 +215,48 @@ def loop_trace(name, src_kind=1, launch_between=False, steps=40):
         db.execute(f"DELETE FROM {table}")
     t0 = int(db.execute("SELECT value FROM meta WHERE key = 'clock_start_cupti_ns'").fetchone()[0]) + 10**6
     ms = 10**6
-    tid, pf, corr = 4242, ids["pfprof"], 1000
-    for k in range(steps):
+    tid, pf = 4242, ids["pfprof"]
+    gemm = ids["sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1"]
+    relu = ids["void at::native::vectorized_elementwise_kernel<4, at::native::relu_kernel>"]
+    corr = 1000
+
+    def kernels(start, n, each, kname):
+        nonlocal corr
+        for j in range(n):
+            corr += 1
+            # Launched just before it runs: the host keeps the GPU waiting.
+            db.execute("INSERT INTO api_calls VALUES (?, 5000, ?, ?, 211, ?, 0, 5)",
+                       (start + j * each - 30000, tid, corr, ids["cudaLaunchKernel"]))
+            db.execute("INSERT INTO kernels VALUES (?, ?, 0, 1, 13, ?, ?, 1, 1, 1, 128, 1, 1, 0, 16)",
+                       (start + j * each, each, corr, kname))
+
+    def copy(start, dur, cstart, cdur, nbytes):
+        nonlocal corr
+        corr += 1
+        db.execute("INSERT INTO api_calls VALUES (?, ?, ?, ?, 41, ?, 0, 5)", (start, dur, tid, corr,
+                                                                              ids["cudaMemcpyAsync"]))
+        db.execute("INSERT INTO memcpys VALUES (?, ?, ?, 0, 1, 14, ?, ?, 1, ?, 3, 1, 0)",
+                   (cstart, cdur, nbytes, corr, corr, src_kind))
+
+    kinds = list(before) + ["train"] * steps + list(after)
+    for k, kind in enumerate(kinds):
         s = t0 + k * 10 * ms
         db.execute("INSERT INTO nvtx VALUES (?, ?, ?, ?, ?, 0, 0, 0, 1)", (s, 50000, tid, pf, ids["DataLoader.next"]))
-        calls = [(s + 100000, 2 * ms, s + 400000, int(1.69 * ms), 8 << 20),
-                 (s + 3600000, 50000, s + 3620000, 1000, 1024)]
-        for start, dur, cstart, cdur, nbytes in calls:
-            corr += 1
-            db.execute("INSERT INTO api_calls VALUES (?, ?, ?, ?, 41, ?, 0, 5)", (start, dur, tid, corr,
-                                                                                  ids["cudaMemcpyAsync"]))
-            db.execute("INSERT INTO memcpys VALUES (?, ?, ?, 0, 1, 14, ?, ?, 1, ?, 3, 1, 0)",
-                       (cstart, cdur, nbytes, corr, corr, src_kind))
-            if launch_between and nbytes > 1024:
-                corr += 1
-                db.execute("INSERT INTO kernels VALUES (?, 10000, 0, 1, 13, ?, ?, 1, 1, 1, 128, 1, 1, 0, 16)",
-                           (s + 2500000, corr, ids["void at::native::vectorized_elementwise_kernel<4, at::native::relu_kernel>"]))
-        for j in range(10):
-            corr += 1
-            db.execute("INSERT INTO kernels VALUES (?, 500000, 0, 1, 13, ?, ?, 1, 1, 1, 128, 1, 1, 0, 16)",
-                       (s + 3800000 + j * 500000, corr, ids["sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1"]))
+        if kind == "end":
+            continue
+        if kind in ("eval", "fetch"):
+            copy(s + 100000, 30000, s + 120000, 200000, 1 << 20)
+            kernels(s + 400000, 3 if kind == "fetch" else 12, 50000 if kind == "fetch" else 400000,
+                    relu if kind == "fetch" else gemm)
+            continue
+        copy(s + 100000, 2 * ms, s + 400000, int(1.69 * ms), 8 << 20)
+        if launch_between:
+            kernels(s + 2500000, 1, 10000, relu)
+        copy(s + 3600000, 50000, s + 3620000, 1000, 1024)
+        kernels(s + 3800000, 40, 125000, gemm)
         db.execute("INSERT INTO nvtx VALUES (?, 0, ?, ?, ?, 0, 0, 0, 2)", (s + 6 * ms, tid, pf, ids["backward"]))
         db.execute("INSERT INTO nvtx VALUES (?, 0, ?, ?, ?, 0, 0, 0, 2)", (s + 8900000, tid, pf, ids["Optimizer.step"]))
+    steps = len(kinds)
     db.execute("UPDATE meta SET value = ? WHERE key = 'clock_end_cupti_ns'", (str(t0 + steps * 10 * ms + ms),))
     db.commit()
     db.close()
@@ -259,6 +283,27 @@ rc, lb, _ = report(loop_trace("launch-between", launch_between=True))
 lmean = lb["traces"][0]["ledger"]["mean"]
 check("work launched between two pageable copies: the host did more than copy, the gap is not theirs",
       lmean.get("pageable_call_ns", 1e9) < 0.4e6 and lmean["host_bound_ns"] > mean["host_bound_ns"] + 1.4e6, lmean)
+
+# 3d. Loader batches with neither backward nor optimizer step: a forward
+# pass is an evaluation batch (Lightning's sanity check before training is
+# two); a fetch with a few kernels on the batch (a prefetcher's priming
+# fetch before training and before validation) or none (the training
+# loader's last next()) is no batch of either phase: it joins the batch
+# it feeds, the one before training the first (warm-up) training step,
+# those before validation its first batch. (The last DataLoader range
+# only ends the last batch.)
+fetch_trace = loop_trace("fetches", before=["eval", "eval", "fetch"],
+                         after=["end", "fetch", "eval", "eval", "eval", "eval", "eval", "end"])
+rc, fe, err = report(fetch_trace)
+fp = fe["traces"][0]["phases"] if fe else {}
+check("priming fetches: 40 training steps, 7 evaluation batches (2 before training, 5 after)",
+      fp.get("training_steps") == 40 and fp.get("evaluation_batches") == 7, (rc, err, fp))
+check("priming fetches: the fetch before training is the first training step's, the ones before "
+      "validation evaluation's",
+      405e6 <= fp.get("training_ns", 0) <= 415e6 and 85e6 <= fp.get("evaluation_ns", 0) <= 95e6, fp)
+rc, txt, _ = run(pfprof, "report", fetch_trace)
+check("priming fetches: the text counts 40 training steps and 7 evaluation batches",
+      "40 training steps" in txt and "7 evaluation batches" in txt, txt[:300])
 
 # 4. Recorded programs (samples/README.md says how each was made).
 if samples:
