@@ -540,6 +540,7 @@ group_accumulation (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint f
   guint n = steps->len - first, keep = first, n_opt = 0, n_train = joined;
   gint64 group_start = -1;
   g_autofree gboolean *has_opt = NULL;
+  gboolean annotated;
 
   if (!loop->has_training_marks)
     return;
@@ -554,12 +555,14 @@ group_accumulation (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint f
       n_opt += has_opt[i - first];
       n_train += s->phase == PFPROF_PHASE_TRAINING;
     }
-  /* Steps from loader batches: one optimizer step is one step, when the
-   * batches accumulate (at least 1.5 a step on average). An optimizer
-   * step skipped now and then is no accumulation: GradScaler skips the
-   * step of a batch whose gradients overflowed, and that batch is still
-   * a step of its own. */
-  if (strcmp (loop->step_source, "dataloader") != 0 || n_opt < 2
+  /* Steps from loader batches or annotated ones (prof.step() called per
+   * micro-batch): one optimizer step is one step, when the batches
+   * accumulate (at least 1.5 a step on average). An optimizer step
+   * skipped now and then is no accumulation: GradScaler skips the step
+   * of a batch whose gradients overflowed, and that batch is still a step
+   * of its own. */
+  annotated = strcmp (loop->step_source, "nvtx") == 0;
+  if ((strcmp (loop->step_source, "dataloader") != 0 && !annotated) || n_opt < 2
       || (double) n_train < 1.5 * (double) n_opt)
     return;
   for (guint i = first; i < first + n; i++)
@@ -592,6 +595,11 @@ group_accumulation (PfprofLoop *loop, const Evidence *ev, GArray *steps, guint f
           group_start = -1;
         }
     }
+  /* Annotated steps recorded in a window (torch.profiler's schedule) may
+   * end inside an accumulation: micro-batches with no optimizer step yet
+   * are no whole step. */
+  if (annotated && group_start >= 0)
+    keep--;
   g_array_set_size (steps, keep);
   loop->step_source = "optimizer";
   g_free (loop->step_name);

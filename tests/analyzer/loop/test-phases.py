@@ -401,6 +401,20 @@ if samples:
     hrules = [f["rule"] for f in hf["findings"] if f["material"]]
     check("HF Trainer: host-bound (a small model, a sync per micro-batch), not input-starved",
           hrules[:1] == ["host-bound"] and "input-starved" not in hrules, hrules)
+    # Under torch.profiler, prof.step() after each optimizer step: the
+    # validation pass lies inside one ProfilerStep.
+    rc, kv, _ = report(os.path.join(samples, "kineto", "r_train_validate.pt.trace.json.gz"))
+    kp, ks = kv["traces"][0]["phases"], kv["summary"]["steps"]
+    check("torch.profiler, validation inside a ProfilerStep: 16 training steps, its 10 batches evaluation",
+          kp["training_steps"] == 16 and kp["evaluation_batches"] == 10 and ks["p90_ns"] < 2 * ks["median_ns"],
+          (kp, ks))
+    # prof.step() per micro-batch, 4 micro-batches an optimizer step: one
+    # step is one optimizer step, the window's unfinished one left out.
+    rc, kq, _ = report(os.path.join(samples, "kineto", "q_grad_accum.pt.trace.json.gz"))
+    check("torch.profiler, a ProfilerStep per micro-batch: steps from optimizer steps",
+          kq["traces"][0]["step_source"] == "optimizer" and kq["traces"][0]["phases"]["evaluation_batches"] == 0
+          and 40e6 < kq["summary"]["steps"]["median_ns"] < 80e6,
+          (kq["traces"][0]["step_source"], kq["summary"]["steps"]))
     # A longer epoch of apex (100 steps): the print steps weigh less.
     rc, al, _ = report(os.path.join(samples, "p_apex_long.pfprof"))
     led = al["traces"][0]["ledger"]
