@@ -728,8 +728,6 @@ typedef struct
   guint n;              /* steps */
   gint64 *first;        /* per step: earliest start of the work it launched */
   gint64 *last;         /* per step: latest end of the work it launched */
-  gint64 *kernel_ns;    /* per step: kernel time it launched, or NULL */
-  guint *htod;          /* per step: host-to-device copies it launched, or NULL */
 } Launched;
 
 /* Files one kernel, copy or memset under the step that launched it: the
@@ -749,30 +747,18 @@ bound_below (gconstpointer data, guint i)
   return a->l->bound[i] < a->corr;
 }
 
-static inline void
+/* Returns the step's index + 1, or 0 when no step launched it. */
+static inline guint
 launched_add (Launched *l, guint32 corr, gint64 start, gint64 end)
 {
   LaunchedAt a = { l, corr };
   guint lo = pfprof_lower_bound (0, l->n + 1, bound_below, &a);
 
   if (lo == 0 || lo > l->n)
-    return;
+    return 0;
   l->first[lo - 1] = MIN (l->first[lo - 1], start);
   l->last[lo - 1] = MAX (l->last[lo - 1], end);
-}
-
-static inline void
-launched_add_kernel (Launched *l, guint32 corr, gint64 start, gint64 end)
-{
-  LaunchedAt a = { l, corr };
-  guint lo = pfprof_lower_bound (0, l->n + 1, bound_below, &a);
-
-  if (lo == 0 || lo > l->n)
-    return;
-  l->first[lo - 1] = MIN (l->first[lo - 1], start);
-  l->last[lo - 1] = MAX (l->last[lo - 1], end);
-  if (l->kernel_ns != NULL)
-    l->kernel_ns[lo - 1] += end - start;
+  return lo;
 }
 
 /* The GPU's side of host-side steps (NVTX or DataLoader): a step's GPU work
@@ -835,24 +821,22 @@ gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n, gint64 *kern
   l.n = n;
   l.first = first_start;
   l.last = last_end;
-  l.kernel_ns = kernel_ns;
-  l.htod = htod;
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
-    launched_add_kernel (&l, kr[i].correlation_id, kr[i].start_ns, kr[i].end_ns);
+    {
+      guint at = launched_add (&l, kr[i].correlation_id, kr[i].start_ns, kr[i].end_ns);
+
+      if (at > 0 && kernel_ns != NULL)
+        kernel_ns[at - 1] += kr[i].end_ns - kr[i].start_ns;
+    }
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS); i++)
     {
-      launched_add (&l, mr[i].correlation_id, mr[i].start_ns, mr[i].end_ns);
-      if (htod != NULL && mr[i].copy_kind == PFPROF_COPY_KIND_HTOD)
-        {
-          LaunchedAt a = { &l, mr[i].correlation_id };
-          guint lo = pfprof_lower_bound (0, l.n + 1, bound_below, &a);
+      guint at = launched_add (&l, mr[i].correlation_id, mr[i].start_ns, mr[i].end_ns);
 
-          if (lo > 0 && lo <= l.n)
-            htod[lo - 1]++;
-        }
+      if (at > 0 && htod != NULL && mr[i].copy_kind == PFPROF_COPY_KIND_HTOD)
+        htod[at - 1]++;
     }
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_MEMSETS); i++)
-    launched_add (&l, sr[i].correlation_id, sr[i].start_ns, sr[i].end_ns);
+    (void) launched_add (&l, sr[i].correlation_id, sr[i].start_ns, sr[i].end_ns);
 
   /* Step i's GPU side starts with the earliest work it or a later step
    * launched (streams may run later work first). */
