@@ -431,9 +431,8 @@ static gboolean gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint
  * that follows and takes its phase; between an evaluation batch and a
  * training one (or the end) it is that evaluation's tail and joins it, up
  * to the first fetch that copies a batch to the GPU (a prefetcher priming
- * the training loop);
- * after the last training step with nothing after it, it is after the
- * loop and no step. "Next to no kernel time": under 1/PFPROF_FETCH_SHARE
+ * the training loop); after the last training step with nothing after it,
+ * it is after the loop and no step. "Next to no kernel time": under 1/PFPROF_FETCH_SHARE
  * of the kernel time a training batch takes per backward pass, where an
  * evaluation batch's forward pass takes about a third. Returns the loader
  * batches that joined training steps. */
