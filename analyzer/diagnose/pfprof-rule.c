@@ -198,6 +198,16 @@ pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total)
   return (gint64) ((double) total / pfprof_loop_per_step_divisor (ctx->loop));
 }
 
+gint64
+pfprof_rule_mean_step (const PfprofRuleContext *ctx)
+{
+  PfprofLedgerSummary l;
+
+  g_return_val_if_fail (ctx != NULL && ctx->ix != NULL && ctx->analysis != NULL, 0);
+  pfprof_ledger_summarize (ctx->analysis->steps, ctx->ix->trace_index, &l);
+  return l.n_steps > 0 ? l.mean_step_ns : pfprof_rule_per_step (ctx, pfprof_loop_steady_length (ctx->loop));
+}
+
 char *
 pfprof_rule_min_bytes_phrase (guint64 min_bytes)
 {

@@ -116,6 +116,11 @@ gboolean pfprof_rule_has_input_copies (const PfprofRuleContext *ctx,
 /* @total spread over the steady steps (or the whole window when none). */
 gint64 pfprof_rule_per_step (const PfprofRuleContext *ctx, gint64 total);
 
+/* The mean step of the trace's steady steps, on their GPU side: the
+ * ledger's, which savings and predictions are taken from (the steady
+ * window over the steps where the trace has no ledger). */
+gint64 pfprof_rule_mean_step (const PfprofRuleContext *ctx);
+
 /* @ns as a percentage of the steady window's length. */
 double pfprof_rule_share (const PfprofRuleContext *ctx, gint64 ns);
 

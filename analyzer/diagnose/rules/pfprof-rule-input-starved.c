@@ -100,8 +100,7 @@ stage_phrase (const PfprofInputPipeline *p)
 static void
 judge_pipeline (PfprofRuleContext *ctx, PfprofFinding *f, PfprofInputPipeline *p)
 {
-  const PfprofLoop *loop = ctx->loop;
-  gint64 mean = pfprof_rule_per_step (ctx, pfprof_loop_steady_length (loop));
+  gint64 mean = pfprof_rule_mean_step (ctx);
   gint64 compute = mean - f->est_savings_ns;
   guint now = p->num_workers > 0 ? p->num_workers : p->n_workers;
   g_autofree char *stages = stage_phrase (p);
@@ -204,7 +203,7 @@ judge_with_waits (PfprofRuleContext *ctx, const PfprofDeviceTimeline *dev)
     g_autofree char *s_share = pfprof_format_double (pfprof_rule_share (ctx, idle_wait), 1);
     g_autofree char *s_busy = pfprof_format_double (pfprof_rule_share (ctx, busy), 1);
     g_autofree char *s_step = pfprof_format_ns (loop->step_median_ns);
-    g_autofree char *s_mean = pfprof_format_ns (pfprof_rule_per_step (ctx, pfprof_loop_steady_length (loop)));
+    g_autofree char *s_mean = pfprof_format_ns (pfprof_rule_mean_step (ctx));
     g_autofree char *s_refill = pfprof_format_ns (pfprof_rule_per_step (ctx, refill));
 
     f->title = g_strdup_printf ("GPU starved of input: idle %s%% of the steady state waiting for the DataLoader",

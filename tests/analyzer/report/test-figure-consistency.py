@@ -151,6 +151,16 @@ for trace in traces:
     ledger = js["summary"]["ledger"]
     findings = js["findings"]
 
+    # A finding that names the mean step names the ledger's (training
+    # findings: the trace's ledger; an evaluation phase's: its batches').
+    for f in findings + js.get("phase_findings", []):
+        t = js["traces"][f["evidence"][0]["trace"] if f.get("evidence") else 0]
+        basis = (t["phases"].get("evaluation_batch_ledger") or {}).get("mean", {}).get("step_ns") \
+            if f.get("phase") == "evaluation" else t["ledger"]["mean"]["step_ns"]
+        for m in re.finditer(r"\(mean step " + DUR + r", median step", f["message"]):
+            check(f"{name}: {f['rule']} ({f.get('phase', 'training')}): its mean step is the ledger's",
+                  basis is not None and shown(m.group(1), basis), (m.group(1), basis))
+
     # The step line: the median step and the median of each part.
     text = report("text", trace)
     steady = steady_csv(report("csv", trace))
