@@ -120,7 +120,6 @@ run (PfprofRuleContext *ctx)
   const PfprofIntervalSet *hb = pfprof_step_ledger_bucket_set (loop->ledger, PFPROF_LEDGER_HOST_BOUND);
   gint64 lo = loop->steady_start, hi = loop->steady_end, total, refill, own, step, data_wait;
   g_autoptr (GArray) gaps = g_array_new (FALSE, FALSE, sizeof (Gap));
-  PfprofLedgerSummary l;
   gint64 window[PFPROF_LEDGER_N_BUCKETS];
   double kernels_per_step;
   PfprofFinding *f;
@@ -138,9 +137,8 @@ run (PfprofRuleContext *ctx)
             && g_str_equal (o->rule, "input-starved"))
           return;
       }
-  pfprof_ledger_summarize (ctx->analysis->steps, ix->trace_index, &l);
   pfprof_step_ledger_fill_steady (loop->ledger, window);
-  step = l.n_steps > 0 ? l.mean_step_ns : pfprof_loop_steady_length (loop);
+  step = pfprof_rule_mean_step (ctx);
   total = pfprof_loop_steady_length_of (loop, hb);
   /* What other findings name, or would: the refill after each of the
    * launching thread's waits (at most the wait: the lead it took away) and
