@@ -121,7 +121,10 @@ typedef struct
   PfprofIntervalSetBuilder *k, *c, *n, *b;
   GArray *stream_ns;    /* StreamTime, in the order the streams first appear */
   GHashTable *stream_at; /* stream id -> its index in stream_ns */
-  GArray *records[3];   /* guint: its kernels, copies, memsets (PfprofDeviceTimeline) */
+  guint last_stream;    /* the index in stream_ns found last */
+  guint n_records[3];   /* records of each table, counted before they are listed */
+  GArray *records[3];   /* guint: its kernels, copies, memsets (PfprofDeviceTimeline),
+                         * made once they are counted */
   guint64 n_kernels, n_comm_kernels;
   gint64 kernel_sum_ns;
 } DeviceScratch;
@@ -138,6 +141,7 @@ typedef struct
 {
   GArray *devices;   /* DeviceScratch, in the order the devices first appear */
   GHashTable *at;    /* device id -> its index in devices */
+  guint last;        /* the index found last */
 } Scratch;
 
 static DeviceScratch *
@@ -146,8 +150,16 @@ scratch_for (Scratch *sc, guint32 device_id)
   gpointer v;
   DeviceScratch *d;
 
+  /* Records of one device follow one another: most lookups are the last
+   * one again. */
+  if (sc->last < sc->devices->len && g_array_index (sc->devices, DeviceScratch, sc->last).device_id == device_id)
+    return &g_array_index (sc->devices, DeviceScratch, sc->last);
   if (g_hash_table_lookup_extended (sc->at, GUINT_TO_POINTER (device_id), NULL, &v))
-    return &g_array_index (sc->devices, DeviceScratch, GPOINTER_TO_UINT (v));
+    {
+      sc->last = GPOINTER_TO_UINT (v);
+      return &g_array_index (sc->devices, DeviceScratch, sc->last);
+    }
+  sc->last = sc->devices->len;
   g_hash_table_insert (sc->at, GUINT_TO_POINTER (device_id), GUINT_TO_POINTER (sc->devices->len));
   g_array_set_size (sc->devices, sc->devices->len + 1);
   d = &g_array_index (sc->devices, DeviceScratch, sc->devices->len - 1);
@@ -158,8 +170,7 @@ scratch_for (Scratch *sc, guint32 device_id)
   d->b = pfprof_interval_set_builder_new ();
   d->stream_ns = g_array_new (FALSE, FALSE, sizeof (StreamTime));
   d->stream_at = g_hash_table_new (g_direct_hash, g_direct_equal);
-  for (guint i = 0; i < G_N_ELEMENTS (d->records); i++)
-    d->records[i] = g_array_new (FALSE, FALSE, sizeof (guint));
+  d->last_stream = G_MAXUINT;
   return d;
 }
 
@@ -169,11 +180,19 @@ add_stream_time (DeviceScratch *d, guint32 stream_id, gint64 ns)
   StreamTime st = { stream_id, ns };
   gpointer v;
 
-  if (g_hash_table_lookup_extended (d->stream_at, GUINT_TO_POINTER (stream_id), NULL, &v))
+  if (d->last_stream < d->stream_ns->len
+      && g_array_index (d->stream_ns, StreamTime, d->last_stream).stream_id == stream_id)
     {
-      g_array_index (d->stream_ns, StreamTime, GPOINTER_TO_UINT (v)).ns += ns;
+      g_array_index (d->stream_ns, StreamTime, d->last_stream).ns += ns;
       return;
     }
+  if (g_hash_table_lookup_extended (d->stream_at, GUINT_TO_POINTER (stream_id), NULL, &v))
+    {
+      d->last_stream = GPOINTER_TO_UINT (v);
+      g_array_index (d->stream_ns, StreamTime, d->last_stream).ns += ns;
+      return;
+    }
+  d->last_stream = d->stream_ns->len;
   g_hash_table_insert (d->stream_at, GUINT_TO_POINTER (stream_id), GUINT_TO_POINTER (d->stream_ns->len));
   g_array_append_val (d->stream_ns, st);
 }
@@ -341,9 +360,25 @@ build_devices (PfprofTraceIndex *ix)
   guint nm = pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS);
   guint nms = pfprof_trace_n (t, PFPROF_TABLE_MEMSETS);
   Scratch sc = { g_array_new (FALSE, TRUE, sizeof (DeviceScratch)),
-                 g_hash_table_new (g_direct_hash, g_direct_equal) };
+                 g_hash_table_new (g_direct_hash, g_direct_equal), 0 };
   g_autofree gint8 *comm_name = g_new (gint8, t->strings->len + 1); /* -1 unknown */
 
+  /* Each device's lists of record indices are sized to fit before they
+   * are filled: grown as they fill, millions of indices were copied a
+   * few times over into fresh memory. */
+  for (guint i = 0; i < nk; i++)
+    scratch_for (&sc, k[i].device_id)->n_records[0]++;
+  for (guint i = 0; i < nm; i++)
+    scratch_for (&sc, m[i].device_id)->n_records[1]++;
+  for (guint i = 0; i < nms; i++)
+    scratch_for (&sc, ms[i].device_id)->n_records[2]++;
+  for (guint i = 0; i < sc.devices->len; i++)
+    {
+      DeviceScratch *d = &g_array_index (sc.devices, DeviceScratch, i);
+
+      for (guint r = 0; r < G_N_ELEMENTS (d->records); r++)
+        d->records[r] = g_array_sized_new (FALSE, FALSE, sizeof (guint), d->n_records[r]);
+    }
   memset (comm_name, -1, t->strings->len + 1);
   for (guint i = 0; i < nk; i++)
     {
