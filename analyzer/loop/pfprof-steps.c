@@ -711,13 +711,14 @@ steps_from_period (PfprofLoop *loop, GArray *out)
 }
 
 /* Largest correlation id among the API calls of @api (time order) that
- * began before @t, or 0; *@k walks forward over @api with @prefix_max. */
+ * began before @t, or 0; *@k walks forward over @api, *@max is the
+ * largest id of the calls before *@k. */
 static guint32
-corr_before (const PfprofApiRecord *api, const guint32 *prefix_max, guint na, guint *k, gint64 t)
+corr_before (const PfprofApiRecord *api, guint na, guint *k, guint32 *max, gint64 t)
 {
-  while (*k < na && api[*k].start_ns < t)
-    (*k)++;
-  return *k > 0 ? prefix_max[*k - 1] : 0;
+  for (; *k < na && api[*k].start_ns < t; (*k)++)
+    *max = MAX (*max, api[*k].correlation_id);
+  return *max;
 }
 
 typedef struct
@@ -727,6 +728,8 @@ typedef struct
   guint n;              /* steps */
   gint64 *first;        /* per step: earliest start of the work it launched */
   gint64 *last;         /* per step: latest end of the work it launched */
+  guint hint;           /* where the last record went: records in time order
+                         * mostly go where the one before them went */
 } Launched;
 
 /* Files one kernel, copy or memset under the step that launched it: the
@@ -751,7 +754,11 @@ static inline guint
 launched_add (Launched *l, guint32 corr, gint64 start, gint64 end)
 {
   LaunchedAt a = { l, corr };
-  guint lo = pfprof_lower_bound (0, l->n + 1, bound_below, &a);
+  guint lo = l->hint;
+
+  /* The first bound not below @corr: the hint's, or searched for. */
+  if (!((lo == 0 || l->bound[lo - 1] < corr) && (lo > l->n || l->bound[lo] >= corr)))
+    l->hint = lo = pfprof_lower_bound (0, l->n + 1, bound_below, &a);
 
   if (lo == 0 || lo > l->n)
     return 0;
@@ -781,12 +788,12 @@ gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n, gint64 *kern
   const PfprofKernelRecord *kr = pfprof_trace_kernels (t);
   const PfprofMemcpyRecord *mr = pfprof_trace_memcpys (t);
   const PfprofMemsetRecord *sr = pfprof_trace_memsets (t);
-  g_autofree guint32 *prefix_max = NULL;
   g_autofree guint32 *bound = NULL;
   g_autofree gint64 *first_start = NULL;
   g_autofree gint64 *last_end = NULL;
   Launched l;
   guint rising = 0, k = 0;
+  guint32 max_before = 0;
   gint64 later = G_MAXINT64;
 
   for (guint i = 0; i < n; i++)
@@ -802,24 +809,21 @@ gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n, gint64 *kern
     rising += api[i + 1].correlation_id > api[i].correlation_id;
   if ((double) rising < 0.9 * (double) (na - 1))
     return FALSE;
-  prefix_max = g_new (guint32, na);
-  for (guint i = 0; i < na; i++)
-    prefix_max[i] = MAX (i > 0 ? prefix_max[i - 1] : 0, api[i].correlation_id);
   bound = g_new (guint32, n + 1);
   first_start = g_new (gint64, n);
   last_end = g_new (gint64, n);
   for (guint i = 0; i < n; i++)
     {
-      bound[i] = corr_before (api, prefix_max, na, &k,
-                              g_array_index (steps, PfprofStep, first + i).start_ns);
+      bound[i] = corr_before (api, na, &k, &max_before, g_array_index (steps, PfprofStep, first + i).start_ns);
       first_start[i] = G_MAXINT64;
       last_end[i] = G_MININT64;
     }
-  bound[n] = corr_before (api, prefix_max, na, &k, g_array_index (steps, PfprofStep, first + n - 1).end_ns);
+  bound[n] = corr_before (api, na, &k, &max_before, g_array_index (steps, PfprofStep, first + n - 1).end_ns);
   l.bound = bound;
   l.n = n;
   l.first = first_start;
   l.last = last_end;
+  l.hint = 0;
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_KERNELS); i++)
     {
       guint at = launched_add (&l, kr[i].correlation_id, kr[i].start_ns, kr[i].end_ns);
@@ -864,8 +868,10 @@ gpu_windows (PfprofLoop *loop, GArray *steps, guint first, guint n, gint64 *kern
   return TRUE;
 }
 
+/* The warm-up steps among @n steps of host lengths @len: the leading
+ * steps longer than 1.5 times the median of the second half. */
 static guint
-detect_warmup (GArray *steps, guint first, guint n, int fixed)
+detect_warmup (const gint64 *len, guint n, int fixed)
 {
   g_autofree gint64 *d = NULL;
   gint64 med;
@@ -875,19 +881,12 @@ detect_warmup (GArray *steps, guint first, guint n, int fixed)
     return MIN ((guint) fixed, n);
   if (n < 3)
     return 0;
-  d = g_new (gint64, n - n / 2);
-  for (guint i = n / 2; i < n; i++)
-    {
-      PfprofStep *s = &g_array_index (steps, PfprofStep, first + i);
-      d[i - n / 2] = s->end_ns - s->start_ns;
-    }
+  d = g_memdup2 (len + n / 2, (gsize) (n - n / 2) * sizeof *d);
   med = pfprof_quantile_median_i64 (d, n - n / 2);
   w = 1;
   while (w < n / 2)
     {
-      PfprofStep *s = &g_array_index (steps, PfprofStep, first + w);
-
-      if ((double) (s->end_ns - s->start_ns) <= 1.5 * (double) med)
+      if ((double) len[w] <= 1.5 * (double) med)
         break;
       w++;
     }
@@ -973,12 +972,19 @@ set_steady (PfprofLoop *loop, GArray *steps, guint from, guint to, gint64 lo, gi
 static guint
 detect_training_warmup (GArray *steps, guint first, guint n, int fixed)
 {
-  g_autoptr (GArray) train = g_array_new (FALSE, FALSE, sizeof (PfprofStep));
+  g_autofree gint64 *len = g_new (gint64, n + 1);
+  guint n_train = 0;
 
+  /* Their lengths alone: a copy of the steps themselves was a few
+   * hundred bytes a step. */
   for (guint i = first; i < first + n; i++)
-    if (g_array_index (steps, PfprofStep, i).phase == PFPROF_PHASE_TRAINING)
-      g_array_append_val (train, g_array_index (steps, PfprofStep, i));
-  return detect_warmup (train, 0, train->len, fixed);
+    {
+      const PfprofStep *s = &g_array_index (steps, PfprofStep, i);
+
+      if (s->phase == PFPROF_PHASE_TRAINING)
+        len[n_train++] = s->end_ns - s->start_ns;
+    }
+  return detect_warmup (len, n_train, fixed);
 }
 
 /* The steady window when steps of a phase not judged lie between steady
