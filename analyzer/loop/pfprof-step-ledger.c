@@ -199,20 +199,27 @@ pfprof_step_ledger_n_copy_syncs (const PfprofStepLedger *l)
 /* Correlation id -> the earliest start of work with that id: work that
  * one call launched (the kernels of a CUDA graph, all under the
  * cudaGraphLaunch's id) was queued once its first piece had started, even
- * where the trace has no record of the call. Dense over the ids' range
- * when they are about as many as the records (CUPTI counts them up from
- * one), a hash table else. */
+ * where the trace has no record of the call. The walk that asks notes
+ * the work in start order and asks before it notes, so only ids that
+ * more than one record has are ever found: where the ids are dense over
+ * their range (CUPTI counts them up from one), those ids are one bit
+ * each over the range and their starts an array in id order; a hash
+ * table of every id else. */
 typedef struct
 {
   guint32 lo;
   gsize len;
-  gint64 *dense;
+  guint64 *shared;    /* one bit an id of [lo, lo + len): more than one record has it */
+  guint32 *rank;      /* per word of shared: the bits set in the words before it */
+  gint64 *dense;      /* per shared id, in id order */
   GHashTable *sparse; /* id -> gint64 *, when not dense */
 } FirstStart;
 
 static void
 first_start_clear (FirstStart *f)
 {
+  g_free (f->shared);
+  g_free (f->rank);
   g_free (f->dense);
   if (f->sparse != NULL)
     g_hash_table_unref (f->sparse);
@@ -220,18 +227,46 @@ first_start_clear (FirstStart *f)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FirstStart, first_start_clear)
 
+static guint
+bits_set (guint64 x)
+{
+  x = x - ((x >> 1) & G_GUINT64_CONSTANT (0x5555555555555555));
+  x = (x & G_GUINT64_CONSTANT (0x3333333333333333)) + ((x >> 2) & G_GUINT64_CONSTANT (0x3333333333333333));
+  x = (x + (x >> 4)) & G_GUINT64_CONSTANT (0x0f0f0f0f0f0f0f0f);
+  return (guint) ((x * G_GUINT64_CONSTANT (0x0101010101010101)) >> 56);
+}
+
+/* The place of shared id @corr in f->dense; FALSE when it is not one. */
+static gboolean
+first_start_slot (const FirstStart *f, guint32 corr, gsize *slot)
+{
+  gsize i, w;
+  guint64 bit;
+
+  if (corr < f->lo || corr - f->lo >= f->len)
+    return FALSE;
+  i = corr - f->lo;
+  w = i / 64;
+  bit = G_GUINT64_CONSTANT (1) << (i % 64);
+  if ((f->shared[w] & bit) == 0)
+    return FALSE;
+  *slot = f->rank[w] + bits_set (f->shared[w] & (bit - 1));
+  return TRUE;
+}
+
 static gboolean
 first_start_get (const FirstStart *f, guint32 corr, gint64 *start)
 {
   gint64 *v;
+  gsize slot;
 
   if (corr == 0 || corr == PFPROF_NONE)
     return FALSE;
-  if (f->dense != NULL)
+  if (f->shared != NULL)
     {
-      if (corr < f->lo || corr - f->lo >= f->len || f->dense[corr - f->lo] == G_MAXINT64)
+      if (!first_start_slot (f, corr, &slot) || f->dense[slot] == G_MAXINT64)
         return FALSE;
-      *start = f->dense[corr - f->lo];
+      *start = f->dense[slot];
       return TRUE;
     }
   v = g_hash_table_lookup (f->sparse, GUINT_TO_POINTER (corr));
@@ -245,12 +280,14 @@ static void
 first_start_note (FirstStart *f, guint32 corr, gint64 start)
 {
   gint64 *v;
+  gsize slot;
 
   if (corr == 0 || corr == PFPROF_NONE)
     return;
-  if (f->dense != NULL)
+  if (f->shared != NULL)
     {
-      f->dense[corr - f->lo] = MIN (f->dense[corr - f->lo], start);
+      if (first_start_slot (f, corr, &slot))
+        f->dense[slot] = MIN (f->dense[slot], start);
       return;
     }
   v = g_hash_table_lookup (f->sparse, GUINT_TO_POINTER (corr));
@@ -317,10 +354,37 @@ queued_idle (const PfprofTraceIndex *ix, const PfprofDeviceTimeline *dev, const 
       }
   if (lo <= hi && (gsize) (hi - lo) < 4 * total + 1024)
     {
+      gsize words, n_shared = 0;
+      g_autofree guint64 *seen = NULL;
+
       first.lo = lo;
       first.len = (gsize) (hi - lo) + 1;
-      first.dense = g_new (gint64, first.len);
-      for (gsize i = 0; i < first.len; i++)
+      words = first.len / 64 + 1;
+      seen = g_new0 (guint64, words);
+      first.shared = g_new0 (guint64, words);
+      for (guint k = 0; k < 3; k++)
+        for (guint r = 0; r < n[k]; r++)
+          {
+            gint64 start;
+            guint32 corr;
+            gsize i;
+
+            device_work (t, k, rec[k][r], &start, &corr);
+            if (corr == 0 || corr == PFPROF_NONE)
+              continue;
+            i = corr - lo;
+            if (seen[i / 64] & (G_GUINT64_CONSTANT (1) << (i % 64)))
+              first.shared[i / 64] |= G_GUINT64_CONSTANT (1) << (i % 64);
+            seen[i / 64] |= G_GUINT64_CONSTANT (1) << (i % 64);
+          }
+      first.rank = g_new (guint32, words);
+      for (gsize w = 0; w < words; w++)
+        {
+          first.rank[w] = (guint32) n_shared;
+          n_shared += bits_set (first.shared[w]);
+        }
+      first.dense = g_new (gint64, n_shared + 1);
+      for (gsize i = 0; i < n_shared; i++)
         first.dense[i] = G_MAXINT64;
     }
   else
