@@ -25,6 +25,17 @@ pfprof_steps_primary_device (const PfprofTraceIndex *ix)
   return best;
 }
 
+/* Makes room in @steps for @n more steps at once: grown step by step, the
+ * array of 100k steps was copied over a few times into fresh memory. */
+static void
+reserve_steps (GArray *steps, guint n)
+{
+  guint len = steps->len;
+
+  g_array_set_size (steps, len + n);
+  g_array_set_size (steps, len);
+}
+
 static void
 add_step (GArray *steps, guint trace_index, gint64 start, gint64 end)
 {
@@ -107,6 +118,7 @@ steps_from_nvtx (PfprofLoop *loop, const PfprofLoopOptions *options, GArray *out
    * and the recurring kernels inside it are its layers, not steps. */
   if (best < 1)
     return FALSE;
+  reserve_steps (out, best);
   for (guint i = 0; i < n; i++)
     {
       guint32 id = nv[i].name_id;
@@ -202,6 +214,7 @@ steps_from_starts (PfprofLoop *loop, const gint64 *starts, const gint64 *wait_en
 
   if (n < 2)
     return FALSE;
+  reserve_steps (out, n);
   for (guint i = 0; i + 1 < n; i++)
     add_step (out, ix->trace_index, starts[i], starts[i + 1]);
   add_step (out, ix->trace_index, starts[n - 1],
