@@ -270,9 +270,6 @@ load_sites (Ctx *c, guint64 *n_bad)
 {
   const PfprofTrace *t = c->t;
   const PfprofPythonSiteRecord *rows = pfprof_trace_python_sites (t);
-  const PfprofPythonCallRecord *calls = pfprof_trace_python_calls (t);
-  const GArray *api_a = t->tables[PFPROF_TABLE_API_CALLS];
-  const GArray *nvtx_a = t->tables[PFPROF_TABLE_NVTX];
 
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_PYTHON_SITES); i++)
     {
@@ -302,8 +299,21 @@ load_sites (Ctx *c, guint64 *n_bad)
       if (s->row == NULL || r->calls > s->row->calls)
         s->row = r;
     }
-  if (c->sites->len == 0)
-    return FALSE;
+  return c->sites->len > 0;
+}
+
+/* The recorded calls of the sites, and what each site's calls made (the
+ * API calls and NVTX ranges inside them), for attach_one(): read only
+ * when a finding has evidence to attach, as a scan of every call's API
+ * records is no small part of the analysis of a large trace. */
+static void
+load_calls (Ctx *c)
+{
+  const PfprofTrace *t = c->t;
+  const PfprofPythonCallRecord *calls = pfprof_trace_python_calls (t);
+  const GArray *api_a = t->tables[PFPROF_TABLE_API_CALLS];
+  const GArray *nvtx_a = t->tables[PFPROF_TABLE_NVTX];
+
   for (guint i = 0; i < pfprof_trace_n (t, PFPROF_TABLE_PYTHON_CALLS); i++)
     {
       const PfprofPythonCallRecord *pc = &calls[i];
@@ -338,7 +348,6 @@ load_sites (Ctx *c, guint64 *n_bad)
         }
     }
   g_array_sort (c->calls, compare_calls);
-  return TRUE;
 }
 
 /* Characters of @s, valid UTF-8, at most @max, "…" when cut. */
@@ -880,13 +889,21 @@ pfprof_call_sites_attach (const PfprofTraceIndex *ix, const PfprofLoop *loop, GP
   c.sites = g_ptr_array_new_with_free_func (site_free);
   c.calls = g_array_new (FALSE, FALSE, sizeof (Call));
   if (pfprof_trace_n (c.t, PFPROF_TABLE_PYTHON_SITES) > 0 && load_sites (&c, n_bad_sites))
-    for (guint i = first; i < findings->len; i++)
-      {
-        PfprofFinding *f = g_ptr_array_index (findings, i);
+    {
+      gboolean calls_loaded = FALSE;
 
-        if (f->evidence_keys != NULL)
+      for (guint i = first; i < findings->len; i++)
+        {
+          PfprofFinding *f = g_ptr_array_index (findings, i);
+
+          if (f->evidence_keys == NULL)
+            continue;
+          if (!calls_loaded)
+            load_calls (&c);
+          calls_loaded = TRUE;
           attach_one (&c, f, sources, redacted);
-      }
+        }
+    }
   if (c.sites->len > 0 && !redacted)
     add_record_stream_advice (&c, findings, first, sources);
   for (guint i = first; i < findings->len; i++)
