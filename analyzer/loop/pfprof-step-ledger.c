@@ -61,7 +61,7 @@ struct _PfprofStepLedger
   const PfprofTraceIndex *ix;
   const PfprofLoop *loop;
   PfprofIntervalSet *set[PFPROF_LEDGER_N_BUCKETS]; /* OTHER_IDLE: NULL, the rest */
-  guint8 *copy_sync;      /* per API index: 1 when the sync of a blocking copy */
+  guint64 *copy_sync;     /* one bit an API index: set for the sync of a blocking copy */
   GArray *copy_sync_at;   /* gint64 starts of those syncs, time order */
   PfprofIntervalSet *pageable_runs; /* the launching thread's pageable copy runs */
   /* The correlation ids of all device work: one bit an id over their
@@ -128,8 +128,9 @@ find_copy_syncs (PfprofStepLedger *l)
   g_autoptr (GHashTable) sync_stream = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GHashTable) last = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint last_at = 0; /* calls before it are in @last */
+  const GArray *syncs = ix->api_of_class[PFPROF_API_CLASS_STREAM_SYNC];
 
-  l->copy_sync = g_new0 (guint8, na + 1);
+  l->copy_sync = g_new0 (guint64, na / 64 + 1);
   l->copy_sync_at = g_array_new (FALSE, FALSE, sizeof (gint64));
   for (guint i = 0; i < nm; i++)
     {
@@ -143,12 +144,12 @@ find_copy_syncs (PfprofStepLedger *l)
     if (sy[i].stream_id != PFPROF_NONE)
       g_hash_table_insert (sync_stream, GUINT_TO_POINTER (sy[i].correlation_id),
                            GUINT_TO_POINTER (sy[i].stream_id + 1));
-  for (guint i = 0; i < na; i++)
+  /* The stream syncs, in time order. */
+  for (guint k = 0; k < syncs->len; k++)
     {
+      guint i = g_array_index (syncs, guint, k);
       guint prev = 0;
 
-      if (pfprof_trace_index_api_class (ix, &api[i]) != PFPROF_API_CLASS_STREAM_SYNC)
-        continue;
       /* The same thread's call before it: a few calls back, as threads
        * rarely interleave; the table of every thread's last call is built
        * only when they do. */
@@ -173,17 +174,23 @@ find_copy_syncs (PfprofStepLedger *l)
         if (c == 0 || m[c - 1].copy_kind != PFPROF_COPY_KIND_HTOD
             || (s != 0 && s - 1 != m[c - 1].stream_id))
           continue;
-        l->copy_sync[i] = 1;
+        l->copy_sync[i / 64] |= G_GUINT64_CONSTANT (1) << (i % 64);
         g_array_append_val (l->copy_sync_at, api[i].start_ns);
       }
     }
+}
+
+static gboolean
+is_copy_sync (const PfprofStepLedger *l, guint api_index)
+{
+  return (l->copy_sync[api_index / 64] >> (api_index % 64)) & 1;
 }
 
 gboolean
 pfprof_step_ledger_is_copy_sync (const PfprofStepLedger *l, guint api_index)
 {
   return l != NULL && api_index < pfprof_trace_n (l->ix->trace, PFPROF_TABLE_API_CALLS)
-         && l->copy_sync[api_index];
+         && is_copy_sync (l, api_index);
 }
 
 guint
@@ -458,7 +465,7 @@ calls_of (const PfprofStepLedger *l, const PfprofApiClass *classes, guint n, gui
         {
           guint k = g_array_index (list, guint, i);
 
-          if ((tid != 0 && api[k].tid != tid) || (copy_syncs >= 0 && l->copy_sync[k] != copy_syncs))
+          if ((tid != 0 && api[k].tid != tid) || (copy_syncs >= 0 && (int) is_copy_sync (l, k) != copy_syncs))
             continue;
           pfprof_interval_set_builder_add (b, api[k].start_ns, api[k].end_ns);
         }
