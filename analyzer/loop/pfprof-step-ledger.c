@@ -70,6 +70,7 @@ struct _PfprofStepLedger
   guint32 work_lo;
   gsize work_n_bits;
   guint64 *work_bits;
+  guint64 *work_shared;   /* beside work_bits: the ids that more than one record has */
   GArray *work_corr;      /* guint32, ascending; NULL when work_bits */
 };
 
@@ -84,6 +85,7 @@ pfprof_step_ledger_free (PfprofStepLedger *l)
   g_array_unref (l->copy_sync_at);
   pfprof_interval_set_free (l->pageable_runs);
   g_free (l->work_bits);
+  g_free (l->work_shared);
   if (l->work_corr != NULL)
     g_array_unref (l->work_corr);
   g_free (l);
@@ -209,14 +211,14 @@ pfprof_step_ledger_n_copy_syncs (const PfprofStepLedger *l)
  * where the trace has no record of the call. The walk that asks notes
  * the work in start order and asks before it notes, so only ids that
  * more than one record has are ever found: where the ids are dense over
- * their range (CUPTI counts them up from one), those ids are one bit
- * each over the range and their starts an array in id order; a hash
- * table of every id else. */
+ * their range (CUPTI counts them up from one), those ids are the
+ * ledger's work_shared bits and their starts an array in id order; a
+ * hash table of every id else. */
 typedef struct
 {
   guint32 lo;
   gsize len;
-  guint64 *shared;    /* one bit an id of [lo, lo + len): more than one record has it */
+  const guint64 *shared; /* one bit an id of [lo, lo + len): more than one record has it */
   guint32 *rank;      /* per word of shared: the bits set in the words before it */
   gint64 *dense;      /* per shared id, in id order */
   GHashTable *sparse; /* id -> gint64 *, when not dense */
@@ -225,7 +227,6 @@ typedef struct
 static void
 first_start_clear (FirstStart *f)
 {
-  g_free (f->shared);
   g_free (f->rank);
   g_free (f->dense);
   if (f->sparse != NULL)
@@ -332,8 +333,9 @@ device_work (const PfprofTrace *t, guint table, guint index, gint64 *start, guin
 /* The idle gaps of @idle whose ending work had been launched before the gap
  * began: the work was queued and the GPU waited on something else. */
 static PfprofIntervalSet *
-queued_idle (const PfprofTraceIndex *ix, const PfprofDeviceTimeline *dev, const PfprofIntervalSet *idle)
+queued_idle (const PfprofStepLedger *l, const PfprofDeviceTimeline *dev, const PfprofIntervalSet *idle)
 {
+  const PfprofTraceIndex *ix = l->ix;
   static const PfprofTableId tables[3] = { PFPROF_TABLE_KERNELS, PFPROF_TABLE_MEMCPYS,
                                            PFPROF_TABLE_MEMSETS };
   const PfprofTrace *t = ix->trace;
@@ -342,48 +344,18 @@ queued_idle (const PfprofTraceIndex *ix, const PfprofDeviceTimeline *dev, const 
   const guint *rec[3];
   guint n[3], pos[3] = { 0, 0, 0 };
   gsize nw = 0, total;
-  guint32 lo = G_MAXUINT32, hi = 0;
 
   for (guint k = 0; k < 3; k++)
     rec[k] = pfprof_device_timeline_records (dev, tables[k], &n[k]);
   total = (gsize) n[0] + n[1] + n[2];
-  for (guint k = 0; k < 3; k++)
-    for (guint r = 0; r < n[k]; r++)
-      {
-        gint64 start;
-        guint32 corr;
-
-        device_work (t, k, rec[k][r], &start, &corr);
-        if (corr == 0 || corr == PFPROF_NONE)
-          continue;
-        lo = MIN (lo, corr);
-        hi = MAX (hi, corr);
-      }
-  if (lo <= hi && (gsize) (hi - lo) < 4 * total + 1024)
+  /* The ids of every device's work cover this device's. */
+  if (l->work_shared != NULL)
     {
-      gsize words, n_shared = 0;
-      g_autofree guint64 *seen = NULL;
+      gsize words = l->work_n_bits / 64 + 1, n_shared = 0;
 
-      first.lo = lo;
-      first.len = (gsize) (hi - lo) + 1;
-      words = first.len / 64 + 1;
-      seen = g_new0 (guint64, words);
-      first.shared = g_new0 (guint64, words);
-      for (guint k = 0; k < 3; k++)
-        for (guint r = 0; r < n[k]; r++)
-          {
-            gint64 start;
-            guint32 corr;
-            gsize i;
-
-            device_work (t, k, rec[k][r], &start, &corr);
-            if (corr == 0 || corr == PFPROF_NONE)
-              continue;
-            i = corr - lo;
-            if (seen[i / 64] & (G_GUINT64_CONSTANT (1) << (i % 64)))
-              first.shared[i / 64] |= G_GUINT64_CONSTANT (1) << (i % 64);
-            seen[i / 64] |= G_GUINT64_CONSTANT (1) << (i % 64);
-          }
+      first.lo = l->work_lo;
+      first.len = l->work_n_bits;
+      first.shared = l->work_shared;
       first.rank = g_new (guint32, words);
       for (gsize w = 0; w < words; w++)
         {
@@ -544,9 +516,15 @@ work_correlations (PfprofStepLedger *l, const PfprofTrace *t)
       l->work_lo = lo;
       l->work_n_bits = (gsize) (hi - lo) + 1;
       l->work_bits = g_new0 (guint64, l->work_n_bits / 64 + 1);
+      l->work_shared = g_new0 (guint64, l->work_n_bits / 64 + 1);
 #define SET_BIT(id)                                                                                \
   if ((id) != PFPROF_NONE)                                                                         \
-    l->work_bits[((id) - lo) / 64] |= G_GUINT64_CONSTANT (1) << (((id) - lo) % 64)
+    {                                                                                              \
+      guint64 bit = G_GUINT64_CONSTANT (1) << (((id) - lo) % 64);                                  \
+      if (l->work_bits[((id) - lo) / 64] & bit)                                                    \
+        l->work_shared[((id) - lo) / 64] |= bit;                                                   \
+      l->work_bits[((id) - lo) / 64] |= bit;                                                       \
+    }
       for (guint i = 0; i < nk; i++)
         SET_BIT (k[i].correlation_id);
       for (guint i = 0; i < nc; i++)
@@ -560,6 +538,7 @@ work_correlations (PfprofStepLedger *l, const PfprofTrace *t)
     {
       /* No work: an empty bit range. */
       l->work_bits = g_new0 (guint64, 1);
+      l->work_shared = g_new0 (guint64, 1);
       return;
     }
   a = g_array_sized_new (FALSE, FALSE, sizeof (guint32), (guint) total);
@@ -748,7 +727,7 @@ pfprof_step_ledger_new (const PfprofTraceIndex *ix, const PfprofLoop *loop)
     pfprof_interval_set_free (span);
   }
   {
-    PfprofIntervalSet *queued = queued_idle (ix, dev, idle);
+    PfprofIntervalSet *queued = queued_idle (l, dev, idle);
 
     rest = pfprof_interval_set_subtract (idle, queued);
     pfprof_interval_set_free (queued);
