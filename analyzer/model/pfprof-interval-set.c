@@ -185,13 +185,23 @@ pfprof_interval_set_first_after (const PfprofIntervalSet *set, gint64 t)
   return pfprof_lower_bound (0, set->n, ends_by, &a);
 }
 
-/* Index of the first interval whose start is >= @t. */
+/* Index of the first interval at or after @from whose start is >= @t
+ * (none before @from is). Galloping from @from: a window holds a few
+ * intervals, usually, so this is a few comparisons where a search of the
+ * whole set is twenty-odd over memory far apart. */
 static guint
-first_starting_at (const PfprofIntervalSet *set, gint64 t)
+first_starting_at (const PfprofIntervalSet *set, guint from, gint64 t)
 {
   SetAt a = { set, t };
+  guint step = 1, lo = from, hi;
 
-  return pfprof_lower_bound (0, set->n, starts_before, &a);
+  while (lo + step < set->n && set->iv[lo + step].start < t)
+    {
+      lo += step;
+      step *= 2;
+    }
+  hi = MIN (lo + step, set->n);
+  return pfprof_lower_bound (lo, hi, starts_before, &a);
 }
 
 gint64
@@ -205,7 +215,8 @@ pfprof_interval_set_length_in (const PfprofIntervalSet *set, gint64 lo, gint64 h
   if (hi <= lo || set->n == 0)
     return 0;
   i = pfprof_interval_set_first_after (set, lo);
-  j = first_starting_at (set, hi); /* intervals [i, j) touch the window */
+  /* Intervals before i end by lo < hi, so they start before hi too. */
+  j = first_starting_at (set, i, hi); /* intervals [i, j) touch the window */
   if (i >= j)
     return 0;
   len = set->cum[j] - set->cum[i];

@@ -134,6 +134,32 @@ test_interval_set (void)
   g_assert_cmpuint (pfprof_interval_set_n (u), ==, 1);
 }
 
+/* The length inside a window that holds none, one, a few or hundreds of
+ * a set's intervals, or ends in a gap or inside one, is what the
+ * intervals' overlaps with it add up to. */
+static void
+test_interval_set_windows (void)
+{
+  PfprofIntervalSetBuilder *b = pfprof_interval_set_builder_new ();
+  g_autoptr (PfprofIntervalSet) s = NULL;
+  const gint64 n = 500;
+
+  /* [10k, 10k + 1 + k % 7) for k < n. */
+  for (gint64 k = 0; k < n; k++)
+    pfprof_interval_set_builder_add (b, 10 * k, 10 * k + 1 + k % 7);
+  s = pfprof_interval_set_build (b);
+  g_assert_cmpuint (pfprof_interval_set_n (s), ==, n);
+  for (gint64 lo = -5; lo < 10 * n + 5; lo += 3)
+    for (gint64 len = 0; len < 10 * n; len = len * 2 + 1)
+      {
+        gint64 hi = lo + len, want = 0;
+
+        for (gint64 k = 0; k < n; k++)
+          want += MAX (0, MIN (hi, 10 * k + 1 + k % 7) - MAX (lo, 10 * k));
+        g_assert_cmpint (pfprof_interval_set_length_in (s, lo, hi), ==, want);
+      }
+}
+
 /* ---- clean pipeline, steps, warm-up ---------------------------------- */
 
 static void
@@ -1997,6 +2023,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/analyzer/interval-set", test_interval_set);
+  g_test_add_func ("/analyzer/interval-set/windows", test_interval_set_windows);
   g_test_add_func ("/analyzer/clean", test_clean);
   g_test_add_func ("/analyzer/keep-occurrences", test_keep_occurrences);
   g_test_add_func ("/analyzer/steps/nvtx", test_steps_nvtx);
