@@ -1890,6 +1890,40 @@ test_quantile (void)
   g_assert_cmpint (pfprof_quantile_sorted_i64 (ten, 10, 1.0), ==, 10);
 }
 
+/* Many values sort ascending whatever their bytes share: negative ones,
+ * the extremes, duplicates, values that differ in one byte only. */
+static void
+test_quantile_sort_many (void)
+{
+  for (guint kind = 0; kind < 4; kind++)
+    {
+      const guint n = 5000;
+      g_autofree gint64 *v = g_new (gint64, n);
+      GRand *rand = g_rand_new_with_seed (kind + 1);
+      guint64 sum_before = 0, sum_after = 0; /* wrapping */
+
+      for (guint i = 0; i < n; i++)
+        {
+          guint64 r = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+
+          v[i] = kind == 0   ? (gint64) r                               /* anything, sign included */
+                 : kind == 1 ? (gint64) (r % 7) - 3                     /* few, around zero */
+                 : kind == 2 ? 1000000 + (gint64) ((r & 0xff) << 16)    /* one byte differs */
+                             : (i % 3 == 0 ? G_MININT64 : i % 3 == 1 ? G_MAXINT64 : 0);
+          sum_before += (guint64) v[i];
+        }
+      g_rand_free (rand);
+      pfprof_quantile_sort_i64 (v, n);
+      for (guint i = 0; i < n; i++)
+        {
+          if (i > 0)
+            g_assert_cmpint (v[i - 1], <=, v[i]);
+          sum_after += (guint64) v[i];
+        }
+      g_assert_cmpuint (sum_after, ==, sum_before); /* the same values */
+    }
+}
+
 /* Every CUPTI kind has its docs/trace-format.md name; others "unknown". */
 static void
 test_kind_names (void)
@@ -2064,6 +2098,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analyzer/escape/json-xml", test_escape_json_xml);
   g_test_add_func ("/analyzer/json-writer", test_json_writer);
   g_test_add_func ("/analyzer/quantile", test_quantile);
+  g_test_add_func ("/analyzer/quantile/sort-many", test_quantile_sort_many);
   g_test_add_func ("/analyzer/kind-names", test_kind_names);
   return g_test_run ();
 }
