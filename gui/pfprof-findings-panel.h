@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* pfprof-findings-panel.h: the side panel's list of findings, in the
  * reports' order (largest estimated saving first), each with its
- * severity, rule, saving per mean step and number of occurrences; "No
- * findings" when the analysis has none. */
+ * severity, rule, saving per mean step and number of occurrences; then
+ * those of an evaluation phase judged on its own
+ * (PfprofAnalysis.phase_findings), under the reports' heading, each
+ * tagged "[evaluation]" with its saving per evaluation batch; "No
+ * findings" when the analysis has none. A finding's index is its index
+ * in analysis->findings, or past those, findings->len plus its index in
+ * analysis->phase_findings. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -29,7 +34,17 @@ void pfprof_findings_panel_set_analysis (PfprofFindingsPanel *self,
  * is none. */
 gboolean pfprof_findings_panel_select (PfprofFindingsPanel *self, guint n);
 
-/* The row (panel order) of finding @index (in analysis->findings), or -1. */
+/* The finding of index @index, or NULL. */
+const PfprofFinding *pfprof_findings_panel_get_finding (PfprofFindingsPanel *self, int index);
+
+/* Whether finding @index is one of analysis->phase_findings: the
+ * timeline marks only the training findings' evidence. */
+gboolean pfprof_findings_panel_is_phase_finding (PfprofFindingsPanel *self, int index);
+
+/* The index of the finding of row @n (panel order), or -1. */
+int pfprof_findings_panel_index_at (PfprofFindingsPanel *self, guint n);
+
+/* The row (panel order) of finding @index, or -1. */
 int pfprof_findings_panel_row_of (PfprofFindingsPanel *self, int index);
 
 /* Each row's line under its title (severity · rule · saving ·

@@ -43,7 +43,7 @@ struct _PfprofViewWindow
   /* Shown while its load's analysis runs (owned by that load), or NULL. */
   PfprofTimeline *early;
   guint load_serial;      /* the latest open's */
-  int finding;            /* index in analysis->findings, -1 */
+  int finding;            /* pfprof_findings_panel_get_finding's index, -1 */
   PfprofOccurrenceNavigator *navigator; /* the finding's occurrence shown */
   int *progress;          /* g_atomic_rc_box */
   guint progress_source;
@@ -98,7 +98,15 @@ current_finding (PfprofViewWindow *self)
 {
   if (self->loaded == NULL || self->finding < 0)
     return NULL;
-  return g_ptr_array_index (self->loaded->analysis->findings, self->finding);
+  return pfprof_findings_panel_get_finding (self->findings, self->finding);
+}
+
+/* The selected finding's index as the timeline marks it: an evaluation
+ * phase's finding has no marks (its occurrences get outlines), -1. */
+static int
+marked_finding (PfprofViewWindow *self)
+{
+  return pfprof_findings_panel_is_phase_finding (self->findings, self->finding) ? -1 : self->finding;
 }
 
 static void
@@ -113,7 +121,7 @@ show_occurrence (PfprofViewWindow *self)
   if (f == NULL || ev == NULL)
     {
       pfprof_selected_finding_set_occurrence (self->selected, -1, 0, by_time, 0, 0);
-      pfprof_timeline_widget_select_finding (self->timeline, self->finding, -1);
+      pfprof_timeline_widget_select_finding (self->timeline, marked_finding (self), -1);
       pfprof_timeline_widget_set_focus (self->timeline, -1, 0, 0);
       pfprof_overview_set_occurrences (self->overview, NULL, NULL, PFPROF_SEVERITY_INFO);
       return;
@@ -123,10 +131,10 @@ show_occurrence (PfprofViewWindow *self)
   mid = ev->start_ns + (ev->end_ns - ev->start_ns) / 2;
   /* One of the few the timeline marks is outlined as such; any other
    * gets an outline of its own. */
-  index = pfprof_occurrence_navigator_get_evidence_index (self->navigator);
+  index = marked_finding (self) >= 0 ? pfprof_occurrence_navigator_get_evidence_index (self->navigator) : -1;
   row = index >= 0 ? pfprof_timeline_finding_rows (self->loaded->timeline, (guint) self->finding)[index]
                    : pfprof_timeline_evidence_row (self->loaded->timeline, ev);
-  pfprof_timeline_widget_select_finding (self->timeline, self->finding, index);
+  pfprof_timeline_widget_select_finding (self->timeline, marked_finding (self), index);
   pfprof_timeline_widget_set_focus (self->timeline, index >= 0 ? -1 : row, ev->start_ns, ev->end_ns);
   pfprof_timeline_widget_set_range (self->timeline, mid - span / 2, mid + span / 2);
   pfprof_timeline_widget_scroll_to_row (self->timeline, row);
@@ -148,7 +156,9 @@ on_finding_selected (PfprofFindingsPanel *panel, int index, PfprofViewWindow *se
    * that is the one to look at, not the first in time. */
   pfprof_occurrence_navigator_set_finding (self->navigator, f);
   pfprof_selected_finding_set_finding (self->selected, f);
-  pfprof_ledger_panel_set_finding (self->ledger, f);
+  /* The ledger is the training steps': an evaluation finding draws on
+   * none of its buckets. */
+  pfprof_ledger_panel_set_finding (self->ledger, marked_finding (self) >= 0 ? f : NULL);
   if (f == NULL)
     {
       pfprof_timeline_widget_select_finding (self->timeline, -1, -1);
@@ -344,12 +354,13 @@ show_loaded (PfprofViewWindow *self, PfprofViewLoaded *loaded, gint64 t0, gint64
   n = rule != NULL ? pfprof_findings_panel_find_rule (self->findings, rule) : -1;
   if (n >= 0)
     {
-      const PfprofFinding *nf = g_ptr_array_index (loaded->analysis->findings, n);
+      const PfprofFinding *nf;
 
-      self->finding = n;
+      self->finding = pfprof_findings_panel_index_at (self->findings, (guint) n);
+      nf = current_finding (self);
       pfprof_occurrence_navigator_set_finding (self->navigator, nf);
       pfprof_selected_finding_set_finding (self->selected, nf);
-      pfprof_timeline_widget_select_finding (self->timeline, n, -1);
+      pfprof_timeline_widget_select_finding (self->timeline, marked_finding (self), -1);
       pfprof_overview_set_occurrences (self->overview, pfprof_occurrence_navigator_get_all (self->navigator),
                                        NULL, nf->severity);
     }

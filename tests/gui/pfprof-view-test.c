@@ -160,6 +160,53 @@ report_selected_finding (PfprofViewWindow *win)
   g_value_unset (&value);
 }
 
+/* The findings list's GtkListBox, under @w. */
+static GtkListBox *
+find_list_box (GtkWidget *w)
+{
+  if (GTK_IS_LIST_BOX (w))
+    return GTK_LIST_BOX (w);
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkListBox *found = find_list_box (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Each heading the findings list shows over a row: "ROW\tTEXT". */
+static void
+report_finding_headings (PfprofViewWindow *win)
+{
+  GtkListBox *list = find_list_box (GTK_WIDGET (pfprof_view_window_get_findings_panel (win)));
+  GtkListBoxRow *row;
+
+  for (int i = 0; list != NULL && (row = gtk_list_box_get_row_at_index (list, i)) != NULL; i++)
+    {
+      GtkWidget *header = gtk_list_box_row_get_header (row);
+
+      if (header != NULL && GTK_IS_LABEL (header) && gtk_widget_get_visible (header))
+        report_kv ("finding_heading", "%d\t%s", i, gtk_label_get_text (GTK_LABEL (header)));
+    }
+}
+
+/* The finding of the row selected in the findings list, or NULL. */
+static const PfprofFinding *
+selected_row_finding (PfprofViewWindow *win)
+{
+  PfprofFindingsPanel *panel = pfprof_view_window_get_findings_panel (win);
+  GtkListBox *list = find_list_box (GTK_WIDGET (panel));
+  GtkListBoxRow *row = list != NULL ? gtk_list_box_get_selected_row (list) : NULL;
+
+  if (row == NULL)
+    return NULL;
+  report_kv ("finding_selected_row", "%d", gtk_list_box_row_get_index (row));
+  return pfprof_findings_panel_get_finding (
+    panel, pfprof_findings_panel_index_at (panel, (guint) gtk_list_box_row_get_index (row)));
+}
+
 /* Steps once through every occurrence of the selected finding, as
  * presses of "next" would, back to where it started, and reports each
  * one's evidence index and cost in the order visited. */
@@ -383,6 +430,7 @@ test_advance (void)
             for (guint i = 0; rows[0] != '\0' && row[i] != NULL; i++)
               report_kv ("finding_row", "%s", row[i]);
           }
+          report_finding_headings (win);
         }
       report_view ("initial");
       later (100);
@@ -427,9 +475,18 @@ test_advance (void)
           if (ok && loaded != NULL)
             {
               const PfprofRenderView *v = pfprof_timeline_widget_get_view (tw);
-              const PfprofFinding *f = g_ptr_array_index (loaded->analysis->findings, v->selected_finding);
+              const PfprofFinding *f = selected_row_finding (win);
+              const PfprofEvidence *cur = pfprof_occurrence_navigator_get_current (pfprof_view_window_get_navigator (win));
 
               report_kv ("finding_rule", "%s", f->rule);
+              report_kv ("finding_phase", "%s", pfprof_loop_judge_to_string (f->phase));
+              /* The occurrence shown: its interval, the one outlined, and
+               * the range in view. */
+              if (cur != NULL)
+                report_kv ("occurrence", "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, cur->start_ns, cur->end_ns);
+              report_kv ("focus", "%d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, v->focus_row, v->focus_start,
+                         v->focus_end);
+              report_kv ("view_range", "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, v->t0, v->t1);
               if (v->selected_evidence >= 0)
                 {
                   const PfprofEvidence *ev = &g_array_index (f->evidence, PfprofEvidence, v->selected_evidence);

@@ -903,6 +903,123 @@ test_search_measure (void)
   cairo_surface_destroy (s);
 }
 
+/* The text report of @trace, unwrapped, without colour. */
+static char *
+text_report (const char *trace)
+{
+  const char *argv[] = { g_getenv ("PFPROF"), "report", "--color=never", "--width=1000", trace, NULL };
+  g_autoptr (GError) error = NULL;
+  char *out = NULL;
+  int status;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+                               &status, &error));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return out;
+}
+
+/* An evaluation phase judged on its own (p_apex_pageable: 25% of the
+ * run) has its findings listed after the training ones, under the
+ * report's heading, each tagged "[evaluation]", in the report's order;
+ * selecting one shows one of its occurrences, outlined in view. Without
+ * one (p_apex: 17.6% of the run), the list has no such row. */
+static void
+test_evaluation_findings (void)
+{
+  const char *dir = g_getenv ("PFPROF_SAMPLES");
+  g_autofree char *pageable = dir ? g_build_filename (dir, "p_apex_pageable.pfprof", NULL) : NULL;
+  g_autofree char *plain = dir ? g_build_filename (dir, "p_apex.pfprof", NULL) : NULL;
+  g_autofree char *report = NULL, *heading = NULL, *select = NULL;
+  g_autoptr (GPtrArray) want = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) rows = g_ptr_array_new ();
+  g_auto (GStrv) lines = NULL;
+  g_autoptr (Report) r = NULL;
+  gint64 n_training, a, b, fa, fb, v0, v1;
+  int focus_row;
+
+  if (pageable == NULL || !g_file_test (pageable, G_FILE_TEST_EXISTS) || !g_file_test (plain, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no p_apex samples under samples/traces");
+      return;
+    }
+  /* The report's heading and its tagged findings, in its order. */
+  report = text_report (pageable);
+  lines = g_strsplit (report, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *tag = strstr (lines[i], ". [evaluation] [");
+
+      if (g_str_has_prefix (lines[i], "Evaluation phase ("))
+        heading = g_strdup (lines[i]);
+      if (tag != NULL && g_ascii_isdigit (lines[i][0]))
+        {
+          /* "1. [evaluation] [error] input-starved" -> "[evaluation] error · input-starved" */
+          g_auto (GStrv) w = g_strsplit (tag + 2, " ", 3);
+
+          g_ptr_array_add (want, g_strdup_printf ("[evaluation] %.*s \u00b7 %s", (int) strlen (w[1]) - 2, w[1] + 1,
+                                                  w[2]));
+        }
+    }
+  g_assert_nonnull (heading);
+  g_assert_cmpuint (want->len, ==, 3);
+
+  r = run_view (pageable, NULL);
+  g_assert_cmpint (r->status, ==, 0);
+  n_training = get_i64 (r, "n_findings");
+  g_assert_cmpint (n_training, >, 0);
+  for (guint i = 0; i < r->lines->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (r->lines, i), "finding_row="))
+      g_ptr_array_add (rows, (char *) g_ptr_array_index (r->lines, i) + strlen ("finding_row="));
+  /* The training findings first, untagged; then the evaluation ones,
+   * the report's first, in its order. */
+  g_assert_cmpuint (rows->len, >=, n_training + want->len);
+  for (guint i = 0; i < rows->len; i++)
+    g_assert_cmpint (g_str_has_prefix (g_ptr_array_index (rows, i), "[evaluation] "), ==, i >= n_training);
+  for (guint i = 0; i < want->len; i++)
+    g_assert_true (g_str_has_prefix (g_ptr_array_index (rows, n_training + i), g_ptr_array_index (want, i)));
+  /* The report's heading, over the first evaluation row only. */
+  {
+    g_autofree char *h = g_strdup_printf ("%" G_GINT64_FORMAT "\t%s", n_training, heading);
+
+    g_assert_cmpstr (get (r, "finding_heading"), ==, h);
+    for (guint i = 0, n = 0; i < r->lines->len; i++)
+      g_assert_cmpuint (n += g_str_has_prefix (g_ptr_array_index (r->lines, i), "finding_heading="), <=, 1);
+  }
+  g_clear_pointer (&r, report_free);
+
+  /* Selecting the first evaluation finding, as a click on its row. */
+  select = g_strdup_printf ("%" G_GINT64_FORMAT, n_training);
+  r = run_view ("--select-finding", select, pageable, NULL);
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (get (r, "select_finding_ok"), ==, "1");
+  g_assert_cmpstr (get (r, "finding_selected_row"), ==, select);
+  g_assert_cmpstr (get (r, "finding_phase"), ==, "evaluation");
+  g_assert_true (g_str_has_suffix (g_ptr_array_index (want, 0), get (r, "finding_rule")));
+  g_assert_cmpint (get_i64 (r, "n_occurrences"), >, 0);
+  g_assert_cmpint (sscanf (get (r, "occurrence"), "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &a, &b), ==, 2);
+  g_assert_cmpint (sscanf (get (r, "focus"), "%d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &focus_row, &fa, &fb), ==, 3);
+  g_assert_cmpint (sscanf (get (r, "view_range"), "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &v0, &v1), ==, 2);
+  /* Outlined on its row, and in view. */
+  g_assert_cmpint (focus_row, >=, 0);
+  g_assert_cmpint (fa, ==, a);
+  g_assert_cmpint (fb, ==, b);
+  g_assert_cmpint (v0, <=, a);
+  g_assert_cmpint (v1, >=, b);
+  g_assert_cmpint (a, <, b);
+  g_clear_pointer (&r, report_free);
+
+  r = run_view (plain, NULL);
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpint (get_i64 (r, "n_findings"), >, 0);
+  for (guint i = 0; i < r->lines->len; i++)
+    {
+      const char *line = g_ptr_array_index (r->lines, i);
+
+      g_assert_false (g_str_has_prefix (line, "finding_heading="));
+      g_assert_null (strstr (line, "[evaluation]"));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -930,6 +1047,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/dark-theme", test_dark_theme);
   g_test_add_func ("/gui/recorded-sample", test_recorded_sample);
   g_test_add_func ("/gui/two-ranks", test_two_ranks);
+  g_test_add_func ("/gui/evaluation-findings", test_evaluation_findings);
   rc = g_test_run ();
   {
     g_autoptr (GDir) d = g_dir_open (tmp_dir, 0, NULL);

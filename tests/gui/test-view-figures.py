@@ -7,7 +7,9 @@ report) against `pfprof report --format json` of the same trace: the
 summary bar's median step, steady steps, median exposed copy and median
 GPU idle; the ledger panel's mean and median step and each row; the
 findings list in the report's order (largest saving first) with each
-finding's severity and saving, to the precision shown.
+finding's severity and saving, to the precision shown, then the
+evaluation phase's findings (`phase_findings`), each tagged with its
+phase and saving per evaluation batch.
 
 Usage: test-view-figures.py PFPROF PFPROF_VIEW SAMPLES WORKDIR   (TAP)
 """
@@ -93,12 +95,20 @@ for trace in sorted(glob.glob(os.path.join(SAMPLES, "*.pfprof"))):
               bad or text[:300])
 
     rows = kv.get("finding_row", [])
+    phase = js.get("phase_findings", [])
     got = [r.split(" · ")[:2] for r in rows]
-    check(f"{name}: findings list: the report's findings in its order",
-          got == [[f["severity"], f["rule"]] for f in findings], (got, [(f["severity"], f["rule"]) for f in findings]))
-    savings = [re.search(r"saves ~" + DUR + " per mean step", r) for r in rows]
+    want = ([[f["severity"], f["rule"]] for f in findings]
+            + [[f"[{f['phase']}] {f['severity']}", f["rule"]] for f in phase])
+    check(f"{name}: findings list: the report's findings in its order, then the evaluation phase's",
+          got == want, (got, want))
+    savings = [re.search(r"saves ~" + DUR + " per mean step", r) for r in rows[:len(findings)]]
     check(f"{name}: findings list: each finding's saving per mean step",
           all(s is not None and shown(s.group(1), f["est_savings_ns"]) for s, f in zip(savings, findings)),
           rows)
+    if phase:
+        savings = [re.search(r"saves ~" + DUR + " per mean evaluation batch", r) for r in rows[len(findings):]]
+        check(f"{name}: findings list: each evaluation finding's saving per mean evaluation batch",
+              all(s is not None and shown(s.group(1), f["est_savings_ns"]) for s, f in zip(savings, phase)),
+              rows[len(findings):])
 
 finish()
