@@ -4,6 +4,7 @@
 Runs pfprof as a user would (the caller's COLUMNS left out, so the text
 wraps as documented), records each check, and prints the results as TAP.
 """
+import json
 import os
 import subprocess
 import sys
@@ -23,6 +24,23 @@ def run(pfprof, *args, timeout=300):
     env.pop("COLUMNS", None)
     p = subprocess.run([pfprof, *args], capture_output=True, text=True, env=env, timeout=timeout)
     return p.returncode, p.stdout, p.stderr
+
+
+def generate(pfprof, path, *args):
+    """Writes `pfprof generate -o PATH ARGS...`; returns PATH."""
+    rc, _, err = run(pfprof, "generate", "-o", path, *args)
+    assert rc == 0, err
+    return path
+
+
+def report_json(pfprof, trace, *args):
+    """(exit status, the JSON report or None, stderr) of `pfprof report
+    --format json ARGS... TRACE`."""
+    rc, out, err = run(pfprof, "report", "--format", "json", *args, trace)
+    try:
+        return rc, json.loads(out), err
+    except ValueError:
+        return rc, None, err
 
 
 def finish():

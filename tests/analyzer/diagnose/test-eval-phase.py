@@ -13,13 +13,13 @@ with pin_memory=False recorded on the H200, whose validation takes 25% of the ru
 """
 import csv
 import io
-import json
 import os
 import re
 import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import analyzer_tap  # noqa: E402
 from analyzer_tap import check, finish, run  # noqa: E402
 
 pfprof, work = sys.argv[1], sys.argv[2]
@@ -33,17 +33,11 @@ def path(name):
 
 
 def generate(name, *args):
-    rc, _, err = run(pfprof, "generate", "-o", path(name), *args)
-    assert rc == 0, err
-    return path(name)
+    return analyzer_tap.generate(pfprof, path(name), *args)
 
 
 def report(trace, *args):
-    rc, out, err = run(pfprof, "report", "--format", "json", *args, trace)
-    try:
-        return rc, json.loads(out), err
-    except ValueError:
-        return rc, None, err
+    return analyzer_tap.report_json(pfprof, trace, *args)
 
 
 def config(name, text):

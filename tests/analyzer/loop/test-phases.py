@@ -11,7 +11,6 @@ With SAMPLES (samples/traces), also the programs recorded on the H200:
 apex's main_amp.py with its validation pass, gradient accumulation, and
 training with validation every epoch.
 """
-import json
 import os
 import re
 import shutil
@@ -19,6 +18,7 @@ import sqlite3
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import analyzer_tap  # noqa: E402
 from analyzer_tap import check, finish, run  # noqa: E402
 
 pfprof, work = sys.argv[1], sys.argv[2]
@@ -32,17 +32,11 @@ def path(name):
 
 
 def generate(name, *args):
-    rc, _, err = run(pfprof, "generate", "-o", path(name), *args)
-    assert rc == 0, err
-    return path(name)
+    return analyzer_tap.generate(pfprof, path(name), *args)
 
 
 def report(trace, *args):
-    rc, out, err = run(pfprof, "report", "--format", "json", *args, trace)
-    try:
-        return rc, json.loads(out), err
-    except ValueError:
-        return rc, None, err
+    return analyzer_tap.report_json(pfprof, trace, *args)
 
 
 # 1. Training with validation halfway and at the end, then a checkpoint.
