@@ -178,11 +178,25 @@ typedef struct
   uint32_t stream_id;      /* CUPTI stream id */
   uint32_t correlation_id; /* joins the launching API record */
   uint32_t name_id;        /* strings.id of the (mangled) kernel name */
-  int32_t grid_x, grid_y, grid_z;
-  int32_t block_x, block_y, block_z;
+  int32_t grid_x;
   int32_t shared_mem_bytes; /* static + dynamic */
-  int32_t registers;        /* per thread */
+  /* CUDA bounds these (grid y and z 65535, block 1024, 255 registers a
+   * thread): 16 bits each keep the record at 56 bytes, not 72, which is
+   * tens of megabytes of every large trace in memory. */
+  uint16_t grid_y, grid_z;
+  uint16_t block_x, block_y, block_z;
+  uint16_t registers;       /* per thread */
 } PfprofKernelRecord;
+
+/* @v saturated to a u16 field (0 below, 65535 above): what the collector
+ * and the importers store in the kernel record's narrow fields, so that
+ * an out-of-range value from CUPTI or another tool's file is kept at its
+ * bound rather than wrapped, or written into a trace the reader refuses. */
+static inline uint16_t
+pfprof_trace_u16 (int64_t v)
+{
+  return v < 0 ? 0 : v > UINT16_MAX ? UINT16_MAX : (uint16_t) v;
+}
 
 typedef struct
 {

@@ -1257,17 +1257,17 @@ kernel_event (Importer *im, const Event *ev, const GpuWork *w, GError **error)
   if (json_is_array (grid) && json_array_size (grid) == 3)
     {
       k.grid_x = (gint32) json_integer_value (json_array_get (grid, 0));
-      k.grid_y = (gint32) json_integer_value (json_array_get (grid, 1));
-      k.grid_z = (gint32) json_integer_value (json_array_get (grid, 2));
+      k.grid_y = pfprof_trace_u16 (json_integer_value (json_array_get (grid, 1)));
+      k.grid_z = pfprof_trace_u16 (json_integer_value (json_array_get (grid, 2)));
     }
   if (json_is_array (block) && json_array_size (block) == 3)
     {
-      k.block_x = (gint32) json_integer_value (json_array_get (block, 0));
-      k.block_y = (gint32) json_integer_value (json_array_get (block, 1));
-      k.block_z = (gint32) json_integer_value (json_array_get (block, 2));
+      k.block_x = pfprof_trace_u16 (json_integer_value (json_array_get (block, 0)));
+      k.block_y = pfprof_trace_u16 (json_integer_value (json_array_get (block, 1)));
+      k.block_z = pfprof_trace_u16 (json_integer_value (json_array_get (block, 2)));
     }
   k.shared_mem_bytes = get_i32_or (ev->args, "shared memory", 0);
-  k.registers = get_i32_or (ev->args, "registers per thread", 0);
+  k.registers = pfprof_trace_u16 (get_i32_or (ev->args, "registers per thread", 0));
   g_array_append_val (im->trace->tables[PFPROF_TABLE_KERNELS], k);
   return TRUE;
 }

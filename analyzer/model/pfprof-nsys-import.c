@@ -725,13 +725,13 @@ kernel_row (Row *r)
     name_id = get (r, 8, -1);
   k.name_id = intern_nsys_id (r->im, name_id, FALSE);
   k.grid_x = get_i32 (r, 9, 0);
-  k.grid_y = get_i32 (r, 10, 0);
-  k.grid_z = get_i32 (r, 11, 0);
-  k.block_x = get_i32 (r, 12, 0);
-  k.block_y = get_i32 (r, 13, 0);
-  k.block_z = get_i32 (r, 14, 0);
+  k.grid_y = pfprof_trace_u16 (get_i32 (r, 10, 0));
+  k.grid_z = pfprof_trace_u16 (get_i32 (r, 11, 0));
+  k.block_x = pfprof_trace_u16 (get_i32 (r, 12, 0));
+  k.block_y = pfprof_trace_u16 (get_i32 (r, 13, 0));
+  k.block_z = pfprof_trace_u16 (get_i32 (r, 14, 0));
   k.shared_mem_bytes = get_i32 (r, 15, 0) + get_i32 (r, 16, 0);
-  k.registers = get_i32 (r, 17, 0);
+  k.registers = pfprof_trace_u16 (get_i32 (r, 17, 0));
   g_array_append_val (r->im->trace->tables[PFPROF_TABLE_KERNELS], k);
   return TRUE;
 }

@@ -187,6 +187,26 @@ def main():
     tap.ok("error" not in rep and any("only 2 profiled steps" in n for n in rep["traces"][0]["notes"]),
            "a trace of two steps says it is too short to tell warm-up", rep.get("traces", rep))
 
+    # A kernel's narrow fields are held at their bounds: torch.profiler
+    # writes what CUPTI says, and a value past CUDA's limits (another
+    # tool's file, a damaged one) is neither wrapped nor a trace the
+    # reader then refuses.
+    with open(env.path("one.json")) as f:
+        doc = json.load(f)
+    kernel = next(e for e in doc["traceEvents"] if e.get("cat") == "kernel")
+    kernel["args"].update({"grid": [5, 70000, -3], "block": [2000000, 1, 1],
+                           "registers per thread": 300000})
+    with open(env.path("wide.json"), "w") as f:
+        json.dump(doc, f)
+    wide = env.path("wide.pfprof")
+    p = env.run("import", env.path("wide.json"), "-o", wide, "--force")
+    db = trace_rows(wide) if p.returncode == 0 else None
+    rows = db.execute("SELECT grid_x, grid_y, grid_z, block_x, registers FROM kernels WHERE"
+                      f" correlation_id = {kernel['args']['correlation']}").fetchall() if db else p.stderr
+    tap.ok(rows == [(5, 65535, 0, 65535, 65535)] and report(env, wide).get("error") is None,
+           "grid y and z, block sizes and registers past 0..65535 are kept at the bound, and the "
+           "imported trace reads", rows)
+
     # 6. with_stack=True: the program's frames are kept, the library's not.
     stack = kineto_schema.convert(pageable, env.path("stack.json"), with_stack=True)
     rep = report(env, stack)

@@ -224,15 +224,17 @@ def b_extreme_times(name):
 
 def b_field_extremes(name):
     # Every non-time field at the edge of its type: u64 byte counts and
-    # addresses of 2^64-1, i32 grid sizes and registers at INT32_MAX, u16
-    # depth 65535, u32 colours and categories all ones.
+    # addresses of 2^64-1, the i32 grid x at INT32_MAX, the u16 grid y and z,
+    # block sizes and registers and nvtx depth at 65535, u32 colours and
+    # categories all ones.
     return edit(name,
                 "UPDATE memcpys SET bytes = -1",
                 "UPDATE memsets SET bytes = -1",
                 "UPDATE memory SET bytes = -1, address = -1",
                 "UPDATE devices SET global_memory_bytes = -1, sm_count = 2147483647",
-                "UPDATE kernels SET grid_x = 2147483647, grid_y = 2147483647, grid_z = 2147483647,"
-                " block_x = -2147483648, registers = 2147483647, shared_mem_bytes = -1",
+                "UPDATE kernels SET grid_x = 2147483647, grid_y = 65535, grid_z = 65535,"
+                " block_x = 65535, block_y = 65535, block_z = 65535, registers = 65535,"
+                " shared_mem_bytes = -1",
                 "UPDATE api_calls SET return_value = -2147483648 WHERE rowid % 2 = 0",
                 "UPDATE nvtx SET depth = 65535, color = 4294967295, category = 4294967295",
                 "UPDATE streams SET priority = -2147483648")

@@ -648,6 +648,8 @@ test_overflow (Fixture *f, gconstpointer data)
     "UPDATE kernels SET device_id = -1 WHERE rowid = 2",            /* uint32 < 0 */
     "UPDATE memcpys SET copy_kind = 256 WHERE rowid = 2",           /* uint8 + 1 */
     "UPDATE nvtx SET depth = 65536 WHERE rowid = 2",                /* uint16 + 1 */
+    "UPDATE kernels SET grid_y = 65536 WHERE rowid = 2",            /* uint16 + 1 */
+    "UPDATE kernels SET registers = -1 WHERE rowid = 2",            /* uint16 < 0 */
     "UPDATE api_calls SET return_value = -2147483649 WHERE rowid = 2", /* int32 - 1 */
   };
 
