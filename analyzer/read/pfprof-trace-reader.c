@@ -32,6 +32,7 @@
  */
 #include "pfprof-trace-reader.h"
 #include "pfprof-trace-chunk.h"
+#include "pfprof-huge-pages.h"
 #include "pfprof-output-check.h"
 #include "pfprof-sqlite-guard.h"
 #include "pfprof-temp-file.h"
@@ -41,7 +42,6 @@
 #include <glib/gstdio.h>
 #include <sqlite3.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -924,26 +924,12 @@ trace_table_data (PfprofTrace *trace, int table)
  * decoding thread zeroes the part it fills just before filling it, so the
  * first touch of hundreds of megabytes (a page fault per page, which the
  * kernel zeroes again, dear on a VM) is shared by both threads instead of
- * made by this one before they start. Big arrays are asked to use
- * transparent huge pages first, for fewer faults. */
+ * made by this one before they start. */
 static void
 size_array (GArray **array, guint n)
 {
-  guint elt = g_array_get_element_size (*array);
-  GArray *a = g_array_sized_new (FALSE, FALSE, elt, n);
+  GArray *a = pfprof_huge_array_sized_new (g_array_get_element_size (*array), n);
 
-#ifdef MADV_HUGEPAGE
-  if ((gsize) n * elt >= (4u << 20))
-    {
-      guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
-      guintptr start = ((guintptr) a->data + page - 1) & ~(page - 1);
-      guintptr end = ((guintptr) a->data + (gsize) n * elt) & ~(page - 1);
-
-      /* Advice only: on failure the pages are small, nothing else. */
-      if (end > start)
-        madvise ((void *) start, end - start, MADV_HUGEPAGE);
-    }
-#endif
   g_array_set_size (a, n);
   g_array_unref (*array);
   *array = a;
