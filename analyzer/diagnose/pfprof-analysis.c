@@ -424,7 +424,9 @@ pfprof_analysis_run (const PfprofRun *run, const PfprofAnalysisOptions *options)
   a->run = pfprof_run_ref ((PfprofRun *) run);
   a->traces = pfprof_run_get_traces (run);
   a->devices = g_array_new (FALSE, TRUE, sizeof (PfprofDeviceSummary));
-  a->steps = g_array_new (FALSE, TRUE, sizeof (PfprofStep));
+  /* Not cleared: the loop reserves room for all its steps at once and
+   * writes each whole. */
+  a->steps = g_array_new (FALSE, FALSE, sizeof (PfprofStep));
   a->findings = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_finding_free);
   a->phase_findings = g_ptr_array_new_with_free_func ((GDestroyNotify) pfprof_finding_free);
   a->trace_summaries = g_array_new (FALSE, TRUE, sizeof (PfprofTraceSummary));

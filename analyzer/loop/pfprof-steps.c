@@ -2,6 +2,7 @@
 /* pfprof-steps.c: step and warm-up detection, per-step breakdown. */
 #include "pfprof-steps.h"
 
+#include "pfprof-huge-pages.h"
 #include "pfprof-lower-bound.h"
 
 #include <math.h>
@@ -30,10 +31,7 @@ pfprof_steps_primary_device (const PfprofTraceIndex *ix)
 static void
 reserve_steps (GArray *steps, guint n)
 {
-  guint len = steps->len;
-
-  g_array_set_size (steps, len + n);
-  g_array_set_size (steps, len);
+  pfprof_huge_array_reserve (steps, n);
 }
 
 static void

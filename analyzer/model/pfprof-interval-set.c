@@ -2,6 +2,7 @@
 /* pfprof-interval-set.c: sorted disjoint intervals with prefix sums. */
 #include "pfprof-interval-set.h"
 
+#include "pfprof-huge-pages.h"
 #include "pfprof-lower-bound.h"
 
 struct _PfprofIntervalSetBuilder
@@ -24,9 +25,15 @@ struct _PfprofIntervalSet
 PfprofIntervalSetBuilder *
 pfprof_interval_set_builder_new (void)
 {
+  return pfprof_interval_set_builder_new_sized (0);
+}
+
+PfprofIntervalSetBuilder *
+pfprof_interval_set_builder_new_sized (guint n)
+{
   PfprofIntervalSetBuilder *b = g_new0 (PfprofIntervalSetBuilder, 1);
 
-  b->items = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  b->items = pfprof_huge_array_sized_new (sizeof (PfprofInterval), n);
   b->sorted = TRUE;
   b->last_start = G_MININT64;
   return b;
@@ -75,6 +82,7 @@ set_new_take (PfprofInterval *iv, guint n)
   set->iv = iv;
   set->n = n;
   set->cum = g_new (gint64, (gsize) n + 1);
+  pfprof_huge_pages_advise (set->cum, sizeof (gint64) * ((gsize) n + 1));
   set->cum[0] = 0;
   for (guint i = 0; i < n; i++)
     set->cum[i + 1] = set->cum[i] + (iv[i].end - iv[i].start);
@@ -105,9 +113,32 @@ pfprof_interval_set_build (PfprofIntervalSetBuilder *b)
       else
         iv[n++] = iv[i];
     }
-  if (n < len / 2)
-    iv = g_renew (PfprofInterval, iv, n ? n : 1);
+  /* The room a sized builder reserved goes back too. */
+  iv = g_renew (PfprofInterval, iv, n ? n : 1);
   return set_new_take (iv, n);
+}
+
+/* The output array of an operation on @a and @b, with room for as many
+ * intervals as it can make (never more than both hold): grown from empty,
+ * the output of two large sets was copied over several times, each time
+ * into memory faulted in afresh. */
+static GArray *
+out_new (const PfprofIntervalSet *a, const PfprofIntervalSet *b)
+{
+  return pfprof_huge_array_sized_new (sizeof (PfprofInterval),
+                                      (guint) MIN ((guint64) a->n + b->n, G_MAXUINT / 2));
+}
+
+/* The set of the intervals in @out, its unused room given back (room
+ * never touched costs address space only, but a set can live as long as
+ * the analysis). */
+static PfprofIntervalSet *
+out_take (GArray *out)
+{
+  guint n = out->len;
+  PfprofInterval *iv = (PfprofInterval *) (void *) g_array_free (out, FALSE);
+
+  return set_new_take (g_renew (PfprofInterval, iv, n ? n : 1), n);
 }
 
 PfprofIntervalSet *
@@ -242,11 +273,10 @@ pfprof_interval_set_intersect (const PfprofIntervalSet *a, const PfprofIntervalS
 {
   GArray *out;
   guint i = 0, j = 0;
-  guint n;
 
   g_return_val_if_fail (a != NULL, NULL);
   g_return_val_if_fail (b != NULL, NULL);
-  out = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  out = out_new (a, b);
   while (i < a->n && j < b->n)
     {
       gint64 s = MAX (a->iv[i].start, b->iv[j].start);
@@ -262,8 +292,7 @@ pfprof_interval_set_intersect (const PfprofIntervalSet *a, const PfprofIntervalS
       else
         j++;
     }
-  n = out->len;
-  return set_new_take ((PfprofInterval *) (void *) g_array_free (out, FALSE), n);
+  return out_take (out);
 }
 
 PfprofIntervalSet *
@@ -274,7 +303,7 @@ pfprof_interval_set_union (const PfprofIntervalSet *a, const PfprofIntervalSet *
 
   g_return_val_if_fail (a != NULL, NULL);
   g_return_val_if_fail (b != NULL, NULL);
-  builder = pfprof_interval_set_builder_new ();
+  builder = pfprof_interval_set_builder_new_sized ((guint) MIN ((guint64) a->n + b->n, G_MAXUINT / 2));
   /* Merge the two sorted lists so the builder needs no sort. */
   while (i < a->n || j < b->n)
     {
@@ -294,11 +323,10 @@ pfprof_interval_set_subtract (const PfprofIntervalSet *a, const PfprofIntervalSe
 {
   GArray *out;
   guint j = 0;
-  guint n;
 
   g_return_val_if_fail (a != NULL, NULL);
   g_return_val_if_fail (b != NULL, NULL);
-  out = g_array_new (FALSE, FALSE, sizeof (PfprofInterval));
+  out = out_new (a, b);
   for (guint i = 0; i < a->n; i++)
     {
       gint64 s = a->iv[i].start;
@@ -323,6 +351,5 @@ pfprof_interval_set_subtract (const PfprofIntervalSet *a, const PfprofIntervalSe
           g_array_append_val (out, iv);
         }
     }
-  n = out->len;
-  return set_new_take ((PfprofInterval *) (void *) g_array_free (out, FALSE), n);
+  return out_take (out);
 }

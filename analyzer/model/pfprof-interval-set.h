@@ -30,6 +30,11 @@ typedef struct _PfprofIntervalSetBuilder PfprofIntervalSetBuilder;
 
 PfprofIntervalSetBuilder *pfprof_interval_set_builder_new (void);
 
+/* The same, with room for @n intervals before it grows: for a builder
+ * whose inputs are counted (or bounded) first, so that millions of them
+ * are neither copied as the room doubles nor faulted in small pages. */
+PfprofIntervalSetBuilder *pfprof_interval_set_builder_new_sized (guint n);
+
 /* Adds [@start, @end); empty or reversed intervals are ignored. */
 void pfprof_interval_set_builder_add (PfprofIntervalSetBuilder *builder, gint64 start, gint64 end);
 

@@ -2,6 +2,7 @@
 /* pfprof-trace-index.c: joins and interval sets built once per trace. */
 #include "pfprof-trace-index.h"
 
+#include "pfprof-huge-pages.h"
 
 #include <string.h>
 
@@ -164,10 +165,6 @@ scratch_for (Scratch *sc, guint32 device_id)
   g_array_set_size (sc->devices, sc->devices->len + 1);
   d = &g_array_index (sc->devices, DeviceScratch, sc->devices->len - 1);
   d->device_id = device_id;
-  d->k = pfprof_interval_set_builder_new ();
-  d->c = pfprof_interval_set_builder_new ();
-  d->n = pfprof_interval_set_builder_new ();
-  d->b = pfprof_interval_set_builder_new ();
   d->stream_ns = g_array_new (FALSE, FALSE, sizeof (StreamTime));
   d->stream_at = g_hash_table_new (g_direct_hash, g_direct_equal);
   d->last_stream = G_MAXUINT;
@@ -197,6 +194,15 @@ add_stream_time (DeviceScratch *d, guint32 stream_id, gint64 ns)
   g_array_append_val (d->stream_ns, st);
 }
 
+/* Appends @v to @list, which was sized for it (its records counted
+ * first): millions of appends, each a call and a copy through
+ * g_array_append_val(). */
+static inline void
+list_push (GArray *list, guint v)
+{
+  ((guint *) (void *) list->data)[list->len++] = v;
+}
+
 static void
 build_corr_index (PfprofTraceIndex *ix)
 {
@@ -215,6 +221,7 @@ build_corr_index (PfprofTraceIndex *ix)
     {
       ix->api_by_corr_len = max + 1;
       ix->api_by_corr = g_new (guint32, ix->api_by_corr_len);
+      pfprof_huge_pages_advise (ix->api_by_corr, sizeof (guint32) * ix->api_by_corr_len);
       memset (ix->api_by_corr, 0xff, sizeof (guint32) * ix->api_by_corr_len);
       for (guint i = 0; i < n; i++)
         {
@@ -299,13 +306,21 @@ build_host_sets (PfprofTraceIndex *ix)
   guint32 dom = find_string (t, PFPROF_NVTX_DOMAIN_PFPROF);
   guint32 wait = find_string (t, PFPROF_NVTX_DATALOADER_WAIT);
   PfprofIntervalSetBuilder *wb = pfprof_interval_set_builder_new ();
-  PfprofIntervalSetBuilder *sb = pfprof_interval_set_builder_new ();
+  PfprofIntervalSetBuilder *sb;
+  guint n_of_class[PFPROF_N_API_CLASSES] = { 0 };
 
   ix->class_of_name = g_new0 (guint8, t->strings->len + 1);
   for (guint i = 0; i < t->strings->len; i++)
     ix->class_of_name[i] = (guint8) pfprof_api_class_for_name (g_ptr_array_index (t->strings, i));
+  /* Counted first, so that each list (millions of launches) is made at
+   * its size. */
+  for (guint i = 0; i < n_api; i++)
+    n_of_class[pfprof_trace_index_api_class (ix, &api[i])]++;
   for (guint c = 0; c < PFPROF_N_API_CLASSES; c++)
-    ix->api_of_class[c] = g_array_new (FALSE, FALSE, sizeof (guint));
+    ix->api_of_class[c] = pfprof_huge_array_sized_new (sizeof (guint), c == PFPROF_API_CLASS_OTHER ? 0 : n_of_class[c]);
+  sb = pfprof_interval_set_builder_new_sized (n_of_class[PFPROF_API_CLASS_EVENT_SYNC]
+                                              + n_of_class[PFPROF_API_CLASS_STREAM_SYNC]
+                                              + n_of_class[PFPROF_API_CLASS_DEVICE_SYNC]);
 
   ix->has_api = n_api > 0;
   for (guint i = 0; i < n_api; i++)
@@ -314,7 +329,7 @@ build_host_sets (PfprofTraceIndex *ix)
 
       if (c == PFPROF_API_CLASS_OTHER)
         continue;
-      g_array_append_val (ix->api_of_class[c], i);
+      list_push (ix->api_of_class[c], i);
       /* The poll (cudaEventQuery) never blocks; the same CUPTI sync type
        * covers both, which is why the API name decides. */
       if (c == PFPROF_API_CLASS_EVENT_SYNC || c == PFPROF_API_CLASS_STREAM_SYNC
@@ -377,7 +392,13 @@ build_devices (PfprofTraceIndex *ix)
       DeviceScratch *d = &g_array_index (sc.devices, DeviceScratch, i);
 
       for (guint r = 0; r < G_N_ELEMENTS (d->records); r++)
-        d->records[r] = g_array_sized_new (FALSE, FALSE, sizeof (guint), d->n_records[r]);
+        d->records[r] = pfprof_huge_array_sized_new (sizeof (guint), d->n_records[r]);
+      /* Sized by what each can receive at most; communication kernels
+       * are few, and their set grows. */
+      d->k = pfprof_interval_set_builder_new_sized (d->n_records[0]);
+      d->n = pfprof_interval_set_builder_new ();
+      d->c = pfprof_interval_set_builder_new_sized (d->n_records[1]);
+      d->b = pfprof_interval_set_builder_new_sized (d->n_records[1] + d->n_records[2]);
     }
   memset (comm_name, -1, t->strings->len + 1);
   for (guint i = 0; i < nk; i++)
@@ -385,7 +406,7 @@ build_devices (PfprofTraceIndex *ix)
       DeviceScratch *d = scratch_for (&sc, k[i].device_id);
       guint32 id = k[i].name_id < t->strings->len ? k[i].name_id : t->strings->len;
 
-      g_array_append_val (d->records[0], i);
+      list_push (d->records[0], i);
 
       if (comm_name[id] < 0)
         comm_name[id] = pfprof_kernel_name_is_comm (pfprof_trace_string (t, k[i].name_id));
@@ -406,7 +427,7 @@ build_devices (PfprofTraceIndex *ix)
     {
       DeviceScratch *d = scratch_for (&sc, m[i].device_id);
 
-      g_array_append_val (d->records[1], i);
+      list_push (d->records[1], i);
       if (m[i].copy_kind == PFPROF_COPY_KIND_HTOD)
         pfprof_interval_set_builder_add (d->c, m[i].start_ns, m[i].end_ns);
       /* Busy: kernels, every copy and memset of the device. */
@@ -416,7 +437,7 @@ build_devices (PfprofTraceIndex *ix)
     {
       DeviceScratch *d = scratch_for (&sc, ms[i].device_id);
 
-      g_array_append_val (d->records[2], i);
+      list_push (d->records[2], i);
       pfprof_interval_set_builder_add (d->b, ms[i].start_ns, ms[i].end_ns);
     }
 
