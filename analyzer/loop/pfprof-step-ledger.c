@@ -13,6 +13,7 @@
 
 #include "pfprof-loop.h"
 #include "pfprof-lower-bound.h"
+#include "pfprof-quantile.h"
 #include "pfprof-steps.h"
 #include "pfprof-step.h"
 
@@ -112,6 +113,45 @@ claim (PfprofIntervalSet **taken, PfprofIntervalSet *x)
   return mine;
 }
 
+/* Correlation id -> the last of a table's records that carry it, as
+ * sorted keys (the id above, the record's index + 1 below): a hash table
+ * of a few hundred thousand ids was resized and rehashed as it filled,
+ * and took several times the memory. */
+typedef struct
+{
+  gint64 *keys;
+  guint n;
+} CorrMap;
+
+/* The top bit flipped, so that the signed order of the keys is the
+ * unsigned order of the ids. */
+static inline gint64
+corr_key (guint32 corr, guint32 value)
+{
+  return (gint64) ((((guint64) corr << 32) | value) ^ G_GUINT64_CONSTANT (0x8000000000000000));
+}
+
+static void
+corr_map_add (CorrMap *m, guint32 corr, guint index)
+{
+  m->keys[m->n++] = corr_key (corr, index + 1);
+}
+
+/* The record index + 1 that @corr maps to last, 0 for none. */
+static guint
+corr_map_lookup (const CorrMap *m, guint32 corr)
+{
+  /* No value is G_MAXUINT32 (indices are below it), so every key of
+   * @corr sorts before this one. */
+  guint p = pfprof_lower_bound_i64 (m->keys, 0, m->n, corr_key (corr, G_MAXUINT32));
+  guint64 k;
+
+  if (p == 0)
+    return 0;
+  k = (guint64) m->keys[p - 1] ^ G_GUINT64_CONSTANT (0x8000000000000000);
+  return (guint32) (k >> 32) == corr ? (guint) (guint32) k : 0;
+}
+
 /* Marks the cudaStreamSynchronize calls that a blocking host-to-device copy
  * issued: PyTorch's tensor.to(device) without non_blocking=True calls
  * cudaMemcpyAsync and then cudaStreamSynchronize on the copy's stream. */
@@ -126,8 +166,10 @@ find_copy_syncs (PfprofStepLedger *l)
   guint nm = pfprof_trace_n (t, PFPROF_TABLE_MEMCPYS);
   const PfprofSyncRecord *sy = pfprof_trace_syncs (t);
   guint ns = pfprof_trace_n (t, PFPROF_TABLE_SYNCS);
-  g_autoptr (GHashTable) copy_of = g_hash_table_new (g_direct_hash, g_direct_equal);
-  g_autoptr (GHashTable) sync_stream = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autofree gint64 *copy_keys = g_new (gint64, (gsize) nm * 2 + 1);
+  g_autofree gint64 *sync_keys = g_new (gint64, (gsize) ns + 1);
+  CorrMap copy_of = { copy_keys, 0 };   /* a copy's ids -> the copy */
+  CorrMap sync_of = { sync_keys, 0 };   /* a sync's id -> the sync, if on a stream */
   g_autoptr (GHashTable) last = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint last_at = 0; /* calls before it are in @last */
   const GArray *syncs = ix->api_of_class[PFPROF_API_CLASS_STREAM_SYNC];
@@ -136,16 +178,15 @@ find_copy_syncs (PfprofStepLedger *l)
   l->copy_sync_at = g_array_new (FALSE, FALSE, sizeof (gint64));
   for (guint i = 0; i < nm; i++)
     {
-      /* Values are index + 1, so 0 means absent. */
-      g_hash_table_insert (copy_of, GUINT_TO_POINTER (m[i].correlation_id), GUINT_TO_POINTER (i + 1));
+      corr_map_add (&copy_of, m[i].correlation_id, i);
       if (m[i].runtime_correlation_id != 0)
-        g_hash_table_insert (copy_of, GUINT_TO_POINTER (m[i].runtime_correlation_id),
-                             GUINT_TO_POINTER (i + 1));
+        corr_map_add (&copy_of, m[i].runtime_correlation_id, i);
     }
   for (guint i = 0; i < ns; i++)
     if (sy[i].stream_id != PFPROF_NONE)
-      g_hash_table_insert (sync_stream, GUINT_TO_POINTER (sy[i].correlation_id),
-                           GUINT_TO_POINTER (sy[i].stream_id + 1));
+      corr_map_add (&sync_of, sy[i].correlation_id, i);
+  pfprof_quantile_sort_i64 (copy_of.keys, copy_of.n);
+  pfprof_quantile_sort_i64 (sync_of.keys, sync_of.n);
   /* The stream syncs, in time order. */
   for (guint k = 0; k < syncs->len; k++)
     {
@@ -170,8 +211,9 @@ find_copy_syncs (PfprofStepLedger *l)
       if (prev == 0 || pfprof_trace_index_api_class (ix, &api[prev - 1]) != PFPROF_API_CLASS_MEMCPY)
         continue;
       {
-        guint c = GPOINTER_TO_UINT (g_hash_table_lookup (copy_of, GUINT_TO_POINTER (api[prev - 1].correlation_id)));
-        guint s = GPOINTER_TO_UINT (g_hash_table_lookup (sync_stream, GUINT_TO_POINTER (api[i].correlation_id)));
+        guint c = corr_map_lookup (&copy_of, api[prev - 1].correlation_id);
+        guint y = corr_map_lookup (&sync_of, api[i].correlation_id);
+        guint s = y == 0 ? 0 : sy[y - 1].stream_id + 1;
 
         if (c == 0 || m[c - 1].copy_kind != PFPROF_COPY_KIND_HTOD
             || (s != 0 && s - 1 != m[c - 1].stream_id))
