@@ -98,8 +98,23 @@ if [ -z "${ONLY:-}" ]; then
 record profiler 0 "complete no_drops gpu_kinds" -- python3 "$root/tests/gpu/profiler_probe.py"
 grep -q "profiler-probe ok" "$work/profiler.log" || { failed=1; row profiler_output - FAIL "program output missing"; }
 
-# Unwritable output: one line, the program runs and keeps its exit code.
+# Unwritable output. pfprof record refuses a folder it cannot write
+# before it runs anything (one line, exit 2: every trace would fail after
+# the program ran); the collector itself, injected without the launcher
+# into a folder it cannot create a file in, says so in one line and the
+# program runs untraced with its own output and exit code.
 (cd "$root/samples" && "$pfprof" record -o /proc/pfprof-nowhere/x.pfprof -- python3 -c \
+  "import sys; print('ran'); sys.exit(4)") >"$work/unwritable-record.log" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && ! grep -q "^ran" "$work/unwritable-record.log" \
+   && [ "$(wc -l <"$work/unwritable-record.log")" = 1 ] \
+   && grep -q '^pfprof: cannot write traces into /proc/pfprof-nowhere' "$work/unwritable-record.log"; then
+  row unwritable_record $rc ok "$(cut -c1-90 "$work/unwritable-record.log")"
+else
+  failed=1; row unwritable_record $rc FAIL "$(tr '\n' ' ' <"$work/unwritable-record.log" | cut -c1-200)"
+fi
+(cd "$root/samples" && CUDA_INJECTION64_PATH=$root/$build/collector/libpfprof-collector.so \
+  PFPROF_OUTPUT=/proc/pfprof-nowhere/x.pfprof python3 -c \
   "import torch, sys; torch.ones(1, device='cuda'); print('untraced ok'); sys.exit(4)") >"$work/unwritable.log" 2>&1
 rc=$?
 if [ $rc -eq 4 ] && grep -q "untraced ok" "$work/unwritable.log" && [ "$(grep -c '^pfprof: cannot create trace' "$work/unwritable.log")" = 1 ]; then
