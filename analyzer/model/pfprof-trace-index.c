@@ -484,6 +484,13 @@ build_devices (PfprofTraceIndex *ix)
   g_hash_table_unref (sc.at);
 }
 
+static gpointer
+build_devices_thread (gpointer ix)
+{
+  build_devices (ix);
+  return NULL;
+}
+
 /* The launcher's hook wraps next() on the training loop's thread: when
  * there are DataLoader waits, their thread is the main one. Otherwise the
  * thread that launched most kernels (PyTorch's autograd thread launches
@@ -580,9 +587,22 @@ pfprof_trace_index_new (const PfprofTrace *trace, guint trace_index)
         pfprof_interval_set_builder_add (b, w[i].start_ns, w[i].end_ns);
       ix->windows = pfprof_interval_set_build (b);
     }
-  build_corr_index (ix);
-  build_host_sets (ix);
-  build_devices (ix);
+  /* The devices' lists and sets read the GPU's records, the rest the
+   * host's: neither writes what the other reads, so on a machine of two
+   * cores or more the devices are built beside them (a third of the
+   * index's time on a large trace). Without a thread, in turn. */
+  {
+    GThread *devices = g_get_num_processors () > 1
+                         ? g_thread_try_new ("pfprof-index", build_devices_thread, ix, NULL)
+                         : NULL;
+
+    build_corr_index (ix);
+    build_host_sets (ix);
+    if (devices != NULL)
+      g_thread_join (devices);
+    else
+      build_devices (ix);
+  }
   find_main_thread (ix);
   return ix;
 }
