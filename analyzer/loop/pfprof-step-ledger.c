@@ -431,7 +431,7 @@ queued_idle (const PfprofStepLedger *l, const PfprofDeviceTimeline *dev, const P
                 gint64 s0;
                 guint32 c0;
 
-                device_work (t, c, rec[c][pos[c]], &s0, &c0);
+                device_work (t, c, pfprof_device_record_at (rec[c], pos[c]), &s0, &c0);
                 if (k == 3 || s0 < best)
                   {
                     best = s0;
@@ -440,7 +440,7 @@ queued_idle (const PfprofStepLedger *l, const PfprofDeviceTimeline *dev, const P
               }
           if (best > gap.end)
             break;
-          device_work (t, k, rec[k][pos[k]++], &start, &corr);
+          device_work (t, k, pfprof_device_record_at (rec[k], pos[k]++), &start, &corr);
           nw++;
           if (start == gap.end)
             {

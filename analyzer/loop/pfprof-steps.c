@@ -666,7 +666,7 @@ steps_from_period (PfprofLoop *loop, GArray *out)
   ki = pfprof_device_timeline_records (dev, PFPROF_TABLE_KERNELS, &nki);
   for (guint j = 0; j < nki; j++)
     {
-      guint i = ki[j];
+      guint i = pfprof_device_record_at (ki, j);
       Recurrence *x;
 
       if (k[i].device_id != dev->device_id || k[i].name_id >= ns - 1)
@@ -709,8 +709,8 @@ steps_from_period (PfprofLoop *loop, GArray *out)
     return FALSE;
   starts = g_array_new (FALSE, FALSE, sizeof (gint64));
   for (guint j = 0; j < nki; j++)
-    if (k[ki[j]].name_id == best)
-      g_array_append_val (starts, k[ki[j]].start_ns);
+    if (k[pfprof_device_record_at (ki, j)].name_id == best)
+      g_array_append_val (starts, k[pfprof_device_record_at (ki, j)].start_ns);
   if (!steps_from_starts (loop, (gint64 *) (void *) starts->data, NULL, starts->len, out))
     {
       g_array_set_size (out, before);

@@ -111,8 +111,8 @@ pfprof_device_timeline_records (const PfprofDeviceTimeline *dev, PfprofTableId t
   g_return_val_if_fail (dev != NULL && n != NULL, NULL);
   slot = record_slot (table);
   g_return_val_if_fail (slot >= 0, NULL);
-  *n = dev->records[slot]->len;
-  return (const guint *) (void *) dev->records[slot]->data;
+  *n = dev->n_records[slot];
+  return dev->records[slot] != NULL ? (const guint *) (void *) dev->records[slot]->data : NULL;
 }
 
 /* Scratch state per device while the index is built. */
@@ -391,8 +391,11 @@ build_devices (PfprofTraceIndex *ix)
     {
       DeviceScratch *d = &g_array_index (sc.devices, DeviceScratch, i);
 
+      /* The kernels of a trace's only device are the whole table. */
       for (guint r = 0; r < G_N_ELEMENTS (d->records); r++)
-        d->records[r] = pfprof_huge_array_sized_new (sizeof (guint), d->n_records[r]);
+        d->records[r] = r == 0 && sc.devices->len == 1
+                          ? NULL
+                          : pfprof_huge_array_sized_new (sizeof (guint), d->n_records[r]);
       /* Sized by what each can receive at most; communication kernels
        * are few, and their set grows. */
       d->k = pfprof_interval_set_builder_new_sized (d->n_records[0]);
@@ -406,7 +409,8 @@ build_devices (PfprofTraceIndex *ix)
       DeviceScratch *d = scratch_for (&sc, k[i].device_id);
       guint32 id = k[i].name_id < t->strings->len ? k[i].name_id : t->strings->len;
 
-      list_push (d->records[0], i);
+      if (d->records[0] != NULL)
+        list_push (d->records[0], i);
 
       if (comm_name[id] < 0)
         comm_name[id] = pfprof_kernel_name_is_comm (pfprof_trace_string (t, k[i].name_id));
@@ -467,6 +471,7 @@ build_devices (PfprofTraceIndex *ix)
         }
       dt.n_comm_kernels = d->n_comm_kernels;
       memcpy (dt.records, d->records, sizeof dt.records);
+      memcpy (dt.n_records, d->n_records, sizeof dt.n_records);
       dt.kernels = pfprof_interval_set_build (d->k);
       dt.comm = pfprof_interval_set_build (d->n);
       dt.kernels_comm = pfprof_interval_set_union (dt.kernels, dt.comm);

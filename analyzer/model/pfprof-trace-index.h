@@ -75,15 +75,29 @@ typedef struct
   PfprofIntervalSet *kernels_comm; /* K ∪ N: what can hide a copy */
   guint64 n_comm_kernels;
   GArray *records[3];          /* guint: its kernels, copies and memsets, by index
-                                * in their tables (pfprof_device_timeline_records) */
+                                * in their tables (pfprof_device_timeline_records);
+                                * the kernels' NULL where the device has them all */
+  guint n_records[3];          /* their numbers */
 } PfprofDeviceTimeline;
 
 /* The indices of @dev's records in @table (PFPROF_TABLE_KERNELS,
  * PFPROF_TABLE_MEMCPYS or PFPROF_TABLE_MEMSETS), ascending, and their
  * number in *@n: what a pass over one device's work reads, so that a
- * pass per device costs the device's records, not the trace's. */
+ * pass per device costs the device's records, not the trace's. NULL for
+ * the kernels of the only device of a trace, which are all of the
+ * table's, in order: read a list with pfprof_device_record_at(), so that
+ * a trace of one GPU (the common case) holds no list of millions of
+ * indices 0, 1, 2, ... */
 const guint *pfprof_device_timeline_records (const PfprofDeviceTimeline *dev, PfprofTableId table,
                                              guint *n);
+
+/* Entry @j of a list from pfprof_device_timeline_records(): the index of
+ * the record in its table. */
+static inline guint
+pfprof_device_record_at (const guint *list /* nullable */, guint j)
+{
+  return list != NULL ? list[j] : j;
+}
 
 typedef struct
 {

@@ -219,7 +219,7 @@ run (PfprofRuleContext *ctx)
     const guint *ki = pfprof_device_timeline_records (dev, PFPROF_TABLE_KERNELS, &nki);
 
     for (guint j = 0; j < nki; j++)
-      n += pfprof_loop_in_steady (loop, k[ki[j]].start_ns);
+      n += pfprof_loop_in_steady (loop, k[pfprof_device_record_at (ki, j)].start_ns);
     kernels_per_step = (double) n / pfprof_loop_per_step_divisor (loop);
   }
   {

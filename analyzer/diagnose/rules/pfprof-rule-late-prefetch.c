@@ -85,15 +85,15 @@ run (PfprofRuleContext *ctx)
           run_max = G_MININT64;
         }
       last_start = m[i].start_ns;
-      while (kj < nk && (k[ki[kj]].stream_id != dev->compute_stream || k[ki[kj]].start_ns < m[i].start_ns))
+      while (kj < nk && (k[pfprof_device_record_at (ki, kj)].stream_id != dev->compute_stream || k[pfprof_device_record_at (ki, kj)].start_ns < m[i].start_ns))
         {
-          if (k[ki[kj]].stream_id == dev->compute_stream)
-            run_max = MAX (run_max, k[ki[kj]].end_ns);
+          if (k[pfprof_device_record_at (ki, kj)].stream_id == dev->compute_stream)
+            run_max = MAX (run_max, k[pfprof_device_record_at (ki, kj)].end_ns);
           kj++;
         }
       if (kj >= nk)
         continue;
-      next = k[ki[kj]].start_ns;
+      next = k[pfprof_device_record_at (ki, kj)].start_ns;
       if (next < m[i].end_ns || next - m[i].end_ns > slack)
         continue;
       prev_end = run_max;
