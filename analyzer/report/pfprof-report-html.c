@@ -260,23 +260,20 @@ eval_phases (GString *out, const PfprofAnalysis *a)
     {
       const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
       g_autofree char *heading = NULL, *basis = NULL;
+      g_autoptr (GPtrArray) findings = NULL;
 
       if (!ts->eval_judged)
         continue;
       heading = pfprof_report_eval_phase_heading (a, ts);
       basis = pfprof_report_eval_phase_basis (ts);
+      findings = pfprof_report_phase_findings (a, ts->trace_index);
       g_string_append (out, "<h2>");
       esc (out, heading);
       g_string_append (out, "</h2>\n<p>");
       esc (out, basis);
       g_string_append (out, "</p>\n<div class=\"phase-findings\">\n");
-      for (guint j = 0; j < a->phase_findings->len; j++)
-        {
-          const PfprofFinding *f = g_ptr_array_index (a->phase_findings, j);
-
-          if (f->trace_index == ts->trace_index)
-            finding (out, a, f, TRUE);
-        }
+      for (guint j = 0; j < findings->len; j++)
+        finding (out, a, g_ptr_array_index (findings, j), TRUE);
       g_string_append (out, "</div>\n");
     }
 }

@@ -251,22 +251,19 @@ pfprof_report_markdown (const PfprofAnalysis *a, const PfprofReportOptions *o, G
     {
       const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
       g_autofree char *heading = NULL, *basis = NULL;
+      g_autoptr (GPtrArray) findings = NULL;
 
       if (!ts->eval_judged)
         continue;
       heading = pfprof_report_eval_phase_heading (a, ts);
       basis = pfprof_report_eval_phase_basis (ts);
+      findings = pfprof_report_phase_findings (a, ts->trace_index);
       g_string_append (out, "\n## ");
       md (out, heading);
       g_string_append (out, "\n\n");
       md (out, basis);
       g_string_append_c (out, '\n');
-      for (guint j = 0; j < a->phase_findings->len; j++)
-        {
-          const PfprofFinding *f = g_ptr_array_index (a->phase_findings, j);
-
-          if (f->trace_index == ts->trace_index)
-            finding (out, a, f, TRUE);
-        }
+      for (guint j = 0; j < findings->len; j++)
+        finding (out, a, g_ptr_array_index (findings, j), TRUE);
     }
 }

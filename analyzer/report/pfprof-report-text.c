@@ -607,24 +607,24 @@ eval_phases (Text *t, const PfprofAnalysis *a)
       const PfprofTraceSummary *ts = &g_array_index (a->trace_summaries, PfprofTraceSummary, i);
       g_autofree char *heading = NULL, *basis = NULL;
       g_autoptr (GString) folded = g_string_new (NULL);
+      g_autoptr (GPtrArray) findings = NULL;
       guint k = 0;
 
       if (!ts->eval_judged)
         continue;
       heading = pfprof_report_eval_phase_heading (a, ts);
       basis = pfprof_report_eval_phase_basis (ts);
+      findings = pfprof_report_phase_findings (a, ts->trace_index);
       g_string_append_c (t->out, '\n');
       style (t, BOLD);
       wrap (t, heading, 0);
       style (t, RESET);
       if (!t->o->summary)
         wrap (t, basis, 0);
-      for (guint j = 0; j < a->phase_findings->len; j++)
+      for (guint j = 0; j < findings->len; j++)
         {
-          const PfprofFinding *f = g_ptr_array_index (a->phase_findings, j);
+          const PfprofFinding *f = g_ptr_array_index (findings, j);
 
-          if (f->trace_index != ts->trace_index)
-            continue;
           if (!f->immaterial)
             finding (t, a, f, ++k, TRUE);
           else

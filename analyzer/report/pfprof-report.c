@@ -474,6 +474,23 @@ pfprof_report_phase_saving (const PfprofAnalysis *a, const PfprofFinding *f)
   return g_strdup_printf ("%s; ~%s over the phase's %u batches", per_batch, total, n);
 }
 
+GPtrArray *
+pfprof_report_phase_findings (const PfprofAnalysis *a, guint trace_index)
+{
+  GPtrArray *out;
+
+  g_return_val_if_fail (a != NULL, NULL);
+  out = g_ptr_array_new ();
+  for (guint i = 0; a->phase_findings != NULL && i < a->phase_findings->len; i++)
+    {
+      PfprofFinding *f = g_ptr_array_index (a->phase_findings, i);
+
+      if (f->trace_index == trace_index)
+        g_ptr_array_add (out, f);
+    }
+  return out;
+}
+
 guint
 pfprof_report_n_phase_findings (const PfprofAnalysis *a, guint trace_index)
 {

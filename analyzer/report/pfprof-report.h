@@ -168,6 +168,10 @@ char *pfprof_report_saving_per (const PfprofFinding *finding, const char *unit);
  * over the phase's 13 batches". New string. */
 char *pfprof_report_phase_saving (const PfprofAnalysis *analysis, const PfprofFinding *finding);
 
+/* The phase_findings about trace @trace_index, in the report's order
+ * (the findings are the analysis's; free the array only). */
+GPtrArray *pfprof_report_phase_findings (const PfprofAnalysis *analysis, guint trace_index);
+
 /* The number of phase_findings about trace @trace_index. */
 guint pfprof_report_n_phase_findings (const PfprofAnalysis *analysis, guint trace_index);
 
