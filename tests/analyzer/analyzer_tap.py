@@ -6,6 +6,7 @@ wraps as documented), records each check, and prints the results as TAP.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -41,6 +42,26 @@ def report_json(pfprof, trace, *args):
         return rc, json.loads(out), err
     except ValueError:
         return rc, None, err
+
+
+class Scratch:
+    """A test's arguments, PFPROF WORK [SAMPLES], with WORK emptied, and
+    generate and report bound to them."""
+
+    def __init__(self, argv):
+        self.pfprof, self.work = argv[1], argv[2]
+        self.samples = argv[3] if len(argv) > 3 else None
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def generate(self, name, *args):
+        return generate(self.pfprof, self.path(name), *args)
+
+    def report(self, trace, *args):
+        return report_json(self.pfprof, trace, *args)
 
 
 def finish():

@@ -13,7 +13,6 @@ training with validation every epoch.
 """
 import os
 import re
-import shutil
 import sqlite3
 import sys
 
@@ -21,22 +20,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import analyzer_tap  # noqa: E402
 from analyzer_tap import check, finish, run  # noqa: E402
 
-pfprof, work = sys.argv[1], sys.argv[2]
-samples = sys.argv[3] if len(sys.argv) > 3 else None
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
-
-
-def path(name):
-    return os.path.join(work, name)
-
-
-def generate(name, *args):
-    return analyzer_tap.generate(pfprof, path(name), *args)
-
-
-def report(trace, *args):
-    return analyzer_tap.report_json(pfprof, trace, *args)
+scratch = analyzer_tap.Scratch(sys.argv)
+pfprof, work, samples = scratch.pfprof, scratch.work, scratch.samples
+path, generate, report = scratch.path, scratch.generate, scratch.report
 
 
 # 1. Training with validation halfway and at the end, then a checkpoint.
