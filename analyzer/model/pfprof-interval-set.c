@@ -73,12 +73,16 @@ compare_interval (gconstpointer a, gconstpointer b)
   return (x->start > y->start) - (x->start < y->start);
 }
 
-/* Takes ownership of @iv (n sorted, disjoint, non-adjacent intervals). */
+/* Takes ownership of @iv (n sorted, disjoint, non-adjacent intervals),
+ * and gives back the room after them: a builder or an operation sized
+ * for its inputs reserved more than it made, and a set can live as long
+ * as the analysis (room never touched costs address space only). */
 static PfprofIntervalSet *
 set_new_take (PfprofInterval *iv, guint n)
 {
   PfprofIntervalSet *set = g_new0 (PfprofIntervalSet, 1);
 
+  iv = g_renew (PfprofInterval, iv, n ? n : 1);
   set->iv = iv;
   set->n = n;
   set->cum = g_new (gint64, (gsize) n + 1);
@@ -113,8 +117,6 @@ pfprof_interval_set_build (PfprofIntervalSetBuilder *b)
       else
         iv[n++] = iv[i];
     }
-  /* The room a sized builder reserved goes back too. */
-  iv = g_renew (PfprofInterval, iv, n ? n : 1);
   return set_new_take (iv, n);
 }
 
@@ -129,16 +131,13 @@ out_new (const PfprofIntervalSet *a, const PfprofIntervalSet *b)
                                       (guint) MIN ((guint64) a->n + b->n, G_MAXUINT / 2));
 }
 
-/* The set of the intervals in @out, its unused room given back (room
- * never touched costs address space only, but a set can live as long as
- * the analysis). */
+/* The set of the intervals in @out. */
 static PfprofIntervalSet *
 out_take (GArray *out)
 {
   guint n = out->len;
-  PfprofInterval *iv = (PfprofInterval *) (void *) g_array_free (out, FALSE);
 
-  return set_new_take (g_renew (PfprofInterval, iv, n ? n : 1), n);
+  return set_new_take ((PfprofInterval *) (void *) g_array_free (out, FALSE), n);
 }
 
 PfprofIntervalSet *

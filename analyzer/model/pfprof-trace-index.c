@@ -312,8 +312,7 @@ build_host_sets (PfprofTraceIndex *ix)
   ix->class_of_name = g_new0 (guint8, t->strings->len + 1);
   for (guint i = 0; i < t->strings->len; i++)
     ix->class_of_name[i] = (guint8) pfprof_api_class_for_name (g_ptr_array_index (t->strings, i));
-  /* Counted first, so that each list (millions of launches) is made at
-   * its size. */
+  /* Counted first, so that each list is made at its size. */
   for (guint i = 0; i < n_api; i++)
     n_of_class[pfprof_trace_index_api_class (ix, &api[i])]++;
   for (guint c = 0; c < PFPROF_N_API_CLASSES; c++)
